@@ -1,0 +1,391 @@
+//! Index builder: `SourceDoc`s in, bundle files (manifest + shards) out, in memory. Pure and
+//! deterministic: the same documents in the same order give the same bytes.
+
+use crate::analyzer::{self, Token};
+use crate::bundle::{self, DocShardRef, Manifest, ShardKind, ShardRef, TermShardRef};
+use crate::date;
+use crate::doc::{SourceDoc, StoredDoc};
+use crate::error::SiftError;
+use crate::rank::{self, Bm25fParams, N_FIELDS};
+use crate::varint;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Positions left empty between fields and between sections, so a phrase never matches
+/// across a boundary.
+pub const POSITION_GAP: u32 = 8;
+
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    pub params: Bm25fParams,
+    /// Fields usable in `filters`/`facets`. `None`: every metadata field whose values look
+    /// like categories (short, repeated).
+    pub filter_fields: Option<Vec<String>>,
+    /// Target decoded size of a term shard's postings, in bytes.
+    pub term_shard_target: usize,
+    /// Target decoded size of a document-store shard, in bytes.
+    pub doc_shard_target: usize,
+    /// Recorded in the manifest (`sift 0.1.0`).
+    pub generator: String,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            params: Bm25fParams::default(),
+            filter_fields: None,
+            term_shard_target: 48 * 1024,
+            doc_shard_target: 48 * 1024,
+            generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
+
+/// The bundle as it will be written: file name → bytes, plus the manifest.
+pub struct BuiltBundle {
+    pub manifest: Manifest,
+    /// Shard files in manifest order. `manifest.json` is not among them.
+    pub shards: Vec<(String, Vec<u8>)>,
+    pub warnings: Vec<String>,
+}
+
+impl BuiltBundle {
+    pub fn manifest_bytes(&self) -> Vec<u8> {
+        self.manifest.to_json_bytes()
+    }
+    pub fn total_bytes(&self) -> u64 {
+        self.manifest_bytes().len() as u64 + self.shards.iter().map(|(_, b)| b.len() as u64).sum::<u64>()
+    }
+}
+
+#[derive(Default)]
+struct TermPostings {
+    /// (doc, per-field tf, positions)
+    docs: Vec<(u32, [u32; N_FIELDS], Vec<u32>)>,
+    surfaces: HashMap<String, u32>,
+}
+
+/// The tokens of one document, field by field, in one position space.
+pub struct DocTokens {
+    pub tokens: Vec<(usize, Token)>, // (field, token)
+    pub lens: [u32; N_FIELDS],
+}
+
+/// Walk a document's fields in index order — title, path, then each section's heading and
+/// body — calling `f(field, text, tokens)` with positions laid out in one space. The one
+/// definition of the position layout, shared by the builder and reference implementations.
+pub fn visit_doc_fields(doc: &SourceDoc, mut f: impl FnMut(usize, &str, &[Token])) {
+    let mut pos = 0u32;
+    let mut buf = Vec::new();
+    let mut push = |field: usize, text: &str, pos: &mut u32| {
+        buf.clear();
+        let next = analyzer::tokenize(text, *pos, &mut buf);
+        f(field, text, &buf);
+        *pos = next + POSITION_GAP;
+    };
+    push(rank::FIELD_TITLE, &doc.title, &mut pos);
+    push(rank::FIELD_PATH, &doc.path, &mut pos);
+    for s in &doc.sections {
+        if !s.heading.is_empty() {
+            push(rank::FIELD_HEADINGS, &s.heading, &mut pos);
+        }
+        push(rank::FIELD_BODY, &s.text, &mut pos);
+    }
+}
+
+/// All tokens of a document with their fields, and the field lengths (joined forms of
+/// compounds do not count towards length).
+pub fn doc_tokens(doc: &SourceDoc) -> DocTokens {
+    let mut tokens = Vec::new();
+    let mut lens = [0u32; N_FIELDS];
+    visit_doc_fields(doc, |field, _, toks| {
+        lens[field] += toks.iter().filter(|t| !t.joined).count() as u32;
+        tokens.extend(toks.iter().cloned().map(|t| (field, t)));
+    });
+    DocTokens { tokens, lens }
+}
+
+fn surface_of(text: &str, t: &Token) -> String {
+    analyzer::fold(&text[t.start..t.end]).chars().filter(|c| c.is_alphanumeric()).collect()
+}
+
+pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
+    if docs.len() > u32::MAX as usize / 2 {
+        return Err(SiftError::invalid("too many documents for one bundle"));
+    }
+    let mut warnings = Vec::new();
+    let mut seen_ids = BTreeSet::new();
+    for d in docs {
+        if d.id.is_empty() {
+            return Err(SiftError::invalid(format!("a document has an empty id (url {:?})", d.url)));
+        }
+        if !seen_ids.insert(d.id.as_str()) {
+            return Err(SiftError::invalid(format!("duplicate document id {:?}", d.id)));
+        }
+    }
+
+    // 1. Postings.
+    let mut postings: HashMap<String, TermPostings> = HashMap::new();
+    let mut field_lens: Vec<[u8; N_FIELDS]> = Vec::with_capacity(docs.len());
+    let mut len_sum = [0f64; N_FIELDS];
+    let mut per_doc: HashMap<String, ([u32; N_FIELDS], Vec<u32>)> = HashMap::new();
+    for (doc_id, d) in docs.iter().enumerate() {
+        per_doc.clear();
+        let mut doc_lens = [0u32; N_FIELDS];
+        let mut surfaces: Vec<(String, String)> = Vec::new();
+        visit_doc_fields(d, |field, text, toks| {
+            for t in toks {
+                if !t.joined {
+                    doc_lens[field] += 1;
+                }
+                let e = per_doc.entry(t.term.clone()).or_default();
+                e.0[field] += 1;
+                e.1.push(t.pos);
+                if field != rank::FIELD_PATH {
+                    let surface = surface_of(text, t);
+                    if surface != t.term {
+                        surfaces.push((t.term.clone(), surface));
+                    }
+                }
+            }
+        });
+        let mut terms: Vec<_> = per_doc.drain().collect();
+        terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        for (term, (tf, mut pos)) in terms {
+            pos.sort_unstable();
+            pos.dedup();
+            postings.entry(term).or_default().docs.push((doc_id as u32, tf, pos));
+        }
+        for (term, surface) in surfaces {
+            if let Some(tp) = postings.get_mut(&term) {
+                // Bounded: a term written 10 000 ways keeps counting its first 16.
+                if tp.surfaces.len() < 16 || tp.surfaces.contains_key(&surface) {
+                    *tp.surfaces.entry(surface).or_insert(0) += 1;
+                }
+            }
+        }
+        let mut lens = [0u8; N_FIELDS];
+        for f in 0..N_FIELDS {
+            lens[f] = rank::encode_len(doc_lens[f]);
+            len_sum[f] += f64::from(doc_lens[f]);
+        }
+        field_lens.push(lens);
+    }
+    let n = docs.len().max(1) as f64;
+    let avg_field_len: [f32; N_FIELDS] = std::array::from_fn(|f| (len_sum[f] / n) as f32);
+
+    // 2. Term shards.
+    let mut terms: Vec<String> = postings.keys().cloned().collect();
+    terms.sort_unstable();
+    let mut term_shards = Vec::new();
+    let mut shards: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut cur_terms: Vec<(String, u64)> = Vec::new();
+    let mut cur_post: Vec<u8> = Vec::new();
+    for term in &terms {
+        let tp = &postings[term];
+        if !cur_terms.is_empty() && cur_post.len() >= opts.term_shard_target {
+            let (r, file) = finish_term_shard(&mut cur_terms, &mut cur_post)?;
+            term_shards.push(r);
+            shards.push(file);
+        }
+        cur_terms.push((term.clone(), cur_post.len() as u64));
+        encode_postings(term, tp, &mut cur_post);
+    }
+    if !cur_terms.is_empty() || term_shards.is_empty() {
+        let (r, file) = finish_term_shard(&mut cur_terms, &mut cur_post)?;
+        term_shards.push(r);
+        shards.push(file);
+    }
+
+    // 3. Doc metadata: quantised lengths and dates.
+    let mut meta = Vec::with_capacity(docs.len() * 6 + 8);
+    varint::put(&mut meta, docs.len() as u64);
+    for l in &field_lens {
+        meta.extend_from_slice(l);
+    }
+    for d in docs {
+        let days = d.date.as_deref().and_then(date::parse_iso_days);
+        if d.date.is_some() && days.is_none() {
+            warnings.push(format!("{}: date {:?} is not an ISO date; ignored", d.id, d.date.as_deref().unwrap_or("")));
+        }
+        varint::put(&mut meta, days.map(|x| zigzag(x) + 1).unwrap_or(0));
+    }
+    let (docmeta, f) = shard_file(ShardKind::DocMeta, &meta);
+    shards.push(f);
+
+    // 4. Filters: value → doc set, per filterable field.
+    let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
+    let mut fbytes = Vec::new();
+    varint::put(&mut fbytes, filter_fields.len() as u64);
+    for field in &filter_fields {
+        let mut values: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+        for (i, d) in docs.iter().enumerate() {
+            if let Some(vs) = d.metadata.get(field) {
+                for v in vs.iter().collect::<BTreeSet<_>>() {
+                    values.entry(v.as_str()).or_default().push(i as u32);
+                }
+            }
+        }
+        varint::put_str(&mut fbytes, field);
+        varint::put(&mut fbytes, values.len() as u64);
+        for (v, ids) in values {
+            varint::put_str(&mut fbytes, v);
+            put_doc_list(&mut fbytes, &ids);
+        }
+    }
+    let (filters, f) = shard_file(ShardKind::Filters, &fbytes);
+    shards.push(f);
+
+    // 5. Document store.
+    let mut doc_shards = Vec::new();
+    let mut batch: Vec<StoredDoc> = Vec::new();
+    let mut batch_bytes = 0usize;
+    let mut first_doc = 0u32;
+    for (i, d) in docs.iter().enumerate() {
+        let sd = StoredDoc {
+            id: d.id.clone(),
+            url: d.url.clone(),
+            title: d.title.clone(),
+            metadata: d.metadata.clone(),
+            date: d.date.clone(),
+            sections: d.sections.clone(),
+        };
+        batch_bytes += sd.sections.iter().map(|s| s.text.len() + s.heading.len()).sum::<usize>() + 128;
+        batch.push(sd);
+        if batch_bytes >= opts.doc_shard_target || i + 1 == docs.len() {
+            let json = serde_json::to_vec(&batch).map_err(|e| SiftError::new("internal", e.to_string()))?;
+            let (r, f) = shard_file(ShardKind::Docs, &json);
+            doc_shards.push(DocShardRef { shard: r, first_doc, docs: batch.len() as u32 });
+            shards.push(f);
+            first_doc = i as u32 + 1;
+            batch.clear();
+            batch_bytes = 0;
+        }
+    }
+
+    let manifest = Manifest {
+        magic: bundle::MANIFEST_MAGIC.to_string(),
+        format_version: bundle::FORMAT_VERSION,
+        generator: opts.generator.clone(),
+        doc_count: docs.len() as u32,
+        term_count: terms.len() as u64,
+        params: opts.params,
+        avg_field_len,
+        filter_fields,
+        docmeta,
+        filters,
+        term_shards,
+        doc_shards,
+    };
+    Ok(BuiltBundle { manifest, shards, warnings })
+}
+
+fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+pub(crate) fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+fn put_doc_list(out: &mut Vec<u8>, ids: &[u32]) {
+    varint::put(out, ids.len() as u64);
+    let mut prev = 0u32;
+    for (k, &id) in ids.iter().enumerate() {
+        varint::put(out, u64::from(if k == 0 { id } else { id - prev }));
+        prev = id;
+    }
+}
+
+/// Postings of one term: `df`, the most common surface form ("" when it is the term
+/// itself), then per doc: doc delta, field mask, tf per set field, positions (delta).
+fn encode_postings(term: &str, tp: &TermPostings, out: &mut Vec<u8>) {
+    varint::put(out, tp.docs.len() as u64);
+    let surface = tp
+        .surfaces
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
+        .map(|(s, _)| s.as_str())
+        .filter(|s| *s != term)
+        .unwrap_or("");
+    varint::put_str(out, surface);
+    let mut prev = 0u32;
+    for (k, (doc, tf, pos)) in tp.docs.iter().enumerate() {
+        varint::put(out, u64::from(if k == 0 { *doc } else { doc - prev }));
+        prev = *doc;
+        let mask: u8 = (0..N_FIELDS).filter(|&f| tf[f] > 0).fold(0, |m, f| m | (1 << f));
+        out.push(mask);
+        for f in 0..N_FIELDS {
+            if tf[f] > 0 {
+                varint::put(out, u64::from(tf[f]));
+            }
+        }
+        varint::put(out, pos.len() as u64);
+        let mut pp = 0u32;
+        for &p in pos {
+            varint::put(out, u64::from(p - pp));
+            pp = p;
+        }
+    }
+}
+
+fn finish_term_shard(terms: &mut Vec<(String, u64)>, post: &mut Vec<u8>) -> Result<(TermShardRef, (String, Vec<u8>)), SiftError> {
+    let mut b = fst::MapBuilder::memory();
+    for (t, off) in terms.iter() {
+        b.insert(t.as_bytes(), *off).map_err(|e| SiftError::new("internal", format!("fst: {e}")))?;
+    }
+    let fst_bytes = b.into_inner().map_err(|e| SiftError::new("internal", format!("fst: {e}")))?;
+    let mut payload = Vec::with_capacity(4 + fst_bytes.len() + post.len());
+    payload.extend_from_slice(&(fst_bytes.len() as u32).to_le_bytes());
+    payload.extend_from_slice(&fst_bytes);
+    payload.extend_from_slice(post);
+    let (r, f) = shard_file(ShardKind::Terms, &payload);
+    let first = terms.first().map(|t| t.0.clone()).unwrap_or_default();
+    let last = terms.last().map(|t| t.0.clone()).unwrap_or_default();
+    terms.clear();
+    post.clear();
+    Ok((TermShardRef { shard: r, first, last }, f))
+}
+
+fn shard_file(kind: ShardKind, payload: &[u8]) -> (ShardRef, (String, Vec<u8>)) {
+    let bytes = bundle::encode_shard(kind, payload);
+    let hash = blake3::hash(&bytes);
+    let file = format!("{}-{}.bin", kind.prefix(), &hash.to_hex()[..16]);
+    let r = ShardRef { file: file.clone(), bytes: bytes.len() as u64, crc32: crc32fast::hash(&bytes) };
+    (r, (file, bytes))
+}
+
+/// Filterable fields: the ones asked for, or every metadata field that looks like a
+/// category: values of at most 100 chars, and not (almost) one distinct value per document.
+fn choose_filter_fields(docs: &[SourceDoc], asked: Option<&[String]>, warnings: &mut Vec<String>) -> Vec<String> {
+    let mut stats: BTreeMap<&str, (BTreeSet<&str>, usize, bool)> = BTreeMap::new();
+    for d in docs {
+        for (k, vs) in &d.metadata {
+            let e = stats.entry(k.as_str()).or_default();
+            e.1 += 1;
+            for v in vs {
+                e.2 |= v.chars().count() > 100;
+                if e.0.len() <= 1000 {
+                    e.0.insert(v.as_str());
+                }
+            }
+        }
+    }
+    if let Some(asked) = asked {
+        let mut out: Vec<String> = asked.to_vec();
+        out.sort();
+        out.dedup();
+        for f in &out {
+            if !stats.contains_key(f.as_str()) {
+                warnings.push(format!("filter field {f:?} does not occur in any document"));
+            }
+        }
+        return out;
+    }
+    stats
+        .into_iter()
+        .filter(|(_, (values, count, long))| {
+            !*long && values.len() <= 1000 && (values.len() <= 20 || values.len() * 2 <= *count)
+        })
+        .map(|(k, _)| k.to_string())
+        .collect()
+}

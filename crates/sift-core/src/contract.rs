@@ -1,0 +1,326 @@
+//! The JSON contract of BRIEF.md: requests, responses and their validation. REST, MCP, wasm
+//! and the CLI's `--json` all go through these types, so they cannot drift apart.
+
+use crate::error::SiftError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Queries longer than this are refused (a search box never needs more; a 100 KB query is
+/// an accident or an attack).
+pub const MAX_QUERY_BYTES: usize = 2048;
+/// Bare terms, phrases and OR groups in one query.
+pub const MAX_CLAUSES: usize = 64;
+pub const MAX_LIMIT: usize = 50;
+pub const DEFAULT_LIMIT: usize = 10;
+pub const MAX_OFFSET: usize = 10_000;
+pub const MAX_MULTI_QUERIES: usize = 30;
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Scalar {
+    Str(String),
+    Num(serde_json::Number),
+    Bool(bool),
+}
+
+impl Scalar {
+    pub fn as_string(&self) -> String {
+        match self {
+            Scalar::Str(s) => s.clone(),
+            Scalar::Num(n) => n.to_string(),
+            Scalar::Bool(b) => b.to_string(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum FilterValue {
+    One(Scalar),
+    Many(Vec<Scalar>),
+}
+
+impl FilterValue {
+    pub fn values(&self) -> Vec<String> {
+        match self {
+            FilterValue::One(s) => vec![s.as_string()],
+            FilterValue::Many(v) => v.iter().map(Scalar::as_string).collect(),
+        }
+    }
+}
+
+/// A search request as JSON gives it. Unknown fields are refused: a misspelt `limt` should
+/// be an error, not silently ignored.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRequest {
+    pub query: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub filters: BTreeMap<String, FilterValue>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boost_recent: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_content: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<bool>,
+}
+
+impl SearchRequest {
+    pub fn new(query: impl Into<String>) -> Self {
+        SearchRequest { query: query.into(), ..Default::default() }
+    }
+
+    /// Decode a JSON request body; malformed JSON is a clear error.
+    pub fn from_json(body: &[u8]) -> Result<SearchRequest, SiftError> {
+        serde_json::from_slice(body).map_err(|e| SiftError::new("invalid_json", format!("request body is not a valid search request: {e}")))
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MultiSearchRequest {
+    pub queries: Vec<SearchRequest>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<i64>,
+}
+
+impl MultiSearchRequest {
+    pub fn from_json(body: &[u8]) -> Result<MultiSearchRequest, SiftError> {
+        serde_json::from_slice(body).map_err(|e| SiftError::new("invalid_json", format!("request body is not a valid multi_search request: {e}")))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Auto,
+    Lexical,
+    Semantic,
+    Hybrid,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sort {
+    Relevance,
+    Date,
+}
+
+/// A request that passed validation.
+#[derive(Debug, Clone)]
+pub struct ValidRequest {
+    pub query: String,
+    pub mode: Mode,
+    pub filters: Vec<(String, Vec<String>)>,
+    pub since_days: Option<i64>,
+    pub limit: usize,
+    pub offset: usize,
+    pub sort: Sort,
+    pub boost_recent: bool,
+    pub include_content: bool,
+    pub explain: bool,
+}
+
+pub fn validate_page(limit: Option<i64>, offset: Option<i64>) -> Result<(usize, usize), SiftError> {
+    let limit = match limit {
+        None => DEFAULT_LIMIT,
+        Some(l) if (1..=MAX_LIMIT as i64).contains(&l) => l as usize,
+        Some(l) => return Err(SiftError::new("invalid_limit", format!("limit must be between 1 and {MAX_LIMIT}; got {l}"))),
+    };
+    let offset = match offset {
+        None => 0,
+        Some(o) if (0..=MAX_OFFSET as i64).contains(&o) => o as usize,
+        Some(o) => return Err(SiftError::new("invalid_offset", format!("offset must be between 0 and {MAX_OFFSET}; got {o}"))),
+    };
+    Ok((limit, offset))
+}
+
+impl SearchRequest {
+    /// Check every field against the bundle (`filter_fields`) and the clock (`now_days`).
+    pub fn validate(&self, filter_fields: &[String], now_days: i64) -> Result<ValidRequest, SiftError> {
+        if self.query.len() > MAX_QUERY_BYTES {
+            return Err(SiftError::new(
+                "query_too_long",
+                format!("query is {} bytes; the maximum is {MAX_QUERY_BYTES}", self.query.len()),
+            ));
+        }
+        let query = self.query.trim();
+        if query.is_empty() {
+            return Err(SiftError::new("empty_query", "query is empty; type some words to search for"));
+        }
+        let mode = match self.mode.as_deref().unwrap_or("auto") {
+            "auto" => Mode::Auto,
+            "lexical" => Mode::Lexical,
+            "semantic" => Mode::Semantic,
+            "hybrid" => Mode::Hybrid,
+            m => return Err(SiftError::new("invalid_mode", format!("mode must be auto, lexical, semantic or hybrid; got {m:?}"))),
+        };
+        let sort = match self.sort.as_deref().unwrap_or("relevance") {
+            "relevance" => Sort::Relevance,
+            "date" => Sort::Date,
+            s => return Err(SiftError::new("invalid_sort", format!("sort must be relevance or date; got {s:?}"))),
+        };
+        let (limit, offset) = validate_page(self.limit, self.offset)?;
+        let mut filters = Vec::new();
+        for (field, value) in &self.filters {
+            if !filter_fields.iter().any(|f| f == field) {
+                let known = if filter_fields.is_empty() { "this bundle has no filterable fields".to_string() } else { format!("filterable fields are: {}", filter_fields.join(", ")) };
+                return Err(SiftError::new("unknown_filter", format!("unknown filter field {field:?}; {known}")));
+            }
+            let values = value.values();
+            if values.is_empty() {
+                return Err(SiftError::new("invalid_filter", format!("filter {field:?} has an empty list of values")));
+            }
+            filters.push((field.clone(), values));
+        }
+        let since_days = match &self.since {
+            None => None,
+            Some(s) => Some(crate::date::parse_since(s, now_days)?),
+        };
+        Ok(ValidRequest {
+            query: query.to_string(),
+            mode,
+            filters,
+            since_days,
+            limit,
+            offset,
+            sort,
+            boost_recent: self.boost_recent.unwrap_or(false),
+            include_content: self.include_content.unwrap_or(false),
+            explain: self.explain.unwrap_or(false),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SubResult {
+    pub title: String,
+    pub url: String,
+    pub snippet: String,
+}
+
+/// One result. `title` and `snippet` are HTML-safe (escaped; matches wrapped in `<mark>`);
+/// every other string is plain text that a client must escape itself.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SearchResult {
+    pub id: String,
+    pub url: String,
+    pub title: String,
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub doc_type: Option<String>,
+    pub snippet: String,
+    pub score: f32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sub_results: Vec<SubResult>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<serde_json::Value>,
+    /// multi_search: indexes of the queries that found this document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queries: Option<Vec<usize>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Fallback {
+    pub from: String,
+    pub to: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct SearchResponse {
+    pub results: Vec<SearchResult>,
+    pub total: usize,
+    pub limit: usize,
+    pub offset: usize,
+    pub has_more: bool,
+    pub query: String,
+    pub search_type: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<Fallback>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<String>,
+    /// field → value → number of matching documents.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub facets: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Filled by the host (the core has no clock).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub timings_ms: BTreeMap<String, f64>,
+}
+
+/// Per-query summary inside a multi_search response.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MultiQuerySummary {
+    pub query: String,
+    pub total: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<Fallback>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct MultiSearchResponse {
+    pub results: Vec<SearchResult>,
+    pub total: usize,
+    pub limit: usize,
+    pub offset: usize,
+    pub has_more: bool,
+    pub queries: Vec<MultiQuerySummary>,
+    pub search_type: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub timings_ms: BTreeMap<String, f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(json: &str) -> Result<ValidRequest, SiftError> {
+        SearchRequest::from_json(json.as_bytes())?.validate(&["type".into(), "tags".into()], 20_000)
+    }
+
+    #[test]
+    fn defaults_and_ranges() {
+        let r = v(r#"{"query":"hello"}"#).unwrap();
+        assert_eq!((r.limit, r.offset, r.mode, r.sort), (10, 0, Mode::Auto, Sort::Relevance));
+        assert_eq!(v(r#"{"query":"x","limit":0}"#).unwrap_err().code, "invalid_limit");
+        assert_eq!(v(r#"{"query":"x","limit":500}"#).unwrap_err().code, "invalid_limit");
+        assert_eq!(v(r#"{"query":"x","limit":50}"#).unwrap().limit, 50);
+        assert_eq!(v(r#"{"query":"x","offset":-1}"#).unwrap_err().code, "invalid_offset");
+    }
+
+    #[test]
+    fn bad_requests_have_clear_codes() {
+        assert_eq!(v(r#"{"query":"   "}"#).unwrap_err().code, "empty_query");
+        assert_eq!(v(r#"{"query":"x","filters":{"colour":"red"}}"#).unwrap_err().code, "unknown_filter");
+        assert_eq!(v(r#"{"query":"x","mode":"magic"}"#).unwrap_err().code, "invalid_mode");
+        assert_eq!(v(r#"{"query":"x","since":"soon"}"#).unwrap_err().code, "invalid_since");
+        assert_eq!(v(r#"{"query":"x","limt":3}"#).unwrap_err().code, "invalid_json");
+        assert_eq!(v(r#"{"query":"x""#).unwrap_err().code, "invalid_json");
+        assert_eq!(v("[]").unwrap_err().code, "invalid_json");
+        let long = format!(r#"{{"query":"{}"}}"#, "a".repeat(100 * 1024));
+        assert_eq!(v(&long).unwrap_err().code, "query_too_long");
+    }
+
+    #[test]
+    fn filter_values_one_or_many_scalars() {
+        let r = v(r#"{"query":"x","filters":{"type":"guide","tags":["a",2,true]}}"#).unwrap();
+        assert_eq!(r.filters[0], ("tags".to_string(), vec!["a".into(), "2".into(), "true".into()]));
+        assert_eq!(r.filters[1], ("type".to_string(), vec!["guide".into()]));
+        assert_eq!(v(r#"{"query":"x","filters":{"type":[]}}"#).unwrap_err().code, "invalid_filter");
+    }
+}

@@ -1,0 +1,1015 @@
+//! The search engine over a bundle. Pure: the host hands it shard bytes; when a query needs
+//! a shard it does not have, `search` answers `Step::Need(files)` and the host calls again
+//! after `add_shard`. The native CLI and the wasm runtime run the same loop.
+
+use crate::bundle::{self, Manifest, ShardKind};
+use crate::contract::*;
+use crate::doc::StoredDoc;
+use crate::error::SiftError;
+use crate::query::{self, Item};
+use crate::rank::{self, NormTable, N_FIELDS};
+use crate::shards::{decode_docs, DocMeta, FilterIndex, PostingList, TermShard};
+use crate::{analyzer, fuzzy, snippet};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
+
+/// Either the answer, or the shard files the engine needs before it can answer.
+#[derive(Debug)]
+pub enum Step<T> {
+    Done(T),
+    Need(Vec<String>),
+}
+
+/// Host-supplied context: the engine has no clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Context {
+    pub now_days: i64,
+}
+
+// Weights of the alternative ways a clause can match, relative to the exact term.
+const W_EXACT: f32 = 1.0;
+const W_COMPOUND: f32 = 0.95;
+const W_PREFIX: f32 = 0.85;
+const W_FUZZY1: f32 = 0.7;
+const W_FUZZY2: f32 = 0.5;
+const MAX_PREFIX_EXPANSIONS: usize = 40;
+const MAX_FUZZY_EXPANSIONS: usize = 8;
+const SNIPPET_WORDS: usize = 28;
+const MAX_SUB_RESULTS: usize = 3;
+/// Reciprocal rank fusion constant (Cormack et al. 2009).
+pub const RRF_K: f32 = 60.0;
+
+pub struct Engine {
+    manifest: Manifest,
+    norms: NormTable,
+    docmeta: Option<DocMeta>,
+    filters: Option<FilterIndex>,
+    term_shards: Vec<Option<TermShard>>,
+    doc_shards: Vec<Option<Rc<Vec<StoredDoc>>>>,
+    by_file: HashMap<String, (ShardKind, usize)>,
+}
+
+impl Engine {
+    pub fn new(manifest_bytes: &[u8]) -> Result<Engine, SiftError> {
+        let manifest = Manifest::parse(manifest_bytes)?;
+        let norms = NormTable::new(&manifest.params, &manifest.avg_field_len);
+        let mut by_file = HashMap::new();
+        by_file.insert(manifest.docmeta.file.clone(), (ShardKind::DocMeta, 0));
+        by_file.insert(manifest.filters.file.clone(), (ShardKind::Filters, 0));
+        for (i, t) in manifest.term_shards.iter().enumerate() {
+            by_file.insert(t.shard.file.clone(), (ShardKind::Terms, i));
+        }
+        for (i, d) in manifest.doc_shards.iter().enumerate() {
+            by_file.insert(d.shard.file.clone(), (ShardKind::Docs, i));
+        }
+        Ok(Engine {
+            term_shards: (0..manifest.term_shards.len()).map(|_| None).collect(),
+            doc_shards: (0..manifest.doc_shards.len()).map(|_| None).collect(),
+            manifest,
+            norms,
+            docmeta: None,
+            filters: None,
+            by_file,
+        })
+    }
+
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// Every shard file of the bundle (for hosts that load everything up front).
+    pub fn all_files(&self) -> Vec<String> {
+        self.manifest.all_shards().map(|s| s.file.clone()).collect()
+    }
+
+    pub fn is_loaded(&self, file: &str) -> bool {
+        match self.by_file.get(file) {
+            Some((ShardKind::DocMeta, _)) => self.docmeta.is_some(),
+            Some((ShardKind::Filters, _)) => self.filters.is_some(),
+            Some((ShardKind::Terms, i)) => self.term_shards[*i].is_some(),
+            Some((ShardKind::Docs, i)) => self.doc_shards[*i].is_some(),
+            _ => false,
+        }
+    }
+
+    /// Verify and decode a shard file. A bad shard is refused and not kept.
+    pub fn add_shard(&mut self, file: &str, bytes: &[u8]) -> Result<(), SiftError> {
+        let &(kind, i) = self
+            .by_file
+            .get(file)
+            .ok_or_else(|| SiftError::corrupt(format!("{file} is not a shard of this bundle")))?;
+        let n = self.manifest.doc_count;
+        match kind {
+            ShardKind::DocMeta => {
+                let p = bundle::decode_shard(bytes, kind, &self.manifest.docmeta)?;
+                self.docmeta = Some(DocMeta::decode(&p, n)?);
+            }
+            ShardKind::Filters => {
+                let p = bundle::decode_shard(bytes, kind, &self.manifest.filters)?;
+                self.filters = Some(FilterIndex::decode(&p, n)?);
+            }
+            ShardKind::Terms => {
+                let p = bundle::decode_shard(bytes, kind, &self.manifest.term_shards[i].shard)?;
+                self.term_shards[i] = Some(TermShard::decode(p)?);
+            }
+            ShardKind::Docs => {
+                let r = &self.manifest.doc_shards[i];
+                let p = bundle::decode_shard(bytes, kind, &r.shard)?;
+                self.doc_shards[i] = Some(Rc::new(decode_docs(&p, r.docs)?));
+            }
+            ShardKind::Vectors => return Err(SiftError::corrupt("vector shards are not supported by this build")),
+        }
+        Ok(())
+    }
+
+    /// A request as JSON in, the response (or error object) as JSON out — what every surface
+    /// calls.
+    pub fn search_json(&self, body: &[u8], ctx: &Context) -> Result<Step<SearchResponse>, SiftError> {
+        let req = SearchRequest::from_json(body)?;
+        self.search(&req, ctx)
+    }
+
+    pub fn search(&self, req: &SearchRequest, ctx: &Context) -> Result<Step<SearchResponse>, SiftError> {
+        let valid = req.validate(&self.manifest.filter_fields, ctx.now_days)?;
+        let (meta, filt) = match (&self.docmeta, &self.filters) {
+            (Some(m), Some(f)) => (m, f),
+            _ => return Ok(Step::Need(vec![self.manifest.docmeta.file.clone(), self.manifest.filters.file.clone()])),
+        };
+        let run = Run { eng: self, meta, filt, missing: RefCell::new(BTreeSet::new()), cache: RefCell::new(HashMap::new()) };
+        run.search(&valid)
+    }
+
+    /// Several queries at once, merged by reciprocal rank fusion and de-duplicated.
+    pub fn multi_search(&self, req: &MultiSearchRequest, ctx: &Context) -> Result<Step<MultiSearchResponse>, SiftError> {
+        if req.queries.is_empty() {
+            return Err(SiftError::new("invalid_request", "multi_search needs at least one query"));
+        }
+        if req.queries.len() > MAX_MULTI_QUERIES {
+            return Err(SiftError::new(
+                "too_many_queries",
+                format!("multi_search takes at most {MAX_MULTI_QUERIES} queries; got {}", req.queries.len()),
+            ));
+        }
+        let (limit, offset) = validate_page(req.limit, req.offset)?;
+        // Each query contributes its top (offset + limit) candidates to the fusion.
+        let depth = (offset + limit).min(MAX_LIMIT) as i64;
+        let mut need = BTreeSet::new();
+        let mut responses = Vec::new();
+        for (qi, q) in req.queries.iter().enumerate() {
+            let mut q = q.clone();
+            q.limit = Some(depth);
+            q.offset = None;
+            match self.search(&q, ctx).map_err(|e| SiftError::new(e.code, format!("query {qi}: {}", e.message)))? {
+                Step::Need(files) => need.extend(files),
+                Step::Done(r) => responses.push(r),
+            }
+        }
+        if !need.is_empty() {
+            return Ok(Step::Need(need.into_iter().collect()));
+        }
+        let mut fused: BTreeMap<String, (f32, SearchResult, Vec<usize>)> = BTreeMap::new();
+        for (qi, resp) in responses.iter().enumerate() {
+            for (rank, r) in resp.results.iter().enumerate() {
+                let add = 1.0 / (RRF_K + rank as f32 + 1.0);
+                let e = fused.entry(r.id.clone()).or_insert_with(|| (0.0, r.clone(), Vec::new()));
+                e.0 += add;
+                e.2.push(qi);
+            }
+        }
+        let best_possible = req.queries.len() as f32 / (RRF_K + 1.0);
+        let mut merged: Vec<(f32, SearchResult, Vec<usize>)> = fused.into_values().collect();
+        merged.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+        let total = merged.len();
+        let results: Vec<SearchResult> = merged
+            .into_iter()
+            .skip(offset)
+            .take(limit)
+            .map(|(s, mut r, qs)| {
+                r.score = round4(s / best_possible);
+                r.queries = Some(qs);
+                r
+            })
+            .collect();
+        Ok(Step::Done(MultiSearchResponse {
+            has_more: offset + results.len() < total,
+            results,
+            total,
+            limit,
+            offset,
+            queries: responses
+                .iter()
+                .map(|r| MultiQuerySummary { query: r.query.clone(), total: r.total, fallback: r.fallback.clone() })
+                .collect(),
+            search_type: "lexical".into(),
+            timings_ms: BTreeMap::new(),
+        }))
+    }
+
+    /// The stored document by id (for `get_document`). Looks through doc shards in order,
+    /// asking only for the ones it has not seen.
+    pub fn get_document(&self, id: &str) -> Result<Step<Option<StoredDoc>>, SiftError> {
+        let mut need = Vec::new();
+        for (i, s) in self.doc_shards.iter().enumerate() {
+            match s {
+                Some(docs) => {
+                    if let Some(d) = docs.iter().find(|d| d.id == id) {
+                        return Ok(Step::Done(Some(d.clone())));
+                    }
+                }
+                None => need.push(self.manifest.doc_shards[i].shard.file.clone()),
+            }
+        }
+        Ok(if need.is_empty() { Step::Done(None) } else { Step::Need(need) })
+    }
+
+    fn doc_shard_of(&self, doc: u32) -> usize {
+        self.manifest.doc_shards.partition_point(|d| d.first_doc + d.docs <= doc)
+    }
+
+    /// Term shards whose range may hold `term`.
+    fn shard_for_term(&self, term: &str) -> Option<usize> {
+        let i = self.manifest.term_shards.partition_point(|t| t.first.as_str() <= term);
+        if i == 0 {
+            return None;
+        }
+        let t = &self.manifest.term_shards[i - 1];
+        (term <= t.last.as_str()).then_some(i - 1)
+    }
+
+    fn shards_for_prefix(&self, prefix: &str) -> Vec<usize> {
+        self.manifest
+            .term_shards
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.last.as_str() >= prefix && (t.first.as_str() <= prefix || t.first.starts_with(prefix)))
+            .map(|(i, _)| i)
+            .collect()
+    }
+}
+
+fn round4(x: f32) -> f32 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AltKind {
+    Exact,
+    Compound,
+    Prefix,
+    Fuzzy,
+}
+
+impl AltKind {
+    fn name(self) -> &'static str {
+        match self {
+            AltKind::Exact => "exact",
+            AltKind::Compound => "compound",
+            AltKind::Prefix => "prefix",
+            AltKind::Fuzzy => "fuzzy",
+        }
+    }
+}
+
+struct RTerm {
+    term: String,
+    pl: Rc<PostingList>,
+    idf: f32,
+}
+
+/// One way a clause can match: a term, or a sequence of terms that must be adjacent.
+struct Alt {
+    terms: Vec<RTerm>,
+    phrase: bool,
+    weight: f32,
+    kind: AltKind,
+}
+
+impl Alt {
+    fn max_score(&self) -> f32 {
+        self.weight * self.terms.iter().map(|t| t.idf).sum::<f32>()
+    }
+}
+
+/// One clause of the query after resolution against the dictionary.
+struct Clause {
+    /// As typed, for explanations and suggestions.
+    label: String,
+    alts: Vec<Alt>,
+    negated: bool,
+    /// Folded word eligible for fuzzy matching (a single plain word, not an identifier).
+    fuzzy_word: Option<String>,
+    /// A "did you mean" replacement for this clause.
+    suggestion: Option<String>,
+}
+
+impl Clause {
+    fn exact_df(&self) -> u32 {
+        self.alts.iter().filter(|a| a.kind != AltKind::Fuzzy).flat_map(|a| a.terms.iter()).map(|t| t.pl.df).max().unwrap_or(0)
+    }
+    fn max_score(&self) -> f32 {
+        self.alts.iter().map(Alt::max_score).fold(0.0, f32::max)
+    }
+}
+
+/// A scored candidate.
+#[derive(Clone, Copy)]
+struct Hit {
+    doc: u32,
+    score: f32,
+}
+
+/// One search's state: which shards it found missing, the postings it decoded.
+struct Run<'a> {
+    eng: &'a Engine,
+    meta: &'a DocMeta,
+    filt: &'a FilterIndex,
+    missing: RefCell<BTreeSet<String>>,
+    cache: RefCell<HashMap<String, Option<Rc<PostingList>>>>,
+}
+
+macro_rules! need_or_continue {
+    ($run:expr) => {
+        if !$run.missing.borrow().is_empty() {
+            return Ok(Step::Need($run.missing.borrow().iter().cloned().collect()));
+        }
+    };
+}
+
+impl<'a> Run<'a> {
+    fn term_shard(&self, i: usize) -> Option<&'a TermShard> {
+        let s = self.eng.term_shards[i].as_ref();
+        if s.is_none() {
+            self.missing.borrow_mut().insert(self.eng.manifest.term_shards[i].shard.file.clone());
+        }
+        s
+    }
+
+    /// Postings of an exact term (None: not in the dictionary, or its shard is missing).
+    fn postings(&self, term: &str) -> Result<Option<Rc<PostingList>>, SiftError> {
+        if let Some(c) = self.cache.borrow().get(term) {
+            return Ok(c.clone());
+        }
+        let Some(si) = self.eng.shard_for_term(term) else { return Ok(None) };
+        let Some(shard) = self.term_shard(si) else { return Ok(None) };
+        let pl = match shard.offset(term) {
+            Some(off) => Some(Rc::new(shard.postings(off, self.eng.manifest.doc_count)?)),
+            None => None,
+        };
+        self.cache.borrow_mut().insert(term.to_string(), pl.clone());
+        Ok(pl)
+    }
+
+    fn rterm(&self, term: &str) -> Result<Option<RTerm>, SiftError> {
+        Ok(self.postings(term)?.map(|pl| RTerm { term: term.to_string(), idf: rank::idf(self.eng.manifest.doc_count, pl.df), pl }))
+    }
+
+    fn alt(&self, terms: &[String], phrase: bool, weight: f32, kind: AltKind) -> Result<Option<Alt>, SiftError> {
+        let mut rts = Vec::with_capacity(terms.len());
+        for t in terms {
+            match self.rterm(t)? {
+                Some(rt) => rts.push(rt),
+                None => return Ok(None),
+            }
+        }
+        Ok((!rts.is_empty()).then_some(Alt { terms: rts, phrase: phrase && terms.len() > 1, weight, kind }))
+    }
+
+    /// Resolve one query item into alternatives: the exact term, a compound's joined form
+    /// and its parts as a phrase, and — for the word being typed — prefix expansions.
+    fn item_alts(&self, item: &Item, open: bool, out: &mut Vec<Alt>) -> Result<(), SiftError> {
+        match item {
+            Item::Phrase(text) => {
+                let terms: Vec<String> = {
+                    let mut toks = Vec::new();
+                    analyzer::tokenize(text, 0, &mut toks);
+                    toks.into_iter().filter(|t| !t.joined).map(|t| t.term).collect()
+                };
+                if let Some(a) = self.alt(&terms, true, W_EXACT, AltKind::Exact)? {
+                    out.push(a);
+                }
+            }
+            Item::Word(raw) => {
+                let mut toks = Vec::new();
+                analyzer::tokenize(raw, 0, &mut toks);
+                let parts: Vec<String> = toks.iter().filter(|t| !t.joined).map(|t| t.term.clone()).collect();
+                if let Some(j) = toks.iter().find(|t| t.joined) {
+                    if let Some(a) = self.alt(std::slice::from_ref(&j.term), false, W_EXACT, AltKind::Exact)? {
+                        out.push(a);
+                    }
+                    if let Some(a) = self.alt(&parts, true, W_COMPOUND, AltKind::Compound)? {
+                        out.push(a);
+                    }
+                } else if let Some(a) = self.alt(&parts, false, W_EXACT, AltKind::Exact)? {
+                    out.push(a);
+                }
+                if open {
+                    let folded: String = analyzer::fold(raw).chars().filter(|c| c.is_alphanumeric()).collect();
+                    self.prefix_alts(&folded, out)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Expansions of a partly typed word: dictionary terms starting with it, and stems the
+    /// typed word already runs past (`configura` → `configur`, whose surface form
+    /// `configuration` starts with what was typed).
+    fn prefix_alts(&self, folded: &str, out: &mut Vec<Alt>) -> Result<(), SiftError> {
+        if folded.chars().count() < 2 {
+            return Ok(());
+        }
+        let have: BTreeSet<String> = out.iter().flat_map(|a| a.terms.iter().map(|t| t.term.clone())).collect();
+        let mut cands: Vec<(u32, String)> = Vec::new();
+        for si in self.eng.shards_for_prefix(folded) {
+            let Some(shard) = self.term_shard(si) else { continue };
+            use fst::{Automaton, IntoStreamer, Streamer};
+            let aut = fst::automaton::Str::new(folded).starts_with();
+            let mut st = shard.map.search(aut).into_stream();
+            let mut seen = 0;
+            while let Some((k, off)) = st.next() {
+                seen += 1;
+                if seen > 20_000 {
+                    break;
+                }
+                let term = String::from_utf8_lossy(k).into_owned();
+                if have.contains(&term) {
+                    continue;
+                }
+                let (df, _) = shard.header(off)?;
+                cands.push((df, term));
+            }
+        }
+        // Stems shorter than the typed word.
+        let chars: Vec<char> = folded.chars().collect();
+        for cut in 1..=4usize {
+            if chars.len() < cut + 4 {
+                break;
+            }
+            let stem: String = chars[..chars.len() - cut].iter().collect();
+            if have.contains(&stem) {
+                continue;
+            }
+            let Some(si) = self.eng.shard_for_term(&stem) else { continue };
+            let Some(shard) = self.term_shard(si) else { continue };
+            if let Some(off) = shard.offset(&stem) {
+                let (df, surface) = shard.header(off)?;
+                if !surface.is_empty() && surface.starts_with(folded) {
+                    cands.push((df, stem));
+                }
+            }
+        }
+        cands.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        cands.dedup_by(|a, b| a.1 == b.1);
+        for (_, term) in cands.into_iter().take(MAX_PREFIX_EXPANSIONS) {
+            if let Some(a) = self.alt(&[term], false, W_PREFIX, AltKind::Prefix)? {
+                out.push(a);
+            }
+        }
+        Ok(())
+    }
+
+    /// Fuzzy expansions of a clause's word over every term shard.
+    fn fuzzy_alts(&self, word: &str) -> Result<Vec<Alt>, SiftError> {
+        let d = fuzzy::max_distance(word);
+        if d == 0 {
+            return Ok(Vec::new());
+        }
+        let stemmed = analyzer::stem(word).into_owned();
+        let mut hits: BTreeMap<String, u8> = BTreeMap::new();
+        for si in 0..self.eng.term_shards.len() {
+            let Some(shard) = self.term_shard(si) else { continue };
+            for probe in [word, stemmed.as_str()] {
+                for h in fuzzy::fuzzy_terms(shard, probe, d, 64) {
+                    if h.term == stemmed || h.term == word {
+                        continue;
+                    }
+                    let e = hits.entry(h.term).or_insert(h.distance);
+                    *e = (*e).min(h.distance);
+                }
+            }
+        }
+        if !self.missing.borrow().is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut alts = Vec::new();
+        for (term, dist) in hits {
+            let w = if dist <= 1 { W_FUZZY1 } else { W_FUZZY2 };
+            if let Some(a) = self.alt(&[term], false, w, AltKind::Fuzzy)? {
+                alts.push((dist, a));
+            }
+        }
+        // Closest first, then the most common.
+        alts.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.terms[0].pl.df.cmp(&a.1.terms[0].pl.df)));
+        Ok(alts.into_iter().take(MAX_FUZZY_EXPANSIONS).map(|(_, a)| a).collect())
+    }
+
+    fn search(&self, req: &ValidRequest) -> Result<Step<SearchResponse>, SiftError> {
+        if matches!(req.mode, Mode::Semantic | Mode::Hybrid) {
+            return Err(SiftError::new(
+                "no_vectors",
+                "this bundle was built without vectors, so semantic and hybrid search are unavailable; use mode lexical (or auto), or rebuild the bundle with the embedder",
+            ));
+        }
+        let filter_fields = &self.eng.manifest.filter_fields;
+        let parsed = query::parse(&req.query, |f| filter_fields.iter().any(|x| x == f));
+
+        // Clauses; stop words are dropped from bare single words unless nothing else is left.
+        let n_groups = parsed.groups.len();
+        let all_stop = parsed.groups.iter().all(|g| g.items.iter().all(|i| is_stop_item(i)));
+        let mut clauses: Vec<Clause> = Vec::new();
+        for (gi, g) in parsed.groups.iter().enumerate() {
+            if !g.negated && !all_stop && g.items.len() == 1 && is_stop_item(&g.items[0]) {
+                continue;
+            }
+            let open = parsed.open_last && gi + 1 == n_groups;
+            let mut alts = Vec::new();
+            for item in &g.items {
+                self.item_alts(item, open, &mut alts)?;
+            }
+            let fuzzy_word = match &g.items[..] {
+                [Item::Word(w)] if !g.negated && !fuzzy::looks_like_identifier(w) => {
+                    let f = analyzer::fold(w);
+                    f.chars().all(char::is_alphabetic).then_some(f)
+                }
+                _ => None,
+            };
+            let label = g
+                .items
+                .iter()
+                .map(|i| match i {
+                    Item::Word(w) => w.clone(),
+                    Item::Phrase(p) => format!("\"{p}\""),
+                })
+                .collect::<Vec<_>>()
+                .join(" OR ");
+            clauses.push(Clause { label, alts, negated: g.negated, fuzzy_word, suggestion: None });
+        }
+        if clauses.iter().filter(|c| !c.negated).count() > MAX_CLAUSES {
+            return Err(SiftError::new("query_too_long", format!("query has more than {MAX_CLAUSES} terms")));
+        }
+        need_or_continue!(self);
+
+        // Filters: request filters plus `field:value` from the query text.
+        let mut filters = req.filters.clone();
+        for (f, v) in &parsed.filters {
+            match filters.iter_mut().find(|(ff, _)| ff == f) {
+                Some((_, vs)) => vs.push(v.clone()),
+                None => filters.push((f.clone(), vec![v.clone()])),
+            }
+        }
+        let allowed = self.allowed_docs(&filters, req.since_days);
+        let excluded = self.excluded_docs(&clauses);
+        let positive: Vec<usize> = (0..clauses.len()).filter(|&i| !clauses[i].negated).collect();
+        if positive.is_empty() {
+            return Ok(Step::Done(self.empty_response(req, Some(Fallback {
+                from: "query".into(),
+                to: "nothing".into(),
+                reason: "the query only excludes terms; add a word to search for".into(),
+            }))));
+        }
+
+        // 1. Words that exist nowhere are probably misspelt: match similar terms.
+        let mut fallback: Option<Fallback> = None;
+        let unknown: Vec<usize> = positive.iter().copied().filter(|&i| clauses[i].exact_df() == 0).collect();
+        let mut fuzzed = Vec::new();
+        for &i in &unknown {
+            if let Some(w) = clauses[i].fuzzy_word.clone() {
+                let alts = self.fuzzy_alts(&w)?;
+                need_or_continue!(self);
+                if !alts.is_empty() {
+                    clauses[i].suggestion = alts.first().map(|a| self.surface(&a.terms[0]));
+                    clauses[i].alts.extend(alts);
+                    fuzzed.push(clauses[i].label.clone());
+                }
+            }
+        }
+        // 2. All terms (AND).
+        let mut hits = self.evaluate(&clauses, &positive, true, &allowed, &excluded);
+        if !fuzzed.is_empty() {
+            fallback = Some(Fallback {
+                from: "exact".into(),
+                to: "fuzzy".into(),
+                reason: format!("no document contains {}; matched similar spellings", quote_list(&fuzzed)),
+            });
+        }
+        // 3. Any term (scored OR), when AND cannot fill the page.
+        if hits.len() < req.offset + req.limit && positive.len() > 1 {
+            let or_hits = self.evaluate(&clauses, &positive, false, &allowed, &excluded);
+            if or_hits.len() > hits.len() {
+                let reason = if hits.is_empty() {
+                    let missing: Vec<String> = positive.iter().filter(|&&i| clauses[i].alts.is_empty()).map(|&i| clauses[i].label.clone()).collect();
+                    if missing.is_empty() {
+                        "no document contains every term".to_string()
+                    } else {
+                        format!("no document contains {}", quote_list(&missing))
+                    }
+                } else {
+                    format!("only {} document{} contain every term", hits.len(), if hits.len() == 1 { "" } else { "s" })
+                };
+                let from = if fuzzed.is_empty() { "all terms" } else { "all terms (fuzzy)" };
+                fallback = Some(Fallback { from: from.into(), to: "any term".into(), reason });
+                hits = or_hits;
+            }
+        }
+        // 4. Nothing at all: try similar spellings of every word.
+        if hits.is_empty() {
+            let mut changed = Vec::new();
+            for &i in &positive {
+                if unknown.contains(&i) {
+                    continue;
+                }
+                if let Some(w) = clauses[i].fuzzy_word.clone() {
+                    let alts = self.fuzzy_alts(&w)?;
+                    need_or_continue!(self);
+                    if !alts.is_empty() {
+                        clauses[i].alts.extend(alts);
+                        changed.push(clauses[i].label.clone());
+                    }
+                }
+            }
+            if !changed.is_empty() {
+                hits = self.evaluate(&clauses, &positive, false, &allowed, &excluded);
+                if !hits.is_empty() {
+                    fallback = Some(Fallback {
+                        from: "exact".into(),
+                        to: "fuzzy".into(),
+                        reason: format!("no document matches the query as typed; matched similar spellings of {}", quote_list(&changed)),
+                    });
+                }
+            }
+        }
+        if hits.is_empty() {
+            let reason = if allowed.is_some() || req.since_days.is_some() {
+                "no document matches the query with these filters (similar spellings were tried too)"
+            } else {
+                "no document matches any term of the query (similar spellings were tried too)"
+            };
+            fallback = Some(Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() });
+        }
+
+        // Suggestions: a rewrite when words were corrected, or when a rare word has a much
+        // more common neighbour.
+        let suggestions = self.suggestions(&mut clauses, &positive, &req.query)?;
+        need_or_continue!(self);
+
+        // Order and page.
+        let newest = self.newest_date();
+        let denom: f32 = positive.iter().map(|&i| clauses[i].max_score()).sum::<f32>().max(1e-6);
+        for h in hits.iter_mut() {
+            h.score = (h.score / denom).min(1.0);
+            if req.boost_recent {
+                h.score *= self.recency(h.doc, newest);
+            }
+        }
+        match req.sort {
+            Sort::Relevance => hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc))),
+            Sort::Date => hits.sort_by(|a, b| {
+                let da = self.meta.dates[a.doc as usize];
+                let db = self.meta.dates[b.doc as usize];
+                db.cmp(&da).then(b.score.total_cmp(&a.score)).then(a.doc.cmp(&b.doc))
+            }),
+        }
+        let total = hits.len();
+        let page: Vec<Hit> = hits.iter().skip(req.offset).take(req.limit).copied().collect();
+        let facets = self.facets(&hits);
+
+        // Stored documents for the page.
+        let mut need = BTreeSet::new();
+        for h in &page {
+            let si = self.eng.doc_shard_of(h.doc);
+            if self.eng.doc_shards[si].is_none() {
+                need.insert(self.eng.manifest.doc_shards[si].shard.file.clone());
+            }
+        }
+        if !need.is_empty() {
+            return Ok(Step::Need(need.into_iter().collect()));
+        }
+        let match_terms: BTreeSet<String> = positive.iter().flat_map(|&i| clauses[i].alts.iter()).flat_map(|a| a.terms.iter().map(|t| t.term.clone())).collect();
+        let mut results = Vec::with_capacity(page.len());
+        for h in &page {
+            let sd = self.stored(h.doc);
+            let mut r = build_result(sd, h.score, &match_terms, req.include_content);
+            if req.explain {
+                r.explain = Some(self.explain(h.doc, &clauses, &positive, denom, h.score));
+            }
+            results.push(r);
+        }
+        Ok(Step::Done(SearchResponse {
+            has_more: req.offset + results.len() < total,
+            results,
+            total,
+            limit: req.limit,
+            offset: req.offset,
+            query: req.query.clone(),
+            search_type: "lexical".into(),
+            fallback,
+            suggestions,
+            facets,
+            timings_ms: BTreeMap::new(),
+        }))
+    }
+
+    fn newest_date(&self) -> i64 {
+        // The newest document stands in for "now" when ranking by recency: bundles are
+        // static, and this keeps results reproducible.
+        self.meta.dates.iter().flatten().copied().max().unwrap_or(0)
+    }
+
+    /// Recency factor in (0.8, 1]: halves its bonus every 180 days of age.
+    fn recency(&self, doc: u32, now: i64) -> f32 {
+        match self.meta.dates[doc as usize] {
+            Some(d) => {
+                let age = (now - d).max(0) as f32;
+                0.8 + 0.2 * 0.5f32.powf(age / 180.0)
+            }
+            None => 0.8,
+        }
+    }
+
+    fn stored(&self, doc: u32) -> &StoredDoc {
+        let si = self.eng.doc_shard_of(doc);
+        let shard = self.eng.doc_shards[si].as_ref().expect("doc shard checked before");
+        &shard[(doc - self.eng.manifest.doc_shards[si].first_doc) as usize]
+    }
+
+    fn surface(&self, t: &RTerm) -> String {
+        if t.pl.surface.is_empty() {
+            t.term.clone()
+        } else {
+            t.pl.surface.clone()
+        }
+    }
+
+    fn suggestions(&self, clauses: &mut [Clause], positive: &[usize], query: &str) -> Result<Vec<String>, SiftError> {
+        let mut rewrites: Vec<(String, String)> = Vec::new();
+        for &i in positive {
+            if let Some(s) = &clauses[i].suggestion {
+                rewrites.push((clauses[i].label.clone(), s.clone()));
+                continue;
+            }
+            let df = clauses[i].exact_df();
+            let Some(w) = clauses[i].fuzzy_word.clone() else { continue };
+            if df == 0 || df >= 3 {
+                continue;
+            }
+            // A rare word: suggest a neighbour that is far more common.
+            let alts = self.fuzzy_alts(&w)?;
+            if let Some(best) = alts.iter().filter(|a| a.terms[0].pl.df >= (20 * df).max(5)).max_by_key(|a| a.terms[0].pl.df) {
+                rewrites.push((clauses[i].label.clone(), self.surface(&best.terms[0])));
+            }
+        }
+        if rewrites.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut s = query.to_string();
+        for (from, to) in rewrites {
+            s = s.replacen(&from, &to, 1);
+        }
+        Ok(if s != query { vec![s] } else { Vec::new() })
+    }
+
+    /// Documents passing every filter (None: no filter at all).
+    fn allowed_docs(&self, filters: &[(String, Vec<String>)], since: Option<i64>) -> Option<Vec<bool>> {
+        if filters.is_empty() && since.is_none() {
+            return None;
+        }
+        let n = self.eng.manifest.doc_count as usize;
+        let mut allowed = vec![true; n];
+        for (field, values) in filters {
+            let mut any = vec![false; n];
+            if let Some(vals) = self.filt.fields.get(field) {
+                for v in values {
+                    for &d in vals.get(v).map(Vec::as_slice).unwrap_or(&[]) {
+                        any[d as usize] = true;
+                    }
+                }
+            }
+            for (a, b) in allowed.iter_mut().zip(any) {
+                *a &= b;
+            }
+        }
+        if let Some(cut) = since {
+            for (a, d) in allowed.iter_mut().zip(&self.meta.dates) {
+                *a &= d.is_some_and(|d| d >= cut);
+            }
+        }
+        Some(allowed)
+    }
+
+    fn excluded_docs(&self, clauses: &[Clause]) -> Vec<u32> {
+        let mut ex = BTreeSet::new();
+        for c in clauses.iter().filter(|c| c.negated) {
+            for a in c.alts.iter().filter(|a| a.kind != AltKind::Prefix) {
+                for (doc, _) in alt_matches(a) {
+                    ex.insert(doc);
+                }
+            }
+        }
+        ex.into_iter().collect()
+    }
+
+    /// Score documents: `all` requires every positive clause (AND), else any (scored OR).
+    fn evaluate(&self, clauses: &[Clause], positive: &[usize], all: bool, allowed: &Option<Vec<bool>>, excluded: &[u32]) -> Vec<Hit> {
+        let n = self.eng.manifest.doc_count as usize;
+        let params = &self.eng.manifest.params;
+        let mut acc: HashMap<u32, (f32, u64)> = HashMap::new();
+        let mut best: HashMap<u32, f32> = HashMap::new();
+        for (bit, &ci) in positive.iter().enumerate() {
+            best.clear();
+            for alt in &clauses[ci].alts {
+                for (doc, ks) in alt_matches(alt) {
+                    let lens = &self.meta.lens[doc as usize];
+                    let mut s = 0.0;
+                    for (t, &k) in alt.terms.iter().zip(&ks) {
+                        let tf = self.eng.norms.pseudo_tf(params, &t.pl.tf[k], lens);
+                        s += t.idf * rank::saturate(params.k1, tf);
+                    }
+                    let s = s * alt.weight;
+                    let e = best.entry(doc).or_insert(0.0);
+                    if s > *e {
+                        *e = s;
+                    }
+                }
+            }
+            for (&doc, &s) in &best {
+                let e = acc.entry(doc).or_insert((0.0, 0));
+                e.0 += s;
+                e.1 |= 1u64 << bit;
+            }
+        }
+        let full: u64 = if positive.len() >= 64 { u64::MAX } else { (1u64 << positive.len()) - 1 };
+        let mut hits: Vec<Hit> = acc
+            .into_iter()
+            .filter(|(doc, (_, mask))| {
+                (!all || *mask == full)
+                    && (*doc as usize) < n
+                    && allowed.as_ref().is_none_or(|a| a[*doc as usize])
+                    && excluded.binary_search(doc).is_err()
+            })
+            .map(|(doc, (score, _))| Hit { doc, score })
+            .collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+        hits
+    }
+
+    fn facets(&self, hits: &[Hit]) -> BTreeMap<String, BTreeMap<String, usize>> {
+        let mut out = BTreeMap::new();
+        if hits.is_empty() {
+            return out;
+        }
+        let n = self.eng.manifest.doc_count as usize;
+        let mut in_set = vec![false; n];
+        for h in hits {
+            in_set[h.doc as usize] = true;
+        }
+        for (field, values) in &self.filt.fields {
+            let mut counts = BTreeMap::new();
+            for (v, docs) in values {
+                let c = docs.iter().filter(|&&d| in_set[d as usize]).count();
+                if c > 0 {
+                    counts.insert(v.clone(), c);
+                }
+            }
+            if !counts.is_empty() {
+                out.insert(field.clone(), counts);
+            }
+        }
+        out
+    }
+
+    fn explain(&self, doc: u32, clauses: &[Clause], positive: &[usize], denom: f32, score: f32) -> serde_json::Value {
+        let params = &self.eng.manifest.params;
+        let lens = &self.meta.lens[doc as usize];
+        let mut out_clauses = Vec::new();
+        let mut raw = 0.0;
+        for &ci in positive {
+            let c = &clauses[ci];
+            let mut best: Option<(f32, serde_json::Value)> = None;
+            for alt in &c.alts {
+                let Some((_, ks)) = alt_matches(alt).into_iter().find(|(d, _)| *d == doc) else { continue };
+                let mut terms = Vec::new();
+                let mut s = 0.0;
+                for (t, &k) in alt.terms.iter().zip(&ks) {
+                    let tf = &t.pl.tf[k];
+                    let ptf = self.eng.norms.pseudo_tf(params, tf, lens);
+                    let ts = t.idf * rank::saturate(params.k1, ptf);
+                    s += ts;
+                    let fields: BTreeMap<&str, u32> = (0..N_FIELDS).filter(|&f| tf[f] > 0).map(|f| (rank::FIELD_NAMES[f], tf[f])).collect();
+                    terms.push(serde_json::json!({
+                        "term": t.term, "fields": fields, "idf": round4(t.idf),
+                        "weighted_tf": round4(ptf), "score": round4(ts),
+                    }));
+                }
+                let s = s * alt.weight;
+                if best.as_ref().is_none_or(|b| s > b.0) {
+                    best = Some((s, serde_json::json!({
+                        "match": alt.kind.name(), "weight": alt.weight, "phrase": alt.phrase,
+                        "terms": terms, "score": round4(s),
+                    })));
+                }
+            }
+            let (s, detail) = best.unwrap_or((0.0, serde_json::Value::Null));
+            raw += s;
+            out_clauses.push(serde_json::json!({ "clause": c.label, "matched": !detail.is_null(), "best": detail }));
+        }
+        serde_json::json!({
+            "clauses": out_clauses,
+            "bm25f": round4(raw),
+            "max_possible": round4(denom),
+            "normalised": round4((raw / denom).min(1.0)),
+            "final": round4(score),
+            "params": { "k1": params.k1, "b": params.b, "weights": params.weight, "fields": rank::FIELD_NAMES },
+        })
+    }
+
+    fn empty_response(&self, req: &ValidRequest, fallback: Option<Fallback>) -> SearchResponse {
+        SearchResponse {
+            limit: req.limit,
+            offset: req.offset,
+            query: req.query.clone(),
+            search_type: "lexical".into(),
+            fallback,
+            ..Default::default()
+        }
+    }
+}
+
+fn is_stop_item(item: &Item) -> bool {
+    match item {
+        Item::Word(w) => analyzer::is_stopword(&analyzer::fold(w)),
+        Item::Phrase(_) => false,
+    }
+}
+
+fn quote_list(words: &[String]) -> String {
+    words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ")
+}
+
+/// Documents matching an alternative, with the index of each term's posting for that doc.
+/// Phrases require consecutive positions.
+fn alt_matches(alt: &Alt) -> Vec<(u32, Vec<usize>)> {
+    let first = &alt.terms[0].pl;
+    if alt.terms.len() == 1 {
+        return first.docs.iter().enumerate().map(|(k, &d)| (d, vec![k])).collect();
+    }
+    let mut out = Vec::new();
+    'docs: for (k0, &doc) in first.docs.iter().enumerate() {
+        let mut ks = vec![k0];
+        for t in &alt.terms[1..] {
+            match t.pl.docs.binary_search(&doc) {
+                Ok(k) => ks.push(k),
+                Err(_) => continue 'docs,
+            }
+        }
+        if alt.phrase {
+            let starts = first.positions_of(k0);
+            let ok = starts.iter().any(|&p| {
+                alt.terms.iter().zip(&ks).enumerate().skip(1).all(|(i, (t, &k))| t.pl.positions_of(k).binary_search(&(p + i as u32)).is_ok())
+            });
+            if !ok {
+                continue;
+            }
+        }
+        out.push((doc, ks));
+    }
+    out
+}
+
+/// The display form of a hit: escaped title, best snippet, section sub-results.
+fn build_result(sd: &StoredDoc, score: f32, match_terms: &BTreeSet<String>, include_content: bool) -> SearchResult {
+    let is_match = |t: &str| match_terms.contains(t);
+    let mut best: Option<(snippet::MatchQuality, String)> = None;
+    let mut subs: Vec<(snippet::MatchQuality, SubResult)> = Vec::new();
+    for sec in &sd.sections {
+        let sn = snippet::snippet(&sec.text, &is_match, SNIPPET_WORDS);
+        let heading_hits = snippet::snippet(&sec.heading, &is_match, 12).quality;
+        let q = snippet::MatchQuality { distinct: sn.quality.distinct.max(heading_hits.distinct), hits: sn.quality.hits + heading_hits.hits };
+        if best.as_ref().is_none_or(|b| sn.quality > b.0) {
+            best = Some((sn.quality, sn.html.clone()));
+        }
+        if q.hits > 0 && !sec.heading.is_empty() {
+            let url = match &sec.anchor {
+                Some(a) if !a.is_empty() => format!("{}#{}", sd.url.split('#').next().unwrap_or(""), a),
+                _ => sd.url.clone(),
+            };
+            subs.push((q, SubResult { title: snippet::escape_html(&sec.heading), url, snippet: sn.html }));
+        }
+    }
+    subs.sort_by(|a, b| b.0.cmp(&a.0));
+    let snippet = best.map(|b| b.1).unwrap_or_default();
+    SearchResult {
+        id: sd.id.clone(),
+        url: sd.url.clone(),
+        title: snippet::escape_html(&sd.title),
+        doc_type: sd.doc_type().map(str::to_string),
+        snippet,
+        score: round4(score),
+        sub_results: if sd.sections.len() > 1 { subs.into_iter().take(MAX_SUB_RESULTS).map(|s| s.1).collect() } else { Vec::new() },
+        metadata: sd.metadata.clone(),
+        date: sd.date.clone(),
+        content: include_content.then(|| sd.content()),
+        explain: None,
+        queries: None,
+    }
+}

@@ -1,0 +1,35 @@
+//! Sift's engine core: analysis, index building, the bundle format, query parsing,
+//! ranking, typo tolerance, filters and facets, snippets, fallback and multi-search.
+//! Pure Rust without I/O: it builds for native targets and `wasm32-unknown-unknown`.
+
+pub mod analyzer;
+pub mod builder;
+pub mod bundle;
+pub mod contract;
+pub mod date;
+pub mod doc;
+pub mod engine;
+pub mod error;
+pub mod fuzzy;
+pub mod query;
+pub mod rank;
+pub mod shards;
+pub mod snippet;
+pub mod varint;
+
+pub use builder::{build, BuildOptions, BuiltBundle};
+pub use contract::{MultiSearchRequest, MultiSearchResponse, SearchRequest, SearchResponse};
+pub use doc::{Section, SourceDoc, StoredDoc};
+pub use engine::{Context, Engine, Step};
+pub use error::SiftError;
+
+/// Build a bundle in memory and open an engine over it with every shard loaded: the
+/// shortest path from documents to answers (tests, small embedded corpora).
+pub fn engine_from_docs(docs: &[SourceDoc], opts: &BuildOptions) -> Result<Engine, SiftError> {
+    let built = build(docs, opts)?;
+    let mut eng = Engine::new(&built.manifest_bytes())?;
+    for (name, bytes) in &built.shards {
+        eng.add_shard(name, bytes)?;
+    }
+    Ok(eng)
+}

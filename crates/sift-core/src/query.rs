@@ -1,0 +1,188 @@
+//! Query syntax: bare words (all required), `"exact phrases"`, `-exclusions`, `a OR b`,
+//! `field:value` filters (only for the bundle's filterable fields; anything else with a
+//! colon is text, so `http://x` or `os:path` never errors). Parsing never fails: every
+//! string is some query.
+
+use crate::analyzer;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    /// One compound as typed (`StateMachine`, `os.path`, `authentificate`).
+    Word(String),
+    /// The raw text inside quotes.
+    Phrase(String),
+}
+
+/// One clause: its items are alternatives (`a OR b`); a negated clause excludes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    pub items: Vec<Item>,
+    pub negated: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ParsedQuery {
+    pub groups: Vec<Group>,
+    pub filters: Vec<(String, String)>,
+    /// The last group is a single word that touches the end of the input: the user may
+    /// still be typing it, so it also matches as a prefix.
+    pub open_last: bool,
+}
+
+enum Lex {
+    Item(Item, bool, bool), // item, negated, touches end of input
+    Or,
+    Filter(String, String),
+}
+
+pub fn parse(q: &str, is_filter_field: impl Fn(&str) -> bool) -> ParsedQuery {
+    let lexemes = lex(q, &is_filter_field);
+    let mut out = ParsedQuery::default();
+    let mut pending_or = false;
+    let mut last_touches_end = false;
+    for lx in lexemes {
+        match lx {
+            Lex::Or => pending_or = true,
+            Lex::Filter(f, v) => {
+                out.filters.push((f, v));
+                pending_or = false;
+                last_touches_end = false;
+            }
+            Lex::Item(item, negated, touches_end) => {
+                let can_join = pending_or && !negated && out.groups.last().is_some_and(|g| !g.negated);
+                if can_join {
+                    out.groups.last_mut().unwrap().items.push(item);
+                } else {
+                    out.groups.push(Group { items: vec![item], negated });
+                }
+                pending_or = false;
+                last_touches_end = touches_end && !negated;
+            }
+        }
+    }
+    out.open_last = last_touches_end
+        && out.groups.last().is_some_and(|g| g.items.len() == 1 && matches!(g.items[0], Item::Word(_)));
+    out
+}
+
+fn lex(q: &str, is_filter_field: &impl Fn(&str) -> bool) -> Vec<Lex> {
+    let mut out = Vec::new();
+    let bytes = q.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = q[i..].chars().next().unwrap_or(' ');
+        if c.is_whitespace() {
+            i += c.len_utf8();
+            continue;
+        }
+        // Negated or plain phrase.
+        let neg_phrase = c == '-' && bytes.get(i + 1) == Some(&b'"');
+        if c == '"' || neg_phrase {
+            let start = if neg_phrase { i + 2 } else { i + 1 };
+            let end = q[start..].find('"').map(|e| start + e).unwrap_or(q.len());
+            let text = q[start..end].to_string();
+            i = (end + 1).min(q.len());
+            if analyzer::compounds(&text).is_empty() {
+                continue;
+            }
+            out.push(Lex::Item(Item::Phrase(text), neg_phrase, false));
+            continue;
+        }
+        // A chunk up to whitespace or a quote.
+        let end = q[i..].find(|ch: char| ch.is_whitespace() || ch == '"').map(|e| i + e).unwrap_or(q.len());
+        let chunk = &q[i..end];
+        let touches_end = end == q.len();
+        i = end;
+        if chunk == "OR" || chunk == "||" {
+            out.push(Lex::Or);
+            continue;
+        }
+        if let Some((field, value)) = chunk.split_once(':') {
+            if !value.is_empty() && is_filter_field(field) {
+                out.push(Lex::Filter(field.to_string(), value.to_string()));
+                continue;
+            }
+            // `field:"two words"`
+            if value.is_empty() && is_filter_field(field) && bytes.get(i) == Some(&b'"') {
+                let start = i + 1;
+                let vend = q[start..].find('"').map(|e| start + e).unwrap_or(q.len());
+                out.push(Lex::Filter(field.to_string(), q[start..vend].to_string()));
+                i = (vend + 1).min(q.len());
+                continue;
+            }
+        }
+        let (negated, body) = match chunk.strip_prefix('-') {
+            Some(rest) if !rest.is_empty() => (true, rest),
+            _ => (false, chunk.strip_prefix('+').unwrap_or(chunk)),
+        };
+        let words = analyzer::compounds(body);
+        let n = words.len();
+        let body_end_in_chunk = chunk.len() - body.len() + body.len();
+        for (k, (s, e)) in words.into_iter().enumerate() {
+            // Only the last compound can be "open", and only if nothing follows it.
+            let open = touches_end && k + 1 == n && e == body.len() && body_end_in_chunk == chunk.len();
+            out.push(Lex::Item(Item::Word(body[s..e].to_string()), negated, open));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(q: &str) -> ParsedQuery {
+        parse(q, |f| f == "type" || f == "tags")
+    }
+    fn w(s: &str) -> Item {
+        Item::Word(s.into())
+    }
+
+    #[test]
+    fn words_phrases_exclusions() {
+        let q = p(r#"install "virtual environment" -windows"#);
+        assert_eq!(q.groups.len(), 3);
+        assert_eq!(q.groups[0].items, vec![w("install")]);
+        assert_eq!(q.groups[1].items, vec![Item::Phrase("virtual environment".into())]);
+        assert!(q.groups[2].negated);
+        assert!(!q.open_last, "a negated word is never a prefix");
+    }
+
+    #[test]
+    fn or_groups_and_binding() {
+        let q = p("cache OR memo speed");
+        assert_eq!(q.groups.len(), 2);
+        assert_eq!(q.groups[0].items, vec![w("cache"), w("memo")]);
+        assert_eq!(q.groups[1].items, vec![w("speed")]);
+        let q = p("a OR b OR c");
+        assert_eq!(q.groups[0].items.len(), 3);
+        // lowercase "or" is a word
+        assert_eq!(p("cats or dogs").groups.len(), 3);
+    }
+
+    #[test]
+    fn filters_only_for_known_fields() {
+        let q = p(r#"deploy type:guide tags:"two words" http://x"#);
+        assert_eq!(q.filters, vec![("type".into(), "guide".into()), ("tags".into(), "two words".into())]);
+        assert_eq!(q.groups.len(), 3, "deploy, http, x");
+        assert_eq!(q.groups[1].items, vec![w("http")]);
+        assert_eq!(p("colour:red").groups.len(), 1, "one compound: colour, red, colourred");
+    }
+
+    #[test]
+    fn open_last_word_for_prefix() {
+        assert!(p("authen").open_last);
+        assert!(!p("authen ").open_last);
+        assert!(!p("\"authen\"").open_last);
+        assert!(p("read conf").open_last);
+        assert!(!p("read conf.").open_last);
+    }
+
+    #[test]
+    fn hostile_strings_parse() {
+        for q in ["\"", "-", "--", "OR", "OR OR", "-\"", "\"\"", "a:", ":", "-\"x", "type:", "\u{0}", "🦀 OR"] {
+            let _ = p(q);
+        }
+        assert!(p("\"unterminated phrase").groups[0].items[0] == Item::Phrase("unterminated phrase".into()));
+    }
+}

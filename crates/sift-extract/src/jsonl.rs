@@ -1,0 +1,117 @@
+//! JSONL records in the BEIR corpus shape: `{"_id", "title", "text", "url"?, "type"?,
+//! "tags"?, "date"?, …}`; every other scalar field (or list of scalars) becomes metadata,
+//! and a `metadata` object is flattened one level.
+
+use crate::{collapse_ws, ExtractError};
+use serde_json::Value;
+use sift_core::{Section, SourceDoc};
+use std::collections::BTreeMap;
+
+/// Parse a whole JSONL file. A malformed line stops the build with its line number: a
+/// corpus silently missing records is worse than a clear error.
+pub fn extract(bytes: &[u8], file: &str) -> Result<(Vec<SourceDoc>, Vec<String>), ExtractError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| ExtractError::Invalid(format!("{file}: not UTF-8 ({e})")))?;
+    let mut docs = Vec::new();
+    let mut warnings = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let v: Value = serde_json::from_str(line).map_err(|e| ExtractError::Invalid(format!("{file}:{}: invalid JSON: {e}", i + 1)))?;
+        match record(v) {
+            Ok(d) => docs.push(d),
+            Err(msg) => return Err(ExtractError::Invalid(format!("{file}:{}: {msg}", i + 1))),
+        }
+    }
+    if docs.is_empty() {
+        warnings.push(format!("{file}: no records"));
+    }
+    Ok((docs, warnings))
+}
+
+fn scalar(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn values(v: &Value) -> Vec<String> {
+    match v {
+        Value::Array(a) => a.iter().filter_map(scalar).collect(),
+        other => scalar(other).into_iter().collect(),
+    }
+}
+
+fn record(v: Value) -> Result<SourceDoc, String> {
+    let Value::Object(mut obj) = v else { return Err("a record must be a JSON object".into()) };
+    let id = obj.remove("_id").or_else(|| obj.remove("id")).as_ref().and_then(scalar).ok_or("record has no \"_id\"")?;
+    if id.trim().is_empty() {
+        return Err("record has an empty \"_id\"".into());
+    }
+    let title = obj.remove("title").as_ref().and_then(scalar).map(|s| collapse_ws(&s)).unwrap_or_default();
+    let text = obj.remove("text").as_ref().and_then(scalar).unwrap_or_default();
+    let url = obj.remove("url").as_ref().and_then(scalar).unwrap_or_else(|| format!("#{id}"));
+    let date = obj.remove("date").as_ref().and_then(scalar);
+    let mut metadata: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    if let Some(Value::Object(m)) = obj.remove("metadata") {
+        for (k, v) in m {
+            let vs = values(&v);
+            if !vs.is_empty() {
+                metadata.insert(k, vs);
+            }
+        }
+    }
+    for (k, v) in obj {
+        let vs = values(&v);
+        if !vs.is_empty() {
+            metadata.insert(k, vs);
+        }
+    }
+    let path = url.trim_start_matches('#').replace(['/', '\\'], " ");
+    Ok(SourceDoc {
+        id,
+        url,
+        title,
+        path,
+        sections: vec![Section { heading: String::new(), anchor: None, text: collapse_ws(&text) }],
+        metadata,
+        date,
+        links: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn beir_records_and_metadata() {
+        let src = br#"{"_id": "1", "title": "Wing", "text": "lift  and drag", "type": "paper", "tags": ["aero", 3], "metadata": {"year": 1960}}
+{"_id": 2, "title": "Other", "text": "x", "url": "/p/2", "date": "2024-01-02"}
+"#;
+        let (docs, w) = extract(src, "c.jsonl").unwrap();
+        assert!(w.is_empty());
+        assert_eq!(docs[0].id, "1");
+        assert_eq!(docs[0].sections[0].text, "lift and drag");
+        assert_eq!(docs[0].metadata["tags"], vec!["aero", "3"]);
+        assert_eq!(docs[0].metadata["year"], vec!["1960"]);
+        assert_eq!(docs[0].metadata["type"], vec!["paper"]);
+        assert_eq!(docs[1].id, "2");
+        assert_eq!(docs[1].url, "/p/2");
+        assert_eq!(docs[1].date.as_deref(), Some("2024-01-02"));
+    }
+
+    #[test]
+    fn bad_lines_name_their_line() {
+        let e = extract(b"{\"_id\":\"1\"}\n{oops}\n", "c.jsonl").unwrap_err();
+        assert!(matches!(&e, ExtractError::Invalid(m) if m.starts_with("c.jsonl:2:")), "{e}");
+        let e = extract(b"{\"title\":\"no id\"}\n", "c.jsonl").unwrap_err();
+        assert!(e.to_string().contains("_id"));
+        let e = extract(b"[1,2]\n", "c.jsonl").unwrap_err();
+        assert!(e.to_string().contains("object"));
+    }
+}
