@@ -119,6 +119,8 @@ pub enum Sort {
 /// A request that passed validation.
 #[derive(Debug, Clone)]
 pub struct ValidRequest {
+    /// The query with leading whitespace removed; trailing whitespace is kept because it
+    /// says the last word is finished.
     pub query: String,
     pub mode: Mode,
     pub filters: Vec<(String, Vec<String>)>,
@@ -154,7 +156,8 @@ impl SearchRequest {
                 format!("query is {} bytes; the maximum is {MAX_QUERY_BYTES}", self.query.len()),
             ));
         }
-        let query = self.query.trim();
+        // Leading space is noise; trailing space matters (a finished word is not a prefix).
+        let query = self.query.trim_start();
         if query.is_empty() {
             return Err(SiftError::new("empty_query", "query is empty; type some words to search for"));
         }

@@ -471,13 +471,26 @@ impl<'a> Run<'a> {
 
     /// Fuzzy expansions of a clause's word over every term shard.
     fn fuzzy_alts(&self, word: &str) -> Result<Vec<Alt>, SiftError> {
+        self.fuzzy_alts_in(word, false)
+    }
+
+    /// Fuzzy expansions; with `same_initial`, only in the term shards that can hold words
+    /// with the word's first letter (for optional suggestions, which must not make a
+    /// browser fetch the whole dictionary).
+    fn fuzzy_alts_in(&self, word: &str, same_initial: bool) -> Result<Vec<Alt>, SiftError> {
         let d = fuzzy::max_distance(word);
         if d == 0 {
             return Ok(Vec::new());
         }
         let stemmed = analyzer::stem(word).into_owned();
         let mut hits: BTreeMap<String, u8> = BTreeMap::new();
-        for si in 0..self.eng.term_shards.len() {
+        let shards: Vec<usize> = if same_initial {
+            let initial: String = word.chars().take(1).collect();
+            self.eng.shards_for_prefix(&initial)
+        } else {
+            (0..self.eng.term_shards.len()).collect()
+        };
+        for si in shards {
             let Some(shard) = self.term_shard(si) else { continue };
             for probe in [word, stemmed.as_str()] {
                 for h in fuzzy::fuzzy_terms(shard, probe, d, 64) {
@@ -650,7 +663,7 @@ impl<'a> Run<'a> {
 
         // Suggestions: a rewrite when words were corrected, or when a rare word has a much
         // more common neighbour.
-        let suggestions = self.suggestions(&mut clauses, &positive, &req.query)?;
+        let suggestions = self.suggestions(&mut clauses, &positive, &req.query, hits.len())?;
         need_or_continue!(self);
 
         // Order and page.
@@ -701,7 +714,7 @@ impl<'a> Run<'a> {
             total,
             limit: req.limit,
             offset: req.offset,
-            query: req.query.clone(),
+            query: req.query.trim_end().to_string(),
             search_type: "lexical".into(),
             fallback,
             suggestions,
@@ -741,7 +754,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn suggestions(&self, clauses: &mut [Clause], positive: &[usize], query: &str) -> Result<Vec<String>, SiftError> {
+    fn suggestions(&self, clauses: &mut [Clause], positive: &[usize], query: &str, found: usize) -> Result<Vec<String>, SiftError> {
         let mut rewrites: Vec<(String, String)> = Vec::new();
         for &i in positive {
             if let Some(s) = &clauses[i].suggestion {
@@ -750,11 +763,11 @@ impl<'a> Run<'a> {
             }
             let df = clauses[i].exact_df();
             let Some(w) = clauses[i].fuzzy_word.clone() else { continue };
-            if df == 0 || df >= 3 {
+            if df == 0 || df >= 3 || found >= 3 {
                 continue;
             }
-            // A rare word: suggest a neighbour that is far more common.
-            let alts = self.fuzzy_alts(&w)?;
+            // A rare word and few results: suggest a neighbour that is far more common.
+            let alts = self.fuzzy_alts_in(&w, true)?;
             if let Some(best) = alts.iter().filter(|a| a.terms[0].pl.df >= (20 * df).max(5)).max_by_key(|a| a.terms[0].pl.df) {
                 rewrites.push((clauses[i].label.clone(), self.surface(&best.terms[0])));
             }
@@ -927,7 +940,7 @@ impl<'a> Run<'a> {
         SearchResponse {
             limit: req.limit,
             offset: req.offset,
-            query: req.query.clone(),
+            query: req.query.trim_end().to_string(),
             search_type: "lexical".into(),
             fallback,
             ..Default::default()

@@ -22,7 +22,7 @@ pub struct Bm25fParams {
 
 impl Default for Bm25fParams {
     fn default() -> Self {
-        Bm25fParams { k1: 1.2, b: [0.5, 0.5, 0.6, 0.75], weight: [3.0, 3.0, 2.0, 1.0] }
+        Bm25fParams { k1: 1.5, b: [0.5, 0.5, 0.6, 0.75], weight: [3.0, 3.0, 2.0, 1.0] }
     }
 }
 

@@ -1,0 +1,132 @@
+//! Bundles on disk: open one and answer the engine's requests for shards from files, and
+//! write one atomically (temp dir, fsync, rename) so a failed build never leaves a
+//! half-written bundle where a site serves from.
+
+use anyhow::{anyhow, Context as _, Result};
+use sift_core::{BuiltBundle, Engine, SiftError, Step};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// An engine over a bundle directory, fed lazily from disk.
+pub struct DiskBundle {
+    pub dir: PathBuf,
+    pub engine: Engine,
+}
+
+impl DiskBundle {
+    pub fn open(dir: &Path) -> Result<DiskBundle, SiftError> {
+        let mpath = dir.join(sift_core::bundle::MANIFEST_FILE);
+        let bytes = fs::read(&mpath).map_err(|e| {
+            SiftError::new(
+                "bundle_missing",
+                format!("no Sift bundle at {} ({}: {e}); build one with `sift build <SOURCE> --out {}`", dir.display(), mpath.display(), dir.display()),
+            )
+        })?;
+        Ok(DiskBundle { dir: dir.to_path_buf(), engine: Engine::new(&bytes)? })
+    }
+
+    /// Load every shard now (benchmarks of warm queries).
+    pub fn load_all(&mut self) -> Result<(), SiftError> {
+        let files = self.engine.all_files();
+        self.load(&files)
+    }
+
+    pub fn load(&mut self, files: &[String]) -> Result<(), SiftError> {
+        for f in files {
+            if self.engine.is_loaded(f) {
+                continue;
+            }
+            let bytes = fs::read(self.dir.join(f))
+                .map_err(|e| SiftError::corrupt(format!("bundle shard {f} cannot be read: {e} (the bundle is incomplete)")))?;
+            self.engine.add_shard(f, &bytes)?;
+        }
+        Ok(())
+    }
+
+    /// Run an engine call to completion, loading the shards it asks for.
+    pub fn drive<T>(&mut self, mut call: impl FnMut(&Engine) -> Result<Step<T>, SiftError>) -> Result<T, SiftError> {
+        for _ in 0..8 {
+            match call(&self.engine)? {
+                Step::Done(v) => return Ok(v),
+                Step::Need(files) => self.load(&files)?,
+            }
+        }
+        Err(SiftError::new("internal", "the engine kept asking for shards"))
+    }
+}
+
+/// Write a bundle to `out` atomically: into a sibling temp dir first, then swapped in.
+pub fn write_atomic(built: &BuiltBundle, out: &Path) -> Result<u64> {
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    fs::create_dir_all(&parent).with_context(|| format!("cannot create {}", parent.display()))?;
+    refuse_non_bundle(out)?;
+    let name = out.file_name().ok_or_else(|| anyhow!("--out {} has no directory name", out.display()))?.to_string_lossy().into_owned();
+    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    let result = (|| -> Result<u64> {
+        fs::create_dir(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+        let mut total = 0u64;
+        let mut write = |file: &str, bytes: &[u8]| -> Result<()> {
+            let p = tmp.join(file);
+            let mut f = fs::File::create(&p).with_context(|| format!("cannot create {}", p.display()))?;
+            f.write_all(bytes).with_context(|| format!("cannot write {} (disk full?)", p.display()))?;
+            f.sync_all().with_context(|| format!("cannot sync {}", p.display()))?;
+            total += bytes.len() as u64;
+            Ok(())
+        };
+        for (file, bytes) in &built.shards {
+            write(file, bytes)?;
+        }
+        // The manifest last: a directory with a manifest is a complete bundle.
+        write(sift_core::bundle::MANIFEST_FILE, &built.manifest_bytes())?;
+        Ok(total)
+    })();
+    let total = match result {
+        Ok(t) => t,
+        Err(e) => {
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+    };
+    // Swap: old bundle aside, new one in, old one removed.
+    let old = parent.join(format!(".{name}.old-{}", std::process::id()));
+    let had_old = out.exists();
+    if had_old {
+        fs::rename(out, &old).with_context(|| format!("cannot move the previous bundle at {} aside", out.display()))?;
+    }
+    if let Err(e) = fs::rename(&tmp, out) {
+        if had_old {
+            let _ = fs::rename(&old, out);
+        }
+        let _ = fs::remove_dir_all(&tmp);
+        return Err(anyhow!("cannot move the new bundle into {}: {e}", out.display()));
+    }
+    if had_old {
+        let _ = fs::remove_dir_all(&old);
+    }
+    Ok(total)
+}
+
+/// Never replace a directory that is not a Sift bundle: `--out ./public` by mistake must not
+/// delete a site.
+fn refuse_non_bundle(out: &Path) -> Result<()> {
+    if !out.exists() {
+        return Ok(());
+    }
+    if !out.is_dir() {
+        return Err(anyhow!("--out {} exists and is not a directory", out.display()));
+    }
+    let empty = fs::read_dir(out).map(|mut d| d.next().is_none()).unwrap_or(false);
+    let is_bundle = fs::read(out.join(sift_core::bundle::MANIFEST_FILE))
+        .map(|b| String::from_utf8_lossy(&b).contains(sift_core::bundle::MANIFEST_MAGIC))
+        .unwrap_or(false);
+    if empty || is_bundle {
+        Ok(())
+    } else {
+        Err(anyhow!("refusing to replace {}: it exists and is not a Sift bundle (choose an empty or new --out directory)", out.display()))
+    }
+}

@@ -1,0 +1,333 @@
+//! `sift`: build, search, evaluate and benchmark Sift bundles.
+
+mod bench;
+mod bundle_io;
+mod eval;
+mod sources;
+
+use anyhow::Result;
+use bundle_io::DiskBundle;
+use clap::{Parser, Subcommand};
+use sift_core::contract::{FilterValue, Scalar};
+use sift_core::{BuildOptions, Context, MultiSearchRequest, SearchRequest, SiftError};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "sift", version, about = "Hybrid search that ships as static files", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Build a bundle from HTML/Markdown folders and .jsonl files.
+    Build(BuildArgs),
+    /// Search a bundle.
+    Search(SearchArgs),
+    /// Evaluate a bundle on a test collection (BEIR queries.jsonl + qrels .tsv).
+    Eval(eval::EvalArgs),
+    /// Benchmark build and queries on a site, with Pagefind built on the same site.
+    Bench(bench::BenchArgs),
+}
+
+#[derive(clap::Args)]
+pub struct BuildArgs {
+    /// Folders of HTML or Markdown, or .jsonl files (BEIR corpus shape).
+    #[arg(required = true)]
+    pub sources: Vec<PathBuf>,
+    /// Output directory of the bundle (replaced atomically).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// CSS selector of the main content of HTML pages (tried before main, [role=main], article, div.body).
+    #[arg(long)]
+    pub selector: Option<String>,
+    /// Prefix of every page URL (e.g. `/docs/`).
+    #[arg(long, default_value = "")]
+    pub base_url: String,
+    /// Metadata field usable in filters and facets (repeatable). Default: every field whose values look like categories.
+    #[arg(long = "filter-field")]
+    pub filter_fields: Vec<String>,
+    /// Skip HTML/Markdown files larger than this many bytes.
+    #[arg(long, default_value_t = 64 << 20)]
+    pub max_file_bytes: u64,
+    /// BM25F saturation k1.
+    #[arg(long, default_value_t = sift_core::rank::Bm25fParams::default().k1)]
+    pub k1: f32,
+    /// Field weights title,path,headings,body.
+    #[arg(long, value_delimiter = ',')]
+    pub field_weights: Option<Vec<f32>>,
+    /// Length normalisation b per field title,path,headings,body.
+    #[arg(long, value_delimiter = ',')]
+    pub field_b: Option<Vec<f32>>,
+    /// No progress bar or summary.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(clap::Args)]
+struct SearchArgs {
+    /// Bundle directory.
+    dir: PathBuf,
+    /// The query (omit when using --multi).
+    query: Option<String>,
+    #[arg(long)]
+    limit: Option<i64>,
+    #[arg(long)]
+    offset: Option<i64>,
+    /// FIELD=VALUE (repeatable; values of one field are OR-ed, fields AND-ed).
+    #[arg(long = "filter")]
+    filters: Vec<String>,
+    /// ISO date or span (7d, 2w, 3m, 1y).
+    #[arg(long)]
+    since: Option<String>,
+    /// relevance or date.
+    #[arg(long)]
+    sort: Option<String>,
+    /// auto, lexical, semantic or hybrid.
+    #[arg(long)]
+    mode: Option<String>,
+    #[arg(long)]
+    boost_recent: bool,
+    /// Include each result's full text.
+    #[arg(long)]
+    content: bool,
+    /// Per-result scoring details.
+    #[arg(long)]
+    explain: bool,
+    /// Run several queries merged by rank fusion (repeatable, up to 30).
+    #[arg(long = "multi")]
+    multi: Vec<String>,
+    /// Print the JSON contract's response (or error object).
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::Build(a) => build(&a).map(|_| ()),
+        Cmd::Search(a) => return search(&a),
+        Cmd::Eval(a) => eval::run(&a),
+        Cmd::Bench(a) => bench::run(&a),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+pub struct BuildReport {
+    pub docs: usize,
+    pub files: usize,
+    pub bytes: u64,
+    pub shards: usize,
+    pub seconds: f64,
+}
+
+pub fn build(a: &BuildArgs) -> Result<BuildReport> {
+    let t0 = Instant::now();
+    let opts = sources::SourceOptions {
+        selector: a.selector.clone(),
+        base_url: a.base_url.clone(),
+        exclude: vec![a.out.clone()],
+        max_file_bytes: a.max_file_bytes,
+        progress: !a.quiet,
+    };
+    let collected = sources::collect(&a.sources, &opts)?;
+    for w in &collected.warnings {
+        eprintln!("warning: {w}");
+    }
+    if collected.docs.is_empty() {
+        anyhow::bail!("no documents found in {:?}; nothing to index", a.sources);
+    }
+    let mut params = sift_core::rank::Bm25fParams { k1: a.k1, ..Default::default() };
+    for (name, v) in [("--field-weights", &a.field_weights), ("--field-b", &a.field_b)] {
+        if v.as_ref().is_some_and(|v| v.len() != 4) {
+            anyhow::bail!("{name} takes 4 comma-separated numbers: title,path,headings,body");
+        }
+    }
+    if let Some(w) = &a.field_weights {
+        params.weight.copy_from_slice(&w[..4]);
+    }
+    if let Some(b) = &a.field_b {
+        params.b.copy_from_slice(&b[..4]);
+    }
+    if !(params.k1 > 0.0 && params.weight.iter().all(|w| *w >= 0.0) && params.b.iter().all(|b| (0.0..=1.0).contains(b))) {
+        anyhow::bail!("BM25F parameters out of range: k1 > 0, weights >= 0, 0 <= b <= 1");
+    }
+    let bopts = BuildOptions {
+        params,
+        filter_fields: (!a.filter_fields.is_empty()).then(|| a.filter_fields.clone()),
+        ..Default::default()
+    };
+    let spinner = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
+    spinner.set_message(format!("indexing {} documents", collected.docs.len()));
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    let built = sift_core::build(&collected.docs, &bopts)?;
+    spinner.finish_and_clear();
+    for w in &built.warnings {
+        eprintln!("warning: {w}");
+    }
+    let bytes = bundle_io::write_atomic(&built, &a.out)?;
+    let report = BuildReport {
+        docs: collected.docs.len(),
+        files: collected.files,
+        bytes,
+        shards: built.shards.len(),
+        seconds: t0.elapsed().as_secs_f64(),
+    };
+    if !a.quiet {
+        eprintln!(
+            "built {} documents from {} files into {} ({} shards, {} terms, {:.1} KB) in {:.2}s; filterable: {}",
+            report.docs,
+            report.files,
+            a.out.display(),
+            report.shards + 1,
+            built.manifest.term_count,
+            bytes as f64 / 1024.0,
+            report.seconds,
+            if built.manifest.filter_fields.is_empty() { "none".to_string() } else { built.manifest.filter_fields.join(", ") }
+        );
+    }
+    Ok(report)
+}
+
+pub fn now_days() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64 / 86_400).unwrap_or(0)
+}
+
+fn parse_filters(raw: &[String]) -> Result<BTreeMap<String, FilterValue>, SiftError> {
+    let mut out: BTreeMap<String, Vec<Scalar>> = BTreeMap::new();
+    for f in raw {
+        let (k, v) = f
+            .split_once('=')
+            .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+            .ok_or_else(|| SiftError::new("invalid_filter", format!("--filter takes FIELD=VALUE; got {f:?}")))?;
+        out.entry(k.to_string()).or_default().push(Scalar::Str(v.to_string()));
+    }
+    Ok(out.into_iter().map(|(k, v)| (k, FilterValue::Many(v))).collect())
+}
+
+fn search(a: &SearchArgs) -> ExitCode {
+    match search_inner(a) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if a.json {
+                println!("{}", e.to_json());
+            } else {
+                eprintln!("error: {}", e.message);
+            }
+            if e.is_client_error() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
+    let t0 = Instant::now();
+    let ctx = Context { now_days: now_days() };
+    let filters = parse_filters(&a.filters)?;
+    let mut bundle = DiskBundle::open(&a.dir)?;
+    if !a.multi.is_empty() {
+        let req = MultiSearchRequest {
+            queries: a.multi.iter().map(|q| SearchRequest { query: q.clone(), filters: filters.clone(), since: a.since.clone(), mode: a.mode.clone(), ..Default::default() }).collect(),
+            limit: a.limit,
+            offset: a.offset,
+        };
+        let mut resp = bundle.drive(|e| e.multi_search(&req, &ctx))?;
+        resp.timings_ms.insert("total".into(), t0.elapsed().as_secs_f64() * 1000.0);
+        if a.json {
+            println!("{}", serde_json::to_string_pretty(&resp).unwrap_or_default());
+        } else {
+            println!("{} results for {} queries (merged by rank fusion)", resp.total, resp.queries.len());
+            for (i, q) in resp.queries.iter().enumerate() {
+                println!("  q{i}: {:?} — {} results", q.query, q.total);
+            }
+            for (i, r) in resp.results.iter().enumerate() {
+                println!("{:>3}. {:.3}  {}  [{}]  found by {:?}", resp.offset + i + 1, r.score, plain(&r.title), r.url, r.queries.clone().unwrap_or_default());
+            }
+        }
+        return Ok(());
+    }
+    let query = a.query.clone().ok_or_else(|| SiftError::new("empty_query", "give a query, or --multi queries"))?;
+    let req = SearchRequest {
+        query,
+        mode: a.mode.clone(),
+        filters,
+        since: a.since.clone(),
+        limit: a.limit,
+        offset: a.offset,
+        sort: a.sort.clone(),
+        boost_recent: a.boost_recent.then_some(true),
+        include_content: a.content.then_some(true),
+        explain: a.explain.then_some(true),
+    };
+    let mut resp = bundle.drive(|e| e.search(&req, &ctx))?;
+    resp.timings_ms.insert("total".into(), t0.elapsed().as_secs_f64() * 1000.0);
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&resp).unwrap_or_default());
+        return Ok(());
+    }
+    println!(
+        "{} result{} for {:?} ({}, {:.1} ms)",
+        resp.total,
+        if resp.total == 1 { "" } else { "s" },
+        resp.query,
+        resp.search_type,
+        resp.timings_ms["total"]
+    );
+    if let Some(f) = &resp.fallback {
+        println!("note: {} → {}: {}", f.from, f.to, f.reason);
+    }
+    for s in &resp.suggestions {
+        println!("did you mean: {s}");
+    }
+    for (i, r) in resp.results.iter().enumerate() {
+        println!("{:>3}. {:.3}  {}  [{}]", resp.offset + i + 1, r.score, plain(&r.title), r.url);
+        if !r.snippet.is_empty() {
+            println!("       {}", plain(&r.snippet));
+        }
+        for s in &r.sub_results {
+            println!("       ↳ {}  [{}]", plain(&s.title), s.url);
+        }
+        if let Some(c) = &r.content {
+            println!("{c}");
+        }
+        if let Some(x) = &r.explain {
+            println!("{}", serde_json::to_string_pretty(x).unwrap_or_default());
+        }
+    }
+    if !resp.facets.is_empty() {
+        for (field, values) in &resp.facets {
+            let mut vs: Vec<_> = values.iter().collect();
+            vs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let shown: Vec<String> = vs.iter().take(8).map(|(v, c)| format!("{v} ({c})")).collect();
+            println!("facet {field}: {}", shown.join(", "));
+        }
+    }
+    if resp.has_more {
+        println!("more: --offset {}", resp.offset + resp.limit);
+    }
+    Ok(())
+}
+
+/// Terminal rendering of the HTML-safe strings: marks as [brackets], entities decoded.
+fn plain(html: &str) -> String {
+    html.replace("<mark>", "[")
+        .replace("</mark>", "]")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}

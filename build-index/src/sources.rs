@@ -1,0 +1,130 @@
+//! Finding and reading sources: folders of HTML or Markdown, JSONL files. Extraction runs
+//! in parallel; documents come out sorted by source and path so builds are deterministic.
+
+use anyhow::{anyhow, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use sift_core::SourceDoc;
+use sift_extract::{html, jsonl, markdown, ExtractError};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+pub struct SourceOptions {
+    pub selector: Option<String>,
+    pub base_url: String,
+    /// Directories never read (the output bundle itself when it sits inside the site).
+    pub exclude: Vec<PathBuf>,
+    /// Files larger than this are skipped with a warning.
+    pub max_file_bytes: u64,
+    pub progress: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Html,
+    Markdown,
+    Jsonl,
+}
+
+fn kind_of(p: &Path) -> Option<Kind> {
+    match p.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+        "html" | "htm" => Some(Kind::Html),
+        "md" | "markdown" | "mdx" => Some(Kind::Markdown),
+        "jsonl" | "ndjson" => Some(Kind::Jsonl),
+        _ => None,
+    }
+}
+
+pub struct Collected {
+    pub docs: Vec<SourceDoc>,
+    pub warnings: Vec<String>,
+    pub files: usize,
+}
+
+/// Read every source. A malformed JSONL record is an error; an unreadable or binary page is
+/// skipped with a warning.
+pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
+    let excluded: Vec<PathBuf> = opts.exclude.iter().filter_map(|p| fs::canonicalize(p).ok()).collect();
+    let mut jobs: Vec<(PathBuf, String, Kind)> = Vec::new();
+    let mut warnings = Vec::new();
+    for src in sources {
+        let meta = fs::metadata(src).map_err(|e| anyhow!("source {} cannot be read: {e}", src.display()))?;
+        if meta.is_file() {
+            let kind = kind_of(src).ok_or_else(|| anyhow!("source {} is not a folder, .html, .md or .jsonl file", src.display()))?;
+            let rel = src.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+            jobs.push((src.clone(), rel, kind));
+            continue;
+        }
+        let mut found = 0usize;
+        let walker = walkdir::WalkDir::new(src).follow_links(false).sort_by_file_name().into_iter();
+        let mut it = walker.filter_entry(|e| {
+            let hidden = e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.');
+            let excl = fs::canonicalize(e.path()).map(|c| excluded.iter().any(|x| c.starts_with(x))).unwrap_or(false);
+            !hidden && !excl
+        });
+        loop {
+            let entry = match it.next() {
+                None => break,
+                Some(Ok(e)) => e,
+                Some(Err(e)) => {
+                    warnings.push(format!("skipped: {e}"));
+                    continue;
+                }
+            };
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let Some(kind) = kind_of(entry.path()) else { continue };
+            let rel = entry.path().strip_prefix(src).unwrap_or(entry.path()).to_string_lossy().replace('\\', "/");
+            jobs.push((entry.path().to_path_buf(), rel, kind));
+            found += 1;
+        }
+        if found == 0 {
+            warnings.push(format!("{}: no .html, .md or .jsonl files found", src.display()));
+        }
+    }
+
+    let bar = if opts.progress { ProgressBar::new(jobs.len() as u64) } else { ProgressBar::hidden() };
+    bar.set_style(ProgressStyle::with_template("{spinner} extracting {pos}/{len} files {wide_bar} {elapsed}").unwrap_or_else(|_| ProgressStyle::default_bar()));
+    let html_opts = html::HtmlOptions { selector: opts.selector.clone(), base_url: opts.base_url.clone() };
+    let results: Vec<Result<(Vec<SourceDoc>, Vec<String>)>> = jobs
+        .par_iter()
+        .map(|(path, rel, kind)| {
+            let r = extract_one(path, rel, *kind, &html_opts, opts);
+            bar.inc(1);
+            r
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut docs = Vec::new();
+    for r in results {
+        let (d, w) = r?;
+        docs.extend(d);
+        warnings.extend(w);
+    }
+    Ok(Collected { docs, warnings, files: jobs.len() })
+}
+
+fn extract_one(path: &Path, rel: &str, kind: Kind, html_opts: &html::HtmlOptions, opts: &SourceOptions) -> Result<(Vec<SourceDoc>, Vec<String>)> {
+    let size = match fs::metadata(path) {
+        Ok(m) => m.len(),
+        Err(e) => return Ok((Vec::new(), vec![format!("{rel}: cannot be read ({e}); skipped")])),
+    };
+    if size > opts.max_file_bytes && kind != Kind::Jsonl {
+        return Ok((Vec::new(), vec![format!("{rel}: {size} bytes is over the {} byte limit; skipped", opts.max_file_bytes)]));
+    }
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) => return Ok((Vec::new(), vec![format!("{rel}: cannot be read ({e}); skipped")])),
+    };
+    let r = match kind {
+        Kind::Html => html::extract(&bytes, rel, html_opts).map(|(d, w)| (vec![d], w)),
+        Kind::Markdown => markdown::extract(&bytes, rel, &opts.base_url).map(|(d, w)| (vec![d], w)),
+        Kind::Jsonl => jsonl::extract(&bytes, &path.display().to_string()),
+    };
+    match r {
+        Ok(v) => Ok(v),
+        Err(ExtractError::Skip(w)) => Ok((Vec::new(), vec![w])),
+        Err(ExtractError::Invalid(m)) => Err(anyhow!(m)),
+    }
+}

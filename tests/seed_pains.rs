@@ -1,0 +1,249 @@
+//! Every pain in ../shared/seeds, as a test over the small docs set in tests/corpus.
+
+use sift_core::{MultiSearchRequest, SearchRequest, Step};
+use sift_tests::*;
+
+#[test]
+fn page_named_for_a_term_outranks_pages_that_only_mention_it() {
+    // agentroot-title-boost.md: "does agentroot have mcp?" must put mcp-server first,
+    // although providers.md says "MCP" six times in its body.
+    let e = corpus_engine();
+    let r = search(&e, "does agentroot have mcp?");
+    assert_eq!(ids(&r)[0], "guides/mcp-server.md", "{:?}", ids(&r));
+    assert!(ids(&r).contains(&"guides/providers.md"));
+    // Scores are graded in 0..1, not 0/50/100.
+    let s: Vec<f32> = r.results.iter().map(|x| x.score).collect();
+    assert!(s.iter().all(|x| *x > 0.0 && *x <= 1.0), "{s:?}");
+    assert!(s[0] > s[1], "the title match scores higher: {s:?}");
+    // Two-letter acronyms count: "AI" is a term, not noise.
+    assert_eq!(ids(&search(&e, "AI agents"))[0], "guides/mcp-server.md");
+}
+
+#[test]
+fn a_misspelt_query_finds_its_page_and_says_so() {
+    let e = corpus_engine();
+    let r = search(&e, "authentificate");
+    assert_eq!(ids(&r)[0], "guides/authentication.md");
+    let f = r.fallback.as_ref().expect("fuzzy matching is reported");
+    assert_eq!((f.from.as_str(), f.to.as_str()), ("exact", "fuzzy"));
+    assert!(f.reason.contains("authentificate"), "{}", f.reason);
+    assert!(r.suggestions.iter().any(|s| s.starts_with("authentic")), "did you mean: {:?}", r.suggestions);
+    // Transposition is one edit.
+    assert_eq!(ids(&search(&e, "tarnsition"))[0], "reference/state-machine.md");
+    // Exact matches beat fuzzy ones: "cache" does not drag in "catch"-like neighbours first.
+    assert_eq!(ids(&search(&e, "cache"))[0], "reference/cache.md");
+}
+
+#[test]
+fn camel_snake_and_spaced_forms_find_the_same_page() {
+    let e = corpus_engine();
+    for q in ["StateMachine", "state_machine", "state machine", "state-machine", "statemachine"] {
+        let r = search(&e, q);
+        assert_eq!(ids(&r).first(), Some(&"reference/state-machine.md"), "{q}: {:?}", ids(&r));
+    }
+}
+
+#[test]
+fn or_returns_the_union_and_exclusion_removes() {
+    let e = corpus_engine();
+    let both = search(&e, "cache OR memo");
+    let ids_both = ids(&both);
+    assert!(ids_both.contains(&"reference/cache.md") && ids_both.contains(&"reference/memo.md"), "{ids_both:?}");
+    assert!(both.fallback.is_none(), "OR is what was asked, not a fallback");
+    let cache_only = search(&e, "cache");
+    assert!(!ids(&cache_only).contains(&"reference/memo.md"));
+    let r = search(&e, "cache -release");
+    assert!(ids(&r).contains(&"reference/cache.md") && !ids(&r).contains(&"blog/release-notes.md"), "{:?}", ids(&r));
+}
+
+#[test]
+fn phrases_need_adjacent_words() {
+    let e = corpus_engine();
+    let r = search(&e, "\"authentication tokens\"");
+    assert_eq!(ids(&r), vec!["guides/authentication.md"]);
+    // "tokens expire" is in the page, "expire tokens" is not.
+    assert_eq!(ids(&search(&e, "\"tokens expire\"")), vec!["guides/authentication.md"]);
+    let r = search(&e, "\"expire tokens\"");
+    assert!(r.results.is_empty() && r.fallback.is_some(), "reversed phrase does not match: {:?}", ids(&r));
+}
+
+#[test]
+fn filters_facets_and_since_narrow_correctly() {
+    let e = corpus_engine();
+    // All pages mentioning agentroot, then only guides since 2024.
+    let all = search_json(&e, r#"{"query": "agentroot"}"#).unwrap();
+    assert_eq!(all.total, 4, "{:?}", ids(&all));
+    assert_eq!(all.facets["type"]["guide"], 4);
+    let r = search_json(&e, r#"{"query": "agentroot", "filters": {"type": "guide"}, "since": "2024-01-01"}"#).unwrap();
+    let mut got = ids(&r);
+    got.sort();
+    assert_eq!(got, vec!["guides/authentication.md", "guides/mcp-server.md"]);
+    // A list of values is OR within the field; the query syntax does the same.
+    let r = search_json(&e, r#"{"query": "agentroot", "filters": {"type": ["guide", "reference"]}}"#).unwrap();
+    assert_eq!(r.total, all.total);
+    let r = search(&e, "agentroot type:reference");
+    assert!(r.results.iter().all(|x| x.doc_type.as_deref() == Some("reference")), "{:?}", ids(&r));
+    // Relative since: the release notes are 12 days old on the fixed test date.
+    let r = search_json(&e, r#"{"query": "cache", "since": "2w"}"#).unwrap();
+    assert_eq!(ids(&r), vec!["blog/release-notes.md"]);
+    // Sort by date, newest first.
+    let r = search_json(&e, r#"{"query": "cache", "sort": "date"}"#).unwrap();
+    assert_eq!(ids(&r)[0], "blog/release-notes.md");
+    // Unknown values match nothing, and say so.
+    let r = search_json(&e, r#"{"query": "agentroot", "filters": {"type": "nope"}}"#).unwrap();
+    assert_eq!(r.total, 0);
+    assert!(r.fallback.unwrap().reason.contains("filters"));
+}
+
+#[test]
+fn recency_boost_reorders_towards_new_pages() {
+    let e = corpus_engine();
+    let plain = search_json(&e, r#"{"query": "cache OR memo OR release"}"#).unwrap();
+    let boosted = search_json(&e, r#"{"query": "cache OR memo OR release", "boost_recent": true}"#).unwrap();
+    let pos = |r: &sift_core::SearchResponse| ids(r).iter().position(|i| *i == "blog/release-notes.md").unwrap();
+    assert!(pos(&boosted) <= pos(&plain));
+    assert!(boosted.results[0].score <= 1.0);
+}
+
+#[test]
+fn a_query_that_matches_nothing_explains_itself() {
+    let e = corpus_engine();
+    let r = search(&e, "zzqxv wwkkj");
+    assert!(r.results.is_empty());
+    assert_eq!(r.total, 0);
+    assert!(!r.has_more);
+    let f = r.fallback.expect("an explanation, never a silent empty page");
+    assert!(f.reason.contains("no document"), "{}", f.reason);
+}
+
+#[test]
+fn and_relaxes_to_or_and_reports_it() {
+    let e = corpus_engine();
+    let r = search(&e, "memo transition");
+    assert!(r.total >= 2);
+    let f = r.fallback.expect("relaxation is reported");
+    assert_eq!((f.from.as_str(), f.to.as_str()), ("all terms", "any term"));
+}
+
+#[test]
+fn snippets_and_titles_never_carry_page_markup() {
+    let e = corpus_engine();
+    let r = search(&e, "script alert escaping");
+    let hit = r.results.iter().find(|x| x.id == "reference/escaping.md").expect("found");
+    for s in std::iter::once(&hit.snippet).chain(std::iter::once(&hit.title)) {
+        let without_marks = s.replace("<mark>", "").replace("</mark>", "");
+        assert!(!without_marks.contains('<'), "unescaped markup in {s:?}");
+    }
+    assert!(hit.snippet.contains("&lt;<mark>script</mark>&gt;"), "{}", hit.snippet);
+    assert!(hit.snippet.contains("<mark>"), "{}", hit.snippet);
+    assert_eq!(hit.title, "Escaping &lt;b&gt;markup&lt;/b&gt; in pages");
+    let r = search(&e, "onerror");
+    assert!(!r.results[0].snippet.replace("<mark>", "").replace("</mark>", "").contains('<'));
+}
+
+#[test]
+fn sub_results_deep_link_to_sections() {
+    let e = corpus_engine();
+    let r = search(&e, "rotate tokens");
+    let hit = &r.results[0];
+    assert_eq!(hit.id, "guides/authentication.md");
+    assert!(hit.sub_results.iter().any(|s| s.url == "/guides/authentication.html#rotating"), "{:?}", hit.sub_results);
+    let r = search_json(&e, r#"{"query": "rotate tokens", "include_content": true}"#).unwrap();
+    assert!(r.results[0].content.as_deref().unwrap().contains("Rotate authentication tokens"));
+}
+
+#[test]
+fn search_as_you_type_matches_the_last_word_as_a_prefix() {
+    let e = corpus_engine();
+    for q in ["authen", "authenticat", "memoiz", "transit"] {
+        let r = search(&e, q);
+        assert!(!r.results.is_empty(), "{q}");
+    }
+    assert_eq!(ids(&search(&e, "authen"))[0], "guides/authentication.md");
+    assert_eq!(ids(&search(&e, "state mach"))[0], "reference/state-machine.md");
+    // A finished word (followed by a space) is not a prefix.
+    assert!(search(&e, "authen ").results.is_empty() || search(&e, "authen ").fallback.is_some());
+}
+
+#[test]
+fn pagination_total_and_has_more() {
+    let e = corpus_engine();
+    let all = search_json(&e, r#"{"query": "agentroot", "limit": 50}"#).unwrap();
+    let p1 = search_json(&e, r#"{"query": "agentroot", "limit": 2}"#).unwrap();
+    let p2 = search_json(&e, r#"{"query": "agentroot", "limit": 2, "offset": 2}"#).unwrap();
+    assert_eq!(p1.total, all.total);
+    assert!(p1.has_more);
+    assert_eq!(ids(&p1), ids(&all)[..2].to_vec());
+    assert_eq!(ids(&p2), ids(&all)[2..4].to_vec());
+    let last = search_json(&e, &format!(r#"{{"query": "agentroot", "limit": 2, "offset": {}}}"#, all.total - 1)).unwrap();
+    assert!(!last.has_more);
+    assert_eq!(last.results.len(), 1);
+}
+
+#[test]
+fn explain_says_which_terms_matched_where() {
+    let e = corpus_engine();
+    let r = search_json(&e, r#"{"query": "mcp server", "explain": true}"#).unwrap();
+    let x = r.results[0].explain.as_ref().expect("explain");
+    let first = &x["clauses"][0];
+    assert_eq!(first["clause"], "mcp");
+    assert!(first["best"]["terms"][0]["fields"]["title"].as_u64().unwrap() >= 1);
+    assert!(x["normalised"].as_f64().unwrap() > 0.0);
+    assert!((x["final"].as_f64().unwrap() - r.results[0].score as f64).abs() < 1e-3);
+}
+
+#[test]
+fn multi_search_fuses_and_deduplicates() {
+    let e = corpus_engine();
+    let req: MultiSearchRequest = serde_json::from_str(
+        r#"{"queries": [{"query": "cache"}, {"query": "memo"}, {"query": "cache memory"}, {"query": "agentroot", "filters": {"type": "reference"}}]}"#,
+    )
+    .unwrap();
+    let Step::Done(r) = e.multi_search(&req, &ctx()).unwrap() else { panic!("all loaded") };
+    let got = ids_multi(&r);
+    let mut dedup = got.clone();
+    dedup.sort();
+    dedup.dedup();
+    assert_eq!(dedup.len(), got.len(), "no duplicates: {got:?}");
+    assert_eq!(got[0], "reference/cache.md", "found by two queries, ranked first: {got:?}");
+    let found_by = r.results[0].queries.clone().unwrap();
+    assert!(found_by.contains(&0) && found_by.contains(&2), "{found_by:?}");
+    assert!(got.contains(&"reference/memo.md"));
+    assert_eq!(r.queries.len(), 4);
+    // 31 queries are refused.
+    let many = MultiSearchRequest { queries: (0..31).map(|i| SearchRequest::new(format!("q{i}"))).collect(), ..Default::default() };
+    assert_eq!(e.multi_search(&many, &ctx()).unwrap_err().code, "too_many_queries");
+    let none = MultiSearchRequest::default();
+    assert!(e.multi_search(&none, &ctx()).is_err());
+}
+
+fn ids_multi(r: &sift_core::MultiSearchResponse) -> Vec<&str> {
+    r.results.iter().map(|x| x.id.as_str()).collect()
+}
+
+#[test]
+fn bad_input_gets_clear_errors_not_panics() {
+    let e = corpus_engine();
+    let cases = [
+        (r#"{"query": ""}"#, "empty_query"),
+        (r#"{"query": "x", "limit": 0}"#, "invalid_limit"),
+        (r#"{"query": "x", "limit": 500}"#, "invalid_limit"),
+        (r#"{"query": "x", "filters": {"colour": "red"}}"#, "unknown_filter"),
+        (r#"{"query": "x", "mode": "semantic"}"#, "no_vectors"),
+        (r#"{"query": "x", "since": "later"}"#, "invalid_since"),
+        (r#"{"query": "#, "invalid_json"),
+    ];
+    for (json, code) in cases {
+        assert_eq!(search_json(&e, json).unwrap_err().code, code, "{json}");
+    }
+    let huge = format!(r#"{{"query": "{}"}}"#, "word ".repeat(20_000));
+    assert_eq!(search_json(&e, &huge).unwrap_err().code, "query_too_long");
+    let many_terms: String = (0..100).map(|i| format!("t{i} ")).collect();
+    assert_eq!(search(&e, "cache").results.is_empty(), false);
+    assert_eq!(run(&e, &SearchRequest::new(many_terms)).unwrap_err().code, "query_too_long");
+    // Hostile but valid strings are just queries.
+    for q in ["\"", "-", "OR", "-cache", "\u{0}\u{1}", "🦀", "a:b:c", "((()))", "\\", "<script>"] {
+        let r = run(&e, &SearchRequest::new(q));
+        assert!(r.is_ok() || r.as_ref().unwrap_err().code == "empty_query", "{q:?}: {r:?}");
+    }
+}

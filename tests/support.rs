@@ -1,0 +1,88 @@
+//! Helpers shared by the integration tests: the seed-pain corpus, an engine over it, the
+//! `sift` binary, and where `../shared` is (when it is there).
+
+use sift_core::date::days_from_civil;
+use sift_core::{BuildOptions, Context, Engine, SearchRequest, SearchResponse, SiftError, SourceDoc, Step};
+use std::path::{Path, PathBuf};
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+}
+
+/// The small docs set in tests/corpus, extracted like `sift build` does.
+pub fn corpus_docs() -> Vec<SourceDoc> {
+    let root = repo_root().join("tests/corpus");
+    let mut files = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("corpus readable") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+        .iter()
+        .map(|p| {
+            let rel = p.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+            sift_extract::markdown::extract(&std::fs::read(p).unwrap(), &rel, "/").expect("corpus page extracts").0
+        })
+        .collect()
+}
+
+pub fn corpus_engine() -> Engine {
+    sift_core::engine_from_docs(&corpus_docs(), &BuildOptions::default()).expect("corpus builds")
+}
+
+/// "Today" for the tests: fixed, so `since: 7d` means the same thing every run.
+pub fn ctx() -> Context {
+    Context { now_days: days_from_civil(2026, 11, 22) }
+}
+
+pub fn run(engine: &Engine, req: &SearchRequest) -> Result<SearchResponse, SiftError> {
+    match engine.search(req, &ctx())? {
+        Step::Done(r) => Ok(r),
+        Step::Need(f) => panic!("engine with every shard loaded asked for {f:?}"),
+    }
+}
+
+/// Search with a JSON request.
+pub fn search_json(engine: &Engine, json: &str) -> Result<SearchResponse, SiftError> {
+    run(engine, &SearchRequest::from_json(json.as_bytes())?)
+}
+
+pub fn search(engine: &Engine, q: &str) -> SearchResponse {
+    run(engine, &SearchRequest::new(q)).unwrap_or_else(|e| panic!("{q:?}: {e}"))
+}
+
+pub fn ids(r: &SearchResponse) -> Vec<&str> {
+    r.results.iter().map(|x| x.id.as_str()).collect()
+}
+
+/// The `sift` binary of this workspace (built by `cargo test --workspace`).
+pub fn sift_bin() -> PathBuf {
+    let exe = std::env::current_exe().expect("test exe path");
+    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
+    let bin = dir.join(format!("sift{}", std::env::consts::EXE_SUFFIX));
+    assert!(bin.exists(), "{} not built: run `cargo test --workspace`", bin.display());
+    bin
+}
+
+/// `../shared` beside the repository, when present (CI has it; a fresh clone may not).
+pub fn shared_dir() -> Option<PathBuf> {
+    let p = repo_root().parent()?.join("shared");
+    p.join("data").is_dir().then_some(p)
+}
+
+/// A fresh scratch directory under the target dir.
+pub fn scratch(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test exe path");
+    let d = exe.parent().unwrap().join("scratch").join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
