@@ -1,1 +1,203 @@
+//! End-to-end: the `sift` binary on real files — build, search, eval — including bad input,
+//! corrupt bundles, hostile pages, determinism and atomic replacement.
 
+use sift_tests::*;
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn sift(args: &[&str]) -> Output {
+    let out = Command::new(sift_bin_at(env!("CARGO_BIN_EXE_sift"))).args(args).output().expect("sift runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "sift {args:?} panicked: {stderr}");
+    out
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
+}
+
+fn build_corpus(out: &Path) {
+    let corpus = repo_root().join("tests/corpus");
+    let o = sift(&["build", corpus.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+fn dir_bytes(d: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = fs::read_dir(d).unwrap().map(|e| e.unwrap().path()).map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap())).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn build_then_search_json_speaks_the_contract() {
+    let d = scratch("cli-search");
+    let b = d.join("bundle");
+    build_corpus(&b);
+    assert!(b.join("manifest.json").exists());
+    let o = sift(&["search", b.to_str().unwrap(), "does agentroot have mcp?", "--json"]);
+    assert!(o.status.success());
+    let v = json(&o);
+    assert_eq!(v["results"][0]["id"], "guides/mcp-server.md");
+    for key in ["results", "total", "limit", "offset", "has_more", "query", "search_type"] {
+        assert!(v.get(key).is_some(), "missing {key}: {v}");
+    }
+    assert_eq!(v["search_type"], "lexical");
+    // Human output, filters and multi-search.
+    let o = sift(&["search", b.to_str().unwrap(), "agentroot", "--filter", "type=guide", "--limit", "2"]);
+    let text = stdout(&o);
+    assert!(text.contains("4 results") && text.contains("more: --offset 2"), "{text}");
+    let o = sift(&["search", b.to_str().unwrap(), "--multi", "cache", "--multi", "memo", "--json"]);
+    let v = json(&o);
+    assert_eq!(v["queries"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn bad_input_exits_with_clear_errors() {
+    let d = scratch("cli-bad");
+    let b = d.join("bundle");
+    build_corpus(&b);
+    let bs = b.to_str().unwrap();
+    for (args, code) in [
+        (vec!["search", bs, "x", "--limit", "0", "--json"], "invalid_limit"),
+        (vec!["search", bs, "x", "--limit", "500", "--json"], "invalid_limit"),
+        (vec!["search", bs, "", "--json"], "empty_query"),
+        (vec!["search", bs, "x", "--filter", "colour=red", "--json"], "unknown_filter"),
+        (vec!["search", bs, "x", "--filter", "nonsense", "--json"], "invalid_filter"),
+    ] {
+        let o = sift(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(json(&o)["error"]["code"], code, "{args:?}");
+    }
+    let huge = "a".repeat(100 * 1024);
+    let o = sift(&["search", bs, &huge, "--json"]);
+    assert_eq!(json(&o)["error"]["code"], "query_too_long");
+    // A missing bundle.
+    let o = sift(&["search", d.join("nope").to_str().unwrap(), "x"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no Sift bundle"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn a_corrupt_shard_is_refused_with_a_clear_error() {
+    let d = scratch("cli-corrupt");
+    let b = d.join("bundle");
+    build_corpus(&b);
+    // Flip bytes in every term shard: whichever the query needs is corrupt.
+    for e in fs::read_dir(&b).unwrap() {
+        let p = e.unwrap().path();
+        if p.file_name().unwrap().to_string_lossy().starts_with("t-") {
+            let mut bytes = fs::read(&p).unwrap();
+            let n = bytes.len();
+            bytes[n / 2] ^= 0x55;
+            bytes[n - 1] ^= 0x55;
+            fs::write(&p, bytes).unwrap();
+        }
+    }
+    let o = sift(&["search", b.to_str().unwrap(), "cache", "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["error"]["code"], "bundle_corrupt");
+    assert!(v["error"]["message"].as_str().unwrap().contains("checksum"), "{v}");
+    // A truncated manifest.
+    let m = fs::read(b.join("manifest.json")).unwrap();
+    fs::write(b.join("manifest.json"), &m[..m.len() / 3]).unwrap();
+    let o = sift(&["search", b.to_str().unwrap(), "cache", "--json"]);
+    assert_eq!(json(&o)["error"]["code"], "bundle_corrupt");
+}
+
+#[test]
+fn html_with_script_text_is_indexed_as_text_and_shown_escaped() {
+    let d = scratch("cli-html");
+    let site = d.join("site");
+    fs::create_dir_all(site.join("docs")).unwrap();
+    fs::write(
+        site.join("docs/xss.html"),
+        r#"<html><head><title>XSS &amp; you</title></head><body><nav>menu</nav><main><h1>Hostile <em>page</em></h1>
+        <p>Text mentions &lt;script&gt;alert(1)&lt;/script&gt; and &lt;img src=x onerror=alert(2)&gt; literally.</p>
+        <script>document.write("injected")</script></main></body></html>"#,
+    )
+    .unwrap();
+    fs::write(site.join("index.html"), "<html><body><main><h1>Home</h1><p>Welcome.</p></main></body></html>").unwrap();
+    fs::write(site.join("binary.html"), b"\x89PNG\r\n\x1a\n\x00\x00\x00").unwrap();
+    let b = d.join("out");
+    let o = sift(&["build", site.to_str().unwrap(), "--out", b.to_str().unwrap()]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("binary.html: looks binary"), "skips with a warning");
+    let v = json(&sift(&["search", b.to_str().unwrap(), "alert onerror", "--json"]));
+    let r = &v["results"][0];
+    assert_eq!(r["id"], "docs/xss.html");
+    assert_eq!(r["url"], "docs/xss.html");
+    let snippet = r["snippet"].as_str().unwrap().replace("<mark>", "").replace("</mark>", "");
+    assert!(!snippet.contains('<') && snippet.contains("&lt;script&gt;"), "{snippet}");
+    assert_eq!(r["title"], "Hostile page");
+    let v = json(&sift(&["search", b.to_str().unwrap(), "injected", "--json"]));
+    assert_eq!(v["total"], 0, "script bodies are not content");
+    let v = json(&sift(&["search", b.to_str().unwrap(), "menu", "--json"]));
+    assert_eq!(v["total"], 0, "navigation is not content");
+}
+
+#[test]
+fn builds_are_deterministic_and_atomic() {
+    let d = scratch("cli-atomic");
+    let (a, b) = (d.join("a"), d.join("b"));
+    build_corpus(&a);
+    build_corpus(&b);
+    assert_eq!(dir_bytes(&a), dir_bytes(&b), "same input, same bytes");
+    // Rebuilding over an existing bundle replaces it.
+    build_corpus(&a);
+    assert_eq!(dir_bytes(&a), dir_bytes(&b));
+    // A failing build (bad JSONL line) leaves the previous bundle as it was, no temp dirs.
+    let bad = d.join("bad.jsonl");
+    fs::write(&bad, "{\"_id\": \"1\", \"text\": \"ok\"}\n{not json}\n").unwrap();
+    let o = sift(&["build", bad.to_str().unwrap(), "--out", a.to_str().unwrap(), "--quiet"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("bad.jsonl:2"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(dir_bytes(&a), dir_bytes(&b));
+    let leftovers: Vec<_> = fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with('.')).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // A directory that is not a bundle is never replaced.
+    let site = d.join("site");
+    fs::create_dir_all(&site).unwrap();
+    fs::write(site.join("index.html"), "<main><p>precious</p></main>").unwrap();
+    let corpus = repo_root().join("tests/corpus");
+    let o = sift(&["build", corpus.to_str().unwrap(), "--out", site.to_str().unwrap(), "--quiet"]);
+    assert!(!o.status.success());
+    assert!(site.join("index.html").exists());
+}
+
+#[test]
+fn the_bundle_can_live_inside_the_site_it_indexes() {
+    let d = scratch("cli-inside");
+    let site = d.join("public");
+    fs::create_dir_all(&site).unwrap();
+    fs::write(site.join("page.md"), "# Page\ntext about widgets\n").unwrap();
+    let out = site.join("_sift");
+    for _ in 0..2 {
+        let o = sift(&["build", site.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let v = json(&sift(&["search", out.to_str().unwrap(), "widgets", "--json"]));
+    assert_eq!(v["total"], 1);
+}
+
+#[test]
+fn eval_prints_the_metrics() {
+    let d = scratch("cli-eval");
+    fs::write(d.join("corpus.jsonl"), "{\"_id\":\"1\",\"title\":\"wing lift\",\"text\":\"lift of a wing\"}\n{\"_id\":\"2\",\"title\":\"drag\",\"text\":\"drag of a body\"}\n").unwrap();
+    fs::write(d.join("queries.jsonl"), "{\"_id\":\"q1\",\"text\":\"wing lift\"}\n{\"_id\":\"q2\",\"text\":\"body drag\"}\n").unwrap();
+    fs::write(d.join("qrels.tsv"), "query-id\tcorpus-id\tscore\nq1\t1\t2\nq2\t2\t1\n").unwrap();
+    let b = d.join("b");
+    assert!(sift(&["build", d.join("corpus.jsonl").to_str().unwrap(), "--out", b.to_str().unwrap(), "-q"]).status.success());
+    let o = sift(&["eval", b.to_str().unwrap(), "--queries", d.join("queries.jsonl").to_str().unwrap(), "--qrels", d.join("qrels.tsv").to_str().unwrap(), "--json"]);
+    let v = json(&o);
+    assert_eq!(v["queries"], 2);
+    assert_eq!(v["ndcg@10"], 1.0);
+    assert_eq!(v["mrr@10"], 1.0);
+    assert_eq!(v["recall@100"], 1.0);
+    assert_eq!(v["map@100"], 1.0);
+}

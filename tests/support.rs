@@ -63,13 +63,9 @@ pub fn ids(r: &SearchResponse) -> Vec<&str> {
     r.results.iter().map(|x| x.id.as_str()).collect()
 }
 
-/// The `sift` binary of this workspace (built by `cargo test --workspace`).
-pub fn sift_bin() -> PathBuf {
-    let exe = std::env::current_exe().expect("test exe path");
-    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
-    let bin = dir.join(format!("sift{}", std::env::consts::EXE_SUFFIX));
-    assert!(bin.exists(), "{} not built: run `cargo test --workspace`", bin.display());
-    bin
+/// The `sift` binary under test (`CARGO_BIN_EXE_sift` of the test target that calls this).
+pub fn sift_bin_at(path: &str) -> PathBuf {
+    PathBuf::from(path)
 }
 
 /// `../shared` beside the repository, when present (CI has it; a fresh clone may not).
