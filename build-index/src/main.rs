@@ -107,6 +107,12 @@ struct SearchArgs {
 }
 
 fn main() -> ExitCode {
+    // `sift search … | head` must end quietly when head closes the pipe, like any Unix
+    // tool, instead of panicking on the failed write.
+    #[cfg(unix)]
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Build(a) => build(&a).map(|_| ()),

@@ -67,9 +67,23 @@ pub fn term_of(word: &str) -> String {
 pub fn tokenize(text: &str, first_pos: u32, out: &mut Vec<Token>) -> u32 {
     let mut pos = first_pos;
     for (start, end) in compounds(text) {
-        pos = emit_compound(text, start, end, pos, out);
+        pos = emit_compound(text, start, end, pos, None, out);
     }
     pos
+}
+
+/// Like `tokenize`, but a word whose folded form fails `could_match` is not stemmed (its
+/// term is left empty). Stems keep a word's first letters, so a snippet builder that only
+/// looks for a few terms can skip stemming nearly every word of a long page.
+/// Stops after position `stop_at` (a snippet needs nothing beyond its window).
+pub fn tokenize_filtered(text: &str, could_match: &dyn Fn(&str) -> bool, stop_at: u32, out: &mut Vec<Token>) {
+    let mut pos = 0;
+    for (start, end) in compounds_iter(text) {
+        if pos > stop_at {
+            break;
+        }
+        pos = emit_compound(text, start, end, pos, Some(could_match), out);
+    }
 }
 
 /// Convenience: the terms of `text` in order, joined forms included.
@@ -86,22 +100,39 @@ fn is_word(seg: &str) -> bool {
 /// Byte ranges of compounds: UAX #29 words, with words joined by a single `-` merged
 /// (UAX #29 already keeps `snake_case`, `os.path` and `don't` together).
 pub fn compounds(text: &str) -> Vec<(usize, usize)> {
-    let mut out: Vec<(usize, usize)> = Vec::new();
-    let mut pending_hyphen: Option<usize> = None; // end of a word followed directly by '-'
-    for (i, seg) in text.split_word_bound_indices() {
-        if is_word(seg) {
-            match (pending_hyphen, out.last_mut()) {
-                (Some(hy_end), Some(last)) if hy_end == i => last.1 = i + seg.len(),
-                _ => out.push((i, i + seg.len())),
+    compounds_iter(text).collect()
+}
+
+/// Lazy form of `compounds`: callers that stop early do not segment the rest of the text.
+pub fn compounds_iter(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut segs = text.split_word_bound_indices().peekable();
+    std::iter::from_fn(move || {
+        // Find the next word, then absorb `-word` continuations (kebab-case).
+        let (start, mut end) = loop {
+            let (i, seg) = segs.next()?;
+            if is_word(seg) {
+                break (i, i + seg.len());
             }
-            pending_hyphen = None;
-        } else if seg == "-" && out.last().is_some_and(|l| l.1 == i) {
-            pending_hyphen = Some(i + 1);
-        } else {
-            pending_hyphen = None;
+        };
+        loop {
+            match segs.peek() {
+                Some(&(i, "-")) if i == end => {
+                    let mut ahead = segs.clone();
+                    ahead.next();
+                    match ahead.peek() {
+                        Some(&(j, w)) if j == i + 1 && is_word(w) => {
+                            segs.next();
+                            let (j, w) = segs.next().expect("peeked");
+                            end = j + w.len();
+                        }
+                        _ => break,
+                    }
+                }
+                _ => break,
+            }
         }
-    }
-    out
+        Some((start, end))
+    })
 }
 
 /// Split a compound into parts: connectors (`_ . - :`) separate, apostrophes vanish
@@ -144,7 +175,13 @@ fn parts(s: &str, base: usize) -> Vec<(usize, usize, String)> {
     out
 }
 
-fn emit_compound(text: &str, start: usize, end: usize, pos: u32, out: &mut Vec<Token>) -> u32 {
+fn emit_compound(text: &str, start: usize, end: usize, pos: u32, could_match: Option<&dyn Fn(&str) -> bool>, out: &mut Vec<Token>) -> u32 {
+    let stem_if = |f: &str| -> String {
+        match could_match {
+            Some(cm) if !cm(f) => String::new(),
+            _ => stem(f).into_owned(),
+        }
+    };
     let ps = parts(&text[start..end], start);
     let mut folded_parts: Vec<(usize, usize, String)> = Vec::with_capacity(ps.len());
     for (s, e, p) in ps {
@@ -159,7 +196,7 @@ fn emit_compound(text: &str, start: usize, end: usize, pos: u32, out: &mut Vec<T
     }
     for (k, (s, e, f)) in folded_parts.iter().enumerate() {
         out.push(Token {
-            term: stem(f).into_owned(),
+            term: stem_if(f),
             pos: pos + k as u32,
             start: *s,
             end: *e,
@@ -170,7 +207,7 @@ fn emit_compound(text: &str, start: usize, end: usize, pos: u32, out: &mut Vec<T
         let joined: String = folded_parts.iter().map(|p| p.2.as_str()).collect();
         if joined.chars().count() <= MAX_TERM_CHARS {
             out.push(Token {
-                term: stem(&joined).into_owned(),
+                term: stem_if(&joined),
                 pos,
                 start: folded_parts[0].0,
                 end: folded_parts[folded_parts.len() - 1].1,

@@ -71,9 +71,10 @@ pub struct DocTokens {
 }
 
 /// Walk a document's fields in index order — title, path, then each section's heading and
-/// body — calling `f(field, text, tokens)` with positions laid out in one space. The one
-/// definition of the position layout, shared by the builder and reference implementations.
-pub fn visit_doc_fields(doc: &SourceDoc, mut f: impl FnMut(usize, &str, &[Token])) {
+/// body — calling `f(field, text, tokens)` with positions laid out in one space. Returns the
+/// position where each section starts. The one definition of the position layout, shared
+/// by the builder and reference implementations.
+pub fn visit_doc_fields(doc: &SourceDoc, mut f: impl FnMut(usize, &str, &[Token])) -> Vec<u32> {
     let mut pos = 0u32;
     let mut buf = Vec::new();
     let mut push = |field: usize, text: &str, pos: &mut u32| {
@@ -84,12 +85,15 @@ pub fn visit_doc_fields(doc: &SourceDoc, mut f: impl FnMut(usize, &str, &[Token]
     };
     push(rank::FIELD_TITLE, &doc.title, &mut pos);
     push(rank::FIELD_PATH, &doc.path, &mut pos);
+    let mut starts = Vec::with_capacity(doc.sections.len());
     for s in &doc.sections {
+        starts.push(pos);
         if !s.heading.is_empty() {
             push(rank::FIELD_HEADINGS, &s.heading, &mut pos);
         }
         push(rank::FIELD_BODY, &s.text, &mut pos);
     }
+    starts
 }
 
 /// All tokens of a document with their fields, and the field lengths (joined forms of
@@ -128,11 +132,12 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let mut field_lens: Vec<[u8; N_FIELDS]> = Vec::with_capacity(docs.len());
     let mut len_sum = [0f64; N_FIELDS];
     let mut per_doc: HashMap<String, ([u32; N_FIELDS], Vec<u32>)> = HashMap::new();
+    let mut section_starts: Vec<Vec<u32>> = Vec::with_capacity(docs.len());
     for (doc_id, d) in docs.iter().enumerate() {
         per_doc.clear();
         let mut doc_lens = [0u32; N_FIELDS];
         let mut surfaces: Vec<(String, String)> = Vec::new();
-        visit_doc_fields(d, |field, text, toks| {
+        let starts = visit_doc_fields(d, |field, text, toks| {
             for t in toks {
                 if !t.joined {
                     doc_lens[field] += 1;
@@ -148,6 +153,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
                 }
             }
         });
+        section_starts.push(starts);
         let mut terms: Vec<_> = per_doc.drain().collect();
         terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         for (term, (tf, mut pos)) in terms {
@@ -248,6 +254,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
             metadata: d.metadata.clone(),
             date: d.date.clone(),
             sections: d.sections.clone(),
+            section_pos: std::mem::take(&mut section_starts[i]),
         };
         batch_bytes += sd.sections.iter().map(|s| s.text.len() + s.heading.len()).sum::<usize>() + 128;
         batch.push(sd);

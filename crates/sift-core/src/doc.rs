@@ -46,6 +46,11 @@ pub struct StoredDoc {
     pub date: Option<String>,
     #[serde(default)]
     pub sections: Vec<Section>,
+    /// Where each section starts in the document's position space (the index's layout),
+    /// so result building can find the matching sections from postings without
+    /// re-analysing the page.
+    #[serde(rename = "sp", default, skip_serializing_if = "Vec::is_empty")]
+    pub section_pos: Vec<u32>,
 }
 
 impl StoredDoc {

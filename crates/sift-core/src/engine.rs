@@ -698,11 +698,22 @@ impl<'a> Run<'a> {
         if !need.is_empty() {
             return Ok(Step::Need(need.into_iter().collect()));
         }
-        let match_terms: BTreeSet<String> = positive.iter().flat_map(|&i| clauses[i].alts.iter()).flat_map(|a| a.terms.iter().map(|t| t.term.clone())).collect();
+        let mut match_terms: BTreeMap<String, Rc<PostingList>> = BTreeMap::new();
+        for a in positive.iter().flat_map(|&i| clauses[i].alts.iter()) {
+            for t in &a.terms {
+                match_terms.entry(t.term.clone()).or_insert_with(|| t.pl.clone());
+            }
+        }
+        let term_set: BTreeSet<String> = match_terms.keys().cloned().collect();
+        let prefixes = snippet::match_prefixes(&term_set);
         let mut results = Vec::with_capacity(page.len());
         for h in &page {
             let sd = self.stored(h.doc);
-            let mut r = build_result(sd, h.score, &match_terms, req.include_content);
+            let positions: Vec<&[u32]> = match_terms
+                .values()
+                .filter_map(|pl| pl.docs.binary_search(&h.doc).ok().map(|k| pl.positions_of(k)))
+                .collect();
+            let mut r = build_result(sd, h.score, &term_set, &prefixes, &positions, req.include_content);
             if req.explain {
                 r.explain = Some(self.explain(h.doc, &clauses, &positive, denom, h.score));
             }
@@ -989,28 +1000,87 @@ fn alt_matches(alt: &Alt) -> Vec<(u32, Vec<usize>)> {
     out
 }
 
-/// The display form of a hit: escaped title, best snippet, section sub-results.
-fn build_result(sd: &StoredDoc, score: f32, match_terms: &BTreeSet<String>, include_content: bool) -> SearchResult {
-    let is_match = |t: &str| match_terms.contains(t);
-    let mut best: Option<(snippet::MatchQuality, String)> = None;
-    let mut subs: Vec<(snippet::MatchQuality, SubResult)> = Vec::new();
-    for sec in &sd.sections {
-        let sn = snippet::snippet(&sec.text, &is_match, SNIPPET_WORDS);
-        let heading_hits = snippet::snippet(&sec.heading, &is_match, 12).quality;
-        let q = snippet::MatchQuality { distinct: sn.quality.distinct.max(heading_hits.distinct), hits: sn.quality.hits + heading_hits.hits };
-        if best.as_ref().is_none_or(|b| sn.quality > b.0) {
-            best = Some((sn.quality, sn.html.clone()));
+/// Where the matched terms fall in each section (from postings positions, no text
+/// analysis): per section, the (position, term index) pairs in order.
+fn section_hits(sd: &StoredDoc, term_positions: &[&[u32]]) -> Vec<Vec<(u32, usize)>> {
+    let n = sd.sections.len();
+    let mut per: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
+    if sd.section_pos.len() != n {
+        return per;
+    }
+    for (ti, positions) in term_positions.iter().enumerate() {
+        for &p in positions.iter() {
+            let s = sd.section_pos.partition_point(|&start| start <= p);
+            if s > 0 {
+                per[s - 1].push((p, ti)); // s == 0: title or path
+            }
         }
-        if q.hits > 0 && !sec.heading.is_empty() {
+    }
+    for v in per.iter_mut() {
+        v.sort_unstable();
+    }
+    per
+}
+
+fn quality_of(hits: &[(u32, usize)]) -> snippet::MatchQuality {
+    let mut terms: Vec<usize> = hits.iter().map(|h| h.1).collect();
+    terms.sort_unstable();
+    terms.dedup();
+    snippet::MatchQuality { distinct: terms.len(), hits: hits.len() }
+}
+
+/// The best snippet window of a section's body, as a position relative to the body's first
+/// token: the window with the most distinct terms, then the most hits.
+fn snippet_focus(sd: &StoredDoc, i: usize, hits: &[(u32, usize)]) -> u32 {
+    let sec = &sd.sections[i];
+    let mut body_start = sd.section_pos[i];
+    if !sec.heading.is_empty() {
+        let mut toks = Vec::new();
+        body_start += analyzer::tokenize(&sec.heading, 0, &mut toks) + crate::builder::POSITION_GAP;
+    }
+    let body: Vec<(u32, usize)> = hits.iter().filter(|h| h.0 >= body_start).map(|&(p, t)| (p - body_start, t)).collect();
+    let mut best = (0usize, 0usize, 0u32);
+    for (k, &(p, _)) in body.iter().enumerate() {
+        let in_window: Vec<usize> = body[k..].iter().take_while(|h| h.0 < p + SNIPPET_WORDS as u32).map(|h| h.1).collect();
+        let n = in_window.len();
+        let mut d = in_window;
+        d.sort_unstable();
+        d.dedup();
+        if (d.len(), n) > (best.0, best.1) {
+            best = (d.len(), n, p);
+        }
+    }
+    best.2
+}
+
+/// The display form of a hit: escaped title, a snippet of the best-matching section, and
+/// sub-results deep-linking to the other matching sections. Only the chosen sections are
+/// analysed, so a 500 KB page costs no more than a short one.
+fn build_result(sd: &StoredDoc, score: f32, match_terms: &BTreeSet<String>, prefixes: &[String], term_positions: &[&[u32]], include_content: bool) -> SearchResult {
+    let is_match = |t: &str| match_terms.contains(t);
+    let hits = section_hits(sd, term_positions);
+    let quality: Vec<snippet::MatchQuality> = hits.iter().map(|h| quality_of(h)).collect();
+    let positional = sd.section_pos.len() == sd.sections.len();
+    let snippet_of = |i: usize| {
+        let focus = positional.then(|| snippet_focus(sd, i, &hits[i]));
+        snippet::snippet(&sd.sections[i].text, &is_match, prefixes, SNIPPET_WORDS, focus).html
+    };
+    let mut order: Vec<usize> = (0..sd.sections.len()).collect();
+    order.sort_by(|&a, &b| quality[b].cmp(&quality[a]).then(a.cmp(&b)));
+    let best = order.iter().copied().find(|&i| !sd.sections[i].text.is_empty());
+    let snippet = best.map(snippet_of).unwrap_or_default();
+    let mut subs = Vec::new();
+    if sd.sections.len() > 1 {
+        for &i in order.iter().filter(|&&i| quality[i].hits > 0 && !sd.sections[i].heading.is_empty()).take(MAX_SUB_RESULTS) {
+            let sec = &sd.sections[i];
             let url = match &sec.anchor {
                 Some(a) if !a.is_empty() => format!("{}#{}", sd.url.split('#').next().unwrap_or(""), a),
                 _ => sd.url.clone(),
             };
-            subs.push((q, SubResult { title: snippet::escape_html(&sec.heading), url, snippet: sn.html }));
+            let sn = if Some(i) == best { snippet.clone() } else { snippet_of(i) };
+            subs.push(SubResult { title: snippet::escape_html(&sec.heading), url, snippet: sn });
         }
     }
-    subs.sort_by(|a, b| b.0.cmp(&a.0));
-    let snippet = best.map(|b| b.1).unwrap_or_default();
     SearchResult {
         id: sd.id.clone(),
         url: sd.url.clone(),
@@ -1018,7 +1088,7 @@ fn build_result(sd: &StoredDoc, score: f32, match_terms: &BTreeSet<String>, incl
         doc_type: sd.doc_type().map(str::to_string),
         snippet,
         score: round4(score),
-        sub_results: if sd.sections.len() > 1 { subs.into_iter().take(MAX_SUB_RESULTS).map(|s| s.1).collect() } else { Vec::new() },
+        sub_results: subs,
         metadata: sd.metadata.clone(),
         date: sd.date.clone(),
         content: include_content.then(|| sd.content()),

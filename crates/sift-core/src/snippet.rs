@@ -31,52 +31,62 @@ pub struct Snippet {
     pub quality: MatchQuality,
 }
 
-pub fn snippet(text: &str, is_match: &dyn Fn(&str) -> bool, window: usize) -> Snippet {
+/// Build a snippet of `text`. `prefixes`: the first letters of every term that can match
+/// (see `match_prefixes`); words starting otherwise are not stemmed. `focus`: the position
+/// (in this text's own token positions) where the best window starts, when the caller knows
+/// it from the postings — then only the text up to the window's end is analysed.
+pub fn snippet(text: &str, is_match: &dyn Fn(&str) -> bool, prefixes: &[String], window: usize, focus: Option<u32>) -> Snippet {
+    let is_match = |t: &str| !t.is_empty() && is_match(t);
+    let could_match = |folded: &str| prefixes.iter().any(|p| folded.starts_with(p.as_str()));
+    let window = window.max(1) as u32;
+    let stop_at = focus.map(|f| f.saturating_sub(window / 4) + window).unwrap_or(u32::MAX);
     let mut toks: Vec<Token> = Vec::new();
-    analyzer::tokenize(text, 0, &mut toks);
-    // One entry per position: prefer the part token (for tight highlights).
+    analyzer::tokenize_filtered(text, &could_match, stop_at, &mut toks);
+    // One entry per position: the parts, except where only the joined form matches.
     toks.retain(|t| !t.joined || is_match(&t.term));
     let matched: Vec<bool> = toks.iter().map(|t| is_match(&t.term)).collect();
-    let quality = MatchQuality {
-        distinct: {
-            let mut terms: Vec<&str> = toks.iter().zip(&matched).filter(|(_, m)| **m).map(|(t, _)| t.term.as_str()).collect();
-            terms.sort_unstable();
-            terms.dedup();
-            terms.len()
-        },
-        hits: matched.iter().filter(|m| **m).count(),
-    };
+    let mut quality = MatchQuality::default();
+    {
+        let mut terms: Vec<&str> = toks.iter().zip(&matched).filter(|(_, m)| **m).map(|(t, _)| t.term.as_str()).collect();
+        quality.hits = terms.len();
+        terms.sort_unstable();
+        terms.dedup();
+        quality.distinct = terms.len();
+    }
     if toks.is_empty() {
         return Snippet { html: escape_html(&truncate_chars(text, 200)), quality };
     }
-    // Best window start: most distinct matched terms, then most hits (sliding window).
-    let mut best = (0usize, 0usize, 0usize); // (distinct, hits, start)
-    if quality.hits > 0 {
-        for start in 0..toks.len() {
-            if !matched[start] {
-                continue;
+    // The window start, as a position: given, or the densest cluster (most distinct terms,
+    // then most hits) found by sliding over the tokens.
+    let start_pos = match focus {
+        Some(f) => f,
+        None => {
+            let mut best = (0usize, 0usize, toks[0].pos);
+            for (k, t) in toks.iter().enumerate().filter(|(k, _)| matched[*k]) {
+                let mut terms: Vec<&str> = toks[k..].iter().zip(&matched[k..]).take_while(|(u, _)| u.pos < t.pos + window).filter(|(_, m)| **m).map(|(u, _)| u.term.as_str()).collect();
+                let hits = terms.len();
+                terms.sort_unstable();
+                terms.dedup();
+                if (terms.len(), hits) > (best.0, best.1) {
+                    best = (terms.len(), hits, t.pos);
+                }
             }
-            let end = (start + window).min(toks.len());
-            let mut terms: Vec<&str> = (start..end).filter(|&k| matched[k]).map(|k| toks[k].term.as_str()).collect();
-            let hits = terms.len();
-            terms.sort_unstable();
-            terms.dedup();
-            if (terms.len(), hits) > (best.0, best.1) {
-                best = (terms.len(), hits, start);
-            }
+            best.2
         }
-    }
+    };
     // Centre the window a little before the first match.
-    let start_tok = best.2.saturating_sub(window / 4);
-    let end_tok = (start_tok + window).min(toks.len());
-    let start_byte = if start_tok == 0 { 0 } else { toks[start_tok].start };
-    let end_byte = if end_tok >= toks.len() { text.len() } else { toks[end_tok - 1].end };
+    let from = start_pos.saturating_sub(window / 4);
+    let to = from + window;
+    let first = toks.iter().position(|t| t.pos >= from).unwrap_or(0);
+    let last = toks.iter().rposition(|t| t.pos < to).unwrap_or(toks.len() - 1).max(first);
+    let start_byte = if first == 0 { 0 } else { toks[first].start };
+    let end_byte = if last + 1 >= toks.len() && focus.is_none() { text.len() } else { toks[last].end };
     let mut html = String::new();
     if start_byte > 0 {
         html.push('…');
     }
     let mut cursor = start_byte;
-    for k in start_tok..end_tok {
+    for k in first..=last {
         let t = &toks[k];
         if !matched[k] || t.start < cursor {
             continue;
@@ -96,6 +106,15 @@ pub fn snippet(text: &str, is_match: &dyn Fn(&str) -> bool, window: usize) -> Sn
     Snippet { html: html.split_whitespace().collect::<Vec<_>>().join(" "), quality }
 }
 
+/// The first three characters of each term: a word whose folded form starts otherwise
+/// cannot stem to the term.
+pub fn match_prefixes<'a>(terms: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+    let mut v: Vec<String> = terms.into_iter().map(|t| t.chars().take(3).collect()).collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
 fn truncate_chars(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
 }
@@ -104,9 +123,21 @@ fn truncate_chars(s: &str, n: usize) -> String {
 mod tests {
     use super::*;
 
+    fn p(terms: &[&str]) -> Vec<String> {
+        match_prefixes(terms.iter().map(|t| t.to_string()).collect::<Vec<_>>().iter())
+    }
+
+    #[test]
+    fn stems_that_change_letters_still_match() {
+        // "happily" stems to "happili": the prefix filter must not hide it.
+        let t = crate::analyzer::term_of("happily");
+        let s = snippet("we happily agree", &|x| x == t, &p(&[t.as_str()]), 10, None);
+        assert!(s.html.contains("<mark>happily</mark>"), "{}", s.html);
+    }
+
     #[test]
     fn escapes_markup_and_marks_matches() {
-        let s = snippet("<script>alert(1)</script> deploy the app", &|t| t == "deploy", 30);
+        let s = snippet("<script>alert(1)</script> deploy the app", &|t| t == "deploy", &p(&["deploy"]), 30, None);
         assert_eq!(s.html, "&lt;script&gt;alert(1)&lt;/script&gt; <mark>deploy</mark> the app");
         assert!(!s.html.contains("<script"));
     }
@@ -114,15 +145,23 @@ mod tests {
     #[test]
     fn window_goes_to_the_densest_cluster() {
         let text = format!("{} alpha beta {}", "filler ".repeat(100), "tail ".repeat(100));
-        let s = snippet(&text, &|t| t == "alpha" || t == "beta", 10);
+        let s = snippet(&text, &|t| t == "alpha" || t == "beta", &p(&["alpha", "beta"]), 10, None);
         assert!(s.html.starts_with('…') && s.html.ends_with('…'));
         assert!(s.html.contains("<mark>alpha</mark> <mark>beta</mark>"));
         assert_eq!(s.quality, MatchQuality { distinct: 2, hits: 2 });
     }
 
     #[test]
+    fn a_known_focus_analyses_only_up_to_the_window() {
+        let text = format!("{} alpha beta {}", "filler ".repeat(100), "tail ".repeat(100));
+        let with = snippet(&text, &|t| t == "alpha" || t == "beta", &p(&["alpha", "beta"]), 10, Some(100));
+        let without = snippet(&text, &|t| t == "alpha" || t == "beta", &p(&["alpha", "beta"]), 10, None);
+        assert_eq!(with.html, without.html);
+    }
+
+    #[test]
     fn compound_match_highlights_whole_identifier() {
-        let s = snippet("use the StateMachine class", &|t| t == "statemachin", 10);
+        let s = snippet("use the StateMachine class", &|t| t == "statemachin", &p(&["statemachin"]), 10, None);
         assert!(s.html.contains("<mark>StateMachine</mark>"), "{}", s.html);
     }
 }
