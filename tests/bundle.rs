@@ -41,7 +41,11 @@ fn lazy_loading_fetches_only_what_the_query_needs() {
         assert!(fetched.len() < 100, "no endless loop");
     }
     let term_shards_fetched = fetched.iter().filter(|f| f.starts_with("t-")).count();
-    assert!(term_shards_fetched < b.manifest.term_shards.len(), "fetched {term_shards_fetched} of {} term shards", b.manifest.term_shards.len());
+    assert!(
+        term_shards_fetched < b.manifest.term_shards.len(),
+        "fetched {term_shards_fetched} of {} term shards",
+        b.manifest.term_shards.len()
+    );
     let doc_shards_fetched = fetched.iter().filter(|f| f.starts_with("d-")).count();
     assert!(doc_shards_fetched < b.manifest.doc_shards.len());
 }

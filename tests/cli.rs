@@ -28,7 +28,11 @@ fn build_corpus(out: &Path) {
 }
 
 fn dir_bytes(d: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<_> = fs::read_dir(d).unwrap().map(|e| e.unwrap().path()).map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap())).collect();
+    let mut v: Vec<_> = fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap()))
+        .collect();
     v.sort();
     v
 }
@@ -158,7 +162,8 @@ fn builds_are_deterministic_and_atomic() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("bad.jsonl:2"), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(dir_bytes(&a), dir_bytes(&b));
-    let leftovers: Vec<_> = fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with('.')).collect();
+    let leftovers: Vec<_> =
+        fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with('.')).collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
     // A directory that is not a bundle is never replaced.
     let site = d.join("site");
@@ -193,7 +198,15 @@ fn eval_prints_the_metrics() {
     fs::write(d.join("qrels.tsv"), "query-id\tcorpus-id\tscore\nq1\t1\t2\nq2\t2\t1\n").unwrap();
     let b = d.join("b");
     assert!(sift(&["build", d.join("corpus.jsonl").to_str().unwrap(), "--out", b.to_str().unwrap(), "-q"]).status.success());
-    let o = sift(&["eval", b.to_str().unwrap(), "--queries", d.join("queries.jsonl").to_str().unwrap(), "--qrels", d.join("qrels.tsv").to_str().unwrap(), "--json"]);
+    let o = sift(&[
+        "eval",
+        b.to_str().unwrap(),
+        "--queries",
+        d.join("queries.jsonl").to_str().unwrap(),
+        "--qrels",
+        d.join("qrels.tsv").to_str().unwrap(),
+        "--json",
+    ]);
     let v = json(&o);
     assert_eq!(v["queries"], 2);
     assert_eq!(v["ndcg@10"], 1.0);

@@ -16,10 +16,21 @@ fn cranfield_lexical_beats_standard_bm25() {
     };
     let c = shared.join("data/cranfield");
     let out = scratch("cranfield").join("bundle");
-    let b = Command::new(sift_bin_at(env!("CARGO_BIN_EXE_sift"))).args(["build", c.join("corpus.jsonl").to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"]).output().unwrap();
+    let b = Command::new(sift_bin_at(env!("CARGO_BIN_EXE_sift")))
+        .args(["build", c.join("corpus.jsonl").to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"])
+        .output()
+        .unwrap();
     assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
     let o = Command::new(sift_bin_at(env!("CARGO_BIN_EXE_sift")))
-        .args(["eval", out.to_str().unwrap(), "--queries", c.join("queries.jsonl").to_str().unwrap(), "--qrels", c.join("qrels/test.tsv").to_str().unwrap(), "--json"])
+        .args([
+            "eval",
+            out.to_str().unwrap(),
+            "--queries",
+            c.join("queries.jsonl").to_str().unwrap(),
+            "--qrels",
+            c.join("qrels/test.tsv").to_str().unwrap(),
+            "--json",
+        ])
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -37,14 +37,38 @@ pub struct BenchArgs {
 }
 
 const PLAIN: &[&str] = &[
-    "os.path.join", "list comprehension", "asyncio event loop", "json dumps indent", "subprocess run capture output",
-    "datetime timezone", "regular expression groups", "dataclass field default", "open file encoding", "logging configuration",
-    "argparse subcommands", "socket timeout", "threading lock", "pathlib glob", "unittest mock patch", "string formatting",
-    "exception chaining", "generator expression", "context manager", "sqlite3 connect",
+    "os.path.join",
+    "list comprehension",
+    "asyncio event loop",
+    "json dumps indent",
+    "subprocess run capture output",
+    "datetime timezone",
+    "regular expression groups",
+    "dataclass field default",
+    "open file encoding",
+    "logging configuration",
+    "argparse subcommands",
+    "socket timeout",
+    "threading lock",
+    "pathlib glob",
+    "unittest mock patch",
+    "string formatting",
+    "exception chaining",
+    "generator expression",
+    "context manager",
+    "sqlite3 connect",
 ];
 const FUZZY: &[&str] = &[
-    "asyncoi", "dictionnary", "subproces", "conection pool", "itertols", "recieve data", "enviroment variables",
-    "authentification", "serialisation pickel", "excepion handling",
+    "asyncoi",
+    "dictionnary",
+    "subproces",
+    "conection pool",
+    "itertols",
+    "recieve data",
+    "enviroment variables",
+    "authentification",
+    "serialisation pickel",
+    "excepion handling",
 ];
 const PREFIX: &[&str] = &["asyn", "subpro", "dataclas", "json.du", "pathl", "itert", "contextm", "collections.namedt"];
 
@@ -133,7 +157,12 @@ pub fn run(a: &BenchArgs) -> Result<()> {
             if !o.status.success() {
                 return Err(anyhow!("pagefind failed: {}", String::from_utf8_lossy(&o.stderr)));
             }
-            let pages = String::from_utf8_lossy(&o.stdout).lines().find(|l| l.contains("Indexed") && l.contains("page")).unwrap_or("").trim().to_string();
+            let pages = String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .find(|l| l.contains("Indexed") && l.contains("page"))
+                .unwrap_or("")
+                .trim()
+                .to_string();
             let s = dir_sizes(&pf_out)?;
             println!("{:<10} {:>8.2}s {:>7} {:>12} {:>12}   ({pages})", "pagefind", secs, s.files, kb(s.raw), kb(s.gzip));
             println!(
@@ -160,12 +189,17 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     let cold_ms = t0.elapsed().as_secs_f64() * 1000.0;
     let cold_files: usize = cold.engine.all_files().iter().filter(|f| cold.engine.is_loaded(f)).count();
     println!("\n== queries (in-process, ms) ==");
-    println!("cold first query (open bundle, read {cold_files} of {} shards, answer): {cold_ms:.2} ms, {} results", cold.engine.all_files().len(), first.total);
+    println!(
+        "cold first query (open bundle, read {cold_files} of {} shards, answer): {cold_ms:.2} ms, {} results",
+        cold.engine.all_files().len(),
+        first.total
+    );
     report.insert("cold_first_query_ms".into(), round3(cold_ms).into());
 
     let mut warm = DiskBundle::open(&sift_out)?;
     warm.load_all()?;
-    let filters: std::collections::BTreeMap<String, FilterValue> = [(field.to_string(), FilterValue::One(Scalar::Str(value.to_string())))].into_iter().collect();
+    let filters: std::collections::BTreeMap<String, FilterValue> =
+        [(field.to_string(), FilterValue::One(Scalar::Str(value.to_string())))].into_iter().collect();
     let mut sets: Vec<(&str, Vec<f64>)> = Vec::new();
     let mut time_set = |name: &'static str, run: &mut dyn FnMut() -> Result<()>| -> Result<()> {
         let mut v = Vec::new();

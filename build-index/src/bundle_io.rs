@@ -20,7 +20,12 @@ impl DiskBundle {
         let bytes = fs::read(&mpath).map_err(|e| {
             SiftError::new(
                 "bundle_missing",
-                format!("no Sift bundle at {} ({}: {e}); build one with `sift build <SOURCE> --out {}`", dir.display(), mpath.display(), dir.display()),
+                format!(
+                    "no Sift bundle at {} ({}: {e}); build one with `sift build <SOURCE> --out {}`",
+                    dir.display(),
+                    mpath.display(),
+                    dir.display()
+                ),
             )
         })?;
         Ok(DiskBundle { dir: dir.to_path_buf(), engine: Engine::new(&bytes)? })

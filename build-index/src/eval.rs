@@ -93,7 +93,12 @@ pub fn score_query(ranked: &[String], rels: &HashMap<String, f64>) -> (f64, f64,
     (ndcg, mrr, found / n_rel, ap / n_rel)
 }
 
-pub fn evaluate(bundle: &mut DiskBundle, queries: &[(String, String)], qrels: &HashMap<String, HashMap<String, f64>>, mode: Option<&str>) -> Result<Metrics> {
+pub fn evaluate(
+    bundle: &mut DiskBundle,
+    queries: &[(String, String)],
+    qrels: &HashMap<String, HashMap<String, f64>>,
+    mode: Option<&str>,
+) -> Result<Metrics> {
     let ctx = Context { now_days: crate::now_days() };
     let mut sum = (0.0, 0.0, 0.0, 0.0);
     let mut n = 0usize;
@@ -101,7 +106,13 @@ pub fn evaluate(bundle: &mut DiskBundle, queries: &[(String, String)], qrels: &H
         let Some(rels) = qrels.get(qid) else { continue };
         let mut ranked = Vec::new();
         for page in 0..2 {
-            let req = SearchRequest { query: text.clone(), mode: mode.map(str::to_string), limit: Some(50), offset: Some(page * 50), ..Default::default() };
+            let req = SearchRequest {
+                query: text.clone(),
+                mode: mode.map(str::to_string),
+                limit: Some(50),
+                offset: Some(page * 50),
+                ..Default::default()
+            };
             match bundle.drive(|e| e.search(&req, &ctx)) {
                 Ok(r) => {
                     ranked.extend(r.results.into_iter().map(|x| x.id));

@@ -168,11 +168,8 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
     if !(params.k1 > 0.0 && params.weight.iter().all(|w| *w >= 0.0) && params.b.iter().all(|b| (0.0..=1.0).contains(b))) {
         anyhow::bail!("BM25F parameters out of range: k1 > 0, weights >= 0, 0 <= b <= 1");
     }
-    let bopts = BuildOptions {
-        params,
-        filter_fields: (!a.filter_fields.is_empty()).then(|| a.filter_fields.clone()),
-        ..Default::default()
-    };
+    let bopts =
+        BuildOptions { params, filter_fields: (!a.filter_fields.is_empty()).then(|| a.filter_fields.clone()), ..Default::default() };
     let spinner = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
     spinner.set_message(format!("indexing {} documents", collected.docs.len()));
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
@@ -246,7 +243,17 @@ fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
     let mut bundle = DiskBundle::open(&a.dir)?;
     if !a.multi.is_empty() {
         let req = MultiSearchRequest {
-            queries: a.multi.iter().map(|q| SearchRequest { query: q.clone(), filters: filters.clone(), since: a.since.clone(), mode: a.mode.clone(), ..Default::default() }).collect(),
+            queries: a
+                .multi
+                .iter()
+                .map(|q| SearchRequest {
+                    query: q.clone(),
+                    filters: filters.clone(),
+                    since: a.since.clone(),
+                    mode: a.mode.clone(),
+                    ..Default::default()
+                })
+                .collect(),
             limit: a.limit,
             offset: a.offset,
         };
@@ -260,7 +267,14 @@ fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
                 println!("  q{i}: {:?} — {} results", q.query, q.total);
             }
             for (i, r) in resp.results.iter().enumerate() {
-                println!("{:>3}. {:.3}  {}  [{}]  found by {:?}", resp.offset + i + 1, r.score, plain(&r.title), r.url, r.queries.clone().unwrap_or_default());
+                println!(
+                    "{:>3}. {:.3}  {}  [{}]  found by {:?}",
+                    resp.offset + i + 1,
+                    r.score,
+                    plain(&r.title),
+                    r.url,
+                    r.queries.clone().unwrap_or_default()
+                );
             }
         }
         return Ok(());

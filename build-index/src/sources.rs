@@ -85,7 +85,10 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
     }
 
     let bar = if opts.progress { ProgressBar::new(jobs.len() as u64) } else { ProgressBar::hidden() };
-    bar.set_style(ProgressStyle::with_template("{spinner} extracting {pos}/{len} files {wide_bar} {elapsed}").unwrap_or_else(|_| ProgressStyle::default_bar()));
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} extracting {pos}/{len} files {wide_bar} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     let html_opts = html::HtmlOptions { selector: opts.selector.clone(), base_url: opts.base_url.clone() };
     let results: Vec<Result<(Vec<SourceDoc>, Vec<String>)>> = jobs
         .par_iter()
@@ -105,7 +108,13 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
     Ok(Collected { docs, warnings, files: jobs.len() })
 }
 
-fn extract_one(path: &Path, rel: &str, kind: Kind, html_opts: &html::HtmlOptions, opts: &SourceOptions) -> Result<(Vec<SourceDoc>, Vec<String>)> {
+fn extract_one(
+    path: &Path,
+    rel: &str,
+    kind: Kind,
+    html_opts: &html::HtmlOptions,
+    opts: &SourceOptions,
+) -> Result<(Vec<SourceDoc>, Vec<String>)> {
     let size = match fs::metadata(path) {
         Ok(m) => m.len(),
         Err(e) => return Ok((Vec::new(), vec![format!("{rel}: cannot be read ({e}); skipped")])),

@@ -390,9 +390,7 @@ fn choose_filter_fields(docs: &[SourceDoc], asked: Option<&[String]>, warnings: 
     }
     stats
         .into_iter()
-        .filter(|(_, (values, count, long))| {
-            !*long && values.len() <= 1000 && (values.len() <= 20 || values.len() * 2 <= *count)
-        })
+        .filter(|(_, (values, count, long))| !*long && values.len() <= 1000 && (values.len() <= 20 || values.len() * 2 <= *count))
         .map(|(k, _)| k.to_string())
         .collect()
 }

@@ -93,8 +93,8 @@ pub struct Manifest {
 impl Manifest {
     /// Parse and validate a manifest: magic, version and internal consistency.
     pub fn parse(bytes: &[u8]) -> Result<Manifest, SiftError> {
-        let v: serde_json::Value = serde_json::from_slice(bytes)
-            .map_err(|e| SiftError::corrupt(format!("manifest.json is not valid JSON: {e}")))?;
+        let v: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| SiftError::corrupt(format!("manifest.json is not valid JSON: {e}")))?;
         if v.get("magic").and_then(|m| m.as_str()) != Some(MANIFEST_MAGIC) {
             return Err(SiftError::corrupt("manifest.json is not a Sift bundle manifest (wrong magic)"));
         }
@@ -105,8 +105,7 @@ impl Manifest {
                 format!("bundle format version {ver} is not supported (this build reads version {FORMAT_VERSION}); rebuild the bundle with this version of sift"),
             ));
         }
-        let m: Manifest = serde_json::from_value(v)
-            .map_err(|e| SiftError::corrupt(format!("manifest.json is malformed: {e}")))?;
+        let m: Manifest = serde_json::from_value(v).map_err(|e| SiftError::corrupt(format!("manifest.json is malformed: {e}")))?;
         m.validate()?;
         Ok(m)
     }
@@ -190,10 +189,7 @@ pub fn decode_shard(bytes: &[u8], kind: ShardKind, expected: &ShardRef) -> Resul
     }
     let version = u16::from_le_bytes([bytes[4], bytes[5]]);
     if version != FORMAT_VERSION {
-        return Err(SiftError::new(
-            "bundle_version",
-            format!("shard {name} has format version {version}, expected {FORMAT_VERSION}"),
-        ));
+        return Err(SiftError::new("bundle_version", format!("shard {name} has format version {version}, expected {FORMAT_VERSION}")));
     }
     match ShardKind::from_u8(bytes[6]) {
         Some(k) if k == kind => {}

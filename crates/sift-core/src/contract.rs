@@ -98,7 +98,8 @@ pub struct MultiSearchRequest {
 
 impl MultiSearchRequest {
     pub fn from_json(body: &[u8]) -> Result<MultiSearchRequest, SiftError> {
-        serde_json::from_slice(body).map_err(|e| SiftError::new("invalid_json", format!("request body is not a valid multi_search request: {e}")))
+        serde_json::from_slice(body)
+            .map_err(|e| SiftError::new("invalid_json", format!("request body is not a valid multi_search request: {e}")))
     }
 }
 
@@ -151,10 +152,7 @@ impl SearchRequest {
     /// Check every field against the bundle (`filter_fields`) and the clock (`now_days`).
     pub fn validate(&self, filter_fields: &[String], now_days: i64) -> Result<ValidRequest, SiftError> {
         if self.query.len() > MAX_QUERY_BYTES {
-            return Err(SiftError::new(
-                "query_too_long",
-                format!("query is {} bytes; the maximum is {MAX_QUERY_BYTES}", self.query.len()),
-            ));
+            return Err(SiftError::new("query_too_long", format!("query is {} bytes; the maximum is {MAX_QUERY_BYTES}", self.query.len())));
         }
         // Leading space is noise; trailing space matters (a finished word is not a prefix).
         let query = self.query.trim_start();
@@ -177,7 +175,11 @@ impl SearchRequest {
         let mut filters = Vec::new();
         for (field, value) in &self.filters {
             if !filter_fields.iter().any(|f| f == field) {
-                let known = if filter_fields.is_empty() { "this bundle has no filterable fields".to_string() } else { format!("filterable fields are: {}", filter_fields.join(", ")) };
+                let known = if filter_fields.is_empty() {
+                    "this bundle has no filterable fields".to_string()
+                } else {
+                    format!("filterable fields are: {}", filter_fields.join(", "))
+                };
                 return Err(SiftError::new("unknown_filter", format!("unknown filter field {field:?}; {known}")));
             }
             let values = value.values();

@@ -57,12 +57,8 @@ pub fn parse_since(s: &str, now_days: i64) -> Result<i64, SiftError> {
         return Ok(d);
     }
     let t = s.trim();
-    let bad = || {
-        SiftError::new(
-            "invalid_since",
-            format!("since must be an ISO date (2024-05-01) or a span like 12h, 7d, 2w, 3m, 1y; got {t:?}"),
-        )
-    };
+    let bad =
+        || SiftError::new("invalid_since", format!("since must be an ISO date (2024-05-01) or a span like 12h, 7d, 2w, 3m, 1y; got {t:?}"));
     if t.len() < 2 || t.len() > 8 {
         return Err(bad());
     }

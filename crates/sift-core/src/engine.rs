@@ -95,10 +95,7 @@ impl Engine {
 
     /// Verify and decode a shard file. A bad shard is refused and not kept.
     pub fn add_shard(&mut self, file: &str, bytes: &[u8]) -> Result<(), SiftError> {
-        let &(kind, i) = self
-            .by_file
-            .get(file)
-            .ok_or_else(|| SiftError::corrupt(format!("{file} is not a shard of this bundle")))?;
+        let &(kind, i) = self.by_file.get(file).ok_or_else(|| SiftError::corrupt(format!("{file} is not a shard of this bundle")))?;
         let n = self.manifest.doc_count;
         match kind {
             ShardKind::DocMeta => {
@@ -575,11 +572,14 @@ impl<'a> Run<'a> {
         let excluded = self.excluded_docs(&clauses);
         let positive: Vec<usize> = (0..clauses.len()).filter(|&i| !clauses[i].negated).collect();
         if positive.is_empty() {
-            return Ok(Step::Done(self.empty_response(req, Some(Fallback {
-                from: "query".into(),
-                to: "nothing".into(),
-                reason: "the query only excludes terms; add a word to search for".into(),
-            }))));
+            return Ok(Step::Done(self.empty_response(
+                req,
+                Some(Fallback {
+                    from: "query".into(),
+                    to: "nothing".into(),
+                    reason: "the query only excludes terms; add a word to search for".into(),
+                }),
+            )));
         }
 
         // 1. Words that exist nowhere are probably misspelt: match similar terms.
@@ -611,7 +611,8 @@ impl<'a> Run<'a> {
             let or_hits = self.evaluate(&clauses, &positive, false, &allowed, &excluded);
             if or_hits.len() > hits.len() {
                 let reason = if hits.is_empty() {
-                    let missing: Vec<String> = positive.iter().filter(|&&i| clauses[i].alts.is_empty()).map(|&i| clauses[i].label.clone()).collect();
+                    let missing: Vec<String> =
+                        positive.iter().filter(|&&i| clauses[i].alts.is_empty()).map(|&i| clauses[i].label.clone()).collect();
                     if missing.is_empty() {
                         "no document contains every term".to_string()
                     } else {
@@ -709,10 +710,8 @@ impl<'a> Run<'a> {
         let mut results = Vec::with_capacity(page.len());
         for h in &page {
             let sd = self.stored(h.doc);
-            let positions: Vec<&[u32]> = match_terms
-                .values()
-                .filter_map(|pl| pl.docs.binary_search(&h.doc).ok().map(|k| pl.positions_of(k)))
-                .collect();
+            let positions: Vec<&[u32]> =
+                match_terms.values().filter_map(|pl| pl.docs.binary_search(&h.doc).ok().map(|k| pl.positions_of(k))).collect();
             let mut r = build_result(sd, h.score, &term_set, &prefixes, &positions, req.include_content);
             if req.explain {
                 r.explain = Some(self.explain(h.doc, &clauses, &positive, denom, h.score));
@@ -927,10 +926,13 @@ impl<'a> Run<'a> {
                 }
                 let s = s * alt.weight;
                 if best.as_ref().is_none_or(|b| s > b.0) {
-                    best = Some((s, serde_json::json!({
-                        "match": alt.kind.name(), "weight": alt.weight, "phrase": alt.phrase,
-                        "terms": terms, "score": round4(s),
-                    })));
+                    best = Some((
+                        s,
+                        serde_json::json!({
+                            "match": alt.kind.name(), "weight": alt.weight, "phrase": alt.phrase,
+                            "terms": terms, "score": round4(s),
+                        }),
+                    ));
                 }
             }
             let (s, detail) = best.unwrap_or((0.0, serde_json::Value::Null));
@@ -989,7 +991,12 @@ fn alt_matches(alt: &Alt) -> Vec<(u32, Vec<usize>)> {
         if alt.phrase {
             let starts = first.positions_of(k0);
             let ok = starts.iter().any(|&p| {
-                alt.terms.iter().zip(&ks).enumerate().skip(1).all(|(i, (t, &k))| t.pl.positions_of(k).binary_search(&(p + i as u32)).is_ok())
+                alt.terms
+                    .iter()
+                    .zip(&ks)
+                    .enumerate()
+                    .skip(1)
+                    .all(|(i, (t, &k))| t.pl.positions_of(k).binary_search(&(p + i as u32)).is_ok())
             });
             if !ok {
                 continue;
@@ -1056,7 +1063,14 @@ fn snippet_focus(sd: &StoredDoc, i: usize, hits: &[(u32, usize)]) -> u32 {
 /// The display form of a hit: escaped title, a snippet of the best-matching section, and
 /// sub-results deep-linking to the other matching sections. Only the chosen sections are
 /// analysed, so a 500 KB page costs no more than a short one.
-fn build_result(sd: &StoredDoc, score: f32, match_terms: &BTreeSet<String>, prefixes: &[String], term_positions: &[&[u32]], include_content: bool) -> SearchResult {
+fn build_result(
+    sd: &StoredDoc,
+    score: f32,
+    match_terms: &BTreeSet<String>,
+    prefixes: &[String],
+    term_positions: &[&[u32]],
+    include_content: bool,
+) -> SearchResult {
     let is_match = |t: &str| match_terms.contains(t);
     let hits = section_hits(sd, term_positions);
     let quality: Vec<snippet::MatchQuality> = hits.iter().map(|h| quality_of(h)).collect();

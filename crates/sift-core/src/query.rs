@@ -60,8 +60,7 @@ pub fn parse(q: &str, is_filter_field: impl Fn(&str) -> bool) -> ParsedQuery {
             }
         }
     }
-    out.open_last = last_touches_end
-        && out.groups.last().is_some_and(|g| g.items.len() == 1 && matches!(g.items[0], Item::Word(_)));
+    out.open_last = last_touches_end && out.groups.last().is_some_and(|g| g.items.len() == 1 && matches!(g.items[0], Item::Word(_)));
     out
 }
 

@@ -63,7 +63,13 @@ pub fn snippet(text: &str, is_match: &dyn Fn(&str) -> bool, prefixes: &[String],
         None => {
             let mut best = (0usize, 0usize, toks[0].pos);
             for (k, t) in toks.iter().enumerate().filter(|(k, _)| matched[*k]) {
-                let mut terms: Vec<&str> = toks[k..].iter().zip(&matched[k..]).take_while(|(u, _)| u.pos < t.pos + window).filter(|(_, m)| **m).map(|(u, _)| u.term.as_str()).collect();
+                let mut terms: Vec<&str> = toks[k..]
+                    .iter()
+                    .zip(&matched[k..])
+                    .take_while(|(u, _)| u.pos < t.pos + window)
+                    .filter(|(_, m)| **m)
+                    .map(|(u, _)| u.term.as_str())
+                    .collect();
                 let hits = terms.len();
                 terms.sort_unstable();
                 terms.dedup();
@@ -80,7 +86,10 @@ pub fn snippet(text: &str, is_match: &dyn Fn(&str) -> bool, prefixes: &[String],
     let first = toks.iter().position(|t| t.pos >= from).unwrap_or(0);
     let last = toks.iter().rposition(|t| t.pos < to).unwrap_or(toks.len() - 1).max(first);
     let start_byte = if first == 0 { 0 } else { toks[first].start };
-    let end_byte = if last + 1 >= toks.len() && focus.is_none() { text.len() } else { toks[last].end };
+    let mut end_byte = toks[last].end;
+    if !text[end_byte..].chars().any(char::is_alphanumeric) {
+        end_byte = text.len(); // only punctuation left: show it, no ellipsis
+    }
     let mut html = String::new();
     if start_byte > 0 {
         html.push('…');

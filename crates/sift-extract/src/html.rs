@@ -23,13 +23,41 @@ impl Default for HtmlOptions {
 }
 
 const MAIN_SELECTORS: &[&str] = &["main", "[role=main]", "article", "div.body", "#content", "body"];
-const SKIP_TAGS: &[&str] = &[
-    "script", "style", "noscript", "template", "nav", "footer", "svg", "button", "form", "select", "iframe", "object", "canvas", "head",
-];
+const SKIP_TAGS: &[&str] =
+    &["script", "style", "noscript", "template", "nav", "footer", "svg", "button", "form", "select", "iframe", "object", "canvas", "head"];
 const SKIP_CLASSES: &[&str] = &["headerlink", "sidebar", "related", "sphinxsidebar", "toctree-wrapper", "breadcrumbs", "navigation"];
-const SKIP_META: &[&str] = &["viewport", "generator", "theme-color", "color-scheme", "robots", "referrer", "format-detection", "google-site-verification"];
+const SKIP_META: &[&str] =
+    &["viewport", "generator", "theme-color", "color-scheme", "robots", "referrer", "format-detection", "google-site-verification"];
 const BLOCK_TAGS: &[&str] = &[
-    "p", "div", "section", "article", "li", "ul", "ol", "dl", "dt", "dd", "pre", "table", "tr", "td", "th", "br", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "figure", "figcaption", "hr", "header", "main", "aside",
+    "p",
+    "div",
+    "section",
+    "article",
+    "li",
+    "ul",
+    "ol",
+    "dl",
+    "dt",
+    "dd",
+    "pre",
+    "table",
+    "tr",
+    "td",
+    "th",
+    "br",
+    "blockquote",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "figure",
+    "figcaption",
+    "hr",
+    "header",
+    "main",
+    "aside",
 ];
 
 /// Extract one page. `rel_path` is the page's path relative to the site root.
@@ -68,7 +96,11 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
         metadata.insert("folder".into(), vec![folder]);
     }
 
-    let page_title = Selector::parse("title").ok().and_then(|s| html.select(&s).next()).map(|t| collapse_ws(&t.text().collect::<String>())).unwrap_or_default();
+    let page_title = Selector::parse("title")
+        .ok()
+        .and_then(|s| html.select(&s).next())
+        .map(|t| collapse_ws(&t.text().collect::<String>()))
+        .unwrap_or_default();
     let root = find_main(&html, opts.selector.as_deref());
     let mut sections = match root {
         Some(r) => sections_of(r),
@@ -85,11 +117,7 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
         _ if !page_title.is_empty() => page_title,
         _ => rel_path.rsplit('/').next().unwrap_or(rel_path).to_string(),
     };
-    let sections: Vec<Section> = sections
-        .into_iter()
-        .map(|(s, _)| s)
-        .filter(|s| !s.text.is_empty() || !s.heading.is_empty())
-        .collect();
+    let sections: Vec<Section> = sections.into_iter().map(|(s, _)| s).filter(|s| !s.text.is_empty() || !s.heading.is_empty()).collect();
     if sections.is_empty() && title.is_empty() {
         return Err(ExtractError::Skip(format!("{rel_path}: no text content; skipped")));
     }

@@ -90,7 +90,8 @@ mod tests {
 
     #[test]
     fn beir_records_and_metadata() {
-        let src = br#"{"_id": "1", "title": "Wing", "text": "lift  and drag", "type": "paper", "tags": ["aero", 3], "metadata": {"year": 1960}}
+        let src =
+            br#"{"_id": "1", "title": "Wing", "text": "lift  and drag", "type": "paper", "tags": ["aero", 3], "metadata": {"year": 1960}}
 {"_id": 2, "title": "Other", "text": "x", "url": "/p/2", "date": "2024-01-02"}
 "#;
         let (docs, w) = extract(src, "c.jsonl").unwrap();

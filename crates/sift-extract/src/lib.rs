@@ -34,10 +34,7 @@ pub fn decode_text(bytes: &[u8], path: &str) -> Result<(String, Option<String>),
     }
     match std::str::from_utf8(bytes) {
         Ok(s) => Ok((s.strip_prefix('\u{feff}').unwrap_or(s).to_string(), None)),
-        Err(_) => Ok((
-            String::from_utf8_lossy(bytes).into_owned(),
-            Some(format!("{path}: invalid UTF-8; bad bytes replaced with U+FFFD")),
-        )),
+        Err(_) => Ok((String::from_utf8_lossy(bytes).into_owned(), Some(format!("{path}: invalid UTF-8; bad bytes replaced with U+FFFD")))),
     }
 }
 

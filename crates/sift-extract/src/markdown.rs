@@ -81,7 +81,9 @@ pub fn extract(bytes: &[u8], rel_path: &str, base_url: &str) -> Result<(SourceDo
             },
             Event::SoftBreak
             | Event::HardBreak
-            | Event::End(TagEnd::Paragraph | TagEnd::Item | TagEnd::CodeBlock | TagEnd::BlockQuote(_) | TagEnd::TableCell | TagEnd::List(_)) => match &mut heading {
+            | Event::End(
+                TagEnd::Paragraph | TagEnd::Item | TagEnd::CodeBlock | TagEnd::BlockQuote(_) | TagEnd::TableCell | TagEnd::List(_),
+            ) => match &mut heading {
                 Some(h) => h.2.push(' '),
                 None => body.push(' '),
             },

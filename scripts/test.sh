@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The README's test command: set up, then run every check and test. Tests that need
+# ../shared (the Cranfield collection) say they were skipped when it is absent.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$SIFT_ROOT"
+scripts/setup.sh
+
+echo "== format"
+cargo fmt --all -- --check
+
+echo "== core builds for wasm32-unknown-unknown (no I/O, no std-only APIs)"
+cargo build --quiet --release --target wasm32-unknown-unknown -p sift-core
+
+echo "== tests (unit, integration, end-to-end CLI, relevance)"
+cargo test --workspace 2>&1 | tee "$CARGO_TARGET_DIR/last-test.log"
+# A one-line summary over every test binary.
+awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "\n%d passed, %d failed\n", p, f }' "$CARGO_TARGET_DIR/last-test.log"
