@@ -65,6 +65,10 @@ fn phrases_need_adjacent_words() {
     assert_eq!(ids(&search(&e, "\"tokens expire\"")), vec!["guides/authentication.md"]);
     let r = search(&e, "\"expire tokens\"");
     assert!(r.results.is_empty() && r.fallback.is_some(), "reversed phrase does not match: {:?}", ids(&r));
+    // Stop words inside a phrase keep their place: "releasing agentroot to production".
+    assert_eq!(ids(&search(&e, "\"agentroot to production\"")), vec!["guides/deploy.md"]);
+    assert!(search(&e, "\"agentroot production\"").results.is_empty(), "the gap must be there");
+    assert!(search(&e, "\"agentroot the to production\"").results.is_empty(), "and be one word wide");
 }
 
 #[test]

@@ -108,6 +108,63 @@ pub fn doc_tokens(doc: &SourceDoc) -> DocTokens {
     DocTokens { tokens, lens }
 }
 
+/// `items.map(f)` on every core when the `parallel` feature is on (native builds), in order.
+fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync + Send) -> Vec<U> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        items.par_iter().map(f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        items.iter().map(f).collect()
+    }
+}
+
+/// One document analysed: its terms with per-field tf and positions (sorted by term), how
+/// its words were written, field lengths, and where its sections start.
+struct DocAnalysis {
+    terms: Vec<(String, [u32; N_FIELDS], Vec<u32>)>,
+    surfaces: Vec<(String, String)>,
+    lens: [u32; N_FIELDS],
+    section_starts: Vec<u32>,
+}
+
+fn analyse(d: &SourceDoc) -> DocAnalysis {
+    let mut per_doc: HashMap<String, ([u32; N_FIELDS], Vec<u32>)> = HashMap::new();
+    let mut lens = [0u32; N_FIELDS];
+    let mut surfaces: Vec<(String, String)> = Vec::new();
+    let section_starts = visit_doc_fields(d, |field, text, toks| {
+        for t in toks {
+            if !t.joined {
+                lens[field] += 1;
+            }
+            let e = per_doc.entry(t.term.clone()).or_default();
+            e.0[field] += 1;
+            e.1.push(t.pos);
+            if field != rank::FIELD_PATH {
+                let surface = surface_of(text, t);
+                if surface != t.term {
+                    surfaces.push((t.term.clone(), surface));
+                }
+            }
+        }
+    });
+    let mut terms: Vec<_> = per_doc
+        .into_iter()
+        .map(|(term, (tf, mut pos))| {
+            pos.sort_unstable();
+            pos.dedup();
+            if analyzer::is_stop_term(&term) {
+                pos.clear();
+            }
+            (term, tf, pos)
+        })
+        .collect();
+    terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    DocAnalysis { terms, surfaces, lens, section_starts }
+}
+
 fn surface_of(text: &str, t: &Token) -> String {
     analyzer::fold(&text[t.start..t.end]).chars().filter(|c| c.is_alphanumeric()).collect()
 }
@@ -127,41 +184,16 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         }
     }
 
-    // 1. Postings.
+    // 1. Postings: documents analysed in parallel, merged in document order.
     let mut postings: HashMap<String, TermPostings> = HashMap::new();
     let mut field_lens: Vec<[u8; N_FIELDS]> = Vec::with_capacity(docs.len());
     let mut len_sum = [0f64; N_FIELDS];
-    let mut per_doc: HashMap<String, ([u32; N_FIELDS], Vec<u32>)> = HashMap::new();
     let mut section_starts: Vec<Vec<u32>> = Vec::with_capacity(docs.len());
-    for (doc_id, d) in docs.iter().enumerate() {
-        per_doc.clear();
-        let mut doc_lens = [0u32; N_FIELDS];
-        let mut surfaces: Vec<(String, String)> = Vec::new();
-        let starts = visit_doc_fields(d, |field, text, toks| {
-            for t in toks {
-                if !t.joined {
-                    doc_lens[field] += 1;
-                }
-                let e = per_doc.entry(t.term.clone()).or_default();
-                e.0[field] += 1;
-                e.1.push(t.pos);
-                if field != rank::FIELD_PATH {
-                    let surface = surface_of(text, t);
-                    if surface != t.term {
-                        surfaces.push((t.term.clone(), surface));
-                    }
-                }
-            }
-        });
-        section_starts.push(starts);
-        let mut terms: Vec<_> = per_doc.drain().collect();
-        terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        for (term, (tf, mut pos)) in terms {
-            pos.sort_unstable();
-            pos.dedup();
+    for (doc_id, a) in par_map(docs, analyse).into_iter().enumerate() {
+        for (term, tf, pos) in a.terms {
             postings.entry(term).or_default().docs.push((doc_id as u32, tf, pos));
         }
-        for (term, surface) in surfaces {
+        for (term, surface) in a.surfaces {
             if let Some(tp) = postings.get_mut(&term) {
                 // Bounded: a term written 10 000 ways keeps counting its first 16.
                 if tp.surfaces.len() < 16 || tp.surfaces.contains_key(&surface) {
@@ -171,10 +203,11 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         }
         let mut lens = [0u8; N_FIELDS];
         for f in 0..N_FIELDS {
-            lens[f] = rank::encode_len(doc_lens[f]);
-            len_sum[f] += f64::from(doc_lens[f]);
+            lens[f] = rank::encode_len(a.lens[f]);
+            len_sum[f] += f64::from(a.lens[f]);
         }
         field_lens.push(lens);
+        section_starts.push(a.section_starts);
     }
     let n = docs.len().max(1) as f64;
     let avg_field_len: [f32; N_FIELDS] = std::array::from_fn(|f| (len_sum[f] / n) as f32);
@@ -182,24 +215,20 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     // 2. Term shards.
     let mut terms: Vec<String> = postings.keys().cloned().collect();
     terms.sort_unstable();
-    let mut term_shards = Vec::new();
-    let mut shards: Vec<(String, Vec<u8>)> = Vec::new();
+    // Payloads first; compression and hashing run in parallel at the end.
+    let mut term_payloads: Vec<(String, String, Vec<u8>)> = Vec::new();
     let mut cur_terms: Vec<(String, u64)> = Vec::new();
     let mut cur_post: Vec<u8> = Vec::new();
     for term in &terms {
         let tp = &postings[term];
         if !cur_terms.is_empty() && cur_post.len() >= opts.term_shard_target {
-            let (r, file) = finish_term_shard(&mut cur_terms, &mut cur_post)?;
-            term_shards.push(r);
-            shards.push(file);
+            term_payloads.push(term_shard_payload(&mut cur_terms, &mut cur_post)?);
         }
         cur_terms.push((term.clone(), cur_post.len() as u64));
         encode_postings(term, tp, &mut cur_post);
     }
-    if !cur_terms.is_empty() || term_shards.is_empty() {
-        let (r, file) = finish_term_shard(&mut cur_terms, &mut cur_post)?;
-        term_shards.push(r);
-        shards.push(file);
+    if !cur_terms.is_empty() || term_payloads.is_empty() {
+        term_payloads.push(term_shard_payload(&mut cur_terms, &mut cur_post)?);
     }
 
     // 3. Doc metadata: quantised lengths and dates.
@@ -215,8 +244,6 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         }
         varint::put(&mut meta, days.map(|x| zigzag(x) + 1).unwrap_or(0));
     }
-    let (docmeta, f) = shard_file(ShardKind::DocMeta, &meta);
-    shards.push(f);
 
     // 4. Filters: value → doc set, per filterable field.
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
@@ -238,11 +265,9 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
             put_doc_list(&mut fbytes, &ids);
         }
     }
-    let (filters, f) = shard_file(ShardKind::Filters, &fbytes);
-    shards.push(f);
 
     // 5. Document store.
-    let mut doc_shards = Vec::new();
+    let mut doc_payloads: Vec<(u32, u32, Vec<u8>)> = Vec::new();
     let mut batch: Vec<StoredDoc> = Vec::new();
     let mut batch_bytes = 0usize;
     let mut first_doc = 0u32;
@@ -260,14 +285,29 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         batch.push(sd);
         if batch_bytes >= opts.doc_shard_target || i + 1 == docs.len() {
             let json = serde_json::to_vec(&batch).map_err(|e| SiftError::new("internal", e.to_string()))?;
-            let (r, f) = shard_file(ShardKind::Docs, &json);
-            doc_shards.push(DocShardRef { shard: r, first_doc, docs: batch.len() as u32 });
-            shards.push(f);
+            doc_payloads.push((first_doc, batch.len() as u32, json));
             first_doc = i as u32 + 1;
             batch.clear();
             batch_bytes = 0;
         }
     }
+
+    // 6. Frame, compress and name every shard (in parallel on native builds).
+    let mut jobs: Vec<(ShardKind, &[u8])> = vec![(ShardKind::DocMeta, &meta), (ShardKind::Filters, &fbytes)];
+    jobs.extend(term_payloads.iter().map(|t| (ShardKind::Terms, t.2.as_slice())));
+    jobs.extend(doc_payloads.iter().map(|d| (ShardKind::Docs, d.2.as_slice())));
+    let framed = par_map(&jobs, |(kind, payload)| shard_file(*kind, payload));
+    let mut refs = framed.iter().map(|(r, _)| r.clone());
+    let docmeta = refs.next().expect("docmeta framed");
+    let filters = refs.next().expect("filters framed");
+    let term_shards: Vec<TermShardRef> = term_payloads
+        .iter()
+        .zip(refs.by_ref())
+        .map(|((first, last, _), shard)| TermShardRef { shard, first: first.clone(), last: last.clone() })
+        .collect();
+    let doc_shards: Vec<DocShardRef> =
+        doc_payloads.iter().zip(refs).map(|((first_doc, n, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n }).collect();
+    let shards: Vec<(String, Vec<u8>)> = framed.into_iter().map(|(_, f)| f).collect();
 
     let manifest = Manifest {
         magic: bundle::MANIFEST_MAGIC.to_string(),
@@ -335,7 +375,8 @@ fn encode_postings(term: &str, tp: &TermPostings, out: &mut Vec<u8>) {
     }
 }
 
-fn finish_term_shard(terms: &mut Vec<(String, u64)>, post: &mut Vec<u8>) -> Result<(TermShardRef, (String, Vec<u8>)), SiftError> {
+/// A term shard's payload: `u32 fst_len | fst | postings`, with its first and last term.
+fn term_shard_payload(terms: &mut Vec<(String, u64)>, post: &mut Vec<u8>) -> Result<(String, String, Vec<u8>), SiftError> {
     let mut b = fst::MapBuilder::memory();
     for (t, off) in terms.iter() {
         b.insert(t.as_bytes(), *off).map_err(|e| SiftError::new("internal", format!("fst: {e}")))?;
@@ -345,12 +386,11 @@ fn finish_term_shard(terms: &mut Vec<(String, u64)>, post: &mut Vec<u8>) -> Resu
     payload.extend_from_slice(&(fst_bytes.len() as u32).to_le_bytes());
     payload.extend_from_slice(&fst_bytes);
     payload.extend_from_slice(post);
-    let (r, f) = shard_file(ShardKind::Terms, &payload);
     let first = terms.first().map(|t| t.0.clone()).unwrap_or_default();
     let last = terms.last().map(|t| t.0.clone()).unwrap_or_default();
     terms.clear();
     post.clear();
-    Ok((TermShardRef { shard: r, first, last }, f))
+    Ok((first, last, payload))
 }
 
 fn shard_file(kind: ShardKind, payload: &[u8]) -> (ShardRef, (String, Vec<u8>)) {

@@ -33,6 +33,9 @@ const W_COMPOUND: f32 = 0.95;
 const W_PREFIX: f32 = 0.85;
 const W_FUZZY1: f32 = 0.7;
 const W_FUZZY2: f32 = 0.5;
+/// Weight of the proximity bonus for two query words found side by side, relative to the
+/// pair's idf.
+const W_PROXIMITY: f32 = 0.5;
 const MAX_PREFIX_EXPANSIONS: usize = 40;
 const MAX_FUZZY_EXPANSIONS: usize = 8;
 const SNIPPET_WORDS: usize = 28;
@@ -271,6 +274,7 @@ impl AltKind {
 struct RTerm {
     term: String,
     pl: Rc<PostingList>,
+    /// The term's idf, or its expansion group's (see `share_group_idf`).
     idf: f32,
 }
 
@@ -458,12 +462,32 @@ impl<'a> Run<'a> {
         }
         cands.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         cands.dedup_by(|a, b| a.1 == b.1);
+        let mut alts = Vec::new();
         for (_, term) in cands.into_iter().take(MAX_PREFIX_EXPANSIONS) {
             if let Some(a) = self.alt(&[term], false, W_PREFIX, AltKind::Prefix)? {
-                out.push(a);
+                alts.push(a);
             }
         }
+        let exact_df: u32 = out.iter().filter(|a| a.terms.len() == 1).map(|a| a.terms[0].pl.df).max().unwrap_or(0);
+        self.share_group_idf(&mut alts, exact_df);
+        out.extend(alts);
         Ok(())
+    }
+
+    /// Expansions of one typed word (prefix completions, fuzzy neighbours) act as one
+    /// synonym group: each scores with the idf of the group's combined document frequency,
+    /// so a rare completion (`methods` → `methodsha256`) cannot outweigh the common word the
+    /// user meant.
+    /// `exact_df`: document frequency of the word's own term, part of the group.
+    fn share_group_idf(&self, alts: &mut [Alt], exact_df: u32) {
+        let n = self.eng.manifest.doc_count;
+        let group_df: u64 = u64::from(exact_df) + alts.iter().map(|a| u64::from(a.terms[0].pl.df)).sum::<u64>();
+        let idf = rank::idf(n, group_df.min(u64::from(n)) as u32);
+        for a in alts.iter_mut() {
+            for t in a.terms.iter_mut() {
+                t.idf = t.idf.min(idf);
+            }
+        }
     }
 
     /// Fuzzy expansions of a clause's word over every term shard.
@@ -511,7 +535,10 @@ impl<'a> Run<'a> {
         }
         // Closest first, then the most common.
         alts.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.terms[0].pl.df.cmp(&a.1.terms[0].pl.df)));
-        Ok(alts.into_iter().take(MAX_FUZZY_EXPANSIONS).map(|(_, a)| a).collect())
+        let mut alts: Vec<Alt> = alts.into_iter().take(MAX_FUZZY_EXPANSIONS).map(|(_, a)| a).collect();
+        let exact_df = self.postings(&stemmed)?.map(|pl| pl.df).unwrap_or(0);
+        self.share_group_idf(&mut alts, exact_df);
+        Ok(alts)
     }
 
     fn search(&self, req: &ValidRequest) -> Result<Step<SearchResponse>, SiftError> {
@@ -669,7 +696,9 @@ impl<'a> Run<'a> {
 
         // Order and page.
         let newest = self.newest_date();
-        let denom: f32 = positive.iter().map(|&i| clauses[i].max_score()).sum::<f32>().max(1e-6);
+        let denom: f32 = (positive.iter().map(|&i| clauses[i].max_score()).sum::<f32>()
+            + proximity_pairs(&clauses, &positive).iter().map(|(a, b)| proximity_max(a, b)).sum::<f32>())
+        .max(1e-6);
         for h in hits.iter_mut() {
             h.score = (h.score / denom).min(1.0);
             if req.boost_recent {
@@ -861,6 +890,13 @@ impl<'a> Run<'a> {
                 e.1 |= 1u64 << bit;
             }
         }
+        for (a, b) in proximity_pairs(clauses, positive) {
+            for (doc, bonus) in proximity_bonus(a, b) {
+                if let Some(e) = acc.get_mut(&doc) {
+                    e.0 += bonus;
+                }
+            }
+        }
         let full: u64 = if positive.len() >= 64 { u64::MAX } else { (1u64 << positive.len()) - 1 };
         let mut hits: Vec<Hit> = acc
             .into_iter()
@@ -939,8 +975,15 @@ impl<'a> Run<'a> {
             raw += s;
             out_clauses.push(serde_json::json!({ "clause": c.label, "matched": !detail.is_null(), "best": detail }));
         }
+        let mut proximity = Vec::new();
+        for (a, b) in proximity_pairs(clauses, positive) {
+            let bonus = proximity_bonus(a, b).into_iter().find(|(d, _)| *d == doc).map(|(_, s)| s).unwrap_or(0.0);
+            raw += bonus;
+            proximity.push(serde_json::json!({ "pair": [a.term, b.term], "score": round4(bonus) }));
+        }
         serde_json::json!({
             "clauses": out_clauses,
+            "proximity": proximity,
             "bm25f": round4(raw),
             "max_possible": round4(denom),
             "normalised": round4((raw / denom).min(1.0)),
@@ -972,13 +1015,57 @@ fn quote_list(words: &[String]) -> String {
     words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ")
 }
 
+/// Neighbouring plain words of the query (`string methods`): their exact terms, in order.
+fn proximity_pairs<'c>(clauses: &'c [Clause], positive: &[usize]) -> Vec<(&'c RTerm, &'c RTerm)> {
+    let plain = |ci: usize| -> Option<&'c RTerm> {
+        let a = clauses[ci].alts.first()?;
+        (a.kind == AltKind::Exact && a.terms.len() == 1 && !analyzer::is_stop_term(&a.terms[0].term)).then(|| &a.terms[0])
+    };
+    positive.windows(2).filter_map(|w| Some((plain(w[0])?, plain(w[1])?))).collect()
+}
+
+fn proximity_max(a: &RTerm, b: &RTerm) -> f32 {
+    W_PROXIMITY * (a.idf + b.idf) / 2.0
+}
+
+/// Documents where `a` is directly followed by `b`, with a bonus that grows with the count
+/// of such places (saturating like a term frequency).
+fn proximity_bonus(a: &RTerm, b: &RTerm) -> Vec<(u32, f32)> {
+    let mut out = Vec::new();
+    for (ka, &doc) in a.pl.docs.iter().enumerate() {
+        let Ok(kb) = b.pl.docs.binary_search(&doc) else { continue };
+        let (pa, pb) = (a.pl.positions_of(ka), b.pl.positions_of(kb));
+        let (mut i, mut j, mut c) = (0, 0, 0u32);
+        while i < pa.len() && j < pb.len() {
+            let want = pa[i] + 1;
+            match pb[j].cmp(&want) {
+                std::cmp::Ordering::Less => j += 1,
+                std::cmp::Ordering::Greater => i += 1,
+                std::cmp::Ordering::Equal => {
+                    c += 1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        if c > 0 {
+            out.push((doc, proximity_max(a, b) * c as f32 / (c as f32 + 1.0)));
+        }
+    }
+    out
+}
+
 /// Documents matching an alternative, with the index of each term's posting for that doc.
-/// Phrases require consecutive positions.
+/// Phrases require consecutive positions; stop words carry no positions and count as a
+/// one-word gap (`"state of the art"` needs `state` and `art` three apart). A phrase of
+/// stop words only is matched by co-occurrence.
 fn alt_matches(alt: &Alt) -> Vec<(u32, Vec<usize>)> {
     let first = &alt.terms[0].pl;
     if alt.terms.len() == 1 {
         return first.docs.iter().enumerate().map(|(k, &d)| (d, vec![k])).collect();
     }
+    let stop: Vec<bool> = alt.terms.iter().map(|t| analyzer::is_stop_term(&t.term)).collect();
+    let anchor = stop.iter().position(|s| !s);
     let mut out = Vec::new();
     'docs: for (k0, &doc) in first.docs.iter().enumerate() {
         let mut ks = vec![k0];
@@ -988,15 +1075,15 @@ fn alt_matches(alt: &Alt) -> Vec<(u32, Vec<usize>)> {
                 Err(_) => continue 'docs,
             }
         }
-        if alt.phrase {
-            let starts = first.positions_of(k0);
+        if let (true, Some(a)) = (alt.phrase, anchor) {
+            let starts = alt.terms[a].pl.positions_of(ks[a]);
             let ok = starts.iter().any(|&p| {
-                alt.terms
-                    .iter()
-                    .zip(&ks)
-                    .enumerate()
-                    .skip(1)
-                    .all(|(i, (t, &k))| t.pl.positions_of(k).binary_search(&(p + i as u32)).is_ok())
+                alt.terms.iter().zip(&ks).enumerate().all(|(i, (t, &k))| {
+                    i == a || stop[i] || {
+                        let want = i64::from(p) + i as i64 - a as i64;
+                        want >= 0 && t.pl.positions_of(k).binary_search(&(want as u32)).is_ok()
+                    }
+                })
             });
             if !ok {
                 continue;
