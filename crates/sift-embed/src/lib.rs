@@ -1,0 +1,9 @@
+//! The embedder: a WordPiece tokenizer that matches all-MiniLM-L6-v2's `tokenizer.json`
+//! token for token, and (feature `tract`) the ONNX model run by tract, returning
+//! L2-normalised sentence embeddings.
+
+pub mod tokenizer;
+#[cfg(feature = "tract")]
+pub mod model;
+
+pub use tokenizer::{Tokenizer, TokenizerError};

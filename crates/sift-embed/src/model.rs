@@ -1,0 +1,91 @@
+//! The sentence embedder: tokenizer + ONNX graph (from `convert_minilm.py`) run by tract.
+//! Texts are embedded in batches padded to the longest text of the batch.
+
+use crate::tokenizer::Tokenizer;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use tract_onnx::prelude::*;
+
+#[derive(Debug)]
+pub struct EmbedError(pub String);
+
+impl fmt::Display for EmbedError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for EmbedError {}
+
+/// Where `sift model fetch` puts the default model: `$SIFT_MODEL_DIR`, else
+/// `~/.cache/sift/models/all-minilm-l6-v2`.
+pub fn default_model_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("SIFT_MODEL_DIR") {
+        return PathBuf::from(d);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+    home.join(".cache/sift/models/all-minilm-l6-v2")
+}
+
+pub struct Embedder {
+    plan: std::sync::Arc<TypedRunnableModel>,
+    tokenizer: Tokenizer,
+    pub dim: usize,
+}
+
+impl Embedder {
+    /// Load an ONNX sentence-embedding graph and its `tokenizer.json`.
+    pub fn load(model: &Path, tokenizer: &Path) -> Result<Embedder, EmbedError> {
+        let tok_bytes = std::fs::read(tokenizer).map_err(|e| EmbedError(format!("cannot read tokenizer {}: {e}", tokenizer.display())))?;
+        let tokenizer = Tokenizer::from_json(&tok_bytes).map_err(|e| EmbedError(format!("{}: {e}", tokenizer.display())))?;
+        let bytes = std::fs::read(model).map_err(|e| EmbedError(format!("cannot read model {}: {e} (run `sift model fetch`)", model.display())))?;
+        let plan = tract_onnx::onnx()
+            .model_for_read(&mut bytes.as_slice())
+            .and_then(|m| m.into_optimized())
+            .and_then(|m| m.into_runnable())
+            .map_err(|e| EmbedError(format!("model {} cannot be loaded: {e}", model.display())))?;
+        let mut e = Embedder { plan, tokenizer, dim: 0 };
+        e.dim = e.embed(&["probe"])?.first().map(Vec::len).unwrap_or(0);
+        if e.dim == 0 {
+            return Err(EmbedError(format!("model {} produced no embedding", model.display())));
+        }
+        Ok(e)
+    }
+
+    pub fn tokenizer(&self) -> &Tokenizer {
+        &self.tokenizer
+    }
+
+    /// L2-normalised embeddings of `texts`, in order.
+    pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let ids: Vec<Vec<u32>> = texts.iter().map(|t| self.tokenizer.encode(t)).collect();
+        self.embed_ids(&ids)
+    }
+
+    /// Embeddings of already-tokenized texts (one batch, padded to the longest).
+    pub fn embed_ids(&self, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let b = ids.len();
+        let s = ids.iter().map(Vec::len).max().unwrap_or(1).max(1);
+        let mut input = vec![0i64; b * s];
+        let mut mask = vec![0i64; b * s];
+        for (r, row) in ids.iter().enumerate() {
+            for (c, &id) in row.iter().enumerate() {
+                input[r * s + c] = i64::from(id);
+                mask[r * s + c] = 1;
+            }
+        }
+        let err = |e: TractError| EmbedError(format!("embedding failed: {e}"));
+        let input = Tensor::from_shape(&[b, s], &input).map_err(err)?;
+        let mask = Tensor::from_shape(&[b, s], &mask).map_err(err)?;
+        let out = self.plan.run(tvec!(input.into_tvalue(), mask.into_tvalue())).map_err(err)?;
+        let view = out[0].to_plain_array_view::<f32>().map_err(err)?;
+        let shape = view.shape().to_vec();
+        if shape.len() != 2 || shape[0] != b {
+            return Err(EmbedError(format!("model output has shape {shape:?}, expected [{b}, dim]")));
+        }
+        Ok(view.outer_iter().map(|row| row.iter().copied().collect()).collect())
+    }
+}
