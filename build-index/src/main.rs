@@ -3,6 +3,7 @@
 mod bench;
 mod bundle_io;
 mod eval;
+mod model_fetch;
 mod sources;
 
 use anyhow::Result;
@@ -32,6 +33,8 @@ enum Cmd {
     Eval(eval::EvalArgs),
     /// Benchmark build and queries on a site, with Pagefind built on the same site.
     Bench(bench::BenchArgs),
+    /// Manage the embedding model (`sift model fetch`).
+    Model(model_fetch::ModelArgs),
 }
 
 #[derive(clap::Args)]
@@ -119,6 +122,7 @@ fn main() -> ExitCode {
         Cmd::Search(a) => return search(&a),
         Cmd::Eval(a) => eval::run(&a),
         Cmd::Bench(a) => bench::run(&a),
+        Cmd::Model(a) => model_fetch::run(&a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

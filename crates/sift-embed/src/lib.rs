@@ -2,8 +2,8 @@
 //! token for token, and (feature `tract`) the ONNX model run by tract, returning
 //! L2-normalised sentence embeddings.
 
-pub mod tokenizer;
 #[cfg(feature = "tract")]
 pub mod model;
+pub mod tokenizer;
 
 pub use tokenizer::{Tokenizer, TokenizerError};

@@ -38,7 +38,8 @@ impl Embedder {
     pub fn load(model: &Path, tokenizer: &Path) -> Result<Embedder, EmbedError> {
         let tok_bytes = std::fs::read(tokenizer).map_err(|e| EmbedError(format!("cannot read tokenizer {}: {e}", tokenizer.display())))?;
         let tokenizer = Tokenizer::from_json(&tok_bytes).map_err(|e| EmbedError(format!("{}: {e}", tokenizer.display())))?;
-        let bytes = std::fs::read(model).map_err(|e| EmbedError(format!("cannot read model {}: {e} (run `sift model fetch`)", model.display())))?;
+        let bytes =
+            std::fs::read(model).map_err(|e| EmbedError(format!("cannot read model {}: {e} (run `sift model fetch`)", model.display())))?;
         let plan = tract_onnx::onnx()
             .model_for_read(&mut bytes.as_slice())
             .and_then(|m| m.into_optimized())

