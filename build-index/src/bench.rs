@@ -130,6 +130,8 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         k1: sift_core::rank::Bm25fParams::default().k1,
         field_weights: None,
         field_b: None,
+        embedder: None,
+        no_embedder: true,
         quiet: true,
     })?;
     let sift_sizes = dir_sizes(&sift_out)?;

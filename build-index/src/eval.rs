@@ -105,6 +105,8 @@ pub fn evaluate(
     for (qid, text) in queries {
         let Some(rels) = qrels.get(qid) else { continue };
         let mut ranked = Vec::new();
+        let probe = SearchRequest { query: text.clone(), mode: mode.map(str::to_string), ..Default::default() };
+        let qv = crate::query_vector(bundle, &probe)?;
         for page in 0..2 {
             let req = SearchRequest {
                 query: text.clone(),
@@ -113,12 +115,15 @@ pub fn evaluate(
                 offset: Some(page * 50),
                 ..Default::default()
             };
-            match bundle.drive(|e| e.search(&req, &ctx)) {
+            match bundle.drive(|e| e.search_with(&req, &ctx, qv.as_deref())) {
                 Ok(r) => {
                     ranked.extend(r.results.into_iter().map(|x| x.id));
                     if !r.has_more {
                         break;
                     }
+                }
+                Err(e) if matches!(e.code, "no_vectors" | "embedder_required" | "embedder_unavailable" | "invalid_mode") => {
+                    return Err(e.into())
                 }
                 Err(e) if e.is_client_error() => {
                     eprintln!("warning: query {qid}: {}", e.message);

@@ -2,6 +2,7 @@
 
 mod bench;
 mod bundle_io;
+mod embedding;
 mod eval;
 mod model_fetch;
 mod sources;
@@ -66,6 +67,13 @@ pub struct BuildArgs {
     /// Length normalisation b per field title,path,headings,body.
     #[arg(long, value_delimiter = ',')]
     pub field_b: Option<Vec<f32>>,
+    /// Embedding model (.onnx, with tokenizer.json beside it). Default: the model that
+    /// `sift model fetch` installed, when there is one.
+    #[arg(long)]
+    pub embedder: Option<PathBuf>,
+    /// Build a keyword-only bundle (no vectors).
+    #[arg(long, conflicts_with = "embedder")]
+    pub no_embedder: bool,
     /// No progress bar or summary.
     #[arg(long, short)]
     pub quiet: bool,
@@ -172,8 +180,44 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
     if !(params.k1 > 0.0 && params.weight.iter().all(|w| *w >= 0.0) && params.b.iter().all(|b| (0.0..=1.0).contains(b))) {
         anyhow::bail!("BM25F parameters out of range: k1 > 0, weights >= 0, 0 <= b <= 1");
     }
-    let bopts =
-        BuildOptions { params, filter_fields: (!a.filter_fields.is_empty()).then(|| a.filter_fields.clone()), ..Default::default() };
+    let model = match (&a.embedder, a.no_embedder) {
+        (_, true) => None,
+        (Some(m), false) => {
+            if !m.exists() {
+                anyhow::bail!("embedding model {} not found (run `sift model fetch`, or pass --no-embedder)", m.display());
+            }
+            Some(m.clone())
+        }
+        (None, false) => {
+            let m = embedding::default_model();
+            if m.is_none() && !a.quiet {
+                eprintln!("note: no embedding model installed (`sift model fetch`); building a keyword-only bundle");
+            }
+            m
+        }
+    };
+    let vectors = match &model {
+        Some(m) => {
+            let (v, r) = embedding::embed_docs(&collected.docs, m, a.quiet)?;
+            if !a.quiet {
+                eprintln!(
+                    "embedded {} chunks in {:.1}s ({:.1} chunks/s) with {}",
+                    r.chunks,
+                    r.seconds,
+                    r.chunks as f64 / r.seconds.max(1e-9),
+                    v.model
+                );
+            }
+            Some(v)
+        }
+        None => None,
+    };
+    let bopts = BuildOptions {
+        params,
+        filter_fields: (!a.filter_fields.is_empty()).then(|| a.filter_fields.clone()),
+        vectors,
+        ..Default::default()
+    };
     let spinner = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
     spinner.set_message(format!("indexing {} documents", collected.docs.len()));
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
@@ -296,7 +340,8 @@ fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
         include_content: a.content.then_some(true),
         explain: a.explain.then_some(true),
     };
-    let mut resp = bundle.drive(|e| e.search(&req, &ctx))?;
+    let qv = query_vector(&bundle, &req)?;
+    let mut resp = bundle.drive(|e| e.search_with(&req, &ctx, qv.as_deref()))?;
     resp.timings_ms.insert("total".into(), t0.elapsed().as_secs_f64() * 1000.0);
     if a.json {
         println!("{}", serde_json::to_string_pretty(&resp).unwrap_or_default());
@@ -343,6 +388,24 @@ fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
         println!("more: --offset {}", resp.offset + resp.limit);
     }
     Ok(())
+}
+
+/// The query's embedding when the request needs one: the bundle's model must be installed.
+/// In `auto` mode a missing model means keyword search (with a note), not an error.
+pub fn query_vector(bundle: &DiskBundle, req: &SearchRequest) -> Result<Option<Vec<f32>>, SiftError> {
+    if !bundle.engine.wants_query_vector(req) {
+        return Ok(None);
+    }
+    let Some(model) = embedding::default_model() else {
+        if req.mode.as_deref().unwrap_or("auto") == "auto" {
+            eprintln!("note: the embedding model is not installed (`sift model fetch`); searching by keywords only");
+            return Ok(None);
+        }
+        return Err(SiftError::new("embedder_unavailable", "this search needs the embedding model; run `sift model fetch`"));
+    };
+    let e = embedding::load(&model).map_err(|e| SiftError::new("embedder_unavailable", e.to_string()))?;
+    let v = e.embed(&[req.query.as_str()]).map_err(|e| SiftError::new("internal", e.to_string()))?;
+    Ok(v.into_iter().next())
 }
 
 /// Terminal rendering of the HTML-safe strings: marks as [brackets], entities decoded.

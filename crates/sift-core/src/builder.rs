@@ -26,7 +26,22 @@ pub struct BuildOptions {
     pub doc_shard_target: usize,
     /// Recorded in the manifest (`sift 0.1.0`).
     pub generator: String,
+    /// Chunk embeddings made by the host (see `chunk::chunks_of`), when building with an
+    /// embedder.
+    pub vectors: Option<ChunkVectors>,
 }
+
+/// Embeddings of every document's chunks, in document order: `per_doc[d][c]` is chunk `c`
+/// of document `d`, L2-normalised.
+#[derive(Debug, Clone, Default)]
+pub struct ChunkVectors {
+    pub model: String,
+    pub dim: usize,
+    pub per_doc: Vec<Vec<Vec<f32>>>,
+}
+
+/// Chunks per vector shard (384 dims: about 3.3 MB before compression).
+pub const VECTOR_SHARD_CHUNKS: usize = 8192;
 
 impl Default for BuildOptions {
     fn default() -> Self {
@@ -36,6 +51,7 @@ impl Default for BuildOptions {
             term_shard_target: 48 * 1024,
             doc_shard_target: 48 * 1024,
             generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
+            vectors: None,
         }
     }
 }
@@ -292,10 +308,34 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         }
     }
 
-    // 6. Frame, compress and name every shard (in parallel on native builds).
+    // 6. Vector set, quantised.
+    let mut vector_payloads: Vec<Vec<u8>> = Vec::new();
+    let mut vector_chunks = 0usize;
+    if let Some(cv) = &opts.vectors {
+        if cv.per_doc.len() != docs.len() {
+            return Err(SiftError::invalid(format!("{} documents but vectors for {}", docs.len(), cv.per_doc.len())));
+        }
+        let mut set = crate::vectors::VectorSet::new(cv.dim);
+        for (d, chunks) in cv.per_doc.iter().enumerate() {
+            for v in chunks {
+                set.push(d as u32, v)?;
+                vector_chunks += 1;
+                if set.len() == VECTOR_SHARD_CHUNKS {
+                    vector_payloads.push(set.encode());
+                    set = crate::vectors::VectorSet::new(cv.dim);
+                }
+            }
+        }
+        if !set.is_empty() || vector_payloads.is_empty() {
+            vector_payloads.push(set.encode());
+        }
+    }
+
+    // 7. Frame, compress and name every shard (in parallel on native builds).
     let mut jobs: Vec<(ShardKind, &[u8])> = vec![(ShardKind::DocMeta, &meta), (ShardKind::Filters, &fbytes)];
     jobs.extend(term_payloads.iter().map(|t| (ShardKind::Terms, t.2.as_slice())));
     jobs.extend(doc_payloads.iter().map(|d| (ShardKind::Docs, d.2.as_slice())));
+    jobs.extend(vector_payloads.iter().map(|v| (ShardKind::Vectors, v.as_slice())));
     let framed = par_map(&jobs, |(kind, payload)| shard_file(*kind, payload));
     let mut refs = framed.iter().map(|(r, _)| r.clone());
     let docmeta = refs.next().expect("docmeta framed");
@@ -305,8 +345,17 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         .zip(refs.by_ref())
         .map(|((first, last, _), shard)| TermShardRef { shard, first: first.clone(), last: last.clone() })
         .collect();
-    let doc_shards: Vec<DocShardRef> =
-        doc_payloads.iter().zip(refs).map(|((first_doc, n, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n }).collect();
+    let doc_shards: Vec<DocShardRef> = doc_payloads
+        .iter()
+        .zip(refs.by_ref())
+        .map(|((first_doc, n, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n })
+        .collect();
+    let vectors = opts.vectors.as_ref().map(|cv| bundle::VectorsRef {
+        model: cv.model.clone(),
+        dim: cv.dim as u32,
+        chunks: vector_chunks as u32,
+        shards: refs.by_ref().collect(),
+    });
     let shards: Vec<(String, Vec<u8>)> = framed.into_iter().map(|(_, f)| f).collect();
 
     let manifest = Manifest {
@@ -322,6 +371,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         filters,
         term_shards,
         doc_shards,
+        vectors,
     };
     Ok(BuiltBundle { manifest, shards, warnings })
 }

@@ -72,6 +72,16 @@ pub struct DocShardRef {
     pub docs: u32,
 }
 
+/// The vector set: which model made it, and its shards (chunk ranges, in order).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorsRef {
+    /// The embedding model's name (`all-MiniLM-L6-v2`): queries must be embedded by it.
+    pub model: String,
+    pub dim: u32,
+    pub chunks: u32,
+    pub shards: Vec<ShardRef>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
     pub magic: String,
@@ -88,6 +98,9 @@ pub struct Manifest {
     pub filters: ShardRef,
     pub term_shards: Vec<TermShardRef>,
     pub doc_shards: Vec<DocShardRef>,
+    /// Present when the bundle was built with an embedder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vectors: Option<VectorsRef>,
 }
 
 impl Manifest {
@@ -139,6 +152,7 @@ impl Manifest {
             .into_iter()
             .chain(self.term_shards.iter().map(|t| &t.shard))
             .chain(self.doc_shards.iter().map(|d| &d.shard))
+            .chain(self.vectors.iter().flat_map(|v| v.shards.iter()))
     }
 
     pub fn to_json_bytes(&self) -> Vec<u8> {

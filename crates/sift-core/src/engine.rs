@@ -9,6 +9,7 @@ use crate::error::SiftError;
 use crate::query::{self, Item};
 use crate::rank::{self, NormTable, N_FIELDS};
 use crate::shards::{decode_docs, DocMeta, FilterIndex, PostingList, TermShard};
+use crate::vectors::VectorSet;
 use crate::{analyzer, fuzzy, snippet};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -42,6 +43,78 @@ const SNIPPET_WORDS: usize = 28;
 const MAX_SUB_RESULTS: usize = 3;
 /// Reciprocal rank fusion constant (Cormack et al. 2009).
 pub const RRF_K: f32 = 60.0;
+/// Documents taken from the semantic side for fusion.
+const SEMANTIC_DEPTH: usize = 100;
+/// `mode: hybrid`: (lexical, semantic) weights of the score fusion. Cosines of relevant and
+/// irrelevant chunks differ by less than normalised BM25F scores do, so the semantic side
+/// needs the larger weight to count equally (Cranfield nDCG@10: 0.5/0.5 0.411, 0.3/0.7 0.423).
+pub const HYBRID_WEIGHTS: (f32, f32) = (0.3, 0.7);
+
+/// Weights for queries that name something exactly: identifiers, acronyms, code, quoted
+/// text, a single word. Both `hybrid` and `auto` use them, so an exact match stays first.
+pub const EXACT_WEIGHTS: (f32, f32) = (0.8, 0.2);
+
+fn code_like(w: &str) -> bool {
+    let core = w.trim_matches(|c: char| !c.is_alphanumeric());
+    // Letters and digits together (`utf8`, `h2o`), not a plain number ("mach 2").
+    (core.chars().any(|c| c.is_ascii_digit()) && core.chars().any(char::is_alphabetic))
+        || ["_", "::", "()", "->", "/", "#"].iter().any(|p| w.contains(p))
+        || (core.contains('.') && !core.ends_with('.'))
+        || core.chars().skip(1).any(char::is_uppercase) && core.chars().any(char::is_lowercase)
+        || (core.len() >= 2 && core.chars().all(|c| c.is_ascii_uppercase()))
+}
+
+fn content_words(query: &str) -> usize {
+    query.split_whitespace().filter(|w| !analyzer::is_stopword(&analyzer::fold(w.trim_matches(|c: char| !c.is_alphanumeric())))).count()
+}
+
+/// Quoted text, a single word, or a short query with an identifier in it.
+pub fn exact_shaped(query: &str) -> bool {
+    let content = content_words(query);
+    query.contains('"') || content <= 1 || (content <= 4 && query.split_whitespace().any(code_like))
+}
+
+/// `mode: auto`: weights from the query's shape. Identifiers, acronyms, code and quoted text
+/// want exact matches; questions and long natural-language queries want meaning; one or two
+/// plain keywords lean lexical.
+pub fn auto_weights(query: &str) -> (f32, f32) {
+    if exact_shaped(query) {
+        return EXACT_WEIGHTS;
+    }
+    let content = content_words(query);
+    let first = query.split_whitespace().next().map(str::to_lowercase).unwrap_or_default();
+    let question = query.trim_end().ends_with('?')
+        || ["what", "how", "why", "when", "where", "which", "who", "can", "does", "do", "is", "are", "should", "could"]
+            .contains(&first.as_str());
+    match (question, content) {
+        // Natural language (an identifier in a long question is one clue among many).
+        (_, c) if c >= 4 => HYBRID_WEIGHTS,
+        (true, 3) => HYBRID_WEIGHTS,
+        (true, _) => (0.5, 0.5),
+        (false, 2) => (0.7, 0.3),
+        _ => (0.5, 0.5),
+    }
+}
+
+/// Convex combination of the lexical score (divided by the list's best, so the best lexical
+/// match counts fully) and the raw cosine; a document missing from a list scores 0 there.
+/// The result stays in 0..1.
+fn fuse(lexical: &[Hit], semantic: &[Hit], w_lex: f32, w_sem: f32) -> Vec<Hit> {
+    // Per-query min-max normalisation did worse on Cranfield (0.418 vs 0.423): the cosine's
+    // own 0..1 scale carries information that min-max throws away (Bruch et al. 2022).
+    let lmax = lexical.iter().map(|h| h.score).fold(1e-6f32, f32::max);
+    let l: HashMap<u32, f32> = lexical.iter().map(|h| (h.doc, h.score / lmax)).collect();
+    let s: HashMap<u32, f32> = semantic.iter().map(|h| (h.doc, h.score)).collect();
+    let mut docs: Vec<u32> = l.keys().chain(s.keys()).copied().collect();
+    docs.sort_unstable();
+    docs.dedup();
+    let mut out: Vec<Hit> = docs
+        .into_iter()
+        .map(|doc| Hit { doc, score: w_lex * l.get(&doc).copied().unwrap_or(0.0) + w_sem * s.get(&doc).copied().unwrap_or(0.0) })
+        .collect();
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+    out
+}
 
 pub struct Engine {
     manifest: Manifest,
@@ -50,6 +123,7 @@ pub struct Engine {
     filters: Option<FilterIndex>,
     term_shards: Vec<Option<TermShard>>,
     doc_shards: Vec<Option<Rc<Vec<StoredDoc>>>>,
+    vector_shards: Vec<Option<VectorSet>>,
     by_file: HashMap<String, (ShardKind, usize)>,
 }
 
@@ -66,9 +140,14 @@ impl Engine {
         for (i, d) in manifest.doc_shards.iter().enumerate() {
             by_file.insert(d.shard.file.clone(), (ShardKind::Docs, i));
         }
+        let n_vec = manifest.vectors.as_ref().map_or(0, |v| v.shards.len());
+        for (i, v) in manifest.vectors.iter().flat_map(|v| v.shards.iter()).enumerate() {
+            by_file.insert(v.file.clone(), (ShardKind::Vectors, i));
+        }
         Ok(Engine {
             term_shards: (0..manifest.term_shards.len()).map(|_| None).collect(),
             doc_shards: (0..manifest.doc_shards.len()).map(|_| None).collect(),
+            vector_shards: (0..n_vec).map(|_| None).collect(),
             manifest,
             norms,
             docmeta: None,
@@ -92,6 +171,7 @@ impl Engine {
             Some((ShardKind::Filters, _)) => self.filters.is_some(),
             Some((ShardKind::Terms, i)) => self.term_shards[*i].is_some(),
             Some((ShardKind::Docs, i)) => self.doc_shards[*i].is_some(),
+            Some((ShardKind::Vectors, i)) => self.vector_shards[*i].is_some(),
             _ => false,
         }
     }
@@ -118,7 +198,15 @@ impl Engine {
                 let p = bundle::decode_shard(bytes, kind, &r.shard)?;
                 self.doc_shards[i] = Some(Rc::new(decode_docs(&p, r.docs)?));
             }
-            ShardKind::Vectors => return Err(SiftError::corrupt("vector shards are not supported by this build")),
+            ShardKind::Vectors => {
+                let v = self.manifest.vectors.as_ref().ok_or_else(|| SiftError::corrupt("vector shard in a bundle without vectors"))?;
+                let p = bundle::decode_shard(bytes, kind, &v.shards[i])?;
+                let set = VectorSet::decode(&p, n)?;
+                if set.dim != v.dim as usize {
+                    return Err(SiftError::corrupt(format!("vector shard {file} has {} dimensions, the manifest says {}", set.dim, v.dim)));
+                }
+                self.vector_shards[i] = Some(set);
+            }
         }
         Ok(())
     }
@@ -130,14 +218,31 @@ impl Engine {
         self.search(&req, ctx)
     }
 
+    /// Whether the bundle has vectors (semantic and hybrid search are possible).
+    pub fn has_vectors(&self) -> bool {
+        self.manifest.vectors.is_some()
+    }
+
+    /// Whether answering `req` uses the query's embedding: the host embeds the query only
+    /// then (and passes it to `search_with`).
+    pub fn wants_query_vector(&self, req: &SearchRequest) -> bool {
+        self.has_vectors() && req.mode.as_deref() != Some("lexical")
+    }
+
     pub fn search(&self, req: &SearchRequest, ctx: &Context) -> Result<Step<SearchResponse>, SiftError> {
+        self.search_with(req, ctx, None)
+    }
+
+    /// Search with the query's embedding (made by the bundle's model, L2-normalised) for
+    /// semantic, hybrid and auto modes.
+    pub fn search_with(&self, req: &SearchRequest, ctx: &Context, query_vector: Option<&[f32]>) -> Result<Step<SearchResponse>, SiftError> {
         let valid = req.validate(&self.manifest.filter_fields, ctx.now_days)?;
         let (meta, filt) = match (&self.docmeta, &self.filters) {
             (Some(m), Some(f)) => (m, f),
             _ => return Ok(Step::Need(vec![self.manifest.docmeta.file.clone(), self.manifest.filters.file.clone()])),
         };
         let run = Run { eng: self, meta, filt, missing: RefCell::new(BTreeSet::new()), cache: RefCell::new(HashMap::new()) };
-        run.search(&valid)
+        run.search(&valid, query_vector)
     }
 
     /// Several queries at once, merged by reciprocal rank fusion and de-duplicated.
@@ -541,12 +646,37 @@ impl<'a> Run<'a> {
         Ok(alts)
     }
 
-    fn search(&self, req: &ValidRequest) -> Result<Step<SearchResponse>, SiftError> {
-        if matches!(req.mode, Mode::Semantic | Mode::Hybrid) {
-            return Err(SiftError::new(
-                "no_vectors",
-                "this bundle was built without vectors, so semantic and hybrid search are unavailable; use mode lexical (or auto), or rebuild the bundle with the embedder",
-            ));
+    fn search(&self, req: &ValidRequest, query_vector: Option<&[f32]>) -> Result<Step<SearchResponse>, SiftError> {
+        let vectors = self.eng.manifest.vectors.as_ref();
+        let (w_lex, w_sem) = match (req.mode, vectors, query_vector) {
+            (Mode::Semantic | Mode::Hybrid, None, _) => {
+                return Err(SiftError::new(
+                    "no_vectors",
+                    "this bundle was built without vectors, so semantic and hybrid search are unavailable; use mode lexical (or auto), or rebuild the bundle with the embedder",
+                ))
+            }
+            (Mode::Semantic | Mode::Hybrid, Some(v), None) => {
+                return Err(SiftError::new(
+                    "embedder_required",
+                    format!("{:?} mode needs the query embedded with the bundle's model ({}); the host did not provide it", req.mode, v.model).to_lowercase(),
+                ))
+            }
+            (Mode::Semantic, Some(_), Some(_)) => (0.0, 1.0),
+            (Mode::Hybrid, Some(_), Some(_)) if exact_shaped(&req.query) => EXACT_WEIGHTS,
+            (Mode::Hybrid, Some(_), Some(_)) => HYBRID_WEIGHTS,
+            (Mode::Auto, Some(_), Some(_)) => auto_weights(&req.query),
+            _ => (1.0, 0.0),
+        };
+        let query_vector = if w_sem > 0.0 { query_vector } else { None };
+        if let (Some(q), Some(v)) = (query_vector, vectors) {
+            if q.len() != v.dim as usize || q.iter().any(|x| !x.is_finite()) {
+                return Err(SiftError::invalid(format!("the query vector must have {} finite components; got {}", v.dim, q.len())));
+            }
+            for (i, slot) in self.eng.vector_shards.iter().enumerate() {
+                if slot.is_none() {
+                    self.missing.borrow_mut().insert(v.shards[i].file.clone());
+                }
+            }
         }
         let filter_fields = &self.eng.manifest.filter_fields;
         let parsed = query::parse(&req.query, |f| filter_fields.iter().any(|x| x == f));
@@ -581,6 +711,12 @@ impl<'a> Run<'a> {
                 .collect::<Vec<_>>()
                 .join(" OR ");
             clauses.push(Clause { label, alts, negated: g.negated, fuzzy_word, suggestion: None });
+        }
+        if w_lex == 0.0 {
+            // Meaning only: no typo lookups (they would fetch the whole dictionary).
+            for c in clauses.iter_mut() {
+                c.fuzzy_word = None;
+            }
         }
         if clauses.iter().filter(|c| !c.negated).count() > MAX_CLAUSES {
             return Err(SiftError::new("query_too_long", format!("query has more than {MAX_CLAUSES} terms")));
@@ -694,14 +830,48 @@ impl<'a> Run<'a> {
         let suggestions = self.suggestions(&mut clauses, &positive, &req.query, hits.len())?;
         need_or_continue!(self);
 
-        // Order and page.
-        let newest = self.newest_date();
+        // Normalise lexical scores to 0..1.
         let denom: f32 = (positive.iter().map(|&i| clauses[i].max_score()).sum::<f32>()
             + proximity_pairs(&clauses, &positive).iter().map(|(a, b)| proximity_max(a, b)).sum::<f32>())
         .max(1e-6);
         for h in hits.iter_mut() {
             h.score = (h.score / denom).min(1.0);
-            if req.boost_recent {
+        }
+        // The semantic half: alone, fused with the lexical list, or as the last fallback.
+        let mut search_type = "lexical";
+        let mut lexical_scores: HashMap<u32, f32> = HashMap::new();
+        let mut semantic_scores: HashMap<u32, f32> = HashMap::new();
+        if let Some(q) = query_vector {
+            let depth = (req.offset + req.limit).max(SEMANTIC_DEPTH);
+            let sem = self.semantic_hits(q, depth, &allowed, &excluded);
+            if req.explain {
+                lexical_scores = hits.iter().map(|h| (h.doc, h.score)).collect();
+                semantic_scores = sem.iter().map(|h| (h.doc, h.score)).collect();
+            }
+            if w_lex == 0.0 {
+                hits = sem;
+                fallback = None;
+                search_type = "semantic";
+            } else if hits.is_empty() {
+                if !sem.is_empty() {
+                    fallback = Some(Fallback {
+                        from: "lexical".into(),
+                        to: "semantic".into(),
+                        reason: "no document contains the query's words (or similar spellings); showing results by meaning".into(),
+                    });
+                }
+                hits = sem;
+                search_type = "semantic";
+            } else {
+                hits = fuse(&hits, &sem, w_lex, w_sem);
+                search_type = "hybrid";
+            }
+        }
+
+        // Order and page.
+        let newest = self.newest_date();
+        if req.boost_recent {
+            for h in hits.iter_mut() {
                 h.score *= self.recency(h.doc, newest);
             }
         }
@@ -743,7 +913,15 @@ impl<'a> Run<'a> {
                 match_terms.values().filter_map(|pl| pl.docs.binary_search(&h.doc).ok().map(|k| pl.positions_of(k))).collect();
             let mut r = build_result(sd, h.score, &term_set, &prefixes, &positions, req.include_content);
             if req.explain {
-                r.explain = Some(self.explain(h.doc, &clauses, &positive, denom, h.score));
+                let mut x = self.explain(h.doc, &clauses, &positive, denom, h.score);
+                if query_vector.is_some() {
+                    x["fusion"] = serde_json::json!({
+                        "search_type": search_type, "weights": { "lexical": w_lex, "semantic": w_sem },
+                        "lexical": lexical_scores.get(&h.doc).map(|s| round4(*s)),
+                        "semantic": semantic_scores.get(&h.doc).map(|s| round4(*s)),
+                    });
+                }
+                r.explain = Some(x);
             }
             results.push(r);
         }
@@ -754,7 +932,7 @@ impl<'a> Run<'a> {
             limit: req.limit,
             offset: req.offset,
             query: req.query.trim_end().to_string(),
-            search_type: "lexical".into(),
+            search_type: search_type.into(),
             fallback,
             suggestions,
             facets,
@@ -909,6 +1087,28 @@ impl<'a> Run<'a> {
             .map(|(doc, (score, _))| Hit { doc, score })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+        hits
+    }
+
+    /// Documents by meaning: the best chunks for the query, a document scoring as its best
+    /// chunk (cosine, floored at 0), filters and exclusions applied.
+    fn semantic_hits(&self, q: &[f32], depth: usize, allowed: &Option<Vec<bool>>, excluded: &[u32]) -> Vec<Hit> {
+        let mut best: HashMap<u32, f32> = HashMap::new();
+        for set in self.eng.vector_shards.iter().flatten() {
+            // With filters every chunk is a candidate, so a narrow filter still fills the page.
+            let k = if allowed.is_some() { set.len() } else { depth * 4 };
+            for (i, cos) in set.search(q, k) {
+                let d = set.doc_of[i];
+                if allowed.as_ref().is_some_and(|a| !a[d as usize]) || excluded.binary_search(&d).is_ok() {
+                    continue;
+                }
+                let e = best.entry(d).or_insert(f32::MIN);
+                *e = e.max(cos);
+            }
+        }
+        let mut hits: Vec<Hit> = best.into_iter().map(|(doc, s)| Hit { doc, score: s.clamp(0.0, 1.0) }).collect();
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+        hits.truncate(depth);
         hits
     }
 
@@ -1195,5 +1395,39 @@ fn build_result(
         content: include_content.then(|| sd.content()),
         explain: None,
         queries: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_weights_follow_the_query_shape() {
+        let lexical_heavy = |q: &str| auto_weights(q).0 > 0.5;
+        let semantic_heavy = |q: &str| auto_weights(q).1 > 0.5;
+        for q in ["StateMachine", "os.path.join", "utf8 decode", "\"exact phrase\"", "MCP", "HTTP_PROXY", "mcp", "deploy"] {
+            assert!(lexical_heavy(q), "{q}: {:?}", auto_weights(q));
+        }
+        for q in [
+            "how do I release my app to production?",
+            "what are the structural problems of high speed aircraft",
+            "ways to keep answers around between calls",
+        ] {
+            assert!(semantic_heavy(q), "{q}: {:?}", auto_weights(q));
+        }
+        assert_eq!(auto_weights("does agentroot have mcp?"), (0.5, 0.5), "short question: balanced");
+        let (l, s) = auto_weights("anything at all here");
+        assert!((l + s - 1.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn fusion_stays_in_range_and_keeps_both_sides() {
+        let lex = vec![Hit { doc: 1, score: 0.9 }, Hit { doc: 2, score: 0.3 }];
+        let sem = vec![Hit { doc: 3, score: 0.8 }, Hit { doc: 1, score: 0.6 }];
+        let f = fuse(&lex, &sem, 0.3, 0.7);
+        assert_eq!(f[0].doc, 1, "in both lists");
+        assert!(f.iter().all(|h| (0.0..=1.0).contains(&h.score)));
+        assert_eq!(f.len(), 3);
     }
 }

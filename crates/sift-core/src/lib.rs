@@ -5,6 +5,7 @@
 pub mod analyzer;
 pub mod builder;
 pub mod bundle;
+pub mod chunk;
 pub mod contract;
 pub mod date;
 pub mod doc;
@@ -16,8 +17,9 @@ pub mod rank;
 pub mod shards;
 pub mod snippet;
 pub mod varint;
+pub mod vectors;
 
-pub use builder::{build, BuildOptions, BuiltBundle};
+pub use builder::{build, BuildOptions, BuiltBundle, ChunkVectors};
 pub use contract::{MultiSearchRequest, MultiSearchResponse, SearchRequest, SearchResponse};
 pub use doc::{Section, SourceDoc, StoredDoc};
 pub use engine::{Context, Engine, Step};

@@ -1,0 +1,84 @@
+//! What gets embedded: each section becomes one or more chunks of at most
+//! `MAX_CHUNK_WORDS` words (the model reads at most 256 tokens), prefixed with the page
+//! title and the section heading so a chunk carries its context.
+
+use crate::doc::SourceDoc;
+
+/// About 1.3 tokens a word in English prose: 180 words stay under the 256-token limit.
+pub const MAX_CHUNK_WORDS: usize = 180;
+/// Sections shorter than this are merged into the next chunk of the same page.
+const MIN_CHUNK_WORDS: usize = 24;
+
+/// The texts to embed for a document, in order.
+pub fn chunks_of(doc: &SourceDoc) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pending: Vec<&str> = Vec::new();
+    let mut pending_heading = String::new();
+    let flush = |heading: &str, words: &[&str], out: &mut Vec<String>| {
+        if words.is_empty() && heading.is_empty() {
+            return;
+        }
+        let mut s = doc.title.clone();
+        if !heading.is_empty() && heading != doc.title {
+            s.push_str(" — ");
+            s.push_str(heading);
+        }
+        if !words.is_empty() {
+            s.push_str(": ");
+            s.push_str(&words.join(" "));
+        }
+        out.push(s);
+    };
+    for sec in &doc.sections {
+        let words: Vec<&str> = sec.text.split_whitespace().collect();
+        if pending.is_empty() {
+            pending_heading = sec.heading.clone();
+        }
+        pending.extend(words);
+        if pending.len() < MIN_CHUNK_WORDS {
+            continue;
+        }
+        for piece in pending.chunks(MAX_CHUNK_WORDS) {
+            flush(&pending_heading, piece, &mut out);
+        }
+        pending.clear();
+    }
+    if !pending.is_empty() {
+        flush(&pending_heading, &pending, &mut out);
+    }
+    if out.is_empty() {
+        out.push(doc.title.clone());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doc::Section;
+
+    fn doc(sections: Vec<(&str, String)>) -> SourceDoc {
+        SourceDoc {
+            id: "d".into(),
+            title: "Guide".into(),
+            sections: sections.into_iter().map(|(h, t)| Section { heading: h.into(), anchor: None, text: t }).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn long_sections_split_short_ones_merge() {
+        let long = "word ".repeat(400);
+        let d = doc(vec![("Intro", "tiny".into()), ("Usage", long.clone()), ("End", "short tail".into())]);
+        let c = chunks_of(&d);
+        assert_eq!(c.len(), 4, "{c:?}"); // (intro+usage) 401 words → 3 chunks, then the tail
+        assert!(c[0].starts_with("Guide — Intro: tiny word"));
+        assert!(c.iter().all(|x| x.split_whitespace().count() <= MAX_CHUNK_WORDS + 6));
+        assert!(c[3].ends_with("short tail"));
+    }
+
+    #[test]
+    fn empty_documents_still_get_their_title() {
+        assert_eq!(chunks_of(&doc(vec![])), vec!["Guide".to_string()]);
+    }
+}
