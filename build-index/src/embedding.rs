@@ -31,6 +31,13 @@ pub fn load(model: &Path) -> Result<Embedder> {
     Embedder::load(model, &model.with_file_name("tokenizer.json")).map_err(|e| anyhow!("{e}"))
 }
 
+/// The installed model, loaded once per process (`sift eval` embeds hundreds of queries).
+pub fn query_embedder() -> Option<Result<&'static Embedder, String>> {
+    static CACHE: std::sync::OnceLock<Result<Embedder, String>> = std::sync::OnceLock::new();
+    let model = default_model()?;
+    Some(CACHE.get_or_init(|| load(&model).map_err(|e| e.to_string())).as_ref().map_err(Clone::clone))
+}
+
 pub struct EmbedReport {
     pub chunks: usize,
     pub seconds: f64,

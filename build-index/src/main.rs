@@ -396,14 +396,14 @@ pub fn query_vector(bundle: &DiskBundle, req: &SearchRequest) -> Result<Option<V
     if !bundle.engine.wants_query_vector(req) {
         return Ok(None);
     }
-    let Some(model) = embedding::default_model() else {
+    let Some(loaded) = embedding::query_embedder() else {
         if req.mode.as_deref().unwrap_or("auto") == "auto" {
             eprintln!("note: the embedding model is not installed (`sift model fetch`); searching by keywords only");
             return Ok(None);
         }
         return Err(SiftError::new("embedder_unavailable", "this search needs the embedding model; run `sift model fetch`"));
     };
-    let e = embedding::load(&model).map_err(|e| SiftError::new("embedder_unavailable", e.to_string()))?;
+    let e = loaded.map_err(|e| SiftError::new("embedder_unavailable", e))?;
     let v = e.embed(&[req.query.as_str()]).map_err(|e| SiftError::new("internal", e.to_string()))?;
     Ok(v.into_iter().next())
 }

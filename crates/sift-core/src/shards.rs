@@ -80,11 +80,7 @@ impl TermShard {
         pl.pos_start.push(0);
         let mut doc = 0u32;
         for k in 0..n {
-            let delta = r.u32()?;
-            if k > 0 && delta == 0 {
-                return Err(SiftError::corrupt("posting list doc ids not increasing"));
-            }
-            doc = doc.checked_add(delta).filter(|&d| d < doc_count).ok_or_else(|| SiftError::corrupt("posting doc id out of range"))?;
+            doc = next_doc_id(&mut r, doc, k == 0, doc_count)?;
             let mask = r.byte()?;
             if mask == 0 || mask >> N_FIELDS != 0 {
                 return Err(SiftError::corrupt("posting field mask invalid"));
@@ -168,14 +164,20 @@ fn read_doc_list(r: &mut Reader, doc_count: u32) -> Result<Vec<u32>, SiftError> 
     let mut out = Vec::with_capacity(n as usize);
     let mut d = 0u32;
     for k in 0..n {
-        let delta = r.u32()?;
-        if k > 0 && delta == 0 {
-            return Err(SiftError::corrupt("filter doc ids not increasing"));
-        }
-        d = d.checked_add(delta).filter(|&x| x < doc_count).ok_or_else(|| SiftError::corrupt("filter doc id out of range"))?;
+        d = next_doc_id(r, d, k == 0, doc_count)?;
         out.push(d);
     }
     Ok(out)
+}
+
+/// The next id of a delta-encoded, strictly increasing doc-id list, checked against the
+/// document count.
+fn next_doc_id(r: &mut Reader, prev: u32, first: bool, doc_count: u32) -> Result<u32, SiftError> {
+    let delta = r.u32()?;
+    if !first && delta == 0 {
+        return Err(SiftError::corrupt("doc ids not increasing"));
+    }
+    prev.checked_add(delta).filter(|&d| d < doc_count).ok_or_else(|| SiftError::corrupt("doc id out of range"))
 }
 
 pub fn decode_docs(payload: &[u8], expected: u32) -> Result<Vec<StoredDoc>, SiftError> {
