@@ -23,7 +23,9 @@ fn json(o: &Output) -> serde_json::Value {
 
 fn build_corpus(out: &Path) {
     let corpus = repo_root().join("tests/corpus");
-    let o = sift(&["build", corpus.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    // Keyword-only: these tests check the lexical contract (tests/semantic.rs and
+    // tests/relevance.rs cover bundles with vectors).
+    let o = sift(&["build", corpus.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet", "--no-embedder"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
@@ -129,7 +131,7 @@ fn html_with_script_text_is_indexed_as_text_and_shown_escaped() {
     fs::write(site.join("index.html"), "<html><body><main><h1>Home</h1><p>Welcome.</p></main></body></html>").unwrap();
     fs::write(site.join("binary.html"), b"\x89PNG\r\n\x1a\n\x00\x00\x00").unwrap();
     let b = d.join("out");
-    let o = sift(&["build", site.to_str().unwrap(), "--out", b.to_str().unwrap()]);
+    let o = sift(&["build", site.to_str().unwrap(), "--out", b.to_str().unwrap(), "--no-embedder"]);
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("binary.html: looks binary"), "skips with a warning");
     let v = json(&sift(&["search", b.to_str().unwrap(), "alert onerror", "--json"]));
@@ -183,7 +185,7 @@ fn the_bundle_can_live_inside_the_site_it_indexes() {
     fs::write(site.join("page.md"), "# Page\ntext about widgets\n").unwrap();
     let out = site.join("_sift");
     for _ in 0..2 {
-        let o = sift(&["build", site.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+        let o = sift(&["build", site.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet", "--no-embedder"]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
     let v = json(&sift(&["search", out.to_str().unwrap(), "widgets", "--json"]));
@@ -197,7 +199,9 @@ fn eval_prints_the_metrics() {
     fs::write(d.join("queries.jsonl"), "{\"_id\":\"q1\",\"text\":\"wing lift\"}\n{\"_id\":\"q2\",\"text\":\"body drag\"}\n").unwrap();
     fs::write(d.join("qrels.tsv"), "query-id\tcorpus-id\tscore\nq1\t1\t2\nq2\t2\t1\n").unwrap();
     let b = d.join("b");
-    assert!(sift(&["build", d.join("corpus.jsonl").to_str().unwrap(), "--out", b.to_str().unwrap(), "-q"]).status.success());
+    assert!(sift(&["build", d.join("corpus.jsonl").to_str().unwrap(), "--out", b.to_str().unwrap(), "-q", "--no-embedder"])
+        .status
+        .success());
     let o = sift(&[
         "eval",
         b.to_str().unwrap(),

@@ -84,6 +84,10 @@ fn a_paraphrase_finds_its_page_by_meaning() {
     assert_eq!(r.search_type, "semantic");
     let f = r.fallback.expect("the switch to meaning is reported");
     assert_eq!((f.from.as_str(), f.to.as_str()), ("lexical", "semantic"));
+    // Noise is not dressed up as an answer: nothing similar, nothing returned.
+    let r = ask(&s, "zzqxv wwkkj", "auto").unwrap();
+    assert!(r.results.is_empty(), "{:?}", ids(&r));
+    assert_eq!(r.fallback.unwrap().to, "nothing");
     // Scores stay in 0..1 in every mode.
     for mode in ["semantic", "hybrid", "auto"] {
         let r = ask(&s, "remember results of earlier calls", mode).unwrap();

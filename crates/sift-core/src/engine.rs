@@ -45,6 +45,9 @@ const MAX_SUB_RESULTS: usize = 3;
 pub const RRF_K: f32 = 60.0;
 /// Documents taken from the semantic side for fusion.
 const SEMANTIC_DEPTH: usize = 100;
+/// Cosine below which a document is not an answer when keywords found nothing (MiniLM
+/// gives unrelated text 0.0–0.15; the seed corpus's paraphrases score 0.28–0.33).
+const SEMANTIC_FALLBACK_MIN: f32 = 0.2;
 /// `mode: hybrid`: (lexical, semantic) weights of the score fusion. Cosines of relevant and
 /// irrelevant chunks differ by less than normalised BM25F scores do, so the semantic side
 /// needs the larger weight to count equally (Cranfield nDCG@10: 0.5/0.5 0.411, 0.3/0.7 0.423).
@@ -853,6 +856,8 @@ impl<'a> Run<'a> {
                 fallback = None;
                 search_type = "semantic";
             } else if hits.is_empty() {
+                // A fallback must not dress up noise as an answer: only real similarity counts.
+                let sem: Vec<Hit> = sem.into_iter().filter(|h| h.score >= SEMANTIC_FALLBACK_MIN).collect();
                 if !sem.is_empty() {
                     fallback = Some(Fallback {
                         from: "lexical".into(),
