@@ -173,7 +173,7 @@ fn is_safe_file_name(s: &str) -> bool {
 
 /// Frame a payload as a shard file (deflate-compressed).
 pub fn encode_shard(kind: ShardKind, payload: &[u8]) -> Vec<u8> {
-    let compressed = miniz_oxide::deflate::compress_to_vec(payload, 9);
+    let compressed = miniz_oxide::deflate::compress_to_vec(payload, 6);
     let mut out = Vec::with_capacity(HEADER_LEN + compressed.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
