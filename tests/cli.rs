@@ -7,10 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn sift(args: &[&str]) -> Output {
-    let out = Command::new(sift_bin_at(env!("CARGO_BIN_EXE_sift"))).args(args).output().expect("sift runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "sift {args:?} panicked: {stderr}");
-    out
+    run_sift(env!("CARGO_BIN_EXE_sift"), args)
 }
 
 fn stdout(o: &Output) -> String {
@@ -222,7 +219,7 @@ fn eval_prints_the_metrics() {
 #[test]
 fn model_fetch_without_a_registry_is_a_clear_error() {
     let d = scratch("cli-model");
-    let out = Command::new(sift_bin_at(env!("CARGO_BIN_EXE_sift")))
+    let out = Command::new(env!("CARGO_BIN_EXE_sift"))
         .args(["model", "fetch", "--dir", d.join("m").to_str().unwrap()])
         // A registry that cannot be reached: a closed port on this machine.
         .env("PIP_INDEX_URL", "http://127.0.0.1:9/simple")

@@ -9,14 +9,13 @@
 
 use sift_tests::*;
 use std::path::Path;
-use std::process::Command;
 
 const BM25_NDCG10: f64 = 0.3695;
 const DENSE_F32_NDCG10: f64 = 0.3817;
 const RRF_NDCG10: f64 = 0.4180;
 
 fn sift(args: &[&str]) -> std::process::Output {
-    let o = Command::new(sift_bin_at(env!("CARGO_BIN_EXE_sift"))).args(args).output().unwrap();
+    let o = run_sift(env!("CARGO_BIN_EXE_sift"), args);
     assert!(o.status.success(), "sift {args:?}: {}", String::from_utf8_lossy(&o.stderr));
     o
 }

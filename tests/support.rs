@@ -63,9 +63,13 @@ pub fn ids(r: &SearchResponse) -> Vec<&str> {
     r.results.iter().map(|x| x.id.as_str()).collect()
 }
 
-/// The `sift` binary under test (`CARGO_BIN_EXE_sift` of the test target that calls this).
-pub fn sift_bin_at(path: &str) -> PathBuf {
-    PathBuf::from(path)
+/// Run the `sift` binary under test (`env!("CARGO_BIN_EXE_sift")` of the calling test
+/// target). Whatever the exit status, it must never panic.
+pub fn run_sift(bin: &str, args: &[&str]) -> std::process::Output {
+    let out = std::process::Command::new(bin).args(args).output().expect("sift runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "sift {args:?} panicked: {stderr}");
+    out
 }
 
 /// `../shared` beside the repository, when present (CI has it; a fresh clone may not).

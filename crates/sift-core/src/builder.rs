@@ -80,12 +80,6 @@ struct TermPostings {
     surfaces: HashMap<String, u32>,
 }
 
-/// The tokens of one document, field by field, in one position space.
-pub struct DocTokens {
-    pub tokens: Vec<(usize, Token)>, // (field, token)
-    pub lens: [u32; N_FIELDS],
-}
-
 /// Walk a document's fields in index order — title, path, then each section's heading and
 /// body — calling `f(field, text, tokens)` with positions laid out in one space. Returns the
 /// position where each section starts. The one definition of the position layout, shared
@@ -110,18 +104,6 @@ pub fn visit_doc_fields(doc: &SourceDoc, mut f: impl FnMut(usize, &str, &[Token]
         push(rank::FIELD_BODY, &s.text, &mut pos);
     }
     starts
-}
-
-/// All tokens of a document with their fields, and the field lengths (joined forms of
-/// compounds do not count towards length).
-pub fn doc_tokens(doc: &SourceDoc) -> DocTokens {
-    let mut tokens = Vec::new();
-    let mut lens = [0u32; N_FIELDS];
-    visit_doc_fields(doc, |field, _, toks| {
-        lens[field] += toks.iter().filter(|t| !t.joined).count() as u32;
-        tokens.extend(toks.iter().cloned().map(|t| (field, t)));
-    });
-    DocTokens { tokens, lens }
 }
 
 /// `items.map(f)` on every core when the `parallel` feature is on (native builds), in order.

@@ -30,8 +30,6 @@ pub struct SourceDoc {
     pub metadata: BTreeMap<String, Vec<String>>,
     /// ISO date, if the source had one.
     pub date: Option<String>,
-    /// Outgoing links (URLs as written), for `related`.
-    pub links: Vec<String>,
 }
 
 /// A document as the bundle's document store keeps it.

@@ -129,7 +129,6 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
         sections,
         metadata,
         date,
-        links: Vec::new(),
     };
     Ok((doc, warnings))
 }

@@ -80,7 +80,6 @@ fn record(v: Value) -> Result<SourceDoc, String> {
         sections: vec![Section { heading: String::new(), anchor: None, text: collapse_ws(&text) }],
         metadata,
         date,
-        links: Vec::new(),
     })
 }
 

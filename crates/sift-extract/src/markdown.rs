@@ -97,10 +97,7 @@ pub fn extract(bytes: &[u8], rel_path: &str, base_url: &str) -> Result<(SourceDo
         file.rsplit_once('.').map(|(a, _)| a).unwrap_or(file).to_string()
     });
     let url = url.unwrap_or_else(|| format!("{base_url}{}", md_to_html(rel_path)));
-    Ok((
-        SourceDoc { id: rel_path.to_string(), url, title, path: path_words(rel_path), sections, metadata, date, links: Vec::new() },
-        warnings,
-    ))
+    Ok((SourceDoc { id: rel_path.to_string(), url, title, path: path_words(rel_path), sections, metadata, date }, warnings))
 }
 
 fn push_body(sections: &mut [Section], body: &mut String) {
