@@ -389,6 +389,8 @@ struct RTerm {
 /// One way a clause can match: a term, or a sequence of terms that must be adjacent.
 struct Alt {
     terms: Vec<RTerm>,
+    /// Which terms are stop words (no positions: one-word gaps in a phrase).
+    stop: Vec<bool>,
     phrase: bool,
     weight: f32,
     kind: AltKind,
@@ -481,7 +483,8 @@ impl<'a> Run<'a> {
                 None => return Ok(None),
             }
         }
-        Ok((!rts.is_empty()).then_some(Alt { terms: rts, phrase: phrase && terms.len() > 1, weight, kind }))
+        let stop = rts.iter().map(|t| analyzer::is_stop_term(&t.term)).collect();
+        Ok((!rts.is_empty()).then_some(Alt { terms: rts, stop, phrase: phrase && terms.len() > 1, weight, kind }))
     }
 
     /// Resolve one query item into alternatives: the exact term, a compound's joined form
@@ -830,7 +833,7 @@ impl<'a> Run<'a> {
 
         // Suggestions: a rewrite when words were corrected, or when a rare word has a much
         // more common neighbour.
-        let suggestions = self.suggestions(&mut clauses, &positive, &req.query, hits.len())?;
+        let suggestions = self.suggestions(&clauses, &positive, &req.query, hits.len())?;
         need_or_continue!(self);
 
         // Normalise lexical scores to 0..1.
@@ -976,7 +979,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn suggestions(&self, clauses: &mut [Clause], positive: &[usize], query: &str, found: usize) -> Result<Vec<String>, SiftError> {
+    fn suggestions(&self, clauses: &[Clause], positive: &[usize], query: &str, found: usize) -> Result<Vec<String>, SiftError> {
         let mut rewrites: Vec<(String, String)> = Vec::new();
         for &i in positive {
             if let Some(s) = &clauses[i].suggestion {
@@ -1151,7 +1154,7 @@ impl<'a> Run<'a> {
             let c = &clauses[ci];
             let mut best: Option<(f32, serde_json::Value)> = None;
             for alt in &c.alts {
-                let Some((_, ks)) = alt_matches(alt).into_iter().find(|(d, _)| *d == doc) else { continue };
+                let Some(ks) = alt_match_at(alt, doc) else { continue };
                 let mut terms = Vec::new();
                 let mut s = 0.0;
                 for (t, &k) in alt.terms.iter().zip(&ks) {
@@ -1182,7 +1185,7 @@ impl<'a> Run<'a> {
         }
         let mut proximity = Vec::new();
         for (a, b) in proximity_pairs(clauses, positive) {
-            let bonus = proximity_bonus(a, b).into_iter().find(|(d, _)| *d == doc).map(|(_, s)| s).unwrap_or(0.0);
+            let bonus = proximity_at(a, b, doc).unwrap_or(0.0);
             raw += bonus;
             proximity.push(serde_json::json!({ "pair": [a.term, b.term], "score": round4(bonus) }));
         }
@@ -1236,28 +1239,27 @@ fn proximity_max(a: &RTerm, b: &RTerm) -> f32 {
 /// Documents where `a` is directly followed by `b`, with a bonus that grows with the count
 /// of such places (saturating like a term frequency).
 fn proximity_bonus(a: &RTerm, b: &RTerm) -> Vec<(u32, f32)> {
-    let mut out = Vec::new();
-    for (ka, &doc) in a.pl.docs.iter().enumerate() {
-        let Ok(kb) = b.pl.docs.binary_search(&doc) else { continue };
-        let (pa, pb) = (a.pl.positions_of(ka), b.pl.positions_of(kb));
-        let (mut i, mut j, mut c) = (0, 0, 0u32);
-        while i < pa.len() && j < pb.len() {
-            let want = pa[i] + 1;
-            match pb[j].cmp(&want) {
-                std::cmp::Ordering::Less => j += 1,
-                std::cmp::Ordering::Greater => i += 1,
-                std::cmp::Ordering::Equal => {
-                    c += 1;
-                    i += 1;
-                    j += 1;
-                }
+    a.pl.docs.iter().filter_map(|&doc| proximity_at(a, b, doc).map(|s| (doc, s))).collect()
+}
+
+/// The proximity bonus of one document, if `a` is directly followed by `b` somewhere in it.
+fn proximity_at(a: &RTerm, b: &RTerm, doc: u32) -> Option<f32> {
+    let ka = a.pl.docs.binary_search(&doc).ok()?;
+    let kb = b.pl.docs.binary_search(&doc).ok()?;
+    let (pa, pb) = (a.pl.positions_of(ka), b.pl.positions_of(kb));
+    let (mut i, mut j, mut c) = (0, 0, 0u32);
+    while i < pa.len() && j < pb.len() {
+        match pb[j].cmp(&(pa[i] + 1)) {
+            std::cmp::Ordering::Less => j += 1,
+            std::cmp::Ordering::Greater => i += 1,
+            std::cmp::Ordering::Equal => {
+                c += 1;
+                i += 1;
+                j += 1;
             }
         }
-        if c > 0 {
-            out.push((doc, proximity_max(a, b) * c as f32 / (c as f32 + 1.0)));
-        }
     }
-    out
+    (c > 0).then(|| proximity_max(a, b) * c as f32 / (c as f32 + 1.0))
 }
 
 /// Documents matching an alternative, with the index of each term's posting for that doc.
@@ -1269,34 +1271,28 @@ fn alt_matches(alt: &Alt) -> Vec<(u32, Vec<usize>)> {
     if alt.terms.len() == 1 {
         return first.docs.iter().enumerate().map(|(k, &d)| (d, vec![k])).collect();
     }
-    let stop: Vec<bool> = alt.terms.iter().map(|t| analyzer::is_stop_term(&t.term)).collect();
-    let anchor = stop.iter().position(|s| !s);
-    let mut out = Vec::new();
-    'docs: for (k0, &doc) in first.docs.iter().enumerate() {
-        let mut ks = vec![k0];
-        for t in &alt.terms[1..] {
-            match t.pl.docs.binary_search(&doc) {
-                Ok(k) => ks.push(k),
-                Err(_) => continue 'docs,
-            }
-        }
-        if let (true, Some(a)) = (alt.phrase, anchor) {
-            let starts = alt.terms[a].pl.positions_of(ks[a]);
-            let ok = starts.iter().any(|&p| {
-                alt.terms.iter().zip(&ks).enumerate().all(|(i, (t, &k))| {
-                    i == a || stop[i] || {
-                        let want = i64::from(p) + i as i64 - a as i64;
-                        want >= 0 && t.pl.positions_of(k).binary_search(&(want as u32)).is_ok()
-                    }
-                })
-            });
-            if !ok {
-                continue;
-            }
-        }
-        out.push((doc, ks));
+    first.docs.iter().filter_map(|&doc| alt_match_at(alt, doc).map(|ks| (doc, ks))).collect()
+}
+
+/// Whether `doc` matches an alternative (terms present; adjacent for a phrase), with the
+/// index of each term's posting for it.
+fn alt_match_at(alt: &Alt, doc: u32) -> Option<Vec<usize>> {
+    let ks: Vec<usize> = alt.terms.iter().map(|t| t.pl.docs.binary_search(&doc).ok()).collect::<Option<_>>()?;
+    if !alt.phrase || alt.terms.len() == 1 {
+        return Some(ks);
     }
-    out
+    let stop = &alt.stop;
+    let Some(a) = stop.iter().position(|s| !s) else { return Some(ks) };
+    let starts = alt.terms[a].pl.positions_of(ks[a]);
+    let ok = starts.iter().any(|&p| {
+        alt.terms.iter().zip(&ks).enumerate().all(|(i, (t, &k))| {
+            i == a || stop[i] || {
+                let want = i64::from(p) + i as i64 - a as i64;
+                want >= 0 && t.pl.positions_of(k).binary_search(&(want as u32)).is_ok()
+            }
+        })
+    });
+    ok.then_some(ks)
 }
 
 /// Where the matched terms fall in each section (from postings positions, no text
