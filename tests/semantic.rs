@@ -146,3 +146,17 @@ fn builds_with_vectors_are_deterministic() {
         docs.iter().map(|d| sift_core::chunk::chunks_of(d).len()).sum::<usize>()
     );
 }
+
+#[test]
+fn related_pages_by_meaning_find_the_sibling_topic() {
+    let Some(s) = setup() else { return };
+    let id = ask(&s, "Caching", "lexical").unwrap().results[0].id.clone();
+    let r = match s.engine.related(&id, Some(3), &ctx()).unwrap() {
+        Step::Done(r) => r,
+        Step::Need(f) => panic!("asked for {f:?}"),
+    };
+    let got = ids(&r);
+    assert!(!got.contains(&id.as_str()));
+    assert_eq!(r.search_type, "hybrid", "a bundle with vectors relates by meaning too");
+    assert!(got.iter().any(|d| d.contains("memo")), "memoization is the sibling of caching: {got:?}");
+}

@@ -132,6 +132,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         field_b: None,
         embedder: None,
         no_embedder: true,
+        no_model_copy: true,
         quiet: true,
     })?;
     let sift_sizes = dir_sizes(&sift_out)?;

@@ -62,7 +62,9 @@ impl DiskBundle {
 }
 
 /// Write a bundle to `out` atomically: into a sibling temp dir first, then swapped in.
-pub fn write_atomic(built: &BuiltBundle, out: &Path) -> Result<u64> {
+/// `extras` are copied in too (`model/model.onnx` ← a file): the query embedder a browser
+/// or worker fetches lives beside the bundle it belongs to.
+pub fn write_atomic(built: &BuiltBundle, out: &Path, extras: &[(&str, &Path)]) -> Result<u64> {
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -85,6 +87,13 @@ pub fn write_atomic(built: &BuiltBundle, out: &Path) -> Result<u64> {
         };
         for (file, bytes) in &built.shards {
             write(file, bytes)?;
+        }
+        for (name, src) in extras {
+            if let Some(dir) = Path::new(name).parent() {
+                fs::create_dir_all(tmp.join(dir)).with_context(|| format!("cannot create {}", tmp.join(dir).display()))?;
+            }
+            let bytes = fs::read(src).with_context(|| format!("cannot read {}", src.display()))?;
+            write(name, &bytes)?;
         }
         // The manifest last: a directory with a manifest is a complete bundle.
         write(sift_core::bundle::MANIFEST_FILE, &built.manifest_bytes())?;

@@ -5,6 +5,7 @@ mod bundle_io;
 mod embedding;
 mod eval;
 mod model_fetch;
+mod serve;
 mod sources;
 
 use anyhow::Result;
@@ -36,6 +37,8 @@ enum Cmd {
     Bench(bench::BenchArgs),
     /// Manage the embedding model (`sift model fetch`).
     Model(model_fetch::ModelArgs),
+    /// Serve a bundle with the demo search page on 127.0.0.1.
+    Serve(serve::ServeArgs),
 }
 
 #[derive(clap::Args)]
@@ -74,6 +77,10 @@ pub struct BuildArgs {
     /// Build a keyword-only bundle (no vectors).
     #[arg(long, conflicts_with = "embedder")]
     pub no_embedder: bool,
+    /// Do not copy the query embedder into the bundle's model/ folder (browsers and workers
+    /// then cannot run semantic search unless the page points them at a model).
+    #[arg(long)]
+    pub no_model_copy: bool,
     /// No progress bar or summary.
     #[arg(long, short)]
     pub quiet: bool,
@@ -131,6 +138,7 @@ fn main() -> ExitCode {
         Cmd::Eval(a) => eval::run(&a),
         Cmd::Bench(a) => bench::run(&a),
         Cmd::Model(a) => model_fetch::run(&a),
+        Cmd::Serve(a) => serve::run(&a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
@@ -226,7 +234,20 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
     for w in &built.warnings {
         eprintln!("warning: {w}");
     }
-    let bytes = bundle_io::write_atomic(&built, &a.out)?;
+    // The query embedder ships beside a bundle with vectors: the int8 file when there is one
+    // (4× smaller; the runtimes expand it to f32 once at load).
+    let model_files: Vec<(&str, PathBuf)> = match (&model, a.no_model_copy) {
+        (Some(m), false) => {
+            let int8 = m.with_file_name("model-int8.onnx");
+            vec![
+                ("model/model.onnx", if int8.exists() { int8 } else { m.clone() }),
+                ("model/tokenizer.json", m.with_file_name("tokenizer.json")),
+            ]
+        }
+        _ => Vec::new(),
+    };
+    let extras: Vec<(&str, &std::path::Path)> = model_files.iter().map(|(n, p)| (*n, p.as_path())).collect();
+    let bytes = bundle_io::write_atomic(&built, &a.out, &extras)?;
     let report = BuildReport {
         docs: collected.docs.len(),
         files: collected.files,

@@ -331,6 +331,92 @@ impl Engine {
         Ok(if need.is_empty() { Step::Done(None) } else { Step::Need(need) })
     }
 
+    /// A stored document and its number, looking through doc shards in order.
+    fn locate(&self, id: &str) -> Step<Option<(u32, StoredDoc)>> {
+        let mut need = Vec::new();
+        for (i, s) in self.doc_shards.iter().enumerate() {
+            match s {
+                Some(docs) => {
+                    if let Some(k) = docs.iter().position(|d| d.id == id) {
+                        return Step::Done(Some((self.manifest.doc_shards[i].first_doc + k as u32, docs[k].clone())));
+                    }
+                }
+                None => need.push(self.manifest.doc_shards[i].shard.file.clone()),
+            }
+        }
+        if need.is_empty() {
+            Step::Done(None)
+        } else {
+            Step::Need(need)
+        }
+    }
+
+    /// Pages like the page `id`: by meaning when the bundle has vectors (the mean of the
+    /// page's chunk vectors, fused with its title and headings as keywords), else by the
+    /// title and headings alone. The page itself is left out.
+    pub fn related(&self, id: &str, limit: Option<i64>, ctx: &Context) -> Result<Step<SearchResponse>, SiftError> {
+        let (limit, _) = validate_page(limit, None)?;
+        if id.is_empty() || id.len() > MAX_QUERY_BYTES {
+            return Err(SiftError::invalid("related needs a document id (1 to 2048 bytes)"));
+        }
+        let (doc, stored) = match self.locate(id) {
+            Step::Need(files) => return Ok(Step::Need(files)),
+            Step::Done(None) => return Err(SiftError::new("not_found", format!("no document with id {id:?} in this bundle"))),
+            Step::Done(Some(found)) => found,
+        };
+        // Keywords: the title's and headings' words, stop words out, each once.
+        let mut words: Vec<String> = Vec::new();
+        let text = std::iter::once(stored.title.as_str()).chain(stored.sections.iter().map(|s| s.heading.as_str()));
+        for t in text {
+            for w in t.split(|c: char| !c.is_alphanumeric()).filter(|w| w.chars().count() > 1) {
+                let f = analyzer::fold(w);
+                if !analyzer::is_stopword(&f) && !words.contains(&f) && words.len() < 24 {
+                    words.push(f);
+                }
+            }
+        }
+        let mut vector = None;
+        if let Some(v) = &self.manifest.vectors {
+            let missing: Vec<String> =
+                self.vector_shards.iter().enumerate().filter(|(_, s)| s.is_none()).map(|(i, _)| v.shards[i].file.clone()).collect();
+            if !missing.is_empty() {
+                return Ok(Step::Need(missing));
+            }
+            let mut mean = vec![0f32; v.dim as usize];
+            for set in self.vector_shards.iter().flatten() {
+                set.add_doc_vectors(doc, &mut mean);
+            }
+            let norm = mean.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if norm > 0.0 {
+                mean.iter_mut().for_each(|x| *x /= norm);
+                vector = Some(mean);
+            }
+        }
+        if words.is_empty() && vector.is_none() {
+            return Ok(Step::Done(SearchResponse { query: String::new(), limit, ..Default::default() }));
+        }
+        let mut req = SearchRequest::new(words.join(" OR "));
+        req.limit = Some(limit as i64 + 1);
+        req.mode = Some(if vector.is_some() { "hybrid" } else { "lexical" }.into());
+        let resp = match self.search_with(&req, ctx, vector.as_deref())? {
+            Step::Need(files) => return Ok(Step::Need(files)),
+            Step::Done(r) => r,
+        };
+        let mut resp = resp;
+        let before = resp.results.len();
+        resp.results.retain(|r| r.id != stored.id);
+        if resp.results.len() < before {
+            resp.total = resp.total.saturating_sub(1);
+        }
+        resp.results.truncate(limit);
+        resp.has_more = resp.total > resp.results.len();
+        resp.query = stored.title.clone();
+        resp.limit = limit;
+        resp.fallback = None;
+        resp.suggestions = Vec::new();
+        Ok(Step::Done(resp))
+    }
+
     fn doc_shard_of(&self, doc: u32) -> usize {
         self.manifest.doc_shards.partition_point(|d| d.first_doc + d.docs <= doc)
     }

@@ -119,6 +119,19 @@ impl VectorSet {
     }
 
     /// Approximate cosine of chunk `i` with a normalised query.
+    /// Add the (dequantised) vectors of `doc`'s chunks to `sum`.
+    pub fn add_doc_vectors(&self, doc: u32, sum: &mut [f32]) {
+        if sum.len() != self.dim {
+            return;
+        }
+        for (i, _) in self.doc_of.iter().enumerate().filter(|(_, &d)| d == doc) {
+            let codes = &self.codes[i * self.dim..(i + 1) * self.dim];
+            for (s, &c) in sum.iter_mut().zip(codes) {
+                *s += f32::from(c) * self.scales[i];
+            }
+        }
+    }
+
     fn score(&self, i: usize, q: &[f32]) -> f32 {
         let codes = &self.codes[i * self.dim..(i + 1) * self.dim];
         let dot: f32 = codes.iter().zip(q).map(|(&c, &x)| f32::from(c) * x).sum();

@@ -100,6 +100,46 @@ pub fn extract(bytes: &[u8], rel_path: &str, base_url: &str) -> Result<(SourceDo
     Ok((SourceDoc { id: rel_path.to_string(), url, title, path: path_words(rel_path), sections, metadata, date }, warnings))
 }
 
+/// A Markdown page as a standalone HTML page (`sift serve`'s preview of Markdown docs):
+/// headings carry the same anchors the index links to; raw HTML in the source is shown as
+/// text, never run.
+pub fn render_page(bytes: &[u8], rel_path: &str) -> Result<String, ExtractError> {
+    let (doc, _) = extract(bytes, rel_path, "/")?;
+    let (text, _) = decode_text(bytes, rel_path)?;
+    let (_, body_text) = split_front_matter(&text);
+    let mut events: Vec<Event> = Parser::new_ext(body_text, Options::ENABLE_HEADING_ATTRIBUTES | Options::ENABLE_TABLES)
+        .map(|ev| match ev {
+            Event::Html(t) | Event::InlineHtml(t) => Event::Text(t),
+            other => other,
+        })
+        .collect();
+    // Give every heading without an explicit id its slug, as `extract` does.
+    let mut i = 0;
+    while i < events.len() {
+        if let Event::Start(Tag::Heading { id: None, .. }) = &events[i] {
+            let mut text = String::new();
+            for ev in &events[i + 1..] {
+                match ev {
+                    Event::End(TagEnd::Heading(_)) => break,
+                    Event::Text(t) | Event::Code(t) => text.push_str(t),
+                    _ => {}
+                }
+            }
+            if let Event::Start(Tag::Heading { id, .. }) = &mut events[i] {
+                *id = Some(slug(&collapse_ws(&text)).into());
+            }
+        }
+        i += 1;
+    }
+    let mut body = String::new();
+    pulldown_cmark::html::push_html(&mut body, events.into_iter());
+    let title = sift_core::snippet::escape_html(&doc.title);
+    let h1 = if body.contains("<h1") { String::new() } else { format!("<h1>{title}</h1>") };
+    Ok(format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n<style>body{{font:16px/1.6 system-ui,sans-serif;max-width:760px;margin:0 auto;padding:1em 1.5em}}header{{display:flex;gap:1em;align-items:center;padding:.5em 0 1em;border-bottom:1px solid #ddd}}code{{background:#eee;padding:0 .2em}}:target{{background:#fff7c0}}</style>\n<script type=\"module\" src=\"/sift-search.js\"></script></head>\n<body><header><a href=\"/\">Home</a><sift-search bundle=\"/_sift/\"></sift-search></header>\n<main>{h1}\n{body}</main></body></html>\n"
+    ))
+}
+
 fn push_body(sections: &mut [Section], body: &mut String) {
     let t = collapse_ws(body);
     if !t.is_empty() {
@@ -159,6 +199,19 @@ pub fn slug(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rendered_pages_link_the_same_anchors_and_show_raw_html_as_text() {
+        let md = b"---\ntitle: A <b>page</b>\n---\n# Intro\n\nText <img src=x onerror=alert(1)> here.\n\n## Setup & Config\n\nMore.\n";
+        let html = render_page(md, "guides/a.md").unwrap();
+        let (doc, _) = extract(md, "guides/a.md", "/").unwrap();
+        for s in doc.sections.iter().filter(|s| !s.heading.is_empty()) {
+            assert!(html.contains(&format!("id=\"{}\"", s.anchor.as_deref().unwrap())), "{html}");
+        }
+        assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(html.contains("<title>A &lt;b&gt;page&lt;/b&gt;</title>"));
+    }
 
     #[test]
     fn front_matter_headings_and_anchors() {

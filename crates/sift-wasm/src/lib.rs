@@ -1,0 +1,111 @@
+//! The engine core behind wasm-bindgen. Thin on purpose: requests are the JSON contract as
+//! text, responses JS objects, and every call that needs shards answers `{need: [files]}` so the
+//! JS host fetches them (lazily, cached) and calls again. Errors are `{code, message}`
+//! objects; nothing here panics on input (the core returns errors for bad requests and
+//! corrupt shards).
+
+use serde::Serialize;
+use sift_core::{Context, Engine, MultiSearchRequest, SearchRequest, SiftError, Step};
+use wasm_bindgen::prelude::*;
+
+fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| err_js(&SiftError::new("internal", e.to_string())))
+}
+
+fn err_js(e: &SiftError) -> JsValue {
+    #[derive(Serialize)]
+    struct ErrorObject<'a> {
+        code: &'a str,
+        message: &'a str,
+    }
+    ErrorObject { code: e.code, message: &e.message }.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum Answer<T> {
+    Done(T),
+    Need(Vec<String>),
+}
+
+fn answer<T: Serialize>(step: Result<Step<T>, SiftError>) -> Result<JsValue, JsValue> {
+    match step.map_err(|e| err_js(&e))? {
+        Step::Done(v) => to_js(&Answer::Done(v)),
+        Step::Need(files) => to_js(&Answer::<()>::Need(files)),
+    }
+}
+
+#[wasm_bindgen]
+pub struct SiftEngine {
+    engine: Engine,
+}
+
+#[wasm_bindgen]
+impl SiftEngine {
+    /// Open a bundle from its `manifest.json` bytes.
+    #[wasm_bindgen(constructor)]
+    pub fn new(manifest: &[u8]) -> Result<SiftEngine, JsValue> {
+        Ok(SiftEngine { engine: Engine::new(manifest).map_err(|e| err_js(&e))? })
+    }
+
+    /// The manifest as an object (document count, filter fields, vectors, shard list).
+    pub fn manifest(&self) -> Result<JsValue, JsValue> {
+        to_js(self.engine.manifest())
+    }
+
+    /// Every shard file of the bundle (for preloading or offline copies).
+    #[wasm_bindgen(js_name = allFiles)]
+    pub fn all_files(&self) -> Vec<String> {
+        self.engine.all_files()
+    }
+
+    #[wasm_bindgen(js_name = isLoaded)]
+    pub fn is_loaded(&self, file: &str) -> bool {
+        self.engine.is_loaded(file)
+    }
+
+    /// Hand the engine a shard's bytes; checked (magic, kind, length, CRC) before use.
+    #[wasm_bindgen(js_name = addShard)]
+    pub fn add_shard(&mut self, file: &str, bytes: &[u8]) -> Result<(), JsValue> {
+        self.engine.add_shard(file, bytes).map_err(|e| err_js(&e))
+    }
+
+    #[wasm_bindgen(js_name = hasVectors)]
+    pub fn has_vectors(&self) -> bool {
+        self.engine.has_vectors()
+    }
+
+    /// Whether answering this request uses the query's embedding.
+    #[wasm_bindgen(js_name = wantsQueryVector)]
+    pub fn wants_query_vector(&self, req: &str) -> Result<bool, JsValue> {
+        let req = SearchRequest::from_json(req.as_bytes()).map_err(|e| err_js(&e))?;
+        Ok(self.engine.wants_query_vector(&req))
+    }
+
+    /// `req` is the request as JSON text (the same decoder as the CLI and the worker, so
+    /// unknown fields are rejected everywhere alike). Answers `{done: response}` or
+    /// `{need: [files]}`. `now_days`: days since 1970-01-01 (the core has no clock);
+    /// `query_vector`: the embedded query for semantic modes.
+    pub fn search(&self, req: &str, now_days: f64, query_vector: Option<Vec<f32>>) -> Result<JsValue, JsValue> {
+        let req = SearchRequest::from_json(req.as_bytes()).map_err(|e| err_js(&e))?;
+        let ctx = Context { now_days: now_days as i64 };
+        answer(self.engine.search_with(&req, &ctx, query_vector.as_deref()))
+    }
+
+    #[wasm_bindgen(js_name = multiSearch)]
+    pub fn multi_search(&self, req: &str, now_days: f64) -> Result<JsValue, JsValue> {
+        let req = MultiSearchRequest::from_json(req.as_bytes()).map_err(|e| err_js(&e))?;
+        answer(self.engine.multi_search(&req, &Context { now_days: now_days as i64 }))
+    }
+
+    /// `{done: document | null}` or `{need: [files]}`.
+    #[wasm_bindgen(js_name = getDocument)]
+    pub fn get_document(&self, id: &str) -> Result<JsValue, JsValue> {
+        answer(self.engine.get_document(id))
+    }
+
+    pub fn related(&self, id: &str, limit: Option<f64>, now_days: f64) -> Result<JsValue, JsValue> {
+        let limit = limit.map(|l| if l.is_finite() { l as i64 } else { -1 });
+        answer(self.engine.related(id, limit, &Context { now_days: now_days as i64 }))
+    }
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Build the browser/worker runtime into www/dist/:
+#   sift_wasm*           the engine core (wasm-pack, profile wasm-release, wasm-opt -Oz)
+#   sift_embed_wasm*     the query embedder (tract, wasm SIMD), loaded only for semantic search
+#   sift.js, sift-search.js, *.d.ts, index.html (the demo page)
+# wasm-opt comes from npm binaryen@132 (Debian's binaryen breaks wasm-bindgen output).
+# SIFT_SKIP_EMBED_WASM=1 builds the keyword-only runtime alone.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$SIFT_ROOT"
+scripts/setup-web.sh >/dev/null
+
+DIST="$SIFT_ROOT/www/dist"
+WORK="$CARGO_TARGET_DIR/wasm-pkg"
+WASM_OPT="$SIFT_ROOT/www/node_modules/.bin/wasm-opt"
+mkdir -p "$DIST" "$WORK"
+
+# Rust 1.95's wasm32 target emits these features; binaryen must accept them.
+OPT_FEATURES=(--enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int --enable-mutable-globals --enable-reference-types --enable-multivalue)
+
+echo "build-wasm: engine core"
+wasm-pack --quiet build crates/sift-wasm --target web --profile wasm-release --no-opt --no-pack --out-dir "$WORK/core" >/dev/null
+"$WASM_OPT" -Oz "${OPT_FEATURES[@]}" --strip-debug --strip-producers "$WORK/core/sift_wasm_bg.wasm" -o "$DIST/sift_wasm_bg.wasm"
+cp "$WORK/core/sift_wasm.js" "$WORK/core/sift_wasm.d.ts" "$DIST/"
+
+if [ "${SIFT_SKIP_EMBED_WASM:-}" != 1 ]; then
+  echo "build-wasm: query embedder (tract + wasm SIMD; the first build takes several minutes)"
+  # A target dir of its own: RUSTFLAGS differ, and sharing one would rebuild both every time.
+  CARGO_TARGET_DIR="$CARGO_TARGET_DIR/wasm-simd" RUSTFLAGS="-C target-feature=+simd128" \
+    wasm-pack --quiet build crates/sift-embed-wasm --target web --profile wasm-release --no-opt --no-pack --out-dir "$WORK/embed" >/dev/null
+  # Names and producers out (gzip −15%); no -O passes: tract's kernels are already optimised
+  # and binaryen in Node takes minutes on a 9 MB module.
+  "$WASM_OPT" "${OPT_FEATURES[@]}" --enable-simd --strip-debug --strip-producers "$WORK/embed/sift_embed_wasm_bg.wasm" -o "$DIST/sift_embed_wasm_bg.wasm"
+  cp "$WORK/embed/sift_embed_wasm.js" "$WORK/embed/sift_embed_wasm.d.ts" "$DIST/"
+fi
+
+cp www/src/*.js www/src/*.d.ts "$DIST/"
+cp www/demo/index.html "$DIST/index.html"
+for f in "$DIST"/*.wasm; do
+  printf 'build-wasm: %-24s %9d bytes, %8d gzip\n' "$(basename "$f")" "$(stat -c %s "$f")" "$(gzip -9c "$f" | wc -c)"
+done

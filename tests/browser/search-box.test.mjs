@@ -1,0 +1,191 @@
+// End-to-end tests of <sift-search> in headless Debian Chromium: the real wasm runtime, the
+// real bundle from `sift build`, served by `sift serve`.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { ROOT, OUT, sift, serve, browser, haveChromium, haveRuntime } from "./harness.mjs";
+
+const skip = !haveChromium() ? "no /usr/bin/chromium (scripts/setup-web.sh installs it)"
+  : !haveRuntime() ? "www/dist is not built (scripts/build-wasm.sh)" : false;
+
+let server, chrome, page;
+const bundle = path.join(OUT, "site/_sift");
+const siteDir = path.join(OUT, "site");
+const withVectors = process.env.SIFT_BROWSER_SEMANTIC === "1";
+
+before(async () => {
+  if (skip) return;
+  fs.rmSync(siteDir, { recursive: true, force: true });
+  fs.mkdirSync(siteDir, { recursive: true });
+  for (const f of fs.readdirSync(path.join(ROOT, "tests/browser/fixtures/site"))) {
+    fs.copyFileSync(path.join(ROOT, "tests/browser/fixtures/site", f), path.join(siteDir, f));
+  }
+  const embed = withVectors ? [] : ["--no-embedder"];
+  sift(["build", path.join(ROOT, "tests/corpus"), path.join(ROOT, "tests/browser/fixtures/docs"), "--out", bundle, "--base-url", "/", "-q", ...embed]);
+  // A copy of the bundle with one term shard's payload damaged (its CRC no longer matches).
+  const corrupt = path.join(siteDir, "corrupt/_sift");
+  fs.mkdirSync(corrupt, { recursive: true });
+  for (const f of fs.readdirSync(bundle)) {
+    if (fs.statSync(path.join(bundle, f)).isFile()) fs.copyFileSync(path.join(bundle, f), path.join(corrupt, f));
+  }
+  for (const f of fs.readdirSync(corrupt).filter((f) => f.startsWith("t-"))) {
+    const p = path.join(corrupt, f);
+    const b = fs.readFileSync(p);
+    for (let i = 20; i < b.length; i += 7) b[i] ^= 0x5a;
+    fs.writeFileSync(p, b);
+  }
+  server = await serve(bundle, { sites: [siteDir, path.join(ROOT, "tests/corpus")] });
+  chrome = await browser();
+  page = await chrome.ctx.newPage();
+  page.on("pageerror", (e) => console.error("page error:", e.message));
+});
+
+after(async () => {
+  await chrome?.close();
+  server?.stop();
+});
+
+const options = () => page.locator("sift-search [role=option]");
+
+async function openAndType(query, url = "/") {
+  await page.goto(server.url + url);
+  await page.waitForFunction(() => customElements.get("sift-search") !== undefined);
+  await page.keyboard.press("Control+K");
+  const input = page.locator("sift-search input[role=combobox]");
+  await input.waitFor({ state: "visible" });
+  // Typed key by key, as a user would: results must follow each keystroke.
+  await input.pressSequentially(query, { delay: 15 });
+  return input;
+}
+
+test("typing shows options in an ARIA listbox, as you type", { skip }, async () => {
+  const input = await openAndType("authent");
+  await options().first().waitFor();
+  assert.equal(await input.getAttribute("aria-expanded"), "true");
+  const list = page.locator("sift-search [role=listbox]");
+  assert.equal(await input.getAttribute("aria-controls"), await list.getAttribute("id"));
+  assert.match(await options().first().textContent(), /Authentication/i, "the prefix `authent` already finds the page");
+  assert.equal(await options().first().getAttribute("aria-selected"), "true");
+  assert.equal(await input.getAttribute("aria-activedescendant"), await options().first().getAttribute("id"));
+  fs.mkdirSync(OUT, { recursive: true });
+  await page.screenshot({ path: path.join(OUT, "dialog.png") });
+});
+
+test("a typo still finds the page, with a did-you-mean", { skip }, async () => {
+  await openAndType("authentificate");
+  await options().first().waitFor();
+  assert.match(await options().first().textContent(), /Authentication/i);
+  const notice = await page.locator("sift-search .notice").textContent();
+  assert.match(notice, /authenticat/i, `the notice says what was matched instead: ${notice}`);
+});
+
+test("arrow keys and Enter open the sub-result's section anchor", { skip }, async () => {
+  const input = await openAndType("token refresh");
+  await page.locator("sift-search [role=option].sub").first().waitFor();
+  await input.press("ArrowDown");
+  const active = page.locator('sift-search [role=option][aria-selected="true"]');
+  assert.equal(await active.getAttribute("data-url"), "/guides/authentication.html#rotating");
+  await Promise.all([page.waitForURL(/authentication\.html#rotating$/), input.press("Enter")]);
+  assert.ok(await page.locator("#rotating").count(), "the rendered page has the anchor");
+});
+
+test("a facet filter narrows the results", { skip }, async () => {
+  await openAndType("cache");
+  await options().first().waitFor();
+  const before = await options().count();
+  const chip = page.locator('sift-search .chip[data-field="type"][data-value="reference"]');
+  await chip.click();
+  await page.waitForFunction(() => {
+    const root = document.querySelector("sift-search").shadowRoot;
+    return root.querySelector('.chip[data-value="reference"][aria-pressed="true"]') !== null;
+  });
+  const types = await page.locator("sift-search [role=option]:not(.sub) .where").allTextContents();
+  assert.ok(types.length >= 1 && types.length <= before, `${before} → ${types.length}`);
+  assert.ok(types.every((t) => t.startsWith("reference")), types.join(" | "));
+});
+
+test("markup in a page's text and title is shown as text, never run", { skip }, async () => {
+  await openAndType("zanzibarquux");
+  await options().first().waitFor();
+  const text = await options().first().textContent();
+  assert.match(text, /<img src=x onerror=/, "the markup is visible as text");
+  const imgs = await page.evaluate(() => document.querySelector("sift-search").shadowRoot.querySelectorAll("img, script").length);
+  assert.equal(imgs, 0, "no element was created from the page's text");
+  assert.equal(await page.evaluate(() => window.__siftXss), undefined, "no handler ran");
+});
+
+test("a corrupt shard shows an error state, not a frozen box", { skip }, async () => {
+  const input = await openAndType("authentication", "/corrupt.html");
+  const alert = page.locator("sift-search [role=alert]");
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /unavailable/i);
+  assert.equal(await input.isEnabled(), true, "the box still takes input");
+  await input.fill("deploy");
+  await alert.waitFor(); // still answering (with the error), not stuck
+});
+
+test("a missing bundle is an error state too", { skip }, async () => {
+  await openAndType("deploy", "/missing.html");
+  const alert = page.locator("sift-search [role=alert]");
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /HTTP 404|unavailable/i);
+});
+
+test("the box works on a page with hostile CSS (shadow DOM)", { skip }, async () => {
+  await openAndType("deploy", "/hostile.html");
+  await options().first().waitFor();
+  const box = await page.locator("sift-search dialog").boundingBox();
+  assert.ok(box && box.width > 300 && box.height > 100, JSON.stringify(box));
+  const inputBox = await page.locator("sift-search input").boundingBox();
+  assert.ok(inputBox && inputBox.height > 10 && inputBox.height < 80, JSON.stringify(inputBox));
+  const fontSize = await page.locator("sift-search [role=option] .title").first().evaluate((el) => getComputedStyle(el).fontSize);
+  assert.notEqual(fontSize, "31px", "the page's font-size rule does not reach inside");
+  await page.screenshot({ path: path.join(OUT, "hostile.png") });
+});
+
+test("the JS API: search, multiSearch, getDocument, related and errors as rejected promises", { skip }, async () => {
+  await page.goto(server.url + "/");
+  const r = await page.evaluate(async () => {
+    const { Sift } = await import("/sift.js");
+    const s = await Sift.load("/_sift/", { semantic: false });
+    const res = await s.search({ query: "cache", limit: 2 });
+    const multi = await s.multiSearch({ queries: [{ query: "cache" }, { query: "deploy" }], limit: 5 });
+    const doc = await s.getDocument(res.results[0].id);
+    const rel = await s.related(res.results[0].id, { limit: 3 });
+    const errs = {};
+    for (const [name, call] of [
+      ["limit0", () => s.search({ query: "x", limit: 0 })],
+      ["unknownField", () => s.search({ query: "x", bogus: 1 })],
+      ["notAnObject", () => s.search(42)],
+      ["longQuery", () => s.search({ query: "a".repeat(5000) })],
+      ["relatedMissing", () => s.related("no/such.md")],
+    ]) {
+      try {
+        await call();
+        errs[name] = "resolved";
+      } catch (e) {
+        errs[name] = `${e.name}:${e.code}`;
+      }
+    }
+    return {
+      first: res.results[0].id, total: res.total, multi: multi.results.length, docTitle: doc.title, hasSp: "sp" in doc,
+      related: rel.results.map((x) => x.id), missingDoc: await s.getDocument("nope"), errs, stats: s.stats,
+    };
+  });
+  assert.equal(r.first, "reference/cache.md");
+  assert.ok(r.multi >= 2);
+  assert.equal(r.docTitle, "Caching");
+  assert.equal(r.hasSp, false);
+  assert.ok(!r.related.includes("reference/cache.md"));
+  assert.equal(r.missingDoc, null);
+  assert.deepEqual(r.errs, {
+    limit0: "SiftError:invalid_limit",
+    unknownField: "SiftError:invalid_json",
+    notAnObject: "SiftError:invalid_request",
+    longQuery: "SiftError:query_too_long",
+    relatedMissing: "SiftError:not_found",
+  });
+  assert.ok(r.stats.shardsFetched >= 3);
+});

@@ -1,0 +1,21 @@
+import type { Sift, SearchResponse } from "./sift.js";
+
+/**
+ * `<sift-search bundle="/_sift/">`: a search button (and Ctrl/Cmd-K) that opens a dialog with
+ * results as you type. Attributes: bundle, placeholder, semantic ("off" disables it),
+ * theme ("light" | "dark" | "auto"), limit, facets (comma-separated fields, default "type").
+ * Events: `sift-results` (detail: SearchResponse), `sift-error` (detail: SiftError),
+ * `sift-navigate` (detail: {url}; cancel it to route yourself).
+ */
+export declare class SiftSearchElement extends HTMLElement {
+  sift: Sift | null;
+  open(): void;
+  close(): void;
+  readonly lastResponse: SearchResponse | null;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    "sift-search": SiftSearchElement;
+  }
+}

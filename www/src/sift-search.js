@@ -1,0 +1,457 @@
+// <sift-search>: a search box for static docs sites, no framework.
+//
+// A button (and Ctrl/Cmd-K) opens a modal dialog; results appear as the user types (the last
+// word matches as a prefix); arrow keys move through results and sub-results, Enter opens the
+// page at the section's anchor. The input is an ARIA combobox controlling a listbox of
+// options. Everything lives in a shadow root, so the page's CSS cannot break it, and every
+// string from the index is rendered as text: only the engine's <mark> tags become elements.
+
+import { Sift, SiftError } from "./sift.js";
+
+const STYLE = `
+:host { all: initial; display: inline-block; font-family: var(--sift-font, system-ui, -apple-system, "Segoe UI", sans-serif);
+  --_bg: var(--sift-bg, #ffffff); --_fg: var(--sift-fg, #1b1f24); --_muted: var(--sift-muted, #5b6470);
+  --_accent: var(--sift-accent, #3451b2); --_border: var(--sift-border, #d6dae0); --_mark: var(--sift-mark-bg, #fff2a8);
+  --_mark-fg: var(--sift-mark-fg, #1b1f24); --_sel: var(--sift-selected-bg, #e8edfb); --_radius: var(--sift-radius, 10px);
+  --_backdrop: var(--sift-backdrop, rgba(20, 24, 31, .45)); }
+:host([theme="dark"]) { --_bg: var(--sift-bg, #1d2128); --_fg: var(--sift-fg, #e6e9ee); --_muted: var(--sift-muted, #9aa3ae);
+  --_accent: var(--sift-accent, #8ea8ff); --_border: var(--sift-border, #373d48); --_mark: var(--sift-mark-bg, #5c4d00);
+  --_mark-fg: var(--sift-mark-fg, #fff6cc); --_sel: var(--sift-selected-bg, #2c3442); --_backdrop: var(--sift-backdrop, rgba(0, 0, 0, .6)); }
+@media (prefers-color-scheme: dark) { :host(:not([theme="light"])) { --_bg: var(--sift-bg, #1d2128); --_fg: var(--sift-fg, #e6e9ee);
+  --_muted: var(--sift-muted, #9aa3ae); --_accent: var(--sift-accent, #8ea8ff); --_border: var(--sift-border, #373d48);
+  --_mark: var(--sift-mark-bg, #5c4d00); --_mark-fg: var(--sift-mark-fg, #fff6cc); --_sel: var(--sift-selected-bg, #2c3442);
+  --_backdrop: var(--sift-backdrop, rgba(0, 0, 0, .6)); } }
+*, *::before, *::after { box-sizing: border-box; }
+/* Inherited properties set on the host by the page (color, letter-spacing, text-transform,
+   line-height, even with !important) stop here: the subtree starts from initial values. */
+.root { all: initial; display: contents; font-family: var(--sift-font, system-ui, -apple-system, "Segoe UI", sans-serif);
+  font-size: 15px; line-height: 1.45; color: var(--_fg); }
+.trigger { all: unset; cursor: pointer; display: inline-flex; align-items: center; gap: .5em; padding: .45em .7em; min-width: 12em;
+  border: 1px solid var(--_border); border-radius: var(--_radius); background: var(--_bg); color: var(--_muted); font: inherit; font-size: 14px; }
+.trigger:focus-visible { outline: 2px solid var(--_accent); outline-offset: 2px; }
+kbd { font: 12px ui-monospace, monospace; border: 1px solid var(--_border); border-radius: 4px; padding: 0 .35em; margin-left: auto; color: var(--_muted); }
+dialog { all: revert; position: fixed; inset: 8vh 0 auto 0; margin: 0 auto; width: min(720px, calc(100vw - 24px)); max-height: 80vh; padding: 0;
+  border: 1px solid var(--_border); border-radius: var(--_radius); background: var(--_bg); color: var(--_fg); font-size: 15px;
+  line-height: 1.45; font-family: inherit; box-shadow: 0 18px 50px rgba(0, 0, 0, .25); overflow: hidden; }
+dialog[open] { display: flex; flex-direction: column; }
+dialog::backdrop { background: var(--_backdrop); }
+.bar { display: flex; align-items: center; gap: .5em; padding: .7em .9em; border-bottom: 1px solid var(--_border); }
+input { all: unset; flex: 1; font: inherit; font-size: 17px; color: var(--_fg); min-width: 0; }
+input::placeholder { color: var(--_muted); }
+.close { all: unset; cursor: pointer; font: 12px ui-monospace, monospace; border: 1px solid var(--_border); border-radius: 4px; padding: .1em .4em; color: var(--_muted); }
+.facets { display: flex; flex-wrap: wrap; gap: .4em; padding: .5em .9em 0; }
+.facets:empty { display: none; }
+.chip { all: unset; cursor: pointer; font-size: 13px; padding: .15em .6em; border: 1px solid var(--_border); border-radius: 999px; color: var(--_muted); }
+.chip[aria-pressed="true"] { background: var(--_accent); border-color: var(--_accent); color: var(--_bg); }
+.chip:focus-visible { outline: 2px solid var(--_accent); outline-offset: 1px; }
+.notice { padding: .5em .9em 0; font-size: 13px; color: var(--_muted); }
+.notice:empty { display: none; }
+.notice button { all: unset; cursor: pointer; color: var(--_accent); text-decoration: underline; }
+.error { color: #c62828; }
+:host([theme="dark"]) .error { color: #ff8a80; }
+[role="listbox"] { list-style: none; margin: 0; padding: .4em; overflow-y: auto; flex: 1; }
+[role="option"] { display: block; padding: .5em .7em; border-radius: calc(var(--_radius) - 4px); cursor: pointer; color: var(--_fg); }
+[role="option"][aria-selected="true"] { background: var(--_sel); }
+[role="option"].sub { margin-left: 1.4em; padding-top: .3em; padding-bottom: .3em; border-left: 2px solid var(--_border); border-radius: 0 6px 6px 0; }
+.title { font-weight: 600; }
+.sub .title { font-weight: 500; font-size: 14px; }
+.where { font-size: 12px; color: var(--_muted); margin-left: .4em; font-weight: 400; }
+.snippet { font-size: 13.5px; color: var(--_muted); margin-top: .15em; overflow: hidden; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; }
+mark { background: var(--_mark); color: var(--_mark-fg); border-radius: 2px; padding: 0 1px; }
+.footer { display: flex; gap: 1em; justify-content: space-between; padding: .45em .9em; border-top: 1px solid var(--_border); font-size: 12px; color: var(--_muted); }
+.empty { padding: 1.2em .9em; color: var(--_muted); }
+`;
+
+const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", "#39": "'", "#x27": "'" };
+const decodeEntities = (s) => s.replace(/&(amp|lt|gt|quot|apos|#39|#x27);/g, (_, e) => ENTITIES[e]);
+
+/** Append the engine's escaped-with-<mark> HTML to `el` as text nodes and <mark> elements. */
+function appendMarked(el, html) {
+  let inMark = false;
+  for (const part of String(html ?? "").split(/(<mark>|<\/mark>)/)) {
+    if (part === "<mark>") inMark = true;
+    else if (part === "</mark>") inMark = false;
+    else if (part) {
+      const text = document.createTextNode(decodeEntities(part));
+      if (inMark) {
+        const m = document.createElement("mark");
+        m.append(text);
+        el.append(m);
+      } else el.append(text);
+    }
+  }
+}
+
+const h = (tag, attrs = {}, ...kids) => {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") el.className = v;
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  el.append(...kids);
+  return el;
+};
+
+let instances = 0;
+
+export class SiftSearchElement extends HTMLElement {
+  static observedAttributes = ["bundle", "semantic", "placeholder"];
+
+  sift = null;
+  lastResponse = null;
+  #loading = null;
+  #root;
+  #ids;
+  #els = {};
+  #filters = {};
+  #seq = 0;
+  #active = -1;
+  #options = [];
+  #userMoved = false; // the user moved through the list since the last render
+  #pending = null; // hybrid answer held back while the user is moving through the list
+  #onKey = (e) => this.#globalKey(e);
+
+  constructor() {
+    super();
+    instances += 1;
+    this.#ids = `sift-${instances}`;
+    this.#root = this.attachShadow({ mode: "open" });
+  }
+
+  connectedCallback() {
+    if (!this.#els.dialog) this.#render();
+    document.addEventListener("keydown", this.#onKey);
+  }
+
+  disconnectedCallback() {
+    document.removeEventListener("keydown", this.#onKey);
+  }
+
+  attributeChangedCallback(name, oldValue, value) {
+    if (oldValue !== value && (name === "bundle" || name === "semantic") && this.sift) {
+      this.sift = null;
+      this.#loading = null;
+    }
+    if (name === "placeholder" && this.#els.input) this.#els.input.placeholder = value ?? "Search the docs";
+  }
+
+  get #limit() {
+    const n = parseInt(this.getAttribute("limit") ?? "8", 10);
+    return Number.isFinite(n) && n >= 1 && n <= 50 ? n : 8;
+  }
+
+  get #facetFields() {
+    return (this.getAttribute("facets") ?? "type").split(",").map((s) => s.trim()).filter(Boolean);
+  }
+
+  #render() {
+    const isMac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent || "");
+    const listId = `${this.#ids}-listbox`;
+    const trigger = h("button", { class: "trigger", part: "button", type: "button", "aria-haspopup": "dialog" },
+      "Search", h("kbd", {}, isMac ? "⌘ K" : "Ctrl K"));
+    const input = h("input", {
+      type: "search", role: "combobox", "aria-expanded": "false", "aria-controls": listId, "aria-autocomplete": "list",
+      "aria-label": "Search", autocomplete: "off", spellcheck: "false", enterkeyhint: "go",
+      placeholder: this.getAttribute("placeholder") ?? "Search the docs",
+    });
+    const close = h("button", { class: "close", type: "button", "aria-label": "Close search" }, "Esc");
+    const facets = h("div", { class: "facets", role: "group", "aria-label": "Filters" });
+    const notice = h("div", { class: "notice", role: "status", "aria-live": "polite" });
+    const list = h("ul", { id: listId, role: "listbox", "aria-label": "Search results" });
+    const status = h("span", { class: "status" });
+    const semantic = h("span", { class: "semantic" });
+    const dialog = h("dialog", { part: "dialog", "aria-label": "Search" },
+      h("div", { class: "bar" }, input, close), facets, notice, list, h("div", { class: "footer" }, status, semantic));
+    this.#root.append(h("style", {}, STYLE), h("div", { class: "root" }, trigger, dialog));
+    Object.assign(this.#els, { trigger, input, close, facets, notice, list, status, semantic, dialog });
+
+    trigger.addEventListener("click", () => this.open());
+    trigger.addEventListener("pointerenter", () => this.#ensureLoaded().catch(() => {}), { once: true });
+    close.addEventListener("click", () => this.close());
+    dialog.addEventListener("close", () => {
+      input.setAttribute("aria-expanded", "false");
+      trigger.focus();
+    });
+    dialog.addEventListener("click", (e) => {
+      if (e.target === dialog) this.close(); // a click on the backdrop
+    });
+    input.addEventListener("input", () => this.#search());
+    input.addEventListener("keydown", (e) => this.#inputKey(e));
+    list.addEventListener("pointermove", (e) => {
+      const li = e.target.closest?.("[role=option]");
+      if (li) {
+        this.#userMoved = true;
+        this.#setActive(this.#options.indexOf(li), false);
+      }
+    });
+    list.addEventListener("click", (e) => {
+      const li = e.target.closest?.("[role=option]");
+      if (li) this.#go(li.dataset.url, e);
+    });
+  }
+
+  #globalKey(e) {
+    if ((e.key === "k" || e.key === "K") && (e.metaKey || e.ctrlKey) && !e.altKey) {
+      e.preventDefault();
+      if (this.#els.dialog.open) this.#els.input.select();
+      else this.open();
+    }
+  }
+
+  open() {
+    const { dialog, input } = this.#els;
+    if (!dialog.open) dialog.showModal();
+    input.focus();
+    input.select();
+    this.#ensureLoaded().then(() => input.value && this.#search(), (e) => this.#showError(e));
+  }
+
+  close() {
+    if (this.#els.dialog.open) this.#els.dialog.close();
+  }
+
+  #ensureLoaded() {
+    if (this.sift) return Promise.resolve(this.sift);
+    if (!this.#loading) {
+      const bundle = this.getAttribute("bundle") ?? "/_sift/";
+      const semantic = this.getAttribute("semantic") !== "off";
+      this.#loading = Sift.load(bundle, { semantic }).then(
+        (s) => {
+          this.sift = s;
+          s.onSemanticState((state) => this.#semanticChanged(state));
+          this.#semanticChanged(s.semanticState);
+          return s;
+        },
+        (e) => {
+          this.#loading = null; // try again on the next keystroke
+          throw e;
+        },
+      );
+    }
+    return this.#loading;
+  }
+
+  #semanticChanged(state) {
+    const label = { loading: "loading semantic search…", ready: "semantic search on", failed: "semantic search unavailable (keywords only)" };
+    this.#els.semantic.textContent = label[state] ?? "";
+    if (state === "ready" && this.lastResponse && this.lastResponse.search_type === "lexical" && this.#els.input.value.trim()) {
+      this.#search({ upgrade: true });
+    }
+  }
+
+  async #search({ upgrade = false } = {}) {
+    const query = this.#els.input.value;
+    const seq = ++this.#seq;
+    if (!query.trim()) {
+      this.#pending = null;
+      this.#clear();
+      return;
+    }
+    let sift;
+    try {
+      sift = await this.#ensureLoaded();
+    } catch (e) {
+      if (seq === this.#seq) this.#showError(e);
+      return;
+    }
+    const filters = {};
+    for (const [k, v] of Object.entries(this.#filters)) if (v !== undefined) filters[k] = v;
+    const req = { query, limit: this.#limit };
+    if (Object.keys(filters).length) req.filters = filters;
+    try {
+      const res = await sift.search(req);
+      if (seq !== this.#seq) return; // a newer keystroke won
+      if (upgrade && this.#userMoved) {
+        this.#pending = res; // do not move the list under the user's cursor
+        return;
+      }
+      this.#show(res, { keepActive: upgrade });
+    } catch (e) {
+      if (seq === this.#seq) this.#showError(e);
+    }
+  }
+
+  #clear() {
+    const { list, notice, facets, status, input } = this.#els;
+    list.replaceChildren();
+    notice.replaceChildren();
+    facets.replaceChildren();
+    status.textContent = "";
+    this.#options = [];
+    this.#active = -1;
+    input.setAttribute("aria-expanded", "false");
+    input.removeAttribute("aria-activedescendant");
+    this.lastResponse = null;
+  }
+
+  #show(res, { keepActive = false } = {}) {
+    const { list, input, status } = this.#els;
+    const activeUrl = keepActive && this.#active >= 0 ? this.#options[this.#active]?.dataset.url : null;
+    // Hold the list's height while it is replaced, so nothing jumps under the pointer.
+    if (keepActive) list.style.minHeight = `${list.offsetHeight}px`;
+    this.lastResponse = res;
+    this.#pending = null;
+    this.#userMoved = false;
+    const items = [];
+    res.results.forEach((r, i) => {
+      const where = h("span", { class: "where" });
+      where.textContent = r.type ? `${r.type} · ${this.#path(r.url)}` : this.#path(r.url);
+      const title = h("div", { class: "title" });
+      appendMarked(title, r.title);
+      title.append(where);
+      const snip = h("div", { class: "snippet" });
+      appendMarked(snip, r.snippet);
+      items.push(h("li", { role: "option", id: `${this.#ids}-o${i}`, "data-url": r.url, "aria-selected": "false" }, title, snip));
+      (r.sub_results ?? []).forEach((s, j) => {
+        const st = h("div", { class: "title" }, "# ");
+        appendMarked(st, s.title);
+        const ss = h("div", { class: "snippet" });
+        appendMarked(ss, s.snippet);
+        items.push(h("li", { role: "option", class: "sub", id: `${this.#ids}-o${i}-${j}`, "data-url": s.url, "aria-selected": "false" }, st, ss));
+      });
+    });
+    list.replaceChildren(...items);
+    if (!items.length) list.append(h("li", { class: "empty", role: "presentation" }, `No results for “${res.query}”.`));
+    this.#options = items;
+    input.setAttribute("aria-expanded", items.length ? "true" : "false");
+    const keep = activeUrl ? items.findIndex((li) => li.dataset.url === activeUrl) : -1;
+    this.#setActive(keep >= 0 ? keep : items.length ? 0 : -1, false);
+    this.#renderNotice(res);
+    this.#renderFacets(res);
+    const ms = res.timings_ms?.total;
+    const kind = res.search_type === "lexical" ? "keyword" : res.search_type;
+    status.textContent = `${res.total} result${res.total === 1 ? "" : "s"}${ms !== undefined ? ` · ${ms} ms` : ""} · ${kind}`;
+    if (keepActive) requestAnimationFrame(() => (list.style.minHeight = ""));
+    this.dispatchEvent(new CustomEvent("sift-results", { detail: res }));
+  }
+
+  #path(url) {
+    try {
+      const u = new URL(url, location.href);
+      return u.origin === location.origin ? u.pathname + u.hash : u.href;
+    } catch (_) {
+      return String(url);
+    }
+  }
+
+  #renderNotice(res) {
+    const { notice } = this.#els;
+    notice.classList.remove("error");
+    notice.removeAttribute("role");
+    notice.setAttribute("role", "status");
+    const parts = [];
+    if (res.fallback) parts.push(h("span", { class: "fallback" }, res.fallback.reason));
+    if (res.suggestions?.length) {
+      const dym = h("span", { class: "dym" }, parts.length ? " Did you mean " : "Did you mean ");
+      res.suggestions.slice(0, 3).forEach((s, i) => {
+        if (i) dym.append(", ");
+        const b = h("button", { type: "button", class: "suggestion" }, s);
+        b.addEventListener("click", () => {
+          this.#els.input.value = s;
+          this.#els.input.focus();
+          this.#search();
+        });
+        dym.append(b);
+      });
+      dym.append("?");
+      parts.push(dym);
+    }
+    notice.replaceChildren(...parts);
+  }
+
+  #renderFacets(res) {
+    const { facets } = this.#els;
+    const chips = [];
+    for (const field of this.#facetFields) {
+      const counts = res.facets?.[field] ?? {};
+      const selected = this.#filters[field];
+      const values = Object.keys(counts);
+      if (selected !== undefined && !values.includes(selected)) values.unshift(selected);
+      if (values.length < 2 && selected === undefined) continue; // one value filters nothing
+      for (const v of values.slice(0, 12)) {
+        const on = selected === v;
+        const chip = h("button", { type: "button", class: "chip", "aria-pressed": on ? "true" : "false", "data-field": field, "data-value": v },
+          `${v}${counts[v] !== undefined ? ` ${counts[v]}` : ""}`);
+        chip.addEventListener("click", () => {
+          this.#filters[field] = on ? undefined : v;
+          this.#search();
+          this.#els.input.focus();
+        });
+        chips.push(chip);
+      }
+    }
+    facets.replaceChildren(...chips);
+  }
+
+  #showError(e) {
+    const err = e instanceof SiftError ? e : new SiftError("internal", String(e?.message ?? e));
+    const { notice, list, input, status } = this.#els;
+    list.replaceChildren();
+    this.#options = [];
+    this.#active = -1;
+    input.setAttribute("aria-expanded", "false");
+    notice.classList.add("error");
+    notice.setAttribute("role", "alert");
+    const retry = h("button", { type: "button" }, "Try again");
+    retry.addEventListener("click", () => {
+      this.#search();
+      input.focus();
+    });
+    notice.replaceChildren(h("span", {}, `Search is unavailable: ${err.message} `), retry);
+    status.textContent = err.code;
+    this.dispatchEvent(new CustomEvent("sift-error", { detail: err }));
+  }
+
+  #setActive(i, scroll = true) {
+    const { input } = this.#els;
+    if (this.#active >= 0 && this.#options[this.#active]) this.#options[this.#active].setAttribute("aria-selected", "false");
+    this.#active = i;
+    const li = this.#options[i];
+    if (li) {
+      li.setAttribute("aria-selected", "true");
+      input.setAttribute("aria-activedescendant", li.id);
+      if (scroll) li.scrollIntoView({ block: "nearest" });
+    } else input.removeAttribute("aria-activedescendant");
+  }
+
+  #inputKey(e) {
+    const n = this.#options.length;
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      if (!n) return;
+      this.#userMoved = true;
+      const step = e.key === "ArrowDown" ? 1 : -1;
+      this.#setActive(((this.#active < 0 ? (step > 0 ? -1 : 0) : this.#active) + step + n) % n);
+    } else if (e.key === "Home" && e.ctrlKey && n) {
+      e.preventDefault();
+      this.#setActive(0);
+    } else if (e.key === "End" && e.ctrlKey && n) {
+      e.preventDefault();
+      this.#setActive(n - 1);
+    } else if (e.key === "Enter") {
+      e.preventDefault();
+      const li = this.#options[this.#active >= 0 ? this.#active : 0];
+      if (li) this.#go(li.dataset.url, e);
+    } else if (this.#pending && !e.key.startsWith("Arrow")) {
+      this.#pending = null; // typing brings a fresh answer anyway
+    }
+  }
+
+  #go(url, e) {
+    if (!url) return;
+    const ev = new CustomEvent("sift-navigate", { detail: { url }, cancelable: true });
+    if (!this.dispatchEvent(ev)) return;
+    const target = new URL(url, location.href);
+    if (e && (e.metaKey || e.ctrlKey)) {
+      window.open(target.href, "_blank", "noopener");
+      return;
+    }
+    this.close();
+    location.assign(target.href);
+  }
+}
+
+if (!customElements.get("sift-search")) customElements.define("sift-search", SiftSearchElement);
+
+export default SiftSearchElement;

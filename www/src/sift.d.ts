@@ -1,0 +1,140 @@
+// Types of the Sift JS API: the JSON contract of a search (request, response, errors).
+
+export type Scalar = string | number | boolean;
+export type FilterValue = Scalar | Scalar[];
+
+export interface SearchRequest {
+  query: string;
+  /** auto (default when the bundle has vectors), lexical, semantic or hybrid */
+  mode?: "auto" | "lexical" | "semantic" | "hybrid";
+  /** field → value or values (values of one field OR-ed, fields AND-ed) */
+  filters?: Record<string, FilterValue>;
+  /** ISO date or a span: 7d, 2w, 3m, 1y */
+  since?: string;
+  /** 1–50, default 10 */
+  limit?: number;
+  offset?: number;
+  sort?: "relevance" | "date";
+  boost_recent?: boolean;
+  include_content?: boolean;
+  explain?: boolean;
+}
+
+export interface SubResult {
+  title: string;
+  url: string;
+  /** HTML: matches in <mark>, everything else escaped */
+  snippet: string;
+}
+
+export interface SearchResult {
+  id: string;
+  /** HTML: matches in <mark>, everything else escaped */
+  title: string;
+  url: string;
+  /** HTML: matches in <mark>, everything else escaped */
+  snippet: string;
+  score: number;
+  type?: string;
+  date?: string;
+  metadata?: Record<string, string[]>;
+  sub_results?: SubResult[];
+  content?: string;
+  explain?: unknown;
+  /** multiSearch: which queries found it */
+  queries?: number[];
+}
+
+export interface Fallback {
+  from: string;
+  to: string;
+  reason: string;
+}
+
+export interface SearchResponse {
+  results: SearchResult[];
+  total: number;
+  limit: number;
+  offset: number;
+  has_more: boolean;
+  query: string;
+  search_type: "lexical" | "semantic" | "hybrid";
+  fallback?: Fallback;
+  suggestions?: string[];
+  facets?: Record<string, Record<string, number>>;
+  timings_ms?: Record<string, number>;
+  /** present when the bundle has vectors: the query embedder's state when this answer was made */
+  semantic?: SemanticState;
+}
+
+export interface MultiSearchRequest {
+  queries: SearchRequest[];
+  limit?: number;
+  offset?: number;
+}
+
+export interface MultiSearchResponse {
+  results: SearchResult[];
+  total: number;
+  limit: number;
+  offset: number;
+  has_more: boolean;
+  queries: { query: string; total: number; fallback?: Fallback }[];
+  search_type: string;
+}
+
+export interface Section {
+  heading?: string;
+  anchor?: string;
+  text: string;
+}
+
+export interface StoredDocument {
+  id: string;
+  url: string;
+  title: string;
+  metadata?: Record<string, string[]>;
+  date?: string;
+  sections: Section[];
+}
+
+export type SemanticState = "off" | "idle" | "loading" | "ready" | "failed";
+
+export interface LoadOptions {
+  fetch?: typeof fetch;
+  wasmUrl?: string | URL | WebAssembly.Module;
+  semantic?: boolean;
+  modelUrl?: string;
+  embedder?: (text: string) => Float32Array | number[];
+  embedWasmUrl?: string | URL | WebAssembly.Module;
+}
+
+export declare class SiftError extends Error {
+  /** invalid_request, query_too_long, too_many_clauses, not_found, bundle_missing, corrupt_bundle, network, no_vectors, model_unavailable, internal, … */
+  code: string;
+  message: string;
+  toJSON(): { code: string; message: string };
+}
+
+export declare class Sift {
+  static load(base?: string, options?: LoadOptions): Promise<Sift>;
+  readonly info: {
+    documents: number;
+    filterFields: string[];
+    vectors: { model: string; dim: number } | null;
+    semantic: SemanticState;
+    base: string;
+  };
+  readonly semanticState: SemanticState;
+  readonly semanticError: SiftError | null;
+  stats: { shardsFetched: number; bytesFetched: number };
+  onSemanticState(fn: (state: SemanticState) => void): () => void;
+  loadSemantic(): Promise<boolean>;
+  preload(): Promise<number>;
+  search(request: SearchRequest | string): Promise<SearchResponse>;
+  multiSearch(request: MultiSearchRequest): Promise<MultiSearchResponse>;
+  getDocument(id: string): Promise<StoredDocument | null>;
+  related(id: string, options?: { limit?: number }): Promise<SearchResponse>;
+}
+
+export default Sift;

@@ -1,0 +1,352 @@
+// Sift in the browser (and in workers and extensions): a thin host around the wasm engine.
+// The engine is pure; this file fetches what it asks for. A search that needs shards it
+// has not seen gets `{need: [files]}` back; they are fetched once, cached, handed to the
+// engine, and the call is repeated. Errors are rejected promises carrying a SiftError
+// ({code, message}); a trap inside the wasm (which would be a bug) is reported the same way
+// and the engine is rebuilt on the next call, so one bad moment never freezes a search box.
+
+import initCore, { SiftEngine } from "./sift_wasm.js";
+
+export class SiftError extends Error {
+  constructor(code, message, cause) {
+    super(message);
+    this.name = "SiftError";
+    this.code = code;
+    if (cause !== undefined) this.cause = cause;
+  }
+  toJSON() {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/** Turn whatever a wasm call threw into a SiftError. */
+function asSiftError(e) {
+  if (e instanceof SiftError) return e;
+  if (e && typeof e === "object" && typeof e.code === "string" && typeof e.message === "string") {
+    return new SiftError(e.code, e.message);
+  }
+  if (typeof e === "string") {
+    try {
+      const o = JSON.parse(e);
+      if (o && typeof o.code === "string") return new SiftError(o.code, o.message);
+    } catch (_) {
+      /* not JSON: fall through */
+    }
+    return new SiftError("internal", e);
+  }
+  if (typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError) {
+    return new SiftError("internal", `the search engine stopped unexpectedly (${e.message}); it will be reloaded`, e);
+  }
+  return new SiftError("internal", String(e && e.message ? e.message : e), e);
+}
+
+const coreReady = new Map(); // wasm URL (or "default") → init promise: one instance per page
+
+function initOnce(wasmUrl, fetchImpl) {
+  const key = wasmUrl ? String(wasmUrl) : "default";
+  if (!coreReady.has(key)) {
+    let input;
+    if (wasmUrl instanceof WebAssembly.Module) input = { module_or_path: wasmUrl };
+    else if (wasmUrl) input = { module_or_path: fetchImpl(String(wasmUrl)) };
+    else input = undefined;
+    const p = initCore(input).catch((e) => {
+      coreReady.delete(key);
+      throw new SiftError("runtime_unavailable", `the Sift runtime (wasm) could not be loaded: ${e && e.message ? e.message : e}`, e);
+    });
+    coreReady.set(key, p);
+  }
+  return coreReady.get(key);
+}
+
+const today = () => Math.floor(Date.now() / 86400000);
+
+function normaliseBase(base) {
+  let b = String(base ?? "/_sift/");
+  if (!b.endsWith("/")) b += "/";
+  try {
+    return new URL(b, globalThis.location ? globalThis.location.href : undefined).href;
+  } catch (_) {
+    return b; // a relative base with no page URL (workers with a custom fetch)
+  }
+}
+
+async function fetchBytes(fetchImpl, url, what) {
+  let res;
+  try {
+    res = await fetchImpl(url);
+  } catch (e) {
+    throw new SiftError("network", `${what} could not be fetched from ${url}: ${e && e.message ? e.message : e}`, e);
+  }
+  if (!res.ok) {
+    throw new SiftError(res.status === 404 ? "bundle_missing" : "network", `${what} at ${url} answered HTTP ${res.status}`);
+  }
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/**
+ * A loaded bundle. `Sift.load(base, options)`:
+ *   base      — URL of the bundle folder (default "/_sift/")
+ *   options.fetch      — fetch implementation (workers pass their assets binding)
+ *   options.wasmUrl    — where sift_wasm_bg.wasm is (default: beside this file), or a WebAssembly.Module
+ *   options.semantic   — false turns semantic search off; default on when the bundle has vectors
+ *   options.modelUrl   — folder with model.onnx + tokenizer.json (default base + "model/")
+ *   options.embedder   — a custom async (text) => Float32Array instead of the bundled model
+ *   options.embedWasmUrl — where sift_embed_wasm_bg.wasm is (default: beside this file)
+ */
+export class Sift {
+  #base;
+  #fetch;
+  #opts;
+  #manifestBytes;
+  #engine;
+  #shards = new Map(); // file → Promise<Uint8Array> (bytes kept so a rebuilt engine reloads fast)
+  #embedder = null; // Promise<(text) => Float32Array> once started
+  #embedState = "off"; // off | idle | loading | ready | failed
+  #embedError = null;
+  #listeners = new Set();
+  stats = { shardsFetched: 0, bytesFetched: 0 };
+
+  constructor(base, fetchImpl, opts, manifestBytes) {
+    this.#base = base;
+    this.#fetch = fetchImpl;
+    this.#opts = opts;
+    this.#manifestBytes = manifestBytes;
+    this.#engine = new SiftEngine(manifestBytes);
+    const wantsSemantic = opts.semantic !== false && this.#engine.hasVectors();
+    this.#embedState = wantsSemantic ? "idle" : "off";
+  }
+
+  static async load(base = "/_sift/", options = {}) {
+    const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    const url = normaliseBase(base);
+    await initOnce(options.wasmUrl, fetchImpl);
+    const manifest = await fetchBytes(fetchImpl, url + "manifest.json", "the bundle manifest");
+    try {
+      return new Sift(url, fetchImpl, options, manifest);
+    } catch (e) {
+      throw asSiftError(e);
+    }
+  }
+
+  /** Bundle facts: documents, filter fields, whether it has vectors, its model. */
+  get info() {
+    const m = this.#call(() => this.#engine.manifest());
+    return {
+      documents: m.doc_count,
+      filterFields: m.filter_fields ?? [],
+      vectors: m.vectors ? { model: m.vectors.model, dim: m.vectors.dim } : null,
+      semantic: this.#embedState,
+      base: this.#base,
+    };
+  }
+
+  /** "off" | "idle" | "loading" | "ready" | "failed" */
+  get semanticState() {
+    return this.#embedState;
+  }
+
+  /** Called with the new state whenever semantic search changes state. Returns an unsubscribe. */
+  onSemanticState(fn) {
+    this.#listeners.add(fn);
+    return () => this.#listeners.delete(fn);
+  }
+
+  #setEmbedState(s) {
+    this.#embedState = s;
+    for (const fn of this.#listeners) {
+      try {
+        fn(s);
+      } catch (_) {
+        /* a listener's bug is not ours to surface */
+      }
+    }
+  }
+
+  /** Start loading the query embedder (a no-op when semantic search is off or loading). */
+  loadSemantic() {
+    if (this.#embedState === "off") return Promise.resolve(false);
+    if (!this.#embedder) {
+      this.#setEmbedState("loading");
+      this.#embedder = this.#makeEmbedder().then(
+        (fn) => {
+          this.#setEmbedState("ready");
+          return fn;
+        },
+        (e) => {
+          this.#embedError = asSiftError(e);
+          this.#setEmbedState("failed");
+          return null;
+        },
+      );
+    }
+    return this.#embedder.then((fn) => fn !== null);
+  }
+
+  get semanticError() {
+    return this.#embedError;
+  }
+
+  async #makeEmbedder() {
+    if (typeof this.#opts.embedder === "function") return this.#opts.embedder;
+    const mod = await import("./sift_embed_wasm.js");
+    if (this.#opts.embedWasmUrl instanceof WebAssembly.Module) await mod.default({ module_or_path: this.#opts.embedWasmUrl });
+    else await mod.default(this.#opts.embedWasmUrl ? { module_or_path: this.#fetch(String(this.#opts.embedWasmUrl)) } : undefined);
+    const modelBase = normaliseBase(this.#opts.modelUrl ?? this.#base + "model/");
+    const [model, tokenizer] = await Promise.all([
+      fetchBytes(this.#fetch, modelBase + "model.onnx", "the embedding model"),
+      fetchBytes(this.#fetch, modelBase + "tokenizer.json", "the model's tokenizer"),
+    ]);
+    this.stats.bytesFetched += model.length + tokenizer.length;
+    let embedder;
+    try {
+      embedder = new mod.SiftEmbedder(model, tokenizer);
+    } catch (e) {
+      throw asSiftError(e);
+    }
+    return (text) => {
+      try {
+        return embedder.embed(text);
+      } catch (e) {
+        throw asSiftError(e);
+      }
+    };
+  }
+
+  #call(fn) {
+    try {
+      return fn();
+    } catch (e) {
+      const err = asSiftError(e);
+      if (err.code === "internal") this.#rebuild();
+      throw err;
+    }
+  }
+
+  // After a trap the wasm instance's state cannot be trusted: a fresh engine over the same
+  // manifest, fed the shards already downloaded.
+  #rebuild() {
+    try {
+      this.#engine = new SiftEngine(this.#manifestBytes);
+    } catch (_) {
+      /* reported by the next call */
+    }
+  }
+
+  #shard(file) {
+    if (!this.#shards.has(file)) {
+      const p = fetchBytes(this.#fetch, this.#base + file, `bundle shard ${file}`).then((bytes) => {
+        this.stats.shardsFetched += 1;
+        this.stats.bytesFetched += bytes.length;
+        return bytes;
+      });
+      p.catch(() => this.#shards.delete(file)); // a failed fetch is retried next time
+      this.#shards.set(file, p);
+    }
+    return this.#shards.get(file);
+  }
+
+  async #drive(call) {
+    for (let round = 0; round < 8; round++) {
+      const step = this.#call(call);
+      if (step.need === undefined) return step.done;
+      const files = step.need;
+      const bytes = await Promise.all(files.map((f) => this.#shard(f)));
+      files.forEach((f, i) => {
+        if (!this.#engine.isLoaded(f)) {
+          this.#call(() => this.#engine.addShard(f, bytes[i]));
+        }
+      });
+    }
+    throw new SiftError("internal", "the engine kept asking for shards");
+  }
+
+  /** Fetch every shard now (offline copies, warm benchmarks). */
+  async preload() {
+    const files = this.#call(() => this.#engine.allFiles());
+    await Promise.all(files.map(async (f) => {
+      const b = await this.#shard(f);
+      if (!this.#engine.isLoaded(f)) this.#call(() => this.#engine.addShard(f, b));
+    }));
+    return files.length;
+  }
+
+  /**
+   * Search with the JSON contract (a string is `{query}`). Semantic modes embed the query
+   * when the embedder is ready; until then `auto` answers lexically and the response says
+   * `semantic: "loading"` — call again when `onSemanticState` reports "ready".
+   */
+  async search(request) {
+    const req = typeof request === "string" ? { query: request } : request;
+    if (req === null || typeof req !== "object" || Array.isArray(req)) {
+      throw new SiftError("invalid_request", "search takes a request object ({query, …}) or a query string");
+    }
+    const body = requestJson(req);
+    const t0 = performance.now();
+    let vector;
+    let semantic = this.#embedState;
+    if (this.#embedState !== "off" && this.#call(() => this.#engine.wantsQueryVector(body))) {
+      const explicit = req.mode === "semantic" || req.mode === "hybrid";
+      if (this.#embedState === "idle") this.loadSemantic();
+      if (this.#embedState === "ready" || explicit) {
+        const ok = await this.loadSemantic();
+        if (ok) {
+          const embed = await this.#embedder;
+          const te = performance.now();
+          vector = embed(String(req.query ?? ""));
+          semantic = "ready";
+          this._lastEmbedMs = performance.now() - te;
+        } else if (explicit) {
+          throw this.#embedError ?? new SiftError("model_unavailable", "the embedding model could not be loaded");
+        }
+      } else {
+        semantic = this.#embedState;
+      }
+    }
+    const now = today();
+    const res = await this.#drive(() => this.#engine.search(body, now, vector));
+    res.timings_ms = { ...(res.timings_ms ?? {}), total: round2(performance.now() - t0) };
+    if (vector && this._lastEmbedMs !== undefined) res.timings_ms.embed = round2(this._lastEmbedMs);
+    if (this.#embedState !== "off") res.semantic = semantic;
+    return res;
+  }
+
+  /** Several queries, rank-fused and de-duplicated ({queries: [...], limit, offset}). */
+  async multiSearch(request) {
+    if (request === null || typeof request !== "object" || Array.isArray(request)) {
+      throw new SiftError("invalid_request", "multiSearch takes {queries: [...], limit?, offset?}");
+    }
+    const body = requestJson(request);
+    const now = today();
+    return this.#drive(() => this.#engine.multiSearch(body, now));
+  }
+
+  /** The stored document (title, url, metadata, sections), or null. */
+  async getDocument(id) {
+    if (typeof id !== "string" || id === "") throw new SiftError("invalid_request", "getDocument takes a document id string");
+    const doc = await this.#drive(() => this.#engine.getDocument(id));
+    if (doc) delete doc.sp; // internal positions, not part of the contract
+    return doc ?? null;
+  }
+
+  /** Pages like the page `id` (by meaning when the bundle has vectors), without it. */
+  async related(id, { limit } = {}) {
+    if (typeof id !== "string" || id === "") throw new SiftError("invalid_request", "related takes a document id string");
+    const now = today();
+    return this.#drive(() => this.#engine.related(id, limit ?? undefined, now));
+  }
+}
+
+/** The request as JSON text for the engine's decoder (one decoder for every surface). */
+function requestJson(req) {
+  try {
+    return JSON.stringify(req);
+  } catch (e) {
+    throw new SiftError("invalid_request", `the request cannot be encoded as JSON: ${e.message}`);
+  }
+}
+
+function round2(x) {
+  return Math.round(x * 100) / 100;
+}
+
+export default Sift;
