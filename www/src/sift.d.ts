@@ -130,6 +130,8 @@ export declare class Sift {
   stats: { shardsFetched: number; bytesFetched: number };
   onSemanticState(fn: (state: SemanticState) => void): () => void;
   loadSemantic(): Promise<boolean>;
+  /** Every shard file of the bundle (besides manifest.json). */
+  readonly files: string[];
   preload(): Promise<number>;
   search(request: SearchRequest | string): Promise<SearchResponse>;
   multiSearch(request: MultiSearchRequest): Promise<MultiSearchResponse>;

@@ -247,7 +247,7 @@ export class Sift {
 
   async #drive(call) {
     for (let round = 0; round < 8; round++) {
-      const step = this.#call(call);
+      const step = JSON.parse(this.#call(call));
       if (step.need === undefined) return step.done;
       const files = step.need;
       const bytes = await Promise.all(files.map((f) => this.#shard(f)));
@@ -258,6 +258,11 @@ export class Sift {
       });
     }
     throw new SiftError("internal", "the engine kept asking for shards");
+  }
+
+  /** Every shard file of the bundle (what an offline copy must hold, besides manifest.json). */
+  get files() {
+    return this.#call(() => this.#engine.allFiles());
   }
 
   /** Fetch every shard now (offline copies, warm benchmarks). */

@@ -1,0 +1,218 @@
+// Browser benchmark: Sift (keyword and hybrid) and Pagefind on the same site, in the same
+// headless Chromium, served by the same local server (gzip when it helps, as a static host
+// would). Prints runtime bytes, bytes transferred until the first result, cold first-query
+// time and warm query latency. Numbers, not pass/fail.
+//
+//   node bench/browser.mjs --lex DIR --hybrid DIR --pagefind DIR [--cold-runs 5] [--rounds 3] [--json FILE]
+
+import http from "node:http";
+import fs from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+import { ROOT, browser } from "../tests/browser/harness.mjs";
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
+);
+const dirs = { ui: path.join(ROOT, "www/dist"), lex: args.lex, hyb: args.hybrid, pagefind: args.pagefind };
+const COLD_RUNS = Number(args["cold-runs"] ?? 5);
+const ROUNDS = Number(args.rounds ?? 3);
+
+// Queries a Python docs reader types: names, phrases, prefixes (as typed), typos, questions.
+const QUERIES = [
+  "os.path.join", "asyncio event loop", "json decode", "list comprehension", "dataclass", "subprocess run",
+  "regular expression", "unittest mock", "datetime timezone", "pathlib glob", "logging handler", "socket timeout",
+  "asyn", "collec", "itertools grou", "contextma", "dictonary", "enviroment variable", "threding lock", "exeption handling",
+  "how do I read a file line by line", "sort a list of tuples by the second item", "parse command line arguments",
+  "format a string with padding", "copy a directory tree", "compare two floats", "http server", "csv writer",
+  "zip two lists", "decimal rounding",
+];
+
+const TYPES = { ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json", ".html": "text/html" };
+const gzCache = new Map();
+
+function handler(req, res) {
+  const url = new URL(req.url, "http://x");
+  if (url.pathname === "/bench.html") {
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end("<!doctype html><meta charset=utf-8><title>bench</title><body>bench</body>");
+    return;
+  }
+  const [, top, ...rest] = url.pathname.split("/");
+  const root = dirs[top];
+  const rel = decodeURIComponent(rest.join("/"));
+  if (!root || rel.split("/").includes("..")) return res.writeHead(404).end();
+  const file = path.join(root, rel);
+  let body;
+  try {
+    body = fs.readFileSync(file);
+  } catch (_) {
+    return res.writeHead(404).end();
+  }
+  const headers = { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream", "cache-control": "max-age=3600" };
+  if (/gzip/.test(req.headers["accept-encoding"] ?? "")) {
+    if (!gzCache.has(file)) {
+      const gz = zlib.gzipSync(body, { level: 9 });
+      gzCache.set(file, gz.length < body.length * 0.9 ? gz : null); // Pagefind's .pf files are gzip already
+    }
+    const gz = gzCache.get(file);
+    if (gz) {
+      headers["content-encoding"] = "gzip";
+      body = gz;
+    }
+  }
+  res.writeHead(200, headers);
+  res.end(body);
+}
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
+};
+const median = (xs) => pct(xs, 50);
+const fileBytes = (files) => {
+  let raw = 0, gz = 0;
+  for (const f of files) {
+    const b = fs.readFileSync(f);
+    raw += b.length;
+    gz += zlib.gzipSync(b, { level: 9 }).length;
+  }
+  return { raw, gzip: gz };
+};
+
+// In-page programs: load the engine, search, return timings. `kind` picks the peer.
+const PROGRAMS = {
+  async first(kind, base, query) {
+    const t0 = performance.now();
+    if (kind === "pagefind") {
+      const pf = await import(`${base}pagefind.js`);
+      await pf.options({ excerptLength: 28 });
+      const r = await pf.search(query);
+      const data = await Promise.all(r.results.slice(0, 10).map((x) => x.data()));
+      return { ms: performance.now() - t0, results: data.length, top: data[0]?.url ?? null };
+    }
+    const { Sift } = await import("/ui/sift.js");
+    const s = await Sift.load(base, { semantic: false });
+    const r = await s.search({ query });
+    return { ms: performance.now() - t0, results: r.results.length, top: r.results[0]?.url ?? null };
+  },
+  async warm(kind, base, queries, rounds, mode) {
+    let run;
+    let embed = [];
+    if (kind === "pagefind") {
+      const pf = await import(`${base}pagefind.js`);
+      await pf.options({ excerptLength: 28 });
+      run = async (q) => {
+        const r = await pf.search(q);
+        await Promise.all(r.results.slice(0, 10).map((x) => x.data()));
+      };
+    } else {
+      const { Sift } = await import("/ui/sift.js");
+      const s = await Sift.load(base, { semantic: mode !== "lexical" });
+      if (mode !== "lexical") await s.loadSemantic();
+      run = async (q) => {
+        const r = await s.search({ query: q, mode });
+        if (r.timings_ms?.embed !== undefined) embed.push(r.timings_ms.embed);
+      };
+    }
+    for (const q of queries) await run(q); // load what every query needs: warm from here on
+    embed = [];
+    const times = [];
+    for (let i = 0; i < rounds; i++) {
+      for (const q of queries) {
+        const t0 = performance.now();
+        await run(q);
+        times.push(performance.now() - t0);
+      }
+    }
+    return { times, embed };
+  },
+};
+
+/** An in-page program (a method of PROGRAMS) called with JSON arguments, as source text. */
+const call = (fn, name, argv) =>
+  `(${fn.toString().replace(new RegExp(`^async ${name}`), "async function")})(${argv.map((a) => JSON.stringify(a)).join(", ")})`;
+
+async function measure(chrome, origin, kind, base, mode) {
+  const out = { cold: [], bytes: [], requests: [] };
+  for (let i = 0; i < COLD_RUNS; i++) {
+    const page = await chrome.ctx.newPage();
+    const cdp = await chrome.ctx.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+    await page.goto(`${origin}/bench.html`);
+    let bytes = 0, requests = 0;
+    cdp.on("Network.loadingFinished", (e) => {
+      bytes += e.encodedDataLength;
+      requests += 1;
+    });
+    const query = QUERIES[i % 12];
+    const r = await page.evaluate(call(PROGRAMS.first, "first", [kind, base, query]));
+    out.cold.push(r.ms);
+    out.bytes.push(bytes);
+    out.requests.push(requests);
+    await page.close();
+  }
+  const page = await chrome.ctx.newPage();
+  await page.goto(`${origin}/bench.html`);
+  const w = await page.evaluate(call(PROGRAMS.warm, "warm", [kind, base, QUERIES, ROUNDS, mode]));
+  await page.close();
+  return {
+    cold_first_query_ms: median(out.cold),
+    bytes_until_first_result: median(out.bytes),
+    requests_until_first_result: median(out.requests),
+    warm_p50_ms: pct(w.times, 50),
+    warm_p95_ms: pct(w.times, 95),
+    embed_p50_ms: w.embed.length ? pct(w.embed, 50) : undefined,
+  };
+}
+
+async function main() {
+  for (const [k, v] of Object.entries(dirs)) {
+    if (!v || !fs.existsSync(v)) throw new Error(`--${k === "hyb" ? "hybrid" : k} ${v ?? "(missing)"} does not exist`);
+  }
+  const server = http.createServer(handler);
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const chrome = await browser();
+  const report = { queries: QUERIES.length, rounds: ROUNDS, cold_runs: COLD_RUNS, runtime: {}, results: {} };
+  const ui = (f) => path.join(dirs.ui, f);
+  report.runtime.sift_keyword = fileBytes([ui("sift_wasm_bg.wasm"), ui("sift_wasm.js"), ui("sift.js"), ui("sift-search.js")]);
+  report.runtime.sift_keyword_wasm = fileBytes([ui("sift_wasm_bg.wasm")]);
+  report.runtime.sift_embedder_wasm = fileBytes([ui("sift_embed_wasm_bg.wasm"), ui("sift_embed_wasm.js")]);
+  report.runtime.sift_with_embedder = {
+    raw: report.runtime.sift_keyword.raw + report.runtime.sift_embedder_wasm.raw,
+    gzip: report.runtime.sift_keyword.gzip + report.runtime.sift_embedder_wasm.gzip,
+  };
+  const model = path.join(dirs.hyb, "model/model.onnx");
+  if (fs.existsSync(model)) report.runtime.sift_model = fileBytes([model, path.join(dirs.hyb, "model/tokenizer.json")]);
+  const pfWasm = fs.readdirSync(dirs.pagefind).filter((f) => /^wasm\.(en|unknown)\.pagefind$/.test(f)).map((f) => path.join(dirs.pagefind, f));
+  // Pagefind's wasm file is gzip already: its transfer size is its file size.
+  const pfJs = fileBytes([path.join(dirs.pagefind, "pagefind.js")]);
+  const pfW = pfWasm.length ? fs.statSync(pfWasm[0]).size : 0;
+  const pfWasmRaw = pfWasm.length ? zlib.gunzipSync(fs.readFileSync(pfWasm[0])).length : 0;
+  report.runtime.pagefind = { raw: pfWasmRaw + pfJs.raw, gzip: pfW + pfJs.gzip };
+
+  report.results.sift_lexical = await measure(chrome, origin, "sift", "/lex/", "lexical");
+  report.results.pagefind = await measure(chrome, origin, "pagefind", "/pagefind/", "lexical");
+  report.results.sift_hybrid = await measure(chrome, origin, "sift", "/hyb/", "hybrid");
+  await chrome.close();
+  server.close();
+
+  const kb = (b) => `${(b / 1024).toFixed(1)} kB`;
+  console.log("\n== runtime bytes (wasm + JS)                raw        gzip");
+  for (const [k, v] of Object.entries(report.runtime)) console.log(`${k.padEnd(36)} ${kb(v.raw).padStart(10)} ${kb(v.gzip).padStart(11)}`);
+  console.log(`\n== queries in Chromium (${QUERIES.length} queries × ${ROUNDS} rounds warm; ${COLD_RUNS} cold loads, medians)`);
+  console.log(`${"engine".padEnd(14)} ${"bytes→1st result".padStart(17)} ${"requests".padStart(9)} ${"cold 1st query".padStart(15)} ${"warm p50".padStart(9)} ${"warm p95".padStart(9)} ${"embed p50".padStart(10)}`);
+  for (const [k, v] of Object.entries(report.results)) {
+    console.log(`${k.padEnd(14)} ${kb(v.bytes_until_first_result).padStart(17)} ${String(v.requests_until_first_result).padStart(9)} ${(v.cold_first_query_ms.toFixed(1) + " ms").padStart(15)} ${(v.warm_p50_ms.toFixed(2) + " ms").padStart(9)} ${(v.warm_p95_ms.toFixed(2) + " ms").padStart(9)} ${(v.embed_p50_ms !== undefined ? v.embed_p50_ms.toFixed(1) + " ms" : "-").padStart(10)}`);
+  }
+  const s = report.results.sift_lexical, p = report.results.pagefind;
+  console.log(`\nratios vs Pagefind: bytes to first result ${(s.bytes_until_first_result / p.bytes_until_first_result).toFixed(2)}×, cold ${(s.cold_first_query_ms / p.cold_first_query_ms).toFixed(2)}×, warm p50 ${(s.warm_p50_ms / p.warm_p50_ms).toFixed(2)}×; keyword runtime gzip ${(report.runtime.sift_keyword.gzip / report.runtime.pagefind.gzip).toFixed(2)}×`);
+  if (args.json) fs.writeFileSync(args.json, JSON.stringify(report, null, 2));
+}
+
+main().catch((e) => {
+  console.error(`bench: ${e.stack ?? e}`);
+  process.exit(1);
+});

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The browser benchmark: Sift (keyword-only and hybrid) and Pagefind built on the Python docs
+# in the same run, measured in the same headless Chromium (bench/browser.mjs).
+# Installs what it needs (idempotent). The hybrid bundle embeds every section of the site
+# (a few minutes); it is rebuilt only when missing or with --rebuild.
+set -euo pipefail
+source "$(dirname "$0")/../scripts/env.sh"
+cd "$SIFT_ROOT"
+scripts/setup-web.sh >/dev/null
+SITE="${SIFT_BENCH_SITE:-/usr/share/doc/python3.11/html}"
+if [ ! -d "$SITE" ]; then
+  echo "bench: installing python3.11-doc (the Python docs as a static site)"
+  (apt-get install -y python3.11-doc || (apt-get update && apt-get install -y python3.11-doc)) > /dev/null
+fi
+[ -x bench/node_modules/.bin/pagefind ] || (cd bench && npm install --no-audit --no-fund --loglevel=error)
+cargo build --quiet --release -p sift-cli
+SIFT="$CARGO_TARGET_DIR/release/sift"
+"$SIFT" model fetch >/dev/null
+bash scripts/build-wasm.sh
+WORK="$CARGO_TARGET_DIR/bench/browser"
+mkdir -p "$WORK"
+echo "bench: building the keyword-only Sift bundle and Pagefind's index of $SITE"
+/usr/bin/time -f "sift build (keyword-only): %e s, %M KB peak" "$SIFT" build "$SITE" --out "$WORK/sift-lex" --no-embedder -q
+rm -rf "$WORK/pagefind"
+/usr/bin/time -f "pagefind build: %e s, %M KB peak" bench/node_modules/.bin/pagefind --site "$SITE" --output-path "$WORK/pagefind" >/dev/null
+if [ ! -f "$WORK/sift-hybrid/manifest.json" ] || [ "${1:-}" = "--rebuild" ]; then
+  echo "bench: building the hybrid Sift bundle (embeds every section; minutes)"
+  /usr/bin/time -f "sift build (with vectors): %e s, %M KB peak" "$SIFT" build "$SITE" --out "$WORK/sift-hybrid"
+fi
+node bench/browser.mjs --lex "$WORK/sift-lex" --hybrid "$WORK/sift-hybrid" --pagefind "$WORK/pagefind" --json "$WORK/report.json"
+echo "report: $WORK/report.json"

@@ -1,0 +1,109 @@
+// Load test of the Sift worker on the real local workerd (numbers, not pass/fail):
+// autocannon on loopback, bounded in time, for a keyword and a hybrid worker over the same
+// site; requests/s, latency p50/p99, non-2xx count, workerd's peak memory, and the deployable
+// script size (wrangler deploy --dry-run, compressed).
+//
+//   node worker/load.mjs --lex BUNDLE --hybrid BUNDLE [--duration 10] [--connections 8]
+
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ROOT, startWorker } from "../tests/worker/harness.mjs";
+
+const require = createRequire(path.join(ROOT, "worker/package.json"));
+const autocannon = require("autocannon");
+
+const args = Object.fromEntries(
+  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
+);
+const DURATION = Number(args.duration ?? 10);
+const CONNECTIONS = Number(args.connections ?? 8);
+const QUERIES = [
+  "os.path.join", "asyncio event loop", "json decode", "list comprehension", "dataclass", "subprocess run",
+  "regular expression", "unittest mock", "datetime timezone", "pathlib glob", "logging handler", "socket timeout",
+  "asyn", "collec", "dictonary", "enviroment variable", "how do I read a file line by line", "parse command line arguments",
+  "format a string with padding", "copy a directory tree",
+];
+
+/** Peak resident memory (VmHWM) of the workerd processes in the worker's process group, in MB. */
+function workerdPeakMb(pgid) {
+  let peak = 0;
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) !== pgid) continue; // field 5 (pgrp) is index 2 after the name
+      const comm = fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      if (!/workerd/.test(comm)) continue;
+      const hwm = fs.readFileSync(`/proc/${pid}/status`, "utf8").match(/VmHWM:\s+(\d+) kB/);
+      if (hwm) peak = Math.max(peak, Number(hwm[1]) / 1024);
+    } catch (_) {
+      /* the process ended */
+    }
+  }
+  return peak;
+}
+
+function scriptSize(entry) {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "sift-dry-run-"));
+  const cfg = path.join(out, "wrangler.toml");
+  const toml = fs.readFileSync(path.join(ROOT, "worker/wrangler.toml"), "utf8")
+    .replace(/^main = .*$/m, `main = "${path.join(ROOT, "worker/src", entry + ".js")}"`)
+    .replace(/^directory = .*$/m, `directory = "${path.join(out, "empty-assets")}"`);
+  fs.mkdirSync(path.join(out, "empty-assets"));
+  fs.writeFileSync(cfg, toml);
+  const log = execFileSync(path.join(ROOT, "worker/node_modules/.bin/wrangler"), ["deploy", "--dry-run", "--outdir", path.join(out, "dist"), "--config", cfg], {
+    encoding: "utf8", cwd: out, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_HIDE_BANNER: "true" },
+  });
+  fs.rmSync(out, { recursive: true, force: true });
+  const m = log.match(/Total Upload:\s*([\d.]+)\s*KiB\s*\/\s*gzip:\s*([\d.]+)\s*KiB/);
+  return m ? { raw_kib: Number(m[1]), gzip_kib: Number(m[2]) } : { raw_kib: NaN, gzip_kib: NaN, log };
+}
+
+async function load(name, bundle, entry, mode) {
+  const w = await startWorker({ bundle, entry });
+  try {
+    // The first search loads the bundle's shards (and, hybrid, the model): not part of the run.
+    const t0 = Date.now();
+    const first = await fetch(`${w.url}/search?q=asyncio&mode=${mode}`);
+    const firstMs = Date.now() - t0;
+    const firstBody = await first.json();
+    if (first.status !== 200) throw new Error(`${name}: first search answered ${first.status}: ${JSON.stringify(firstBody)}`);
+    let i = 0;
+    const result = await autocannon({
+      url: w.url, connections: CONNECTIONS, duration: DURATION,
+      requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: `/search?q=${encodeURIComponent(QUERIES[i++ % QUERIES.length])}&mode=${mode}` }) }],
+    });
+    return {
+      name, first_request_ms: firstMs, search_type: firstBody.search_type,
+      requests_per_s: result.requests.average, p50_ms: result.latency.p50, p99_ms: result.latency.p99,
+      requests: result.requests.total, non2xx: result.non2xx, errors: result.errors, peak_memory_mb: workerdPeakMb(w.pid),
+    };
+  } finally {
+    w.stop();
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function main() {
+  if (!args.lex || !fs.existsSync(path.join(args.lex, "manifest.json"))) throw new Error("--lex must be a bundle directory");
+  const rows = [await load("keyword", args.lex, "keyword", "lexical")];
+  if (args.hybrid && fs.existsSync(path.join(args.hybrid, "model/model.onnx"))) rows.push(await load("hybrid", args.hybrid, "hybrid", "hybrid"));
+  else console.log("(no --hybrid bundle with model/: hybrid skipped)");
+  const sizes = { keyword: scriptSize("keyword"), hybrid: scriptSize("hybrid") };
+  console.log(`\n== worker on local workerd: ${DURATION} s per run, ${CONNECTIONS} connections, ${QUERIES.length} rotating queries`);
+  console.log(`${"worker".padEnd(8)} ${"req/s".padStart(8)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"requests".padStart(9)} ${"non-2xx".padStart(8)} ${"peak RSS".padStart(9)} ${"1st req".padStart(9)}`);
+  for (const r of rows) {
+    console.log(`${r.name.padEnd(8)} ${r.requests_per_s.toFixed(0).padStart(8)} ${(r.p50_ms + " ms").padStart(8)} ${(r.p99_ms + " ms").padStart(8)} ${String(r.requests).padStart(9)} ${String(r.non2xx).padStart(8)} ${(r.peak_memory_mb.toFixed(0) + " MB").padStart(9)} ${(r.first_request_ms + " ms").padStart(9)}`);
+  }
+  console.log("\n== deployable script (wrangler deploy --dry-run; the bundle is in static assets)");
+  for (const [k, v] of Object.entries(sizes)) console.log(`${k.padEnd(8)} ${v.raw_kib.toFixed(0)} KiB raw, ${v.gzip_kib.toFixed(0)} KiB gzip`);
+  if (args.json) fs.writeFileSync(args.json, JSON.stringify({ rows, sizes }, null, 2));
+}
+
+main().catch((e) => {
+  console.error(`load: ${e.stack ?? e}`);
+  process.exit(1);
+});

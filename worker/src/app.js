@@ -1,0 +1,214 @@
+// The Sift Worker: REST and MCP over one Sift instance (the same wasm engine and JS wrapper
+// the browser uses). Routing, HTTP status codes and MCP framing live here; searching,
+// validation and error codes live in the core.
+//
+//   GET  /search?q=…&limit=…&offset=…&mode=…&since=…&sort=…&filter.<field>=…
+//   POST /search            the JSON contract
+//   POST /multi_search      {queries: [...], limit?, offset?}
+//   GET  /documents/{id}    the stored document
+//   GET  /related/{id}?limit=…
+//   GET  /health
+//   POST /mcp               Model Context Protocol, Streamable HTTP (JSON-RPC 2.0)
+
+import { Sift, SiftError } from "../../www/dist/sift.js";
+import { handleMcp } from "./mcp.js";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+const SERVER_ERRORS = new Set(["bundle_corrupt", "bundle_version", "bundle_missing", "internal", "network", "runtime_unavailable", "model_unavailable"]);
+
+export function statusOf(err) {
+  if (err.code === "not_found") return 404;
+  if (err.code === "payload_too_large") return 413;
+  return SERVER_ERRORS.has(err.code) ? 500 : 400;
+}
+
+export function asError(e) {
+  if (e instanceof SiftError) return e;
+  if (e && typeof e.code === "string") return new SiftError(e.code, String(e.message));
+  return new SiftError("internal", String(e?.message ?? e));
+}
+
+/** One Sift per isolate, loaded on the first request from the bundle in static assets. */
+export function makeApp({ coreWasm, embedWasm }) {
+  let siftPromise = null;
+
+  function sift(env) {
+    if (!siftPromise) {
+      const assets = env.ASSETS;
+      if (!assets) {
+        return Promise.reject(new SiftError("bundle_missing", "the worker has no ASSETS binding with a Sift bundle (see wrangler.toml)"));
+      }
+      const fetchAsset = (url) => assets.fetch(new Request(url));
+      const semantic = env.SIFT_SEMANTIC !== "off" && embedWasm !== undefined;
+      siftPromise = Sift.load("https://assets.local/", {
+        fetch: fetchAsset, wasmUrl: coreWasm, embedWasmUrl: embedWasm, semantic,
+      }).catch((e) => {
+        siftPromise = null; // retry on the next request
+        throw e;
+      });
+    }
+    return siftPromise;
+  }
+
+  function corsHeaders(env, req) {
+    const allowed = (env.CORS_ORIGINS ?? "*").split(",").map((s) => s.trim()).filter(Boolean);
+    const origin = req.headers.get("origin");
+    const h = {};
+    if (allowed.includes("*")) h["access-control-allow-origin"] = "*";
+    else if (origin && allowed.includes(origin)) {
+      h["access-control-allow-origin"] = origin;
+      h["vary"] = "Origin";
+    }
+    if (h["access-control-allow-origin"]) {
+      h["access-control-allow-methods"] = "GET, POST, OPTIONS";
+      h["access-control-allow-headers"] = "content-type, authorization, mcp-session-id, mcp-protocol-version";
+      h["access-control-max-age"] = "86400";
+    }
+    return h;
+  }
+
+  const json = (body, status, headers = {}) =>
+    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
+
+  const errorResponse = (err, headers) => json({ error: { code: err.code, message: err.message } }, statusOf(err), headers);
+
+  /** The request body as JSON, at most MAX_BODY_BYTES, with contract error codes. */
+  async function readJson(req) {
+    const declared = Number(req.headers.get("content-length") ?? "0");
+    if (declared > MAX_BODY_BYTES) throw new SiftError("payload_too_large", `the request body is ${declared} bytes; the limit is ${MAX_BODY_BYTES}`);
+    const reader = req.body?.getReader();
+    const chunks = [];
+    let size = 0;
+    if (reader) {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.length;
+        if (size > MAX_BODY_BYTES) {
+          await reader.cancel();
+          throw new SiftError("payload_too_large", `the request body exceeds ${MAX_BODY_BYTES} bytes`);
+        }
+        chunks.push(value);
+      }
+    }
+    const buf = new Uint8Array(size);
+    let at = 0;
+    for (const c of chunks) {
+      buf.set(c, at);
+      at += c.length;
+    }
+    let text;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true }).decode(buf);
+    } catch (_) {
+      throw new SiftError("invalid_json", "the request body is not valid UTF-8");
+    }
+    if (!text.trim()) throw new SiftError("invalid_json", "the request body is empty; send a JSON object");
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw new SiftError("invalid_json", `the request body is not valid JSON: ${e.message}`);
+    }
+  }
+
+  /** GET /search parameters → the JSON contract. Numbers stay numbers; bad ones are reported by the core. */
+  function searchFromQuery(params) {
+    const req = {};
+    const filters = {};
+    for (const [k, v] of params) {
+      if (k === "q" || k === "query") req.query = v;
+      else if (k === "limit" || k === "offset") req[k] = /^-?\d+$/.test(v) ? Number(v) : v;
+      else if (k === "mode" || k === "since" || k === "sort") req[k] = v;
+      else if (k === "boost_recent" || k === "include_content" || k === "explain") req[k] = v === "true" || v === "1";
+      else if (k.startsWith("filter.") && k.length > 7) {
+        const f = k.slice(7);
+        filters[f] = filters[f] === undefined ? v : [].concat(filters[f], v);
+      } else throw new SiftError("invalid_request", `unknown parameter ${JSON.stringify(k)}; use q, limit, offset, mode, since, sort, boost_recent, include_content, explain or filter.<field>`);
+    }
+    if (req.query === undefined) throw new SiftError("invalid_request", "missing the q parameter: GET /search?q=your+query");
+    if (Object.keys(filters).length) req.filters = filters;
+    return req;
+  }
+
+  const positiveLimit = (v) => {
+    if (v === null) return undefined;
+    if (!/^\d+$/.test(v)) throw new SiftError("invalid_limit", `limit must be an integer from 1 to 50; got ${JSON.stringify(v)}`);
+    return Number(v);
+  };
+
+  async function route(req, env, url) {
+    const { pathname } = url;
+    const method = req.method;
+    const only = (...methods) => {
+      if (!methods.includes(method)) {
+        const e = new SiftError("method_not_allowed", `${method} is not allowed on ${pathname}; use ${methods.join(" or ")}`);
+        e.status = 405;
+        e.allow = methods.join(", ");
+        throw e;
+      }
+    };
+    const cacheGet = { "cache-control": `public, max-age=${env.CACHE_MAX_AGE ?? "300"}` };
+
+    if (pathname === "/health") {
+      only("GET", "HEAD");
+      const s = await sift(env);
+      const info = s.info;
+      return json({ status: "ok", documents: info.documents, vectors: info.vectors, semantic: s.semanticState, filter_fields: info.filterFields }, 200, { "cache-control": "no-store" });
+    }
+    if (pathname === "/search") {
+      only("GET", "POST");
+      const body = method === "GET" ? searchFromQuery(url.searchParams) : await readJson(req);
+      const s = await sift(env);
+      if (s.semanticState === "idle") await s.loadSemantic(); // the edge waits for the model once
+      const res = await s.search(body);
+      return json(res, 200, method === "GET" ? cacheGet : {});
+    }
+    if (pathname === "/multi_search") {
+      only("POST");
+      const body = await readJson(req);
+      return json(await (await sift(env)).multiSearch(body), 200);
+    }
+    const doc = pathname.match(/^\/documents\/(.+)$/);
+    if (doc) {
+      only("GET");
+      const id = decodeURIComponent(doc[1]);
+      const d = await (await sift(env)).getDocument(id);
+      if (!d) throw new SiftError("not_found", `no document with id ${JSON.stringify(id)}`);
+      return json(d, 200, cacheGet);
+    }
+    const rel = pathname.match(/^\/related\/(.+)$/);
+    if (rel) {
+      only("GET");
+      const id = decodeURIComponent(rel[1]);
+      return json(await (await sift(env)).related(id, { limit: positiveLimit(url.searchParams.get("limit")) }), 200, cacheGet);
+    }
+    if (pathname === "/mcp") {
+      if (method !== "POST") {
+        // No server-initiated stream: GET (SSE) and DELETE (sessions) are not offered.
+        return json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: `${method} /mcp is not supported; POST JSON-RPC messages` } }, 405, { allow: "POST" });
+      }
+      return handleMcp(req, env, { sift: () => sift(env), readJson, json });
+    }
+    throw new SiftError("not_found", `no route ${pathname}; try /search?q=…, /documents/{id}, /related/{id}, /multi_search, /health or /mcp`);
+  }
+
+  return {
+    async fetch(req, env) {
+      const url = new URL(req.url);
+      const cors = corsHeaders(env, req);
+      if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: cors });
+      try {
+        const res = await route(req, env, url);
+        for (const [k, v] of Object.entries(cors)) res.headers.set(k, v);
+        return res;
+      } catch (e) {
+        const err = asError(e);
+        const headers = { ...cors };
+        if (e?.allow) headers.allow = e.allow;
+        const status = e?.status ?? statusOf(err);
+        if (status >= 500) console.error(`sift worker: ${err.code}: ${err.message}`);
+        return json({ error: { code: err.code, message: err.message } }, status, headers);
+      }
+    },
+  };
+}

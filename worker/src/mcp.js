@@ -1,0 +1,291 @@
+// MCP (Model Context Protocol) over Streamable HTTP: JSON-RPC 2.0 messages POSTed to /mcp,
+// answered with application/json. Stateless: no session id, no server-initiated stream.
+// Tools: search, multi_search, get_document, related — previews sized for an agent's context,
+// with a hint on how to read more.
+
+import { SiftError } from "../../www/dist/sift.js";
+
+const PROTOCOL_VERSIONS = ["2025-06-18", "2025-03-26", "2024-11-05"];
+const SERVER_INFO = { name: "sift", title: "Sift documentation search", version: "0.1.0" };
+const SNIPPET_CHARS = 300;
+const CONTENT_PREVIEW_CHARS = 1500;
+const DOC_DEFAULT_CHARS = 6000;
+const DOC_MAX_CHARS = 20000;
+
+const filtersSchema = {
+  type: "object",
+  description: "Metadata filters: field → value or list of values (values of one field are OR-ed, fields AND-ed). The health of the index lists the filterable fields.",
+  additionalProperties: { anyOf: [{ type: "string" }, { type: "number" }, { type: "boolean" }, { type: "array", items: { type: ["string", "number", "boolean"] } }] },
+};
+const querySchema = {
+  type: "object",
+  properties: {
+    query: { type: "string", minLength: 1, maxLength: 2048, description: "Words, \"exact phrases\", -excluded words, a OR b, field:value." },
+    limit: { type: "integer", minimum: 1, maximum: 50, default: 5 },
+    offset: { type: "integer", minimum: 0, maximum: 10000, default: 0 },
+    mode: { type: "string", enum: ["auto", "lexical", "semantic", "hybrid"], description: "auto (default) picks by the query's shape" },
+    filters: filtersSchema,
+    since: { type: "string", description: "ISO date (2024-01-31) or a span: 7d, 2w, 3m, 1y" },
+    sort: { type: "string", enum: ["relevance", "date"] },
+    include_content: { type: "boolean", description: `Add the start of each page's text (${CONTENT_PREVIEW_CHARS} characters)` },
+  },
+  required: ["query"],
+  additionalProperties: false,
+};
+
+export const TOOLS = [
+  {
+    name: "search",
+    title: "Search the documentation",
+    description: "Hybrid keyword + semantic search over the documentation. Returns ranked pages with a snippet, a URL and section deep links. Typos are tolerated; when nothing matches exactly the answer says what was relaxed. Use get_document to read a page.",
+    inputSchema: querySchema,
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: "multi_search",
+    title: "Several searches at once",
+    description: "Run 1–30 queries (e.g. rephrasings of one question) and merge them by rank fusion, de-duplicated. Each result says which queries found it.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        queries: { type: "array", minItems: 1, maxItems: 30, items: querySchema },
+        limit: { type: "integer", minimum: 1, maximum: 50, default: 5 },
+        offset: { type: "integer", minimum: 0, default: 0 },
+      },
+      required: ["queries"],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: "get_document",
+    title: "Read a page",
+    description: `The text of one page by id (from search results), ${DOC_DEFAULT_CHARS} characters at a time: pass offset to read on.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        id: { type: "string", minLength: 1, maxLength: 2048 },
+        offset: { type: "integer", minimum: 0, default: 0, description: "Character offset to start from (the previous answer's next_offset)" },
+        max_chars: { type: "integer", minimum: 200, maximum: DOC_MAX_CHARS, default: DOC_DEFAULT_CHARS },
+      },
+      required: ["id"],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: "related",
+    title: "Related pages",
+    description: "Pages about the same things as the page with this id (by meaning when the index has vectors), without the page itself.",
+    inputSchema: {
+      type: "object",
+      properties: { id: { type: "string", minLength: 1, maxLength: 2048 }, limit: { type: "integer", minimum: 1, maximum: 50, default: 5 } },
+      required: ["id"],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+];
+
+class RpcError extends Error {
+  constructor(code, message, data) {
+    super(message);
+    this.rpcCode = code;
+    this.data = data;
+  }
+}
+
+const plain = (html) =>
+  String(html ?? "").replace(/<\/?mark>/g, "").replace(/&(amp|lt|gt|quot|#39);/g, (_, e) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]);
+
+const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+function compactResult(r, includeContent) {
+  const out = { id: r.id, title: plain(r.title), url: r.url, score: r.score, snippet: clip(plain(r.snippet), SNIPPET_CHARS) };
+  if (r.type) out.type = r.type;
+  if (r.date) out.date = r.date;
+  if (r.sub_results?.length) out.sections = r.sub_results.map((s) => ({ title: plain(s.title), url: s.url }));
+  if (r.queries) out.queries = r.queries;
+  if (includeContent && typeof r.content === "string") {
+    out.content = clip(r.content, CONTENT_PREVIEW_CHARS);
+    if (r.content.length > CONTENT_PREVIEW_CHARS) {
+      out.content_truncated = { total_chars: r.content.length, hint: `call get_document with {"id": ${JSON.stringify(r.id)}, "offset": ${CONTENT_PREVIEW_CHARS - 1}} to read on` };
+    }
+  }
+  return out;
+}
+
+function searchSummary(res) {
+  const head = `${res.total} result${res.total === 1 ? "" : "s"} for ${JSON.stringify(res.query ?? "")} (${res.search_type})`;
+  const lines = [head];
+  if (res.fallback) lines.push(`Note: ${res.fallback.reason}`);
+  if (res.suggestions?.length) lines.push(`Did you mean: ${res.suggestions.join(", ")}?`);
+  return lines.join("\n");
+}
+
+function toolResult(structured, text) {
+  return { content: [{ type: "text", text: `${text}\n${JSON.stringify(structured, null, 1)}` }], structuredContent: structured };
+}
+
+function toolError(err) {
+  return { content: [{ type: "text", text: `Error ${err.code}: ${err.message}` }], isError: true };
+}
+
+function needObject(args, tool) {
+  if (args === undefined) return {};
+  if (args === null || typeof args !== "object" || Array.isArray(args)) throw new RpcError(-32602, `${tool}: arguments must be an object`);
+  return args;
+}
+
+function onlyKeys(args, allowed, tool) {
+  for (const k of Object.keys(args)) {
+    if (!allowed.includes(k)) throw new SiftError("invalid_request", `${tool} takes ${allowed.join(", ")}; unknown argument ${JSON.stringify(k)}`);
+  }
+}
+
+async function callTool(name, rawArgs, sift) {
+  const tool = TOOLS.find((t) => t.name === name);
+  if (!tool) throw new RpcError(-32602, `Unknown tool ${JSON.stringify(name)}; the tools are ${TOOLS.map((t) => t.name).join(", ")}`);
+  const args = needObject(rawArgs, name);
+  const s = await sift();
+  try {
+    if (name === "search") {
+      onlyKeys(args, Object.keys(querySchema.properties), name);
+      const req = { limit: 5, ...args };
+      if (s.semanticState === "idle") await s.loadSemantic();
+      const res = await s.search(req);
+      const structured = {
+        total: res.total, has_more: res.has_more, offset: res.offset, search_type: res.search_type,
+        results: res.results.map((r) => compactResult(r, args.include_content)),
+      };
+      if (res.fallback) structured.fallback = res.fallback;
+      if (res.suggestions?.length) structured.suggestions = res.suggestions;
+      if (res.has_more) structured.next = `more results: call search again with offset ${res.offset + res.results.length}`;
+      return toolResult(structured, searchSummary(res));
+    }
+    if (name === "multi_search") {
+      onlyKeys(args, ["queries", "limit", "offset"], name);
+      const res = await s.multiSearch({ limit: 5, ...args });
+      const structured = { total: res.total, has_more: res.has_more, queries: res.queries, results: res.results.map((r) => compactResult(r, false)) };
+      return toolResult(structured, `${res.total} results merged from ${res.queries.length} queries`);
+    }
+    if (name === "get_document") {
+      onlyKeys(args, ["id", "offset", "max_chars"], name);
+      const { id, offset = 0, max_chars = DOC_DEFAULT_CHARS } = args;
+      if (typeof id !== "string" || !id) throw new SiftError("invalid_request", "get_document needs an id string (from search results)");
+      if (!Number.isInteger(offset) || offset < 0) throw new SiftError("invalid_request", "offset must be a non-negative integer");
+      if (!Number.isInteger(max_chars) || max_chars < 200 || max_chars > DOC_MAX_CHARS) {
+        throw new SiftError("invalid_request", `max_chars must be an integer from 200 to ${DOC_MAX_CHARS}`);
+      }
+      const doc = await s.getDocument(id);
+      if (!doc) throw new SiftError("not_found", `no document with id ${JSON.stringify(id)}; ids come from search results`);
+      const text = doc.sections.map((sec) => (sec.heading ? `## ${sec.heading}\n${sec.text}` : sec.text)).join("\n\n");
+      const part = text.slice(offset, offset + max_chars);
+      const next = offset + part.length < text.length ? offset + part.length : null;
+      const structured = {
+        id: doc.id, title: doc.title, url: doc.url, metadata: doc.metadata ?? {}, date: doc.date ?? null,
+        sections: doc.sections.filter((x) => x.heading).map((x) => ({ heading: x.heading, url: x.anchor ? `${doc.url}#${x.anchor}` : doc.url })),
+        offset, total_chars: text.length, next_offset: next, text: part,
+      };
+      const hint = next === null ? "end of document" : `truncated: call get_document with {"id": ${JSON.stringify(id)}, "offset": ${next}} to read on`;
+      return { content: [{ type: "text", text: `${doc.title} — ${doc.url}\n(characters ${offset}–${offset + part.length} of ${text.length}; ${hint})\n\n${part}` }], structuredContent: structured };
+    }
+    // related
+    onlyKeys(args, ["id", "limit"], name);
+    if (typeof args.id !== "string" || !args.id) throw new SiftError("invalid_request", "related needs an id string (from search results)");
+    const res = await s.related(args.id, { limit: args.limit ?? 5 });
+    return toolResult({ total: res.total, results: res.results.map((r) => compactResult(r, false)) }, `Pages related to ${args.id}`);
+  } catch (e) {
+    if (e instanceof RpcError) throw e;
+    const err = e instanceof SiftError ? e : new SiftError(e?.code ?? "internal", String(e?.message ?? e));
+    return toolError(err);
+  }
+}
+
+async function dispatch(msg, sift) {
+  if (msg === null || typeof msg !== "object" || Array.isArray(msg)) throw new RpcError(-32600, "Invalid Request: a JSON-RPC message is an object");
+  if (msg.jsonrpc !== "2.0") throw new RpcError(-32600, `Invalid Request: jsonrpc must be "2.0", got ${JSON.stringify(msg.jsonrpc)}`);
+  if (typeof msg.method !== "string") throw new RpcError(-32600, "Invalid Request: method must be a string");
+  const params = msg.params ?? {};
+  switch (msg.method) {
+    case "initialize": {
+      const asked = params.protocolVersion;
+      const s = await sift();
+      const info = s.info;
+      return {
+        protocolVersion: PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[0],
+        capabilities: { tools: { listChanged: false } },
+        serverInfo: SERVER_INFO,
+        instructions: `Search ${info.documents} documentation pages. Start with the search tool; read a page with get_document (paged by offset); find neighbours with related. Filterable fields: ${info.filterFields.join(", ") || "none"}.`,
+      };
+    }
+    case "ping":
+      return {};
+    case "tools/list":
+      return { tools: TOOLS };
+    case "tools/call":
+      if (params === null || typeof params !== "object" || typeof params.name !== "string") throw new RpcError(-32602, "tools/call needs params {name, arguments}");
+      return callTool(params.name, params.arguments, sift);
+    case "resources/list":
+      return { resources: [] };
+    case "prompts/list":
+      return { prompts: [] };
+    default:
+      throw new RpcError(-32601, `Method not found: ${msg.method}`);
+  }
+}
+
+function authorized(req, env) {
+  const token = env.MCP_TOKEN;
+  if (!token) return true;
+  const got = req.headers.get("authorization") ?? "";
+  const want = `Bearer ${token}`;
+  // Compare in constant time (length leaks only whether the header has the right size).
+  let diff = got.length ^ want.length;
+  for (let i = 0; i < want.length; i++) diff |= (got.charCodeAt(i) || 0) ^ want.charCodeAt(i);
+  return diff === 0;
+}
+
+export async function handleMcp(req, env, { sift, readJson, json }) {
+  if (!authorized(req, env)) {
+    return json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Unauthorized: send Authorization: Bearer <token>" } }, 401, {
+      "www-authenticate": 'Bearer realm="sift-mcp"',
+    });
+  }
+  let body;
+  try {
+    body = await readJson(req);
+  } catch (e) {
+    const status = e.code === "payload_too_large" ? 413 : 400;
+    return json({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${e.message}` } }, status);
+  }
+  const one = async (msg) => {
+    const id = msg && typeof msg === "object" && "id" in msg ? msg.id : undefined;
+    const isNotification = msg && typeof msg === "object" && !("id" in msg) && typeof msg.method === "string";
+    try {
+      if (isNotification) {
+        if (msg.jsonrpc !== "2.0") throw new RpcError(-32600, "Invalid Request: jsonrpc must be \"2.0\"");
+        return null; // notifications/initialized, cancelled, …: nothing to answer
+      }
+      const result = await dispatch(msg, sift);
+      return { jsonrpc: "2.0", id: id ?? null, result };
+    } catch (e) {
+      if (e instanceof RpcError) {
+        const error = { code: e.rpcCode, message: e.message };
+        if (e.data !== undefined) error.data = e.data;
+        return { jsonrpc: "2.0", id: id ?? null, error };
+      }
+      const err = e instanceof SiftError ? e : new SiftError("internal", String(e?.message ?? e));
+      return { jsonrpc: "2.0", id: id ?? null, error: { code: -32603, message: `Internal error: ${err.message}`, data: { code: err.code } } };
+    }
+  };
+  if (Array.isArray(body)) {
+    if (body.length === 0) return json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: empty batch" } }, 400);
+    const answers = (await Promise.all(body.map(one))).filter((a) => a !== null);
+    return answers.length ? json(answers, 200) : new Response(null, { status: 202 });
+  }
+  const answer = await one(body);
+  if (answer === null) return new Response(null, { status: 202 });
+  const invalid = answer.error && answer.error.code === -32600;
+  return json(answer, invalid ? 400 : 200);
+}

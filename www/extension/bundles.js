@@ -1,0 +1,133 @@
+// Bundles the extension searches: one packaged inside the extension (bundles/sample/) and
+// any the user adds by URL. Added bundles are downloaded once into the Cache API (every file
+// the manifest lists) and read from there ever after, so they answer offline; the list
+// lives in chrome.storage.local. Shared by the service worker, the popup and the options page.
+
+import { Sift, SiftError } from "./sift.js";
+
+export const PACKAGED = { id: "sample", name: "Sift sample docs", base: chrome.runtime.getURL("bundles/sample/"), packaged: true };
+const LIST_KEY = "bundles";
+const cacheName = (id) => `sift-bundle:${id}`;
+
+export async function listBundles() {
+  const { [LIST_KEY]: added = [] } = await chrome.storage.local.get(LIST_KEY);
+  return [PACKAGED, ...added];
+}
+
+async function saveList(added) {
+  await chrome.storage.local.set({ [LIST_KEY]: added });
+}
+
+function normaliseBase(url) {
+  let u;
+  try {
+    u = new URL(url);
+  } catch (_) {
+    throw new SiftError("invalid_request", `not a URL: ${JSON.stringify(url)} (expected something like https://example.org/_sift/)`);
+  }
+  if (u.protocol !== "https:" && u.protocol !== "http:") throw new SiftError("invalid_request", "bundle URLs must be http(s)");
+  if (!u.pathname.endsWith("/")) u.pathname += "/";
+  u.search = "";
+  u.hash = "";
+  return u.href;
+}
+
+/** A fetch that answers from the bundle's cache only: added bundles never touch the network after download. */
+export function cachedFetch(id) {
+  return async (url) => {
+    const cache = await caches.open(cacheName(id));
+    const hit = await cache.match(url);
+    if (hit) return hit;
+    return new Response(`not in the offline copy: ${url}`, { status: 404 });
+  };
+}
+
+async function download(id, base) {
+  const get = async (file) => {
+    let res;
+    try {
+      res = await fetch(base + file, { cache: "no-store" });
+    } catch (e) {
+      throw new SiftError("network", `${base}${file} could not be fetched (${e.message}); is the site up and is this a Sift bundle URL?`);
+    }
+    if (!res.ok) throw new SiftError("network", `${base}${file} answered HTTP ${res.status}`);
+    return res;
+  };
+  const manifestRes = await get("manifest.json");
+  const manifestBytes = await manifestRes.clone().arrayBuffer();
+  // Validate before storing anything: the engine refuses what is not a Sift bundle.
+  const probeFetch = async (url) => (url === base + "manifest.json" ? new Response(manifestBytes) : get(url.slice(base.length)));
+  const sift = await Sift.load(base, { fetch: probeFetch, semantic: false });
+  // Keyword search offline: every shard but the vectors (and never the model).
+  const files = sift.files.filter((f) => !f.startsWith("v-"));
+  const tmpName = `${cacheName(id)}:incoming`;
+  await caches.delete(tmpName);
+  const tmp = await caches.open(tmpName);
+  let bytes = manifestBytes.byteLength;
+  for (const f of files) {
+    const res = await get(f);
+    const body = await res.arrayBuffer();
+    bytes += body.byteLength;
+    await tmp.put(base + f, new Response(body, { headers: { "content-type": "application/octet-stream" } }));
+  }
+  await tmp.put(base + "manifest.json", new Response(manifestBytes, { headers: { "content-type": "application/json" } }));
+  // Swap the complete copy in: a failed download never leaves a half bundle.
+  await caches.delete(cacheName(id));
+  const final = await caches.open(cacheName(id));
+  for (const req of await tmp.keys()) await final.put(req, await tmp.match(req));
+  await caches.delete(tmpName);
+  return { bytes, files: files.length + 1, documents: sift.info.documents };
+}
+
+export async function addBundle(url, name) {
+  const base = normaliseBase(url);
+  const list = await listBundles();
+  if (list.some((b) => b.base === base)) throw new SiftError("invalid_request", `${base} is already added`);
+  const id = `b${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  const info = await download(id, base);
+  const now = new Date().toISOString();
+  const entry = { id, name: name || new URL(base).host, base, addedAt: now, updatedAt: now, ...info };
+  await saveList([...list.filter((b) => !b.packaged), entry]);
+  return entry;
+}
+
+export async function refreshBundle(id) {
+  const list = (await listBundles()).filter((b) => !b.packaged);
+  const entry = list.find((b) => b.id === id);
+  if (!entry) throw new SiftError("not_found", `no added bundle ${id}`);
+  Object.assign(entry, await download(id, entry.base), { updatedAt: new Date().toISOString() });
+  await saveList(list);
+  return entry;
+}
+
+export async function removeBundle(id) {
+  const list = (await listBundles()).filter((b) => !b.packaged);
+  if (!list.some((b) => b.id === id)) throw new SiftError("not_found", `no added bundle ${id}`);
+  await caches.delete(cacheName(id));
+  await saveList(list.filter((b) => b.id !== id));
+}
+
+export function fetchFor(bundle) {
+  return bundle.packaged ? undefined : cachedFetch(bundle.id);
+}
+
+const loaded = new Map(); // id → Promise<Sift>
+
+export function openBundle(bundle) {
+  const key = `${bundle.id}@${bundle.updatedAt ?? ""}`;
+  if (!loaded.has(key)) {
+    const p = Sift.load(bundle.base, { fetch: fetchFor(bundle), semantic: false });
+    p.catch(() => loaded.delete(key));
+    loaded.set(key, p);
+  }
+  return loaded.get(key);
+}
+
+/** Where a result opens: the site's page for added bundles, the offline reader for the packaged one. */
+export function pageUrl(bundle, result, sectionUrl) {
+  if (bundle.packaged) {
+    const hash = (sectionUrl ?? result.url).split("#")[1];
+    return chrome.runtime.getURL(`viewer.html?b=${encodeURIComponent(bundle.id)}&id=${encodeURIComponent(result.id)}${hash ? `#${hash}` : ""}`);
+  }
+  return new URL(sectionUrl ?? result.url, bundle.base).href;
+}
