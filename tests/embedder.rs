@@ -114,6 +114,6 @@ fn missing_or_corrupt_model_files_are_clear_errors() {
         let bad = dir.join("bad.onnx");
         std::fs::write(&bad, b"this is not a model").unwrap();
         let err = Embedder::load(&bad, &real_tok).err().unwrap().to_string();
-        assert!(err.contains("cannot be loaded"), "{err}");
+        assert!(err.contains("not a readable ONNX file") && err.contains("bad.onnx"), "{err}");
     }
 }

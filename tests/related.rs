@@ -1,8 +1,7 @@
 //! `related`: pages like a given page, never the page itself; clear errors for bad ids.
 
-mod support;
 use sift_core::{Engine, SearchResponse, SiftError, Step};
-use support::*;
+use sift_tests::*;
 
 fn related(e: &Engine, id: &str, limit: Option<i64>) -> Result<SearchResponse, SiftError> {
     match e.related(id, limit, &ctx())? {
@@ -14,8 +13,8 @@ fn related(e: &Engine, id: &str, limit: Option<i64>) -> Result<SearchResponse, S
 #[test]
 fn related_pages_share_words_with_the_page_and_exclude_it() {
     let e = corpus_engine();
-    let all = ids(&search(&e, "cache"));
-    let id = all.first().expect("the corpus has a caching page").to_string();
+    let found = search(&e, "cache");
+    let id = ids(&found).first().expect("the corpus has a caching page").to_string();
     let r = related(&e, &id, Some(5)).unwrap();
     assert!(!ids(&r).contains(&id.as_str()), "{id} is not related to itself: {:?}", ids(&r));
     assert!(r.results.len() <= 5);
@@ -31,8 +30,8 @@ fn related_to_an_unknown_or_empty_id_is_a_clear_error() {
     assert!(err.message.contains("no/such/page.md"));
     assert_eq!(related(&e, "", None).unwrap_err().code, "invalid_request");
     let id = search(&e, "cache").results[0].id.clone();
-    assert_eq!(related(&e, &id, Some(0)).unwrap_err().code, "invalid_request");
-    assert_eq!(related(&e, &id, Some(500)).unwrap_err().code, "invalid_request");
+    assert_eq!(related(&e, &id, Some(0)).unwrap_err().code, "invalid_limit");
+    assert_eq!(related(&e, &id, Some(500)).unwrap_err().code, "invalid_limit");
 }
 
 #[test]
