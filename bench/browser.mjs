@@ -49,7 +49,7 @@ function handler(req, res) {
   } catch (_) {
     return res.writeHead(404).end();
   }
-  const headers = { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream", "cache-control": "max-age=3600" };
+  const headers = { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream", "cache-control": "no-store" };
   if (/gzip/.test(req.headers["accept-encoding"] ?? "")) {
     if (!gzCache.has(file)) {
       const gz = zlib.gzipSync(body, { level: 9 });
@@ -96,6 +96,15 @@ const PROGRAMS = {
     const r = await s.search({ query });
     return { ms: performance.now() - t0, results: r.results.length, top: r.results[0]?.url ?? null };
   },
+  async firstHybrid(base, query) {
+    const t0 = performance.now();
+    const { Sift } = await import("/ui/sift.js");
+    const s = await Sift.load(base, { semantic: true });
+    await s.loadSemantic();
+    const tModel = performance.now();
+    const r = await s.search({ query, mode: "hybrid" });
+    return { ms: performance.now() - t0, modelMs: tModel - t0, type: r.search_type };
+  },
   async warm(kind, base, queries, rounds, mode) {
     let run;
     let embed = [];
@@ -137,21 +146,42 @@ async function measure(chrome, origin, kind, base, mode) {
   const out = { cold: [], bytes: [], requests: [] };
   for (let i = 0; i < COLD_RUNS; i++) {
     const page = await chrome.ctx.newPage();
-    const cdp = await chrome.ctx.newCDPSession(page);
-    await cdp.send("Network.enable");
-    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
     await page.goto(`${origin}/bench.html`);
+    // Playwright sees the requests of the page and of its workers (Pagefind searches in a
+    // Web Worker, which a page-level CDP session would miss).
     let bytes = 0, requests = 0;
-    cdp.on("Network.loadingFinished", (e) => {
-      bytes += e.encodedDataLength;
+    const kinds = {};
+    const pending = [];
+    page.on("requestfinished", (r) => pending.push(r.sizes().then((sz) => {
+      const n = sz.responseBodySize + sz.responseHeadersSize;
+      bytes += n;
       requests += 1;
-    });
+      const pathname = new URL(r.url()).pathname;
+      const kind = /\/fragment\//.test(pathname) ? "pf fragments" : /\/index\//.test(pathname) ? "pf index"
+        : /\.pf_meta$/.test(pathname) ? "pf meta" : path.basename(pathname).replace(/-[0-9a-f]{6,}\.bin$/, " shards");
+      kinds[kind] = (kinds[kind] ?? 0) + n;
+    })));
     const query = QUERIES[i % 12];
     const r = await page.evaluate(call(PROGRAMS.first, "first", [kind, base, query]));
+    await Promise.all(pending);
     out.cold.push(r.ms);
     out.bytes.push(bytes);
     out.requests.push(requests);
+    out.kinds = kinds;
     await page.close();
+  }
+  let coldHybrid;
+  if (mode === "hybrid") {
+    // Cold until the first *hybrid* answer: runtime, embedder wasm, model download and load.
+    const p = await chrome.ctx.newPage();
+    await p.goto(`${origin}/bench.html`);
+    let hb = 0;
+    const waits = [];
+    p.on("requestfinished", (r) => waits.push(r.sizes().then((sz) => (hb += sz.responseBodySize + sz.responseHeadersSize))));
+    coldHybrid = await p.evaluate(call(PROGRAMS.firstHybrid, "firstHybrid", [base, QUERIES[20]]));
+    await Promise.all(waits);
+    coldHybrid.bytes = hb;
+    await p.close();
   }
   const page = await chrome.ctx.newPage();
   await page.goto(`${origin}/bench.html`);
@@ -164,6 +194,8 @@ async function measure(chrome, origin, kind, base, mode) {
     warm_p50_ms: pct(w.times, 50),
     warm_p95_ms: pct(w.times, 95),
     embed_p50_ms: w.embed.length ? pct(w.embed, 50) : undefined,
+    bytes_by_file_kind: out.kinds,
+    cold_until_first_hybrid: coldHybrid,
   };
 }
 
@@ -209,6 +241,11 @@ async function main() {
   }
   const s = report.results.sift_lexical, p = report.results.pagefind;
   console.log(`\nratios vs Pagefind: bytes to first result ${(s.bytes_until_first_result / p.bytes_until_first_result).toFixed(2)}×, cold ${(s.cold_first_query_ms / p.cold_first_query_ms).toFixed(2)}×, warm p50 ${(s.warm_p50_ms / p.warm_p50_ms).toFixed(2)}×; keyword runtime gzip ${(report.runtime.sift_keyword.gzip / report.runtime.pagefind.gzip).toFixed(2)}×`);
+  const ch = report.results.sift_hybrid.cold_until_first_hybrid;
+  if (ch) console.log(`sift_hybrid cold until the first hybrid answer: ${ch.ms.toFixed(0)} ms (model ready after ${ch.modelMs.toFixed(0)} ms), ${kb(ch.bytes)} transferred (${ch.type})`);
+  for (const [k, v] of Object.entries(report.results)) {
+    console.log(`${k} bytes by file until the first result: ${Object.entries(v.bytes_by_file_kind).sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f} ${kb(n)}`).join(", ")}`);
+  }
   if (args.json) fs.writeFileSync(args.json, JSON.stringify(report, null, 2));
 }
 

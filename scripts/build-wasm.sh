@@ -27,7 +27,7 @@ if [ "${SIFT_SKIP_EMBED_WASM:-}" != 1 ]; then
   echo "build-wasm: query embedder (tract + wasm SIMD; the first build takes several minutes)"
   # A target dir of its own: RUSTFLAGS differ, and sharing one would rebuild both every time.
   CARGO_TARGET_DIR="$CARGO_TARGET_DIR/wasm-simd" RUSTFLAGS="-C target-feature=+simd128" \
-    wasm-pack --quiet build crates/sift-embed-wasm --target web --profile wasm-embed --no-opt --no-pack --out-dir "$WORK/embed" >/dev/null
+    wasm-pack --quiet build crates/sift-embed-wasm --target web --profile wasm-release --no-opt --no-pack --out-dir "$WORK/embed" >/dev/null
   # Names and producers out (gzip −15%); no -O passes: tract's kernels are already optimised
   # and binaryen in Node takes minutes on a 9 MB module.
   "$WASM_OPT" "${OPT_FEATURES[@]}" --enable-simd --strip-debug --strip-producers "$WORK/embed/sift_embed_wasm_bg.wasm" -o "$DIST/sift_embed_wasm_bg.wasm"
