@@ -20,7 +20,8 @@ if ! "$CARGO_TARGET_DIR/debug/sift" model fetch; then
 fi
 
 echo "== tests (unit, integration, end-to-end CLI, relevance, embedder parity)"
-cargo test --workspace 2>&1 | tee "$CARGO_TARGET_DIR/last-test.log"
+# The wasm crates (sift-wasm, sift-embed-wasm) are tested in Chromium and workerd below.
+cargo test --workspace --exclude sift-wasm --exclude sift-embed-wasm 2>&1 | tee "$CARGO_TARGET_DIR/last-test.log"
 
 echo "== web runtime (wasm-pack: engine core and query embedder); end-to-end tests in Chromium and workerd"
 bash scripts/build-wasm.sh

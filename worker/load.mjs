@@ -62,8 +62,16 @@ function scriptSize(entry) {
   return m ? { raw_kib: Number(m[1]), gzip_kib: Number(m[2]) } : { raw_kib: NaN, gzip_kib: NaN, log };
 }
 
-async function load(name, bundle, entry, mode) {
-  const w = await startWorker({ bundle, entry });
+async function run(url, mode, connections) {
+  let i = 0;
+  return autocannon({
+    url, connections, duration: DURATION,
+    requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: `/search?q=${encodeURIComponent(QUERIES[i++ % QUERIES.length])}&mode=${mode}` }) }],
+  });
+}
+
+async function load(name, bundle, entry, mode, vars = {}) {
+  const w = await startWorker({ bundle, entry, vars });
   try {
     // The first search loads the bundle's shards (and, hybrid, the model): not part of the run.
     const t0 = Date.now();
@@ -71,15 +79,16 @@ async function load(name, bundle, entry, mode) {
     const firstMs = Date.now() - t0;
     const firstBody = await first.json();
     if (first.status !== 200) throw new Error(`${name}: first search answered ${first.status}: ${JSON.stringify(firstBody)}`);
-    let i = 0;
-    const result = await autocannon({
-      url: w.url, connections: CONNECTIONS, duration: DURATION,
-      requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: `/search?q=${encodeURIComponent(QUERIES[i++ % QUERIES.length])}&mode=${mode}` }) }],
-    });
+    // One connection: the service time of a request; then CONNECTIONS: throughput.
+    const single = await run(w.url, mode, 1);
+    const result = await run(w.url, mode, CONNECTIONS);
+    const health = await (await fetch(`${w.url}/health`)).json();
     return {
       name, first_request_ms: firstMs, search_type: firstBody.search_type,
+      single_p50_ms: single.latency.p50, single_p99_ms: single.latency.p99, single_rps: single.requests.average,
       requests_per_s: result.requests.average, p50_ms: result.latency.p50, p99_ms: result.latency.p99,
-      requests: result.requests.total, non2xx: result.non2xx, errors: result.errors, peak_memory_mb: workerdPeakMb(w.pid),
+      requests: result.requests.total + single.requests.total, non2xx: result.non2xx + single.non2xx, errors: result.errors + single.errors,
+      peak_memory_mb: workerdPeakMb(w.pid), wasm_memory_mb: health.wasm_memory_bytes / 1048576,
     };
   } finally {
     w.stop();
@@ -90,13 +99,15 @@ async function load(name, bundle, entry, mode) {
 async function main() {
   if (!args.lex || !fs.existsSync(path.join(args.lex, "manifest.json"))) throw new Error("--lex must be a bundle directory");
   const rows = [await load("keyword", args.lex, "keyword", "lexical")];
-  if (args.hybrid && fs.existsSync(path.join(args.hybrid, "model/model.onnx"))) rows.push(await load("hybrid", args.hybrid, "hybrid", "hybrid"));
-  else console.log("(no --hybrid bundle with model/: hybrid skipped)");
+  if (args.hybrid && fs.existsSync(path.join(args.hybrid, "model/model.onnx"))) {
+    rows.push(await load("hybrid", args.hybrid, "hybrid", "hybrid"));
+  } else console.log("(no --hybrid bundle with model/: hybrid skipped)");
   const sizes = { keyword: scriptSize("keyword"), hybrid: scriptSize("hybrid") };
-  console.log(`\n== worker on local workerd: ${DURATION} s per run, ${CONNECTIONS} connections, ${QUERIES.length} rotating queries`);
-  console.log(`${"worker".padEnd(8)} ${"req/s".padStart(8)} ${"p50".padStart(8)} ${"p99".padStart(8)} ${"requests".padStart(9)} ${"non-2xx".padStart(8)} ${"peak RSS".padStart(9)} ${"1st req".padStart(9)}`);
+  console.log(`\n== worker on local workerd (one isolate): ${DURATION} s per run, ${QUERIES.length} rotating queries`);
+  console.log("           ---- 1 connection ----   ---- " + CONNECTIONS + " connections ----");
+  console.log(`${"worker".padEnd(10)} ${"req/s".padStart(6)} ${"p50".padStart(7)} ${"p99".padStart(7)}   ${"req/s".padStart(6)} ${"p50".padStart(7)} ${"p99".padStart(8)} ${"non-2xx".padStart(8)} ${"wasm mem".padStart(9)} ${"workerd RSS".padStart(12)} ${"1st req".padStart(9)}`);
   for (const r of rows) {
-    console.log(`${r.name.padEnd(8)} ${r.requests_per_s.toFixed(0).padStart(8)} ${(r.p50_ms + " ms").padStart(8)} ${(r.p99_ms + " ms").padStart(8)} ${String(r.requests).padStart(9)} ${String(r.non2xx).padStart(8)} ${(r.peak_memory_mb.toFixed(0) + " MB").padStart(9)} ${(r.first_request_ms + " ms").padStart(9)}`);
+    console.log(`${r.name.padEnd(10)} ${r.single_rps.toFixed(0).padStart(6)} ${(r.single_p50_ms + " ms").padStart(7)} ${(r.single_p99_ms + " ms").padStart(7)}   ${r.requests_per_s.toFixed(0).padStart(6)} ${(r.p50_ms + " ms").padStart(7)} ${(r.p99_ms + " ms").padStart(8)} ${String(r.non2xx).padStart(8)} ${(r.wasm_memory_mb.toFixed(0) + " MB").padStart(9)} ${(r.peak_memory_mb.toFixed(0) + " MB").padStart(12)} ${(r.first_request_ms + " ms").padStart(9)}`);
   }
   console.log("\n== deployable script (wrangler deploy --dry-run; the bundle is in static assets)");
   for (const [k, v] of Object.entries(sizes)) console.log(`${k.padEnd(8)} ${v.raw_kib.toFixed(0)} KiB raw, ${v.gzip_kib.toFixed(0)} KiB gzip`);

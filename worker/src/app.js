@@ -153,7 +153,10 @@ export function makeApp({ coreWasm, embedWasm }) {
       only("GET", "HEAD");
       const s = await sift(env);
       const info = s.info;
-      return json({ status: "ok", documents: info.documents, vectors: info.vectors, semantic: s.semanticState, filter_fields: info.filterFields }, 200, { "cache-control": "no-store" });
+      return json({
+        status: "ok", documents: info.documents, vectors: info.vectors, semantic: s.semanticState, filter_fields: info.filterFields,
+        wasm_memory_bytes: s.wasmMemoryBytes,
+      }, 200, { "cache-control": "no-store" });
     }
     if (pathname === "/search") {
       only("GET", "POST");

@@ -126,6 +126,8 @@ export declare class Sift {
     base: string;
   };
   readonly semanticState: SemanticState;
+  /** wasm linear memory of the engine and the embedder, bytes */
+  readonly wasmMemoryBytes: number;
   readonly semanticError: SiftError | null;
   stats: { shardsFetched: number; bytesFetched: number };
   onSemanticState(fn: (state: SemanticState) => void): () => void;

@@ -5,7 +5,7 @@
 // ({code, message}); a trap inside the wasm (which would be a bug) is reported the same way
 // and the engine is rebuilt on the next call, so one bad moment never freezes a search box.
 
-import initCore, { SiftEngine } from "./sift_wasm.js";
+import initCore, { SiftEngine, memoryBytes as coreMemoryBytes } from "./sift_wasm.js";
 
 export class SiftError extends Error {
   constructor(code, message, cause) {
@@ -101,6 +101,7 @@ export class Sift {
   #engine;
   #shards = new Map(); // file → Promise<Uint8Array> (bytes kept so a rebuilt engine reloads fast)
   #embedder = null; // Promise<(text) => Float32Array> once started
+  #embedMemory = () => 0;
   #embedState = "off"; // off | idle | loading | ready | failed
   #embedError = null;
   #listeners = new Set();
@@ -138,6 +139,11 @@ export class Sift {
       semantic: this.#embedState,
       base: this.#base,
     };
+  }
+
+  /** Bytes of wasm linear memory in use (engine + embedder; wasm memory only grows). */
+  get wasmMemoryBytes() {
+    return coreMemoryBytes() + this.#embedMemory();
   }
 
   /** "off" | "idle" | "loading" | "ready" | "failed" */
@@ -203,6 +209,7 @@ export class Sift {
     } catch (e) {
       throw asSiftError(e);
     }
+    this.#embedMemory = () => mod.SiftEmbedder.memoryBytes();
     return (text) => {
       try {
         return embedder.embed(text);

@@ -22,6 +22,15 @@ impl SiftEmbedder {
         Embedder::from_bytes(model, tokenizer).map(|inner| SiftEmbedder { inner }).map_err(|e| err("model_unavailable", e.0))
     }
 
+    /// Bytes of this module's linear memory (wasm memory never shrinks: this is the peak).
+    #[wasm_bindgen(js_name = memoryBytes)]
+    pub fn memory_bytes() -> f64 {
+        #[cfg(target_arch = "wasm32")]
+        return (core::arch::wasm32::memory_size(0) * 65536) as f64;
+        #[cfg(not(target_arch = "wasm32"))]
+        0.0
+    }
+
     pub fn dim(&self) -> usize {
         self.inner.dim
     }

@@ -39,6 +39,15 @@ fn answer<T: Serialize>(step: Result<Step<T>, SiftError>) -> Result<String, JsVa
     json.map_err(|e| err_js(&SiftError::new("internal", e.to_string())))
 }
 
+/// Bytes of the engine module's linear memory (wasm memory never shrinks: this is the peak).
+#[wasm_bindgen(js_name = memoryBytes)]
+pub fn memory_bytes() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    return (core::arch::wasm32::memory_size(0) * 65536) as f64;
+    #[cfg(not(target_arch = "wasm32"))]
+    0.0
+}
+
 #[wasm_bindgen]
 pub struct SiftEngine {
     engine: Engine,
