@@ -32,7 +32,8 @@ if [ "${SIFT_SKIP_CHROMIUM:-}" != 1 ] && ! [ -x /usr/bin/chromium ]; then
     || $SUDO apt-get install -f -y -q >/dev/null
 fi
 
-for dir in www worker bench; do
+# (bench/ installs its peers itself: bench/run.sh, bench/browser.sh)
+for dir in www worker; do
   if [ -f "$dir/package.json" ]; then
     # npm ci when the lockfile matches, skipped entirely when node_modules is current.
     if ! [ -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
