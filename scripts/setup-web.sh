@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent setup of the web toolchain: wasm-bindgen-cli (the exact version in Cargo.lock),
-# wasm-pack, Debian's Chromium for the browser tests, and the npm packages of www/, worker/
-# and bench/. Each step checks before it installs; nothing downloads binaries from GitHub.
+# wasm-pack, Debian's Chromium for the browser tests, and the npm packages of www/ and
+# worker/. Each step checks before it installs; nothing downloads binaries from GitHub.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$SIFT_ROOT"
