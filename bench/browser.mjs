@@ -15,6 +15,7 @@ const args = Object.fromEntries(
   process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
 );
 const dirs = { ui: path.join(ROOT, "www/dist"), lex: args.lex, hyb: args.hybrid, pagefind: args.pagefind };
+if (args.tinysearch) dirs.ts = args.tinysearch; // optional peer: a tinysearch wasm + its loader
 const COLD_RUNS = Number(args["cold-runs"] ?? 5);
 const ROUNDS = Number(args.rounds ?? 3);
 
@@ -38,6 +39,8 @@ function handler(req, res) {
     res.end("<!doctype html><meta charset=utf-8><title>bench</title><body>bench</body>");
     return;
   }
+  // tinysearch's loader fetches "./tinysearch_engine.wasm" relative to the page.
+  if (url.pathname === "/tinysearch_engine.wasm" && dirs.ts) url.pathname = "/ts/tinysearch_engine.wasm";
   const [, top, ...rest] = url.pathname.split("/");
   const root = dirs[top];
   const rel = decodeURIComponent(rest.join("/"));
@@ -91,6 +94,12 @@ const PROGRAMS = {
       const data = await Promise.all(r.results.slice(0, 10).map((x) => x.data()));
       return { ms: performance.now() - t0, results: data.length, top: data[0]?.url ?? null };
     }
+    if (kind === "tinysearch") {
+      const m = await import(`${base}tinysearch_engine.js`);
+      const ts = await m.init_tinysearch();
+      const r = ts.search(query, 10);
+      return { ms: performance.now() - t0, results: r.length, top: r[0] ?? null };
+    }
     const { Sift } = await import("/ui/sift.js");
     const s = await Sift.load(base, { semantic: false });
     const r = await s.search({ query });
@@ -108,7 +117,11 @@ const PROGRAMS = {
   async warm(kind, base, queries, rounds, mode) {
     let run;
     let embed = [];
-    if (kind === "pagefind") {
+    if (kind === "tinysearch") {
+      const m = await import(`${base}tinysearch_engine.js`);
+      const ts = await m.init_tinysearch();
+      run = async (q) => ts.search(q, 10);
+    } else if (kind === "pagefind") {
       const pf = await import(`${base}pagefind.js`);
       await pf.options({ excerptLength: 28 });
       run = async (q) => {
@@ -227,6 +240,10 @@ async function main() {
 
   report.results.sift_lexical = await measure(chrome, origin, "sift", "/lex/", "lexical");
   report.results.pagefind = await measure(chrome, origin, "pagefind", "/pagefind/", "lexical");
+  if (dirs.ts) {
+    report.runtime.tinysearch = fileBytes([path.join(dirs.ts, "tinysearch_engine.wasm"), path.join(dirs.ts, "tinysearch_engine.js")]);
+    report.results.tinysearch = await measure(chrome, origin, "tinysearch", "/ts/", "lexical");
+  }
   report.results.sift_hybrid = await measure(chrome, origin, "sift", "/hyb/", "hybrid");
   await chrome.close();
   server.close();
@@ -246,6 +263,7 @@ async function main() {
   for (const [k, v] of Object.entries(report.results)) {
     console.log(`${k} bytes by file until the first result: ${Object.entries(v.bytes_by_file_kind).sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f} ${kb(n)}`).join(", ")}`);
   }
+  console.log("(sift_hybrid's cold row is its first answer, lexical as the search box shows it; tinysearch returns titles and URLs only — no snippets — and matches whole words only, the index being inside its wasm)");
   if (args.json) fs.writeFileSync(args.json, JSON.stringify(report, null, 2));
 }
 

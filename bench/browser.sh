@@ -27,5 +27,21 @@ if [ ! -f "$WORK/sift-hybrid/manifest.json" ] || [ "${1:-}" = "--rebuild" ]; the
   echo "bench: building the hybrid Sift bundle (embeds every section; minutes)"
   /usr/bin/time -f "sift build (with vectors): %e s, %M KB peak" "$SIFT" build "$SITE" --out "$WORK/sift-hybrid"
 fi
-node bench/browser.mjs --lex "$WORK/sift-lex" --hybrid "$WORK/sift-hybrid" --pagefind "$WORK/pagefind" --json "$WORK/report.json"
+# tinysearch (a peer: its CLI generates a crate with the index inside and compiles it to wasm).
+PEERS="$CARGO_TARGET_DIR/peers"
+TS_ARGS=()
+if [ -x "$PEERS/bin/tinysearch" ] || cargo install --quiet tinysearch --features bin --root "$PEERS"; then
+  python3 bench/tinysearch_index.py "$SITE" "$WORK/tinysearch-posts.json"
+  rm -rf "$WORK/tinysearch" "$WORK/tinysearch-crate"
+  # Its generated crate must build in its own target dir (it looks for the wasm there).
+  if (export PATH="$HOME/.cargo/bin:$PATH"; unset CARGO_TARGET_DIR; /usr/bin/time -f "tinysearch build: %e s, %M KB peak" \
+      "$PEERS/bin/tinysearch" -m wasm -p "$WORK/tinysearch" --crate-path "$WORK/tinysearch-crate" "$WORK/tinysearch-posts.json" >/dev/null); then
+    TS_ARGS=(--tinysearch "$WORK/tinysearch")
+  else
+    echo "bench: tinysearch did not build here; it is left out"
+  fi
+else
+  echo "bench: tinysearch could not be installed (offline?); it is left out"
+fi
+node bench/browser.mjs --lex "$WORK/sift-lex" --hybrid "$WORK/sift-hybrid" --pagefind "$WORK/pagefind" "${TS_ARGS[@]}" --json "$WORK/report.json"
 echo "report: $WORK/report.json"

@@ -22,7 +22,8 @@ ENTRY="${SIFT_WORKER:-}"
 if [ -z "$ENTRY" ]; then
   if [ -f "$BUNDLE/model/model.onnx" ] && [ -f www/dist/sift_embed_wasm_bg.wasm ]; then ENTRY=hybrid; else ENTRY=keyword; fi
 fi
-CFG_DIR="$CARGO_TARGET_DIR/worker-dev/$ENTRY-$(printf %s "$BUNDLE" | cksum | cut -d' ' -f1)"
+# One config (and wrangler state) directory per port: two workers may run side by side.
+CFG_DIR="$CARGO_TARGET_DIR/worker-dev/$ENTRY-${PORT:-8787}-$(printf %s "$BUNDLE" | cksum | cut -d' ' -f1)"
 mkdir -p "$CFG_DIR"
 sed -e "s|^main = .*|main = \"$SIFT_ROOT/worker/src/$ENTRY.js\"|" -e "s|^directory = .*|directory = \"$BUNDLE\"|" \
   worker/wrangler.toml > "$CFG_DIR/wrangler.toml"

@@ -133,6 +133,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         embedder: None,
         no_embedder: true,
         no_model_copy: true,
+        doc_shard_kb: sift_core::BuildOptions::default().doc_shard_target / 1024,
         quiet: true,
     })?;
     let sift_sizes = dir_sizes(&sift_out)?;

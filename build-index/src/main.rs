@@ -81,6 +81,10 @@ pub struct BuildArgs {
     /// then cannot run semantic search unless the page points them at a model).
     #[arg(long)]
     pub no_model_copy: bool,
+    /// Text per document-store shard, kB: smaller shards mean fewer bytes fetched for a
+    /// first page of results, more files.
+    #[arg(long, default_value_t = sift_core::BuildOptions::default().doc_shard_target / 1024)]
+    pub doc_shard_kb: usize,
     /// No progress bar or summary.
     #[arg(long, short)]
     pub quiet: bool,
@@ -224,6 +228,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
         params,
         filter_fields: (!a.filter_fields.is_empty()).then(|| a.filter_fields.clone()),
         vectors,
+        doc_shard_target: a.doc_shard_kb.max(1) * 1024,
         ..Default::default()
     };
     let spinner = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };

@@ -53,12 +53,15 @@ test("the query is embedded in wasm and hybrid search finds a page by meaning", 
     } catch (e) {
       explicitError = e.code;
     }
+    const cachedModelFiles = (await (await caches.open("sift-model-v1")).keys()).map((r) => new URL(r.url).pathname);
     return {
+      cachedModelFiles,
       first: { type: first.search_type, semantic: first.semantic },
       second: { type: second.search_type, semantic: second.semantic, ids: second.results.map((x) => x.id) },
       loadMs, timings, offType: offRes.search_type, offSemantic: offRes.semantic ?? null, explicitError,
     };
   });
+  assert.deepEqual(r.cachedModelFiles.sort(), ["/_sift/model/model.onnx", "/_sift/model/tokenizer.json"], "the model is kept for the next visit");
   assert.equal(r.first.type, "lexical");
   assert.ok(["loading", "idle"].includes(r.first.semantic), JSON.stringify(r.first));
   assert.equal(r.second.semantic, "ready");

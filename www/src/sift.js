@@ -198,9 +198,10 @@ export class Sift {
     if (this.#opts.embedWasmUrl instanceof WebAssembly.Module) await mod.default({ module_or_path: this.#opts.embedWasmUrl });
     else await mod.default(this.#opts.embedWasmUrl ? { module_or_path: this.#fetch(String(this.#opts.embedWasmUrl)) } : undefined);
     const modelBase = normaliseBase(this.#opts.modelUrl ?? this.#base + "model/");
+    const name = this.info.vectors?.model ?? "model";
     const [model, tokenizer] = await Promise.all([
-      fetchBytes(this.#fetch, modelBase + "model.onnx", "the embedding model"),
-      fetchBytes(this.#fetch, modelBase + "tokenizer.json", "the model's tokenizer"),
+      this.#cachedBytes(modelBase + "model.onnx", name, "the embedding model"),
+      this.#cachedBytes(modelBase + "tokenizer.json", name, "the model's tokenizer"),
     ]);
     this.stats.bytesFetched += model.length + tokenizer.length;
     let embedder;
@@ -217,6 +218,23 @@ export class Sift {
         throw asSiftError(e);
       }
     };
+  }
+
+  // The model (23 MB) is kept in the Cache API, keyed by its URL and the bundle's model name,
+  // so a returning visitor does not download it again even if the HTTP cache dropped it.
+  async #cachedBytes(url, modelName, what) {
+    const key = `${url}?sift-model=${encodeURIComponent(modelName)}`;
+    let cache = null;
+    try {
+      cache = globalThis.caches && this.#opts.fetch === undefined ? await globalThis.caches.open("sift-model-v1") : null;
+      const hit = cache && (await cache.match(key));
+      if (hit) return new Uint8Array(await hit.arrayBuffer());
+    } catch (_) {
+      cache = null; // no Cache API here (insecure context, private mode): plain fetch
+    }
+    const bytes = await fetchBytes(this.#fetch, url, what);
+    if (cache) await cache.put(key, new Response(bytes)).catch(() => {}); // a full quota only costs the next visit a download
+    return bytes;
   }
 
   #call(fn) {

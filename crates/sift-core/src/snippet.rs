@@ -40,8 +40,9 @@ pub fn snippet(text: &str, is_match: &dyn Fn(&str) -> bool, prefixes: &[String],
     let could_match = |folded: &str| prefixes.iter().any(|p| folded.starts_with(p.as_str()));
     let window = window.max(1) as u32;
     let stop_at = focus.map(|f| f.saturating_sub(window / 4) + window).unwrap_or(u32::MAX);
+    let skip_before = focus.map(|f| f.saturating_sub(window / 4)).unwrap_or(0);
     let mut toks: Vec<Token> = Vec::new();
-    analyzer::tokenize_filtered(text, &could_match, stop_at, &mut toks);
+    let skipped = analyzer::tokenize_filtered(text, &could_match, skip_before, stop_at, &mut toks);
     // One entry per position: the parts, except where only the joined form matches.
     toks.retain(|t| !t.joined || is_match(&t.term));
     let matched: Vec<bool> = toks.iter().map(|t| is_match(&t.term)).collect();
@@ -85,7 +86,7 @@ pub fn snippet(text: &str, is_match: &dyn Fn(&str) -> bool, prefixes: &[String],
     let to = from + window;
     let first = toks.iter().position(|t| t.pos >= from).unwrap_or(0);
     let last = toks.iter().rposition(|t| t.pos < to).unwrap_or(toks.len() - 1).max(first);
-    let start_byte = if first == 0 { 0 } else { toks[first].start };
+    let start_byte = if first == 0 && !skipped { 0 } else { toks[first].start };
     let mut end_byte = toks[last].end;
     if !text[end_byte..].chars().any(char::is_alphanumeric) {
         end_byte = text.len(); // only punctuation left: show it, no ellipsis
@@ -166,6 +167,23 @@ mod tests {
         let with = snippet(&text, &|t| t == "alpha" || t == "beta", &p(&["alpha", "beta"]), 10, Some(100));
         let without = snippet(&text, &|t| t == "alpha" || t == "beta", &p(&["alpha", "beta"]), 10, None);
         assert_eq!(with.html, without.html);
+    }
+
+    #[test]
+    fn skipping_to_a_deep_focus_counts_positions_like_the_index() {
+        // Every kind of compound before the match: plain, capitalised, camelCase, snake_case,
+        // dotted, kebab, digits, accents, apostrophes, an over-long word, punctuation.
+        let filler = "Hello plain words StateMachine os.path.join snake_case kebab-case-word v2 naïve don't \
+                      HTTPServer x123y ünïcödé aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, — (bits) ";
+        let text = format!("{} target word here {}", filler.repeat(30), "after ".repeat(40));
+        let mut toks = Vec::new();
+        crate::analyzer::tokenize(&text, 0, &mut toks);
+        let target = toks.iter().find(|t| t.term == "target").expect("indexed").pos;
+        let s = snippet(&text, &|t| t == "target", &p(&["target"]), 10, Some(target));
+        assert!(s.html.starts_with('…'), "{}", s.html);
+        assert!(s.html.contains("<mark>target</mark> word here"), "{}", s.html);
+        // The window starts a quarter before the match: the words just before it are shown.
+        assert!(s.html.contains("(bits) <mark>target</mark>"), "{}", s.html);
     }
 
     #[test]
