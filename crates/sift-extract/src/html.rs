@@ -65,6 +65,12 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
     let mut warnings = Vec::new();
     let (text, warn) = decode_text(bytes, rel_path)?;
     warnings.extend(warn);
+    let depth = nesting_depth(text.as_bytes());
+    if depth > MAX_NESTING {
+        return Err(ExtractError::Skip(format!(
+            "{rel_path}: elements nested about {depth} deep (over {MAX_NESTING}); the HTML parser slows down quadratically on such pages, so it is skipped"
+        )));
+    }
     let html = Html::parse_document(&text);
 
     let mut metadata: BTreeMap<String, Vec<String>> = BTreeMap::new();
@@ -131,6 +137,52 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
         date,
     };
     Ok((doc, warnings))
+}
+
+/// Deeper than this, html5ever's open-element scans make parsing quadratic (100,000 nested
+/// `<div>`s: 21 s); no real page comes near it.
+const MAX_NESTING: usize = 25_000;
+
+/// The deepest element nesting of a page, estimated from its tags without parsing: opening
+/// tags count up and closing tags down; void elements, self-closing tags and elements
+/// whose end tag is optional (`p`, `li`, …, closed implicitly by parsers) do not count.
+fn nesting_depth(b: &[u8]) -> usize {
+    const NO_DEPTH: &[&[u8]] = &[
+        b"area", b"base", b"br", b"col", b"embed", b"hr", b"img", b"input", b"link", b"meta", b"source", b"track", b"wbr", b"p", b"li",
+        b"dt", b"dd", b"tr", b"td", b"th", b"option", b"param",
+    ];
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'<' {
+            i += 1;
+            continue;
+        }
+        if b[i..].starts_with(b"<!--") {
+            i = b[i..].windows(3).position(|w| w == b"-->").map_or(b.len(), |p| i + p + 3);
+            continue;
+        }
+        let closing = b.get(i + 1) == Some(&b'/');
+        let name_start = i + 1 + usize::from(closing);
+        let name_len = b[name_start.min(b.len())..].iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+        if name_len == 0 || !b[name_start].is_ascii_alphabetic() {
+            i += 1;
+            continue;
+        }
+        let name = b[name_start..name_start + name_len].to_ascii_lowercase();
+        let end = b[name_start..].iter().position(|&c| c == b'>').map_or(b.len(), |p| name_start + p);
+        let self_closing = end > 0 && b.get(end - 1) == Some(&b'/');
+        if !NO_DEPTH.contains(&name.as_slice()) {
+            if closing {
+                depth = depth.saturating_sub(1);
+            } else if !self_closing {
+                depth += 1;
+                max = max.max(depth);
+            }
+        }
+        i = end.max(i + 1);
+    }
+    max
 }
 
 fn find_main<'a>(html: &'a Html, custom: Option<&str>) -> Option<ElementRef<'a>> {
@@ -294,6 +346,21 @@ mod tests {
         let html = format!("<main>{}deep{}</main>", "<div>".repeat(depth), "</div>".repeat(depth));
         let d = ex(&html);
         assert!(d.sections.iter().any(|s| s.text.contains("deep")));
+    }
+
+    #[test]
+    fn absurd_nesting_is_skipped_with_a_warning_not_parsed_for_minutes() {
+        let depth = 100_000;
+        let html = format!("<main>{}deep{}</main>", "<div>".repeat(depth), "</div>".repeat(depth));
+        let t = std::time::Instant::now();
+        match extract(html.as_bytes(), "deep.html", &HtmlOptions::default()) {
+            Err(ExtractError::Skip(w)) => assert!(w.contains("deep.html") && w.contains("nested"), "{w}"),
+            other => panic!("expected a skip, got {other:?}"),
+        }
+        assert!(t.elapsed().as_secs() < 5, "the estimate is linear");
+        // Real pages are nowhere near: many unclosed <p>/<li>, void and self-closing tags.
+        let page = format!("<main>{}<div/><img src=x><!-- <div><div> --></main>", "<p>text<li>item<br>".repeat(50_000));
+        assert!(nesting_depth(page.as_bytes()) < 5);
     }
 
     #[test]
