@@ -235,3 +235,77 @@ fn model_fetch_without_a_registry_is_a_clear_error() {
     assert!(!d.join("m").exists(), "nothing half-installed");
     assert!(fs::read_dir(&d).unwrap().next().is_none(), "temp dirs cleaned up");
 }
+
+/// Hostile sources: each is a clean skip with a warning (or a clear error), and the good
+/// pages beside them still index. The disk-full case needs root (a small tmpfs) and says
+/// when it is skipped.
+#[test]
+fn hostile_sources_are_skipped_with_warnings_and_good_pages_still_index() {
+    let d = scratch("cli-hostile");
+    let site = d.join("site");
+    fs::create_dir_all(site.join("sub")).unwrap();
+    fs::write(site.join("good.html"), "<main><h1>Good</h1><p>zebrafinch page words</p></main>").unwrap();
+    fs::write(site.join("badutf8.html"), b"<main><h1>Bad \xff\xfe bytes</h1><p>quokka caf\xe9</p></main>".as_slice()).unwrap();
+    let mut binary = b"\x89PNG\r\n\x1a\n\x00\x00\x00".to_vec();
+    binary.extend((0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8));
+    fs::write(site.join("binary.html"), &binary).unwrap();
+    let depth = 60_000;
+    fs::write(site.join("deep.html"), format!("<main>{}deep{}</main>", "<div>".repeat(depth), "</div>".repeat(depth))).unwrap();
+    fs::write(site.join("big.html"), format!("<main><p>{}</p></main>", "lorem ipsum ".repeat(80_000))).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("..", site.join("sub/loop")).unwrap();
+    let out = d.join("out");
+    let t = std::time::Instant::now();
+    let o = sift(&["build", site.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-embedder", "--max-file-bytes", "800000"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(t.elapsed().as_secs() < 20, "no page may stall the build");
+    assert!(err.contains("binary.html: looks binary"), "{err}");
+    assert!(err.contains("badutf8.html: invalid UTF-8"), "{err}");
+    assert!(err.contains("deep.html: elements nested about"), "{err}");
+    assert!(err.contains("big.html:") && err.contains("over the 800000 byte limit"), "{err}");
+    let found = json(&sift(&["search", out.to_str().unwrap(), "zebrafinch", "--json"]));
+    assert_eq!(found["results"][0]["id"], "good.html");
+    let found = json(&sift(&["search", out.to_str().unwrap(), "quokka", "--json"]));
+    assert_eq!(found["results"][0]["id"], "badutf8.html", "a page with bad bytes keeps its good text");
+}
+
+#[test]
+fn a_full_disk_is_a_clear_error_and_the_previous_bundle_survives() {
+    let d = scratch("cli-diskfull");
+    let full = d.join("full");
+    fs::create_dir_all(&full).unwrap();
+    let mounted = Command::new("mount").args(["-t", "tmpfs", "-o", "size=128k", "tmpfs", full.to_str().unwrap()]).output();
+    if !mounted.map(|o| o.status.success()).unwrap_or(false) {
+        eprintln!("skipped: cannot mount a small tmpfs here (needs root) to simulate a full disk");
+        return;
+    }
+    struct Unmount<'a>(&'a Path);
+    impl Drop for Unmount<'_> {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg(self.0).output();
+        }
+    }
+    let _unmount = Unmount(&full);
+    let out = full.join("_sift");
+    // A small bundle fits; a large one does not. The small one must survive the failure.
+    build_corpus(&out);
+    let before = dir_bytes(&out);
+    let big = d.join("big.jsonl");
+    let mut lines = String::new();
+    for i in 0..3000 {
+        lines.push_str(&format!(
+            "{{\"_id\": \"d{i}\", \"title\": \"doc {i}\", \"text\": \"{}\"}}\n",
+            format!("word{i} filler{} ", i * 7).repeat(20)
+        ));
+    }
+    fs::write(&big, lines).unwrap();
+    let o = sift(&["build", big.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet", "--no-embedder"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(err.contains("No space left") || err.contains("disk full"), "{err}");
+    assert_eq!(dir_bytes(&out), before, "the previous bundle is untouched");
+    let leftovers: Vec<_> =
+        fs::read_dir(&full).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n != "_sift").collect();
+    assert!(leftovers.is_empty(), "no temp dirs left: {leftovers:?}");
+}
