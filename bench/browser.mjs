@@ -9,25 +9,16 @@ import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
+import { parseArgs } from "node:util";
 import { ROOT, browser } from "../tests/browser/harness.mjs";
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
-);
+const { values: args } = parseArgs({ options: { lex: { type: "string" }, hybrid: { type: "string" }, pagefind: { type: "string" }, tinysearch: { type: "string" }, "cold-runs": { type: "string" }, rounds: { type: "string" }, json: { type: "string" } } });
 const dirs = { ui: path.join(ROOT, "www/dist"), lex: args.lex, hyb: args.hybrid, pagefind: args.pagefind };
 if (args.tinysearch) dirs.ts = args.tinysearch; // optional peer: a tinysearch wasm + its loader
 const COLD_RUNS = Number(args["cold-runs"] ?? 5);
 const ROUNDS = Number(args.rounds ?? 3);
 
-// Queries a Python docs reader types: names, phrases, prefixes (as typed), typos, questions.
-const QUERIES = [
-  "os.path.join", "asyncio event loop", "json decode", "list comprehension", "dataclass", "subprocess run",
-  "regular expression", "unittest mock", "datetime timezone", "pathlib glob", "logging handler", "socket timeout",
-  "asyn", "collec", "itertools grou", "contextma", "dictonary", "enviroment variable", "threding lock", "exeption handling",
-  "how do I read a file line by line", "sort a list of tuples by the second item", "parse command line arguments",
-  "format a string with padding", "copy a directory tree", "compare two floats", "http server", "csv writer",
-  "zip two lists", "decimal rounding",
-];
+const QUERIES = JSON.parse(fs.readFileSync(path.join(ROOT, "bench/queries.json"), "utf8")).queries;
 
 const TYPES = { ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json", ".html": "text/html" };
 const gzCache = new Map();

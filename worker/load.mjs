@@ -10,41 +10,16 @@ import { createRequire } from "node:module";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ROOT, startWorker } from "../tests/worker/harness.mjs";
+import { parseArgs } from "node:util";
+import { ROOT, startWorker, workerdMemoryMb } from "../tests/worker/harness.mjs";
 
 const require = createRequire(path.join(ROOT, "worker/package.json"));
 const autocannon = require("autocannon");
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
-);
+const { values: args } = parseArgs({ options: { lex: { type: "string" }, hybrid: { type: "string" }, duration: { type: "string" }, connections: { type: "string" }, json: { type: "string" } } });
 const DURATION = Number(args.duration ?? 10);
 const CONNECTIONS = Number(args.connections ?? 8);
-const QUERIES = [
-  "os.path.join", "asyncio event loop", "json decode", "list comprehension", "dataclass", "subprocess run",
-  "regular expression", "unittest mock", "datetime timezone", "pathlib glob", "logging handler", "socket timeout",
-  "asyn", "collec", "dictonary", "enviroment variable", "how do I read a file line by line", "parse command line arguments",
-  "format a string with padding", "copy a directory tree",
-];
-
-/** Peak resident memory (VmHWM) of the workerd processes in the worker's process group, in MB. */
-function workerdPeakMb(pgid) {
-  let peak = 0;
-  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[2]) !== pgid) continue; // field 5 (pgrp) is index 2 after the name
-      const comm = fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
-      if (!/workerd/.test(comm)) continue;
-      const hwm = fs.readFileSync(`/proc/${pid}/status`, "utf8").match(/VmHWM:\s+(\d+) kB/);
-      if (hwm) peak = Math.max(peak, Number(hwm[1]) / 1024);
-    } catch (_) {
-      /* the process ended */
-    }
-  }
-  return peak;
-}
+const QUERIES = JSON.parse(fs.readFileSync(path.join(ROOT, "bench/queries.json"), "utf8")).queries;
 
 function scriptSize(entry) {
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "sift-dry-run-"));
@@ -88,7 +63,7 @@ async function load(name, bundle, entry, mode, vars = {}) {
       single_p50_ms: single.latency.p50, single_p99_ms: single.latency.p99, single_rps: single.requests.average,
       requests_per_s: result.requests.average, p50_ms: result.latency.p50, p99_ms: result.latency.p99,
       requests: result.requests.total + single.requests.total, non2xx: result.non2xx + single.non2xx, errors: result.errors + single.errors,
-      peak_memory_mb: workerdPeakMb(w.pid), wasm_memory_mb: health.wasm_memory_bytes / 1048576,
+      peak_memory_mb: workerdMemoryMb(w.pid).peak, wasm_memory_mb: health.wasm_memory_bytes / 1048576,
     };
   } finally {
     w.stop();

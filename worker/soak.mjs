@@ -8,18 +8,17 @@
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
-import { ROOT, startWorker } from "../tests/worker/harness.mjs";
+import { parseArgs } from "node:util";
+import { ROOT, startWorker, workerdMemoryMb } from "../tests/worker/harness.mjs";
 
 const require = createRequire(path.join(ROOT, "worker/package.json"));
 const autocannon = require("autocannon");
 
-const args = Object.fromEntries(
-  process.argv.slice(2).reduce((acc, a, i, all) => (a.startsWith("--") ? [...acc, [a.slice(2), all[i + 1]]] : acc), []),
-);
+const { values: args } = parseArgs({ options: { bundle: { type: "string" }, minutes: { type: "string" }, "slice-seconds": { type: "string" }, connections: { type: "string" }, json: { type: "string" } } });
 const MINUTES = Number(args.minutes ?? 10);
 const SLICE = Number(args["slice-seconds"] ?? 60);
 const CONNECTIONS = Number(args.connections ?? 8);
-const QUERIES = ["os.path.join", "asyncio event loop", "json decode", "dataclass", "dictonary", "how do I read a file line by line", "asyn", "csv writer"];
+const QUERIES = JSON.parse(fs.readFileSync(path.join(ROOT, "bench/queries.json"), "utf8")).queries;
 const big = JSON.stringify({ query: "x".repeat(100 * 1024) });
 const mcpSearch = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "search", arguments: { query: "pathlib", limit: 3 } } });
 
@@ -37,22 +36,6 @@ const MIX = [
   { kind: "invalid", method: "GET", path: "/nope" },
   { kind: "invalid", method: "POST", path: "/mcp", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "1.0", id: 1, method: "x" }) },
 ];
-
-function workerdRssMb(pgid) {
-  let total = 0;
-  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
-      if (!/workerd/.test(fs.readFileSync(`/proc/${pid}/comm`, "utf8"))) continue;
-      const rss = fs.readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+) kB/);
-      if (rss) total += Number(rss[1]) / 1024;
-    } catch (_) {
-      /* gone */
-    }
-  }
-  return total;
-}
 
 async function main() {
   if (!args.bundle || !fs.existsSync(path.join(args.bundle, "manifest.json"))) throw new Error("--bundle must be a bundle directory");
@@ -76,7 +59,7 @@ async function main() {
       const health = await (await fetch(`${w.url}/health`)).json();
       const row = {
         minute: ((s + 1) * SLICE) / 60, requests: r.requests.total, "2xx": r["2xx"], "4xx": r["4xx"], "5xx": r["5xx"], errors: r.errors, timeouts: r.timeouts,
-        valid_not_200: validNot200, p50_ms: r.latency.p50, p99_ms: r.latency.p99, wasm_mb: health.wasm_memory_bytes / 1048576, rss_mb: workerdRssMb(w.pid),
+        valid_not_200: validNot200, p50_ms: r.latency.p50, p99_ms: r.latency.p99, wasm_mb: health.wasm_memory_bytes / 1048576, rss_mb: workerdMemoryMb(w.pid).rss,
       };
       slices.push(row);
       failures += row["5xx"] + row.valid_not_200 + row.errors;

@@ -5,38 +5,11 @@
 use sift_core::{Context, Engine, SearchRequest, Step};
 use std::time::Instant;
 
-const QUERIES: &[&str] = &[
-    "os.path.join",
-    "asyncio event loop",
-    "json decode",
-    "list comprehension",
-    "dataclass",
-    "subprocess run",
-    "regular expression",
-    "unittest mock",
-    "datetime timezone",
-    "pathlib glob",
-    "logging handler",
-    "socket timeout",
-    "asyn",
-    "collec",
-    "itertools grou",
-    "contextma",
-    "dictonary",
-    "enviroment variable",
-    "threding lock",
-    "exeption handling",
-    "how do I read a file line by line",
-    "sort a list of tuples by the second item",
-    "parse command line arguments",
-    "format a string with padding",
-    "copy a directory tree",
-    "compare two floats",
-    "http server",
-    "csv writer",
-    "zip two lists",
-    "decimal rounding",
-];
+/// The browser benchmark's queries (bench/queries.json).
+fn queries() -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(include_str!("../../bench/queries.json")).expect("bench/queries.json is JSON");
+    v["queries"].as_array().expect("a queries array").iter().filter_map(|q| q.as_str().map(str::to_string)).collect()
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -49,18 +22,19 @@ fn main() {
         }
     }
     let ctx = Context { now_days: 20_000 };
-    let mut per_query = vec![0f64; QUERIES.len()];
+    let queries = queries();
+    let mut per_query = vec![0f64; queries.len()];
     for _ in 0..rounds {
-        for (i, q) in QUERIES.iter().enumerate() {
+        for (i, q) in queries.iter().enumerate() {
             let t = Instant::now();
-            match engine.search(&SearchRequest::new(*q), &ctx).expect("search") {
+            match engine.search(&SearchRequest::new(q.as_str()), &ctx).expect("search") {
                 Step::Done(r) => std::hint::black_box(r),
                 Step::Need(f) => panic!("needs {f:?}"),
             };
             per_query[i] += t.elapsed().as_secs_f64() * 1000.0;
         }
     }
-    let mut rows: Vec<(f64, &str)> = per_query.iter().map(|t| t / rounds as f64).zip(QUERIES.iter().copied()).collect();
+    let mut rows: Vec<(f64, &str)> = per_query.iter().map(|t| t / rounds as f64).zip(queries.iter().map(String::as_str)).collect();
     rows.sort_by(|a, b| b.0.total_cmp(&a.0));
     for (t, q) in rows {
         println!("{t:8.3} ms  {q}");

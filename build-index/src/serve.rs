@@ -166,20 +166,11 @@ pub fn run(a: &ServeArgs) -> Result<()> {
             let _ = std::io::copy(&mut req.as_reader().take(1 << 20), &mut std::io::sink());
             match resolve(&bundle, &www, &sites, &path) {
                 Some(Body::File(p)) => match fs::File::open(&p) {
+                    Ok(_) if head => req.respond(Response::empty(200).with_header(header("Content-Type", content_type(&p)))),
                     Ok(f) => {
                         let len = f.metadata().map(|m| m.len() as usize).ok();
-                        let resp = Response::new(
-                            StatusCode(200),
-                            vec![header("Content-Type", content_type(&p)), header("Cache-Control", "no-cache")],
-                            f,
-                            len,
-                            None,
-                        );
-                        if head {
-                            req.respond(Response::empty(200).with_header(header("Content-Type", content_type(&p))))
-                        } else {
-                            req.respond(resp)
-                        }
+                        let headers = vec![header("Content-Type", content_type(&p)), header("Cache-Control", "no-cache")];
+                        req.respond(Response::new(StatusCode(200), headers, f, len, None))
                     }
                     Err(_) => req.respond(Response::from_string("not found").with_status_code(404)),
                 },

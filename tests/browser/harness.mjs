@@ -1,24 +1,18 @@
 // Shared by the browser tests and the browser benchmark: the sift binary, fixture bundles,
 // `sift serve` on a free loopback port, and Debian's Chromium driven by playwright-core.
 
-import { spawn, execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { ROOT, TARGET, SIFT, sift } from "../support.mjs";
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export { ROOT, TARGET, SIFT, sift };
 const require = createRequire(path.join(ROOT, "www/package.json"));
 export const { chromium } = require("playwright-core");
 
-export const TARGET = process.env.CARGO_TARGET_DIR ?? path.join(os.homedir(), ".cache/sift-target");
-export const SIFT = process.env.SIFT_BIN ?? path.join(TARGET, "debug/sift");
 export const OUT = process.env.SIFT_BROWSER_OUT ?? path.join(TARGET, "browser-tests");
-
-export function sift(args, opts = {}) {
-  return execFileSync(SIFT, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...opts });
-}
 
 /** `sift serve` on port 0; resolves with {url, stop}. */
 export function serve(bundle, { sites = [], www = path.join(ROOT, "www/dist") } = {}) {

@@ -22,6 +22,12 @@ before(async () => {
   for (const f of fs.readdirSync(path.join(ROOT, "tests/browser/fixtures/site"))) {
     fs.copyFileSync(path.join(ROOT, "tests/browser/fixtures/site", f), path.join(siteDir, f));
   }
+  // Pages whose box points at a damaged bundle and at no bundle at all.
+  const boxPage = (title, bundle) =>
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>` +
+    `<script type="module" src="/sift-search.js"></script></head><body><sift-search bundle="${bundle}"></sift-search></body></html>`;
+  fs.writeFileSync(path.join(siteDir, "corrupt.html"), boxPage("Corrupt bundle", "/corrupt/_sift/"));
+  fs.writeFileSync(path.join(siteDir, "missing.html"), boxPage("Missing bundle", "/no-such-bundle/"));
   const embed = withVectors ? [] : ["--no-embedder"];
   sift(["build", path.join(ROOT, "tests/corpus"), path.join(ROOT, "tests/browser/fixtures/docs"), "--out", bundle, "--base-url", "/", "-q", ...embed]);
   // A copy of the bundle with one term shard's payload damaged (its CRC no longer matches).

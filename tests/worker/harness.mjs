@@ -5,9 +5,9 @@ import { spawn } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 import fs from "node:fs";
-import { fileURLToPath } from "node:url";
+import { ROOT } from "../support.mjs";
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export { ROOT };
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -22,6 +22,28 @@ export function freePort() {
 
 export function haveWrangler() {
   return fs.existsSync(path.join(ROOT, "worker/node_modules/.bin/wrangler"));
+}
+
+/**
+ * Memory of the workerd processes in process group `pgid` (wrangler dev runs its proxy and
+ * the worker as two), in MB: `rss` summed now, `peak` the largest VmHWM.
+ */
+export function workerdMemoryMb(pgid) {
+  let rss = 0;
+  let peak = 0;
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue; // field 5: pgrp
+      if (!/workerd/.test(fs.readFileSync(`/proc/${pid}/comm`, "utf8"))) continue;
+      const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+      rss += Number(status.match(/VmRSS:\s+(\d+) kB/)?.[1] ?? 0) / 1024;
+      peak = Math.max(peak, Number(status.match(/VmHWM:\s+(\d+) kB/)?.[1] ?? 0) / 1024);
+    } catch (_) {
+      /* the process ended */
+    }
+  }
+  return { rss, peak };
 }
 
 /** Resolves with {url, stop, pid} once /health answers. */

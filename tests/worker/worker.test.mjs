@@ -3,15 +3,12 @@
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { TARGET, sift } from "../support.mjs";
 import { ROOT, startWorker, haveWrangler } from "./harness.mjs";
 
-const TARGET = process.env.CARGO_TARGET_DIR ?? path.join(os.homedir(), ".cache/sift-target");
-const SIFT = process.env.SIFT_BIN ?? path.join(TARGET, "debug/sift");
 const skip = !haveWrangler() ? "worker/node_modules is missing (scripts/setup-web.sh installs it)"
   : !fs.existsSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm")) ? "www/dist is not built (scripts/build-wasm.sh)" : false;
 
@@ -21,7 +18,7 @@ let w, secured;
 
 before(async () => {
   if (skip) return;
-  execFileSync(SIFT, ["build", path.join(ROOT, "tests/corpus"), path.join(ROOT, "tests/browser/fixtures/docs"), "--out", bundle, "--base-url", "/", "-q", "--no-embedder"]);
+  sift(["build", path.join(ROOT, "tests/corpus"), path.join(ROOT, "tests/browser/fixtures/docs"), "--out", bundle, "--base-url", "/", "-q", "--no-embedder"]);
   [w, secured] = await Promise.all([
     startWorker({ bundle }),
     startWorker({ bundle, vars: { MCP_TOKEN: "s3cret-token", CORS_ORIGINS: "https://docs.example.org" } }),

@@ -10,7 +10,7 @@
 //   GET  /health
 //   POST /mcp               Model Context Protocol, Streamable HTTP (JSON-RPC 2.0)
 
-import { Sift, SiftError } from "../../www/dist/sift.js";
+import { Sift, SiftError, asSiftError } from "../../www/dist/sift.js";
 import { handleMcp } from "./mcp.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -20,12 +20,6 @@ export function statusOf(err) {
   if (err.code === "not_found") return 404;
   if (err.code === "payload_too_large") return 413;
   return SERVER_ERRORS.has(err.code) ? 500 : 400;
-}
-
-export function asError(e) {
-  if (e instanceof SiftError) return e;
-  if (e && typeof e.code === "string") return new SiftError(e.code, String(e.message));
-  return new SiftError("internal", String(e?.message ?? e));
 }
 
 /** One Sift per isolate, loaded on the first request from the bundle in static assets. */
@@ -69,8 +63,6 @@ export function makeApp({ coreWasm, embedWasm }) {
 
   const json = (body, status, headers = {}) =>
     new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json; charset=utf-8", ...headers } });
-
-  const errorResponse = (err, headers) => json({ error: { code: err.code, message: err.message } }, statusOf(err), headers);
 
   /** The request body as JSON, at most MAX_BODY_BYTES, with contract error codes. */
   async function readJson(req) {
@@ -205,7 +197,7 @@ export function makeApp({ coreWasm, embedWasm }) {
         for (const [k, v] of Object.entries(cors)) res.headers.set(k, v);
         return res;
       } catch (e) {
-        const err = asError(e);
+        const err = asSiftError(e);
         const headers = { ...cors };
         if (e?.allow) headers.allow = e.allow;
         const status = e?.status ?? statusOf(err);

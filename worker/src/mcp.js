@@ -3,7 +3,7 @@
 // Tools: search, multi_search, get_document, related — previews sized for an agent's context,
 // with a hint on how to read more.
 
-import { SiftError } from "../../www/dist/sift.js";
+import { SiftError, asSiftError, markedParts } from "../../www/dist/sift.js";
 
 const PROTOCOL_VERSIONS = ["2025-06-18", "2025-03-26", "2024-11-05"];
 const SERVER_INFO = { name: "sift", title: "Sift documentation search", version: "0.1.0" };
@@ -95,8 +95,7 @@ class RpcError extends Error {
   }
 }
 
-const plain = (html) =>
-  String(html ?? "").replace(/<\/?mark>/g, "").replace(/&(amp|lt|gt|quot|#39);/g, (_, e) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]);
+const plain = (html) => markedParts(html).map((p) => p.text).join("");
 
 const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
@@ -197,8 +196,7 @@ async function callTool(name, rawArgs, sift) {
     return toolResult({ total: res.total, results: res.results.map((r) => compactResult(r, false)) }, `Pages related to ${args.id}`);
   } catch (e) {
     if (e instanceof RpcError) throw e;
-    const err = e instanceof SiftError ? e : new SiftError(e?.code ?? "internal", String(e?.message ?? e));
-    return toolError(err);
+    return toolError(asSiftError(e));
   }
 }
 
@@ -275,7 +273,7 @@ export async function handleMcp(req, env, { sift, readJson, json }) {
         if (e.data !== undefined) error.data = e.data;
         return { jsonrpc: "2.0", id: id ?? null, error };
       }
-      const err = e instanceof SiftError ? e : new SiftError("internal", String(e?.message ?? e));
+      const err = asSiftError(e);
       return { jsonrpc: "2.0", id: id ?? null, error: { code: -32603, message: `Internal error: ${err.message}`, data: { code: err.code } } };
     }
   };

@@ -1,17 +1,13 @@
 // The extension's service worker: the omnibox (`sift <query>`) over every bundle, offline.
 // Bundles load lazily on the first keystroke and stay loaded while the worker lives.
 
+import { markedParts } from "./sift.js";
 import { listBundles, openBundle, pageUrl } from "./bundles.js";
 
 const xml = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]);
-const decodeHtml = (s) => String(s ?? "").replace(/&(amp|lt|gt|quot|#39);/g, (_, e) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]);
-
 /** The engine's HTML-safe title (escaped text + <mark>) as omnibox XML: escaped text + <match>. */
 function omniboxMarkup(html) {
-  return String(html ?? "")
-    .split(/(<mark>|<\/mark>)/)
-    .map((part) => (part === "<mark>" ? "<match>" : part === "</mark>" ? "</match>" : xml(decodeHtml(part))))
-    .join("");
+  return markedParts(html).map(({ text, mark }) => (mark ? `<match>${xml(text)}</match>` : xml(text))).join("");
 }
 
 /** Top results over every bundle, best first, as omnibox suggestions. */
@@ -34,7 +30,7 @@ async function suggestionsFor(text, limit = 6) {
     .slice(0, limit)
     .map(({ b, r }) => ({
       content: pageUrl(b, r),
-      description: `${omniboxMarkup(r.title)} <dim>— ${xml(b.name)}</dim> <url>${xml(decodeHtml(r.url))}</url>`,
+      description: `${omniboxMarkup(r.title)} <dim>— ${xml(b.name)}</dim> <url>${xml(r.url)}</url>`,
     }));
 }
 

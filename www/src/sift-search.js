@@ -6,7 +6,7 @@
 // options. Everything lives in a shadow root, so the page's CSS cannot break it, and every
 // string from the index is rendered as text: only the engine's <mark> tags become elements.
 
-import { Sift, SiftError } from "./sift.js";
+import { Sift, asSiftError, markedParts } from "./sift.js";
 
 const STYLE = `
 :host { all: initial; display: inline-block; font-family: var(--sift-font, system-ui, -apple-system, "Segoe UI", sans-serif);
@@ -62,23 +62,14 @@ mark { background: var(--_mark); color: var(--_mark-fg); border-radius: 2px; pad
 .empty { padding: 1.2em .9em; color: var(--_muted); }
 `;
 
-const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", "#39": "'", "#x27": "'" };
-const decodeEntities = (s) => s.replace(/&(amp|lt|gt|quot|apos|#39|#x27);/g, (_, e) => ENTITIES[e]);
-
 /** Append the engine's escaped-with-<mark> HTML to `el` as text nodes and <mark> elements. */
 function appendMarked(el, html) {
-  let inMark = false;
-  for (const part of String(html ?? "").split(/(<mark>|<\/mark>)/)) {
-    if (part === "<mark>") inMark = true;
-    else if (part === "</mark>") inMark = false;
-    else if (part) {
-      const text = document.createTextNode(decodeEntities(part));
-      if (inMark) {
-        const m = document.createElement("mark");
-        m.append(text);
-        el.append(m);
-      } else el.append(text);
-    }
+  for (const { text, mark } of markedParts(html)) {
+    if (mark) {
+      const m = document.createElement("mark");
+      m.textContent = text;
+      el.append(m);
+    } else el.append(document.createTextNode(text));
   }
 }
 
@@ -350,7 +341,6 @@ export class SiftSearchElement extends HTMLElement {
   #renderNotice(res) {
     const { notice } = this.#els;
     notice.classList.remove("error");
-    notice.removeAttribute("role");
     notice.setAttribute("role", "status");
     const parts = [];
     if (res.fallback) parts.push(h("span", { class: "fallback" }, res.fallback.reason));
@@ -397,7 +387,7 @@ export class SiftSearchElement extends HTMLElement {
   }
 
   #showError(e) {
-    const err = e instanceof SiftError ? e : new SiftError("internal", String(e?.message ?? e));
+    const err = asSiftError(e);
     const { notice, list, input, status } = this.#els;
     list.replaceChildren();
     this.#options = [];

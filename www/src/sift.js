@@ -19,8 +19,8 @@ export class SiftError extends Error {
   }
 }
 
-/** Turn whatever a wasm call threw into a SiftError. */
-function asSiftError(e) {
+/** Turn whatever a wasm call (or a host) threw into a SiftError. */
+export function asSiftError(e) {
   if (e instanceof SiftError) return e;
   if (e && typeof e === "object" && typeof e.code === "string" && typeof e.message === "string") {
     return new SiftError(e.code, e.message);
@@ -38,6 +38,24 @@ function asSiftError(e) {
     return new SiftError("internal", `the search engine stopped unexpectedly (${e.message}); it will be reloaded`, e);
   }
   return new SiftError("internal", String(e && e.message ? e.message : e), e);
+}
+
+const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", "#39": "'", "#x27": "'" };
+
+/**
+ * The engine's HTML-safe strings (result titles and snippets: escaped text, matches in
+ * <mark>) as plain parts, entities decoded: [{text, mark}]. Every surface renders from
+ * this — DOM text nodes, omnibox XML, plain text for agents — never by parsing HTML.
+ */
+export function markedParts(html) {
+  const parts = [];
+  let mark = false;
+  for (const piece of String(html ?? "").split(/(<mark>|<\/mark>)/)) {
+    if (piece === "<mark>") mark = true;
+    else if (piece === "</mark>") mark = false;
+    else if (piece) parts.push({ text: piece.replace(/&(amp|lt|gt|quot|apos|#39|#x27);/g, (_, e) => ENTITIES[e]), mark });
+  }
+  return parts;
 }
 
 const coreReady = new Map(); // wasm URL (or "default") → init promise: one instance per page
@@ -105,6 +123,7 @@ export class Sift {
   #embedState = "off"; // off | idle | loading | ready | failed
   #embedError = null;
   #listeners = new Set();
+  #facts; // from the manifest, which never changes: read once
   stats = { shardsFetched: 0, bytesFetched: 0 };
 
   constructor(base, fetchImpl, opts, manifestBytes) {
@@ -113,6 +132,12 @@ export class Sift {
     this.#opts = opts;
     this.#manifestBytes = manifestBytes;
     this.#engine = new SiftEngine(manifestBytes);
+    const m = this.#engine.manifest();
+    this.#facts = {
+      documents: m.doc_count,
+      filterFields: m.filter_fields ?? [],
+      vectors: m.vectors ? { model: m.vectors.model, dim: m.vectors.dim } : null,
+    };
     const wantsSemantic = opts.semantic !== false && this.#engine.hasVectors();
     this.#embedState = wantsSemantic ? "idle" : "off";
   }
@@ -131,14 +156,7 @@ export class Sift {
 
   /** Bundle facts: documents, filter fields, whether it has vectors, its model. */
   get info() {
-    const m = this.#call(() => this.#engine.manifest());
-    return {
-      documents: m.doc_count,
-      filterFields: m.filter_fields ?? [],
-      vectors: m.vectors ? { model: m.vectors.model, dim: m.vectors.dim } : null,
-      semantic: this.#embedState,
-      base: this.#base,
-    };
+    return { ...this.#facts, semantic: this.#embedState, base: this.#base };
   }
 
   /** Bytes of wasm linear memory in use (engine + embedder; wasm memory only grows). */
@@ -198,7 +216,7 @@ export class Sift {
     if (this.#opts.embedWasmUrl instanceof WebAssembly.Module) await mod.default({ module_or_path: this.#opts.embedWasmUrl });
     else await mod.default(this.#opts.embedWasmUrl ? { module_or_path: this.#fetch(String(this.#opts.embedWasmUrl)) } : undefined);
     const modelBase = normaliseBase(this.#opts.modelUrl ?? this.#base + "model/");
-    const name = this.info.vectors?.model ?? "model";
+    const name = this.#facts.vectors?.model ?? "model";
     const [model, tokenizer] = await Promise.all([
       this.#cachedBytes(modelBase + "model.onnx", name, "the embedding model"),
       this.#cachedBytes(modelBase + "tokenizer.json", name, "the model's tokenizer"),

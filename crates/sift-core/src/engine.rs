@@ -317,18 +317,10 @@ impl Engine {
     /// The stored document by id (for `get_document`). Looks through doc shards in order,
     /// asking only for the ones it has not seen.
     pub fn get_document(&self, id: &str) -> Result<Step<Option<StoredDoc>>, SiftError> {
-        let mut need = Vec::new();
-        for (i, s) in self.doc_shards.iter().enumerate() {
-            match s {
-                Some(docs) => {
-                    if let Some(d) = docs.iter().find(|d| d.id == id) {
-                        return Ok(Step::Done(Some(d.clone())));
-                    }
-                }
-                None => need.push(self.manifest.doc_shards[i].shard.file.clone()),
-            }
-        }
-        Ok(if need.is_empty() { Step::Done(None) } else { Step::Need(need) })
+        Ok(match self.locate(id) {
+            Step::Done(found) => Step::Done(found.map(|(_, d)| d)),
+            Step::Need(files) => Step::Need(files),
+        })
     }
 
     /// A stored document and its number, looking through doc shards in order.

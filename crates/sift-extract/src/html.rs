@@ -169,10 +169,10 @@ fn nesting_depth(b: &[u8]) -> usize {
             i += 1;
             continue;
         }
-        let name = b[name_start..name_start + name_len].to_ascii_lowercase();
+        let name = &b[name_start..name_start + name_len];
         let end = b[name_start..].iter().position(|&c| c == b'>').map_or(b.len(), |p| name_start + p);
         let self_closing = end > 0 && b.get(end - 1) == Some(&b'/');
-        if !NO_DEPTH.contains(&name.as_slice()) {
+        if !NO_DEPTH.iter().any(|n| n.eq_ignore_ascii_case(name)) {
             if closing {
                 depth = depth.saturating_sub(1);
             } else if !self_closing {
