@@ -46,6 +46,11 @@ impl TermShard {
         let fst_bytes = payload[4..4 + fst_len].to_vec();
         let postings = payload[4 + fst_len..].to_vec();
         let map = fst::Map::new(fst_bytes).map_err(|e| SiftError::corrupt(format!("term dictionary: {e}")))?;
+        // `Map::new` checks only the header and footer, and walking a damaged automaton
+        // panics inside fst (found by the `bundle` fuzz target). The fst's own checksum
+        // (CRC-32C over the whole automaton) is verified once here, so a dictionary that
+        // passes is the one the builder wrote.
+        map.as_fst().verify().map_err(|e| SiftError::corrupt(format!("term dictionary fails its checksum: {e}")))?;
         Ok(TermShard { map, postings })
     }
 
