@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Fuzz Sift with cargo fuzz (libFuzzer + AddressSanitizer).
 #
-#   bash scripts/fuzz.sh [--time SECONDS] [--keep-going] [--build-only] [TARGET...]
+#   bash scripts/fuzz.sh [--time SECONDS] [--keep-going] [--smoke] [--build-only] [TARGET...]
 #
 # Runs each target (default: all of query, request_json, bundle, html, markdown) for
 # SECONDS (default 60), one after another. Seeds come from fuzz/seeds/<target> (checked in,
 # read-only); the growing corpus lives in $CARGO_TARGET_DIR/fuzz-corpus/<target> and is
 # kept between runs. --keep-going runs libFuzzer in fork mode and goes on after a crash,
-# so a long run collects every distinct crash instead of stopping at the first. A crash, leak, timeout or out-of-memory input is written to
+# so a long run collects every distinct crash instead of stopping at the first. --smoke
+# (CI) starts from the seeds alone in a throwaway corpus, so its time goes to fuzzing
+# rather than to replaying a corpus grown by long runs. A crash, leak, timeout or out-of-memory input is written to
 # $CARGO_TARGET_DIR/fuzz-artifacts/<target>/ and the script fails; copy the input to
 # fuzz/regressions/<target>/ and `cargo test -p sift-fuzz` replays it forever after.
 #
@@ -20,13 +22,15 @@ cd "$SIFT_ROOT"
 seconds=60
 build_only=0
 keep_going=()
+smoke=0
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --time) seconds="$2"; shift 2 ;;
     --build-only) build_only=1; shift ;;
+    --smoke) smoke=1; shift ;;
     --keep-going) keep_going=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1); shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -56,6 +60,10 @@ summary="$CARGO_TARGET_DIR/fuzz-summary.txt"
 failed=0
 for t in "${targets[@]}"; do
   corpus="$CARGO_TARGET_DIR/fuzz-corpus/$t"
+  if [ "$smoke" = 1 ]; then
+    corpus="$CARGO_TARGET_DIR/fuzz-smoke-corpus/$t"
+    rm -rf "$corpus"
+  fi
   artifacts="$CARGO_TARGET_DIR/fuzz-artifacts/$t"
   log="$CARGO_TARGET_DIR/fuzz-logs/$t.log"
   mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"

@@ -23,10 +23,15 @@ echo "== tests (unit, integration, end-to-end CLI, relevance, embedder parity)"
 # The wasm crates (sift-wasm, sift-embed-wasm) are tested in Chromium and workerd below.
 cargo test --workspace --exclude sift-wasm --exclude sift-embed-wasm 2>&1 | tee "$CARGO_TARGET_DIR/last-test.log"
 
+echo "== fuzz targets (cargo fuzz, libFuzzer + ASan): build, then a short smoke run of each"
+# Long runs: bash scripts/fuzz.sh --time 1800 --keep-going
+bash scripts/fuzz.sh --smoke --time "${SIFT_FUZZ_SMOKE_SECONDS:-20}"
+
 echo "== web runtime (wasm-pack: engine core and query embedder); end-to-end tests in Chromium and workerd"
 bash scripts/build-wasm.sh
-# The search box, semantic search in wasm, the extension (Chromium) and the worker (workerd).
-node --test --test-concurrency=1 tests/browser/ tests/extension/ tests/worker/ 2>&1 | tee "$CARGO_TARGET_DIR/last-node-test.log"
+# The differential sample in wasm under Node, the search box, semantic search in wasm, the
+# extension (Chromium) and the worker (workerd).
+node --test --test-concurrency=1 tests/wasm/ tests/browser/ tests/extension/ tests/worker/ 2>&1 | tee "$CARGO_TARGET_DIR/last-node-test.log"
 
 # A one-line summary over every test binary and the Node test runs.
 awk '/^test result:/ { p += $4; f += $6 } /^# pass / { p += $3 } /^# fail / { f += $3 } END { printf "\n%d passed, %d failed\n", p, f }' \

@@ -1,0 +1,334 @@
+//! A deliberately naive search engine: the specification Sift's index must agree with.
+//!
+//! It keeps every document's token lists in memory and answers a query by scanning every
+//! document, with BM25F written out term by term — no dictionary, no postings, no shards,
+//! no position arithmetic: phrases and proximity are found by walking each field's words.
+//! What it shares with the engine is only what *defines* the ranking rather than
+//! implements it: the analyzer (which words a text has), the stop-word list, the BM25F
+//! parameters and the one-byte field-length quantisation (Lucene-style norms).
+//!
+//! Scope: the lexical pipeline for words that cannot be misspellings or prefixes of other
+//! words (the property tests draw 4-letter words, for which Sift allows no typos, from a
+//! prefix-free vocabulary): bare words (AND, then scored OR when AND cannot fill the page),
+//! `a OR b`, phrases with stop-word gaps, `-exclusions`, proximity of neighbouring words,
+//! `field:value` filters in the text and in the request, `since`, `sort: date`,
+//! `boost_recent`, pagination and facets.
+
+use sift_core::analyzer;
+use sift_core::rank::{decode_len, encode_len, Bm25fParams, N_FIELDS};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A document as the property tests generate it.
+#[derive(Debug, Clone)]
+pub struct Doc {
+    pub id: String,
+    pub title: String,
+    pub path: String,
+    /// (heading, body)
+    pub sections: Vec<(String, String)>,
+    pub metadata: BTreeMap<String, Vec<String>>,
+    /// Days since 1970-01-01.
+    pub date: Option<i64>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Item {
+    Word(String),
+    Phrase(Vec<String>),
+}
+
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// Alternatives (`a OR b`).
+    pub items: Vec<Item>,
+    pub negated: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub groups: Vec<Group>,
+    /// `field:value` written in the query text.
+    pub text_filters: Vec<(String, String)>,
+    /// Request filters: field → any of these values.
+    pub filters: BTreeMap<String, Vec<String>>,
+    pub since: Option<i64>,
+    pub sort_by_date: bool,
+    pub boost_recent: bool,
+    pub limit: usize,
+    pub offset: usize,
+}
+
+/// One ranked document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    pub id: String,
+    pub score: f64,
+    pub date: Option<i64>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// Every hit in order (the page is `ranked[offset..offset+limit]`).
+    pub ranked: Vec<Ranked>,
+    pub total: usize,
+    pub facets: BTreeMap<String, BTreeMap<String, usize>>,
+}
+
+/// One field instance's words in order: the title, the path, each heading, each body.
+struct Field {
+    kind: usize,
+    words: Vec<String>,
+}
+
+struct Analysed {
+    fields: Vec<Field>,
+    lens: [u32; N_FIELDS],
+}
+
+impl Analysed {
+    fn new(d: &Doc) -> Analysed {
+        let mut fields = Vec::new();
+        let mut add = |kind: usize, text: &str| fields.push(Field { kind, words: analyzer::terms(text) });
+        add(0, &d.title);
+        add(1, &d.path);
+        for (h, b) in &d.sections {
+            if !h.is_empty() {
+                add(2, h);
+            }
+            add(3, b);
+        }
+        let mut lens = [0u32; N_FIELDS];
+        for f in &fields {
+            lens[f.kind] += f.words.len() as u32;
+        }
+        Analysed { fields, lens }
+    }
+
+    fn tf(&self, term: &str) -> [u32; N_FIELDS] {
+        let mut tf = [0u32; N_FIELDS];
+        for f in &self.fields {
+            tf[f.kind] += f.words.iter().filter(|w| *w == term).count() as u32;
+        }
+        tf
+    }
+
+    fn contains(&self, term: &str) -> bool {
+        self.fields.iter().any(|f| f.words.iter().any(|w| w == term))
+    }
+
+    /// The phrase's words in a row in one field. Stop words must occur in the document
+    /// but stand for any one word between content words (an index keeps no positions for
+    /// them); at either end of the phrase they constrain nothing.
+    fn has_phrase(&self, terms: &[String]) -> bool {
+        if !terms.iter().all(|t| self.contains(t)) {
+            return false;
+        }
+        let content: Vec<usize> = (0..terms.len()).filter(|&j| !analyzer::is_stop_term(&terms[j])).collect();
+        let (Some(&first), Some(&last)) = (content.first(), content.last()) else { return true };
+        let inner = &terms[first..=last];
+        self.fields.iter().any(|f| {
+            (0..f.words.len())
+                .any(|start| inner.iter().enumerate().all(|(j, t)| analyzer::is_stop_term(t) || f.words.get(start + j) == Some(t)))
+        })
+    }
+
+    /// Places where `a` is directly followed by `b`.
+    fn adjacent(&self, a: &str, b: &str) -> u32 {
+        self.fields.iter().map(|f| f.words.windows(2).filter(|w| w[0] == a && w[1] == b).count() as u32).sum()
+    }
+}
+
+pub struct Reference {
+    docs: Vec<Doc>,
+    analysed: Vec<Analysed>,
+    params: Bm25fParams,
+    avg: [f64; N_FIELDS],
+    filter_fields: Vec<String>,
+}
+
+const W_PROXIMITY: f64 = 0.5;
+
+impl Reference {
+    pub fn new(docs: &[Doc], filter_fields: &[&str]) -> Reference {
+        let analysed: Vec<Analysed> = docs.iter().map(Analysed::new).collect();
+        let n = docs.len().max(1) as f64;
+        let avg = std::array::from_fn(|f| analysed.iter().map(|a| f64::from(a.lens[f])).sum::<f64>() / n);
+        Reference {
+            docs: docs.to_vec(),
+            analysed,
+            params: Bm25fParams::default(),
+            avg,
+            filter_fields: filter_fields.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    fn df(&self, term: &str) -> usize {
+        self.analysed.iter().filter(|a| a.contains(term)).count()
+    }
+
+    fn idf(&self, term: &str) -> f64 {
+        let n = self.docs.len() as f64;
+        let df = self.df(term) as f64;
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    /// BM25F of one term in one document: field frequencies weighted and length-normalised
+    /// per field, summed, then saturated once.
+    fn term_score(&self, d: usize, term: &str) -> f64 {
+        let p = &self.params;
+        let a = &self.analysed[d];
+        let tf = a.tf(term);
+        let mut pseudo = 0.0;
+        for f in 0..N_FIELDS {
+            if tf[f] > 0 {
+                let len = f64::from(decode_len(encode_len(a.lens[f])));
+                let norm = 1.0 - f64::from(p.b[f]) + f64::from(p.b[f]) * len / self.avg[f].max(1e-3);
+                pseudo += f64::from(p.weight[f]) * f64::from(tf[f]) / norm;
+            }
+        }
+        self.idf(term) * pseudo / (f64::from(p.k1) + pseudo)
+    }
+
+    fn item_terms(item: &Item) -> Vec<String> {
+        match item {
+            Item::Word(w) => analyzer::terms(w),
+            Item::Phrase(ws) => analyzer::terms(&ws.join(" ")),
+        }
+    }
+
+    /// Every term of the item occurs somewhere in the collection.
+    fn resolves(&self, terms: &[String]) -> bool {
+        !terms.is_empty() && terms.iter().all(|t| self.df(t) > 0)
+    }
+
+    fn item_matches(&self, d: usize, terms: &[String]) -> bool {
+        let a = &self.analysed[d];
+        if terms.len() == 1 {
+            a.contains(&terms[0])
+        } else {
+            a.has_phrase(terms)
+        }
+    }
+
+    /// A clause's score in a document: its best matching alternative (None: no match).
+    fn clause_score(&self, d: usize, g: &Group) -> Option<f64> {
+        g.items
+            .iter()
+            .map(Self::item_terms)
+            .filter(|t| self.resolves(t) && self.item_matches(d, t))
+            .map(|t| t.iter().map(|t| self.term_score(d, t)).sum::<f64>())
+            .reduce(f64::max)
+    }
+
+    fn clause_max(&self, g: &Group) -> f64 {
+        g.items
+            .iter()
+            .map(Self::item_terms)
+            .filter(|t| self.resolves(t))
+            .map(|t| t.iter().map(|t| self.idf(t)).sum::<f64>())
+            .fold(0.0, f64::max)
+    }
+
+    /// The single, non-stop word a clause stands for, if it is one (for proximity): its
+    /// first alternative that occurs in the collection.
+    fn plain_term(&self, g: &Group) -> Option<String> {
+        let first = g.items.iter().map(Self::item_terms).find(|t| self.resolves(t))?;
+        (first.len() == 1 && !analyzer::is_stop_term(&first[0])).then(|| first[0].clone())
+    }
+
+    fn proximity_max(&self, a: &str, b: &str) -> f64 {
+        W_PROXIMITY * (self.idf(a) + self.idf(b)) / 2.0
+    }
+
+    fn is_stop_item(item: &Item) -> bool {
+        matches!(item, Item::Word(w) if analyzer::is_stopword(&analyzer::fold(w)))
+    }
+
+    fn allowed(&self, d: usize, q: &Query) -> bool {
+        let doc = &self.docs[d];
+        let mut wanted: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for (f, vs) in &q.filters {
+            wanted.entry(f).or_default().extend(vs.iter().map(String::as_str));
+        }
+        for (f, v) in &q.text_filters {
+            if self.filter_fields.contains(f) {
+                wanted.entry(f).or_default().push(v);
+            }
+        }
+        let fields_ok = wanted.iter().all(|(f, vs)| doc.metadata.get(*f).is_some_and(|have| have.iter().any(|h| vs.contains(&h.as_str()))));
+        fields_ok && q.since.is_none_or(|cut| doc.date.is_some_and(|d| d >= cut))
+    }
+
+    pub fn search(&self, q: &Query) -> Answer {
+        // A lone stop word is no clause — unless the query has nothing else.
+        let all_stop = q.groups.iter().all(|g| g.items.iter().all(Self::is_stop_item));
+        let dropped = |g: &Group| !all_stop && g.items.len() == 1 && Self::is_stop_item(&g.items[0]);
+        let positive: Vec<&Group> = q.groups.iter().filter(|g| !g.negated && !dropped(g)).collect();
+        let negative: Vec<&Group> = q.groups.iter().filter(|g| g.negated).collect();
+        if positive.is_empty() {
+            return Answer { ranked: Vec::new(), total: 0, facets: BTreeMap::new() };
+        }
+        let pairs: Vec<(String, String)> =
+            positive.windows(2).filter_map(|w| Some((self.plain_term(w[0])?, self.plain_term(w[1])?))).collect();
+        let denom = (positive.iter().map(|g| self.clause_max(g)).sum::<f64>()
+            + pairs.iter().map(|(a, b)| self.proximity_max(a, b)).sum::<f64>())
+        .max(1e-6);
+
+        // Every document, scored by scanning it.
+        let candidates: Vec<usize> = (0..self.docs.len())
+            .filter(|&d| self.allowed(d, q))
+            .filter(|&d| !negative.iter().any(|g| self.clause_score(d, g).is_some()))
+            .collect();
+        let score = |d: usize, all: bool| -> Option<f64> {
+            let parts: Vec<Option<f64>> = positive.iter().map(|g| self.clause_score(d, g)).collect();
+            let matched = parts.iter().filter(|p| p.is_some()).count();
+            if matched == 0 || (all && matched < parts.len()) {
+                return None;
+            }
+            let mut s: f64 = parts.iter().flatten().sum();
+            for (a, b) in &pairs {
+                let c = f64::from(self.analysed[d].adjacent(a, b));
+                if c > 0.0 {
+                    s += self.proximity_max(a, b) * c / (c + 1.0);
+                }
+            }
+            Some(s)
+        };
+        let evaluate = |all: bool| -> Vec<(usize, f64)> { candidates.iter().filter_map(|&d| score(d, all).map(|s| (d, s))).collect() };
+        let mut hits = evaluate(true);
+        if hits.len() < q.offset + q.limit && positive.len() > 1 {
+            let any = evaluate(false);
+            if any.len() > hits.len() {
+                hits = any;
+            }
+        }
+        let newest = self.docs.iter().filter_map(|d| d.date).max().unwrap_or(0);
+        let mut ranked: Vec<(usize, Ranked)> = hits
+            .into_iter()
+            .map(|(d, s)| {
+                let mut s = (s / denom).min(1.0);
+                if q.boost_recent {
+                    s *= match self.docs[d].date {
+                        Some(date) => 0.8 + 0.2 * 0.5f64.powf((newest - date).max(0) as f64 / 180.0),
+                        None => 0.8,
+                    };
+                }
+                (d, Ranked { id: self.docs[d].id.clone(), score: s, date: self.docs[d].date })
+            })
+            .collect();
+        ranked.sort_by(|(da, a), (db, b)| {
+            let by_date = if q.sort_by_date { b.date.cmp(&a.date) } else { std::cmp::Ordering::Equal };
+            by_date.then(b.score.total_cmp(&a.score)).then(da.cmp(db))
+        });
+        let mut facets: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+        for (d, _) in &ranked {
+            for f in &self.filter_fields {
+                let values: BTreeSet<&String> = self.docs[*d].metadata.get(f).into_iter().flatten().collect();
+                for v in values {
+                    *facets.entry(f.clone()).or_default().entry(v.clone()).or_default() += 1;
+                }
+            }
+        }
+        Answer { total: ranked.len(), ranked: ranked.into_iter().map(|(_, r)| r).collect(), facets }
+    }
+}
