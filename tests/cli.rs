@@ -309,3 +309,68 @@ fn a_full_disk_is_a_clear_error_and_the_previous_bundle_survives() {
         fs::read_dir(&full).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n != "_sift").collect();
     assert!(leftovers.is_empty(), "no temp dirs left: {leftovers:?}");
 }
+
+#[test]
+fn files_vanishing_mid_build_are_skipped_and_the_bundle_stays_whole() {
+    // A site being rebuilt while `sift build` reads it: pages disappear between the walk
+    // and the read, or before the walk reaches their folder. Whatever the timing, the build
+    // either succeeds with a bundle that opens (pages it could not read are warnings) or
+    // fails with a clear error and leaves the previous bundle as it was. Never a panic,
+    // never a half-written bundle.
+    let d = scratch("cli-vanish");
+    let out = d.join("out");
+    build_corpus(&out);
+    let mut skipped_total = 0;
+    for (round, delay_ms) in [0u64, 5, 20, 60].into_iter().enumerate() {
+        let site = d.join(format!("site{round}"));
+        for i in 0..600 {
+            let dir = site.join(format!("part{}", i % 12));
+            fs::create_dir_all(&dir).unwrap();
+            fs::write(dir.join(format!("p{i}.md")), format!("# Page {i}\n\nvanishword{i} common text {}\n", "filler ".repeat(i % 50)))
+                .unwrap();
+        }
+        let before = dir_bytes(&out);
+        let child = Command::new(env!("CARGO_BIN_EXE_sift"))
+            .args(["build", site.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-embedder", "--quiet"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        // Delete whole folders and single pages, from the end (the walk runs in name order).
+        for part in (0..12).rev() {
+            let dir = site.join(format!("part{part}"));
+            if part % 3 == 0 {
+                let _ = fs::remove_dir_all(&dir);
+            } else {
+                for i in (0..600).rev().filter(|i| i % 12 == part) {
+                    let _ = fs::remove_file(dir.join(format!("p{i}.md")));
+                }
+            }
+        }
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!err.contains("panicked"), "round {round}: {err}");
+        if o.status.success() {
+            let r = json(&sift(&["search", out.to_str().unwrap(), "common", "--json", "--limit", "1"]));
+            let total = r["total"].as_u64().expect("the new bundle answers");
+            assert!(total <= 600, "round {round}: {total} documents");
+            skipped_total += err.matches("cannot be read").count();
+            eprintln!(
+                "round {round} (+{delay_ms} ms): built, {total} pages indexed, {} skipped as vanished",
+                err.matches("cannot be read").count()
+            );
+        } else {
+            assert!(err.contains("error") && !err.trim().is_empty(), "round {round}: unclear failure: {err}");
+            assert_eq!(dir_bytes(&out), before, "round {round}: a failed build must leave the previous bundle as it was");
+            eprintln!("round {round} (+{delay_ms} ms): failed cleanly: {}", err.lines().next().unwrap_or(""));
+        }
+        let leftovers: Vec<_> = fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.') || n.contains("tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "round {round}: temp dirs left: {leftovers:?}");
+    }
+    eprintln!("{skipped_total} pages vanished between the walk and the read over all rounds");
+}

@@ -122,8 +122,12 @@ fn extract_one(
     if size > opts.max_file_bytes && kind != Kind::Jsonl {
         return Ok((Vec::new(), vec![format!("{rel}: {size} bytes is over the {} byte limit; skipped", opts.max_file_bytes)]));
     }
-    let bytes = match fs::read(path) {
-        Ok(b) => b,
+    // The size was checked above, but the file may change before it is read (a site being
+    // rebuilt under us): the read itself stops past the limit, so memory stays bounded.
+    let limit = if kind == Kind::Jsonl { u64::MAX } else { opts.max_file_bytes };
+    let bytes = match read_at_most(path, limit) {
+        Ok(Some(b)) => b,
+        Ok(None) => return Ok((Vec::new(), vec![format!("{rel}: grew past the {limit} byte limit while being read; skipped")])),
         Err(e) => return Ok((Vec::new(), vec![format!("{rel}: cannot be read ({e}); skipped")])),
     };
     let r = match kind {
@@ -135,5 +139,47 @@ fn extract_one(
         Ok(v) => Ok(v),
         Err(ExtractError::Skip(w)) => Ok((Vec::new(), vec![w])),
         Err(ExtractError::Invalid(m)) => Err(anyhow!(m)),
+    }
+}
+
+/// The file's bytes, or None when it holds more than `limit` bytes.
+fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    fs::File::open(path)?.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> SourceOptions {
+        SourceOptions { selector: None, base_url: String::new(), exclude: Vec::new(), max_file_bytes: 1000, progress: false }
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("sift-sources-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn a_file_that_vanished_after_the_walk_is_skipped_with_a_warning() {
+        let d = scratch("vanished");
+        let (docs, warnings) = extract_one(&d.join("gone.md"), "gone.md", Kind::Markdown, &html::HtmlOptions::default(), &opts()).unwrap();
+        assert!(docs.is_empty());
+        assert!(warnings[0].starts_with("gone.md: cannot be read (") && warnings[0].ends_with("; skipped"), "{warnings:?}");
+    }
+
+    #[test]
+    fn reads_stop_at_the_limit() {
+        let d = scratch("limit");
+        let p = d.join("page.html");
+        fs::write(&p, vec![b'a'; 1001]).unwrap();
+        assert_eq!(read_at_most(&p, 1000).unwrap(), None);
+        assert_eq!(read_at_most(&p, 1001).unwrap().map(|b| b.len()), Some(1001));
+        let _ = fs::remove_dir_all(&d);
     }
 }
