@@ -25,6 +25,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/sift-target"))
+# The measured child's stderr goes here (os.fork + execv, so wait4 gives its own rusage).
+ERR_FILE = os.path.join(tempfile.gettempdir(), f"sift-hostile-{os.getpid()}.err")
 
 
 def run_measured(cmd):
@@ -44,6 +46,7 @@ def run_measured(cmd):
     secs = time.monotonic() - t
     with open(ERR_FILE, encoding="utf-8", errors="replace") as f:
         err = f.read()
+    os.remove(ERR_FILE)
     return os.waitstatus_to_exitcode(status), err, secs, usage.ru_maxrss / 1024
 
 
@@ -169,8 +172,6 @@ def main():
     for name, outcome, said, secs, peak in rows:
         print(f"| {name} | {outcome} | {said.replace('|', '/')} | {secs:.2f} s | {peak:.0f} MB |")
 
-
-ERR_FILE = os.path.join(tempfile.gettempdir(), f"sift-hostile-{os.getpid()}.err")
 
 if __name__ == "__main__":
     main()

@@ -17,7 +17,7 @@ use sift_core::contract::{FilterValue, Scalar};
 use sift_core::date::days_from_civil;
 use sift_core::{BuildOptions, BuiltBundle, Context, Engine, SearchRequest, SearchResponse, Section, SourceDoc, Step};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Four letters: Sift allows no typos in words this short, and no word is a prefix of
 /// another, so every match is exact and the reference needs no fuzzy or prefix logic.
@@ -279,33 +279,48 @@ fn agree(got: &SearchResponse, want: &Answer, q: &Query) -> Result<(), String> {
     Ok(())
 }
 
-fn scratch_dir(tag: &str) -> PathBuf {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static N: AtomicUsize = AtomicUsize::new(0);
-    std::env::temp_dir().join(format!("sift-differential-{}-{tag}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed)))
+/// One checked request: what was asked, the reference's answer, and Sift's as JSON text.
+struct Checked {
+    req: SearchRequest,
+    sort_by_date: bool,
+    want: Answer,
+    got_json: String,
 }
 
-fn check_case(docs: &[Doc], shard_targets: (usize, usize), queries: &[(Query, bool)]) -> Result<(), TestCaseError> {
+/// Check every query of a case against the reference, in memory and after the bundle went
+/// through files in `dir` (which are left there).
+fn check_case_in(
+    dir: &Path,
+    docs: &[Doc],
+    shard_targets: (usize, usize),
+    queries: &[(Query, bool)],
+) -> Result<Vec<Checked>, TestCaseError> {
     let reference = Reference::new(docs, &FILTER_FIELDS);
     let built = build(docs, shard_targets);
     let memory = open(&built.manifest_bytes(), &built.shards);
-    let dir = scratch_dir("case");
-    let disk = round_trip(&built, &dir);
-    let outcome = (|| {
-        for (q, trailing) in queries {
-            let req = request(q, *trailing);
-            let want = reference.search(q);
-            let got = answer(&memory, &req);
-            agree(&got, &want, q).map_err(|e| TestCaseError::fail(format!("query {:?}: {e}", req.query)))?;
-            let reread = answer(&disk, &req);
-            prop_assert_eq!(
-                serde_json::to_string(&reread).unwrap(),
-                serde_json::to_string(&got).unwrap(),
-                "the bundle read back from disk answers differently"
-            );
-        }
-        Ok(())
-    })();
+    let disk = round_trip(&built, dir);
+    let mut checked = Vec::with_capacity(queries.len());
+    for (q, trailing) in queries {
+        let req = request(q, *trailing);
+        let want = reference.search(q);
+        let got = answer(&memory, &req);
+        agree(&got, &want, q).map_err(|e| TestCaseError::fail(format!("query {:?}: {e}", req.query)))?;
+        let got_json = serde_json::to_string(&got).unwrap();
+        prop_assert_eq!(
+            serde_json::to_string(&answer(&disk, &req)).unwrap(),
+            got_json.as_str(),
+            "the bundle read back from disk answers differently"
+        );
+        checked.push(Checked { req, sort_by_date: q.sort_by_date, want, got_json });
+    }
+    Ok(checked)
+}
+
+fn check_case(docs: &[Doc], shard_targets: (usize, usize), queries: &[(Query, bool)]) -> Result<(), TestCaseError> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = sift_tests::scratch(&format!("differential-{}", N.fetch_add(1, Ordering::Relaxed)));
+    let outcome = check_case_in(&dir, docs, shard_targets, queries).map(drop);
     let _ = std::fs::remove_dir_all(&dir);
     outcome
 }
@@ -415,27 +430,22 @@ fn wasm_sample_is_written() {
     let mut cases = Vec::new();
     for i in 0..40 {
         let (docs, targets, queries) = strategy.new_tree(&mut runner).expect("generates").current();
-        check_case(&docs, targets, &queries).unwrap_or_else(|e| panic!("sample case {i}: {e}"));
-        let built = build(&docs, targets);
-        let dir = out.join(format!("case-{i:02}"));
-        let native = round_trip(&built, &dir);
-        let reference = Reference::new(&docs, &FILTER_FIELDS);
-        let requests: Vec<serde_json::Value> = queries
+        let checked =
+            check_case_in(&out.join(format!("case-{i:02}")), &docs, targets, &queries).unwrap_or_else(|e| panic!("sample case {i}: {e}"));
+        let requests: Vec<serde_json::Value> = checked
             .iter()
-            .map(|(q, trailing)| {
-                let req = request(q, *trailing);
-                let want = reference.search(q);
+            .map(|c| {
                 serde_json::json!({
-                    "request": req,
-                    "sort_by_date": q.sort_by_date,
+                    "request": c.req,
+                    "sort_by_date": c.sort_by_date,
                     "reference": {
-                        "total": want.total,
-                        "ranked": want.ranked.iter().map(|r| serde_json::json!({"id": r.id, "score": r.score, "date": r.date})).collect::<Vec<_>>(),
-                        "facets": want.facets,
+                        "total": c.want.total,
+                        "ranked": c.want.ranked.iter().map(|r| serde_json::json!({"id": r.id, "score": r.score, "date": r.date})).collect::<Vec<_>>(),
+                        "facets": c.want.facets,
                     },
-                    // Through text, as the wasm bindings do: `json!` would widen the f32
-                    // scores to f64 noise (0.831 → 0.8309999704360962).
-                    "native": serde_json::from_str::<serde_json::Value>(&serde_json::to_string(&answer(&native, &req)).unwrap()).unwrap(),
+                    // Parsed from Sift's JSON text, as the wasm bindings answer: `json!` of
+                    // the response would widen the f32 scores to f64 noise (0.831 → 0.83099997…).
+                    "native": serde_json::from_str::<serde_json::Value>(&c.got_json).unwrap(),
                 })
             })
             .collect();

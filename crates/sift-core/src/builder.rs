@@ -80,20 +80,16 @@ struct TermPostings {
     surfaces: HashMap<String, u32>,
 }
 
-/// Walk a document's fields in index order — title, path, then each section's heading and
-/// body — calling `f(field, text, tokens)` with positions laid out in one space. Returns the
-/// position where each section starts. The one definition of the position layout, shared
-/// by the builder and reference implementations.
-pub fn visit_doc_fields(doc: &SourceDoc, f: impl FnMut(usize, &str, &[Token])) -> Vec<u32> {
-    visit_doc_fields_in_pieces(doc, ANALYSIS_PIECE_BYTES, f)
-}
-
 /// Long texts are analysed this many bytes at a time (cut after whitespace, where no word
 /// can span), so a huge page's tokens are never all in memory at once: a 60 MB page
 /// peaked at 955 MB when its 10 million tokens were built in one vector.
 const ANALYSIS_PIECE_BYTES: usize = 64 << 10;
 
-fn visit_doc_fields_in_pieces(doc: &SourceDoc, piece_bytes: usize, mut f: impl FnMut(usize, &str, &[Token])) -> Vec<u32> {
+/// Walk a document's fields in index order — title, path, then each section's heading and
+/// body — calling `f(field, text, tokens)` for each piece of at most about `piece_bytes`
+/// of a field's text, with positions laid out in one space (the one definition of the
+/// position layout). Returns the position where each section starts.
+fn visit_doc_fields(doc: &SourceDoc, piece_bytes: usize, mut f: impl FnMut(usize, &str, &[Token])) -> Vec<u32> {
     let mut pos = 0u32;
     let mut buf = Vec::new();
     let mut push = |field: usize, text: &str, pos: &mut u32| {
@@ -174,7 +170,7 @@ fn analyse(d: &SourceDoc) -> DocAnalysis {
     let mut lens = [0u32; N_FIELDS];
     let mut surface_counts: HashMap<(String, String), u32> = HashMap::new();
     let mut dropped = 0u64;
-    let section_starts = visit_doc_fields(d, |field, text, toks| {
+    let section_starts = visit_doc_fields(d, ANALYSIS_PIECE_BYTES, |field, text, toks| {
         for t in toks {
             if !t.joined {
                 lens[field] += 1;
@@ -530,7 +526,7 @@ mod tests {
     /// (field, term, position, joined, the word as written) for every token of a document.
     fn tokens(doc: &SourceDoc, piece_bytes: usize) -> (Vec<(usize, String, u32, bool, String)>, Vec<u32>) {
         let mut out = Vec::new();
-        let starts = visit_doc_fields_in_pieces(doc, piece_bytes, |field, text, toks| {
+        let starts = visit_doc_fields(doc, piece_bytes, |field, text, toks| {
             out.extend(toks.iter().map(|t| (field, t.term.clone(), t.pos, t.joined, text[t.start..t.end].to_string())));
         });
         (out, starts)

@@ -6,8 +6,8 @@
 //! Every function must return for every input: errors are fine, panics, aborts, unbounded
 //! allocation and runaway time are the bugs the fuzzer hunts.
 
-use sift_core::bundle::{self, Manifest, ShardKind, ShardRef, FORMAT_VERSION, MAGIC};
-use sift_core::{BuildOptions, ChunkVectors, Context, Engine, MultiSearchRequest, SearchRequest, Section, SourceDoc, Step};
+use sift_core::bundle::{self, Manifest, ShardKind, ShardRef};
+use sift_core::{BuildOptions, BuiltBundle, ChunkVectors, Context, Engine, MultiSearchRequest, SearchRequest, Section, SourceDoc, Step};
 use std::collections::BTreeMap;
 
 /// The fuzz targets by name: the directory names under `fuzz/seeds` and `fuzz/regressions`.
@@ -109,14 +109,17 @@ fn sample_vectors(docs: &[SourceDoc]) -> ChunkVectors {
 }
 
 /// The sample site built with small shards (several term and doc shards) and vectors.
-pub fn sample_bundle() -> sift_core::BuiltBundle {
-    let docs = sample_docs();
-    let opts =
-        BuildOptions { term_shard_target: 256, doc_shard_target: 512, vectors: Some(sample_vectors(&docs)), ..BuildOptions::default() };
-    sift_core::build(&docs, &opts).expect("the sample site builds")
+pub fn sample_bundle() -> BuiltBundle {
+    build_sample(&sample_docs())
 }
 
-fn loaded(manifest: &[u8], shards: &[(String, Vec<u8>)]) -> Option<Engine> {
+fn build_sample(docs: &[SourceDoc]) -> BuiltBundle {
+    let opts =
+        BuildOptions { term_shard_target: 256, doc_shard_target: 512, vectors: Some(sample_vectors(docs)), ..BuildOptions::default() };
+    sift_core::build(docs, &opts).expect("the sample site builds")
+}
+
+fn loaded<'a>(manifest: &[u8], shards: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Option<Engine> {
     let mut eng = Engine::new(manifest).ok()?;
     for (name, bytes) in shards {
         // A shard the engine refuses is left out: searches must then ask for it or fail
@@ -126,10 +129,24 @@ fn loaded(manifest: &[u8], shards: &[(String, Vec<u8>)]) -> Option<Engine> {
     Some(eng)
 }
 
+fn files(built: &BuiltBundle) -> impl Iterator<Item = (&str, &[u8])> {
+    built.shards.iter().map(|(n, b)| (n.as_str(), b.as_slice()))
+}
+
+/// The sample bundle, built once per thread: its files, its document ids, and an engine
+/// with every shard loaded.
+struct Sample {
+    built: BuiltBundle,
+    doc_ids: Vec<String>,
+    engine: Engine,
+}
+
 thread_local! {
-    static SAMPLE: Engine = {
-        let b = sample_bundle();
-        loaded(&b.manifest_bytes(), &b.shards).expect("the sample bundle opens")
+    static SAMPLE: Sample = {
+        let docs = sample_docs();
+        let built = build_sample(&docs);
+        let engine = loaded(&built.manifest_bytes(), files(&built)).expect("the sample bundle opens");
+        Sample { built, doc_ids: docs.into_iter().map(|d| d.id).collect(), engine }
     };
 }
 
@@ -194,7 +211,8 @@ pub fn query(data: &[u8]) {
     for t in &toks {
         assert!(t.start <= t.end && t.end <= text.len() && text.is_char_boundary(t.start) && text.is_char_boundary(t.end));
     }
-    SAMPLE.with(|eng| {
+    SAMPLE.with(|sample| {
+        let eng = &sample.engine;
         exercise(eng, &text, flags);
         let _ = eng.related(&text, Some(i64::from(flags % 12)), &ctx());
         let _ = eng.get_document(&text);
@@ -204,7 +222,8 @@ pub fn query(data: &[u8]) {
 /// The JSON request decoder and validation: a search request, or (when that fails to
 /// decode) a multi-search request, run against the sample engine.
 pub fn request_json(data: &[u8]) {
-    SAMPLE.with(|eng| {
+    SAMPLE.with(|sample| {
+        let eng = &sample.engine;
         match SearchRequest::from_json(data) {
             Ok(req) => {
                 drive(eng, &req, None);
@@ -219,24 +238,6 @@ pub fn request_json(data: &[u8]) {
         }
         let _ = eng.search_json(data, &ctx());
     });
-}
-
-/// Frame a payload as a stored (uncompressed) shard file, so the fuzzer's bytes reach the
-/// payload decoders instead of dying at the checksum.
-pub fn frame_stored(kind: ShardKind, payload: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(16 + payload.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.push(kind as u8);
-    out.push(0); // codec: stored
-    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-    out.extend_from_slice(&crc32_of(payload).to_le_bytes());
-    out.extend_from_slice(payload);
-    out
-}
-
-fn crc32_of(bytes: &[u8]) -> u32 {
-    crc32fast::hash(bytes)
 }
 
 /// The shard of the sample bundle that the selector byte picks, by kind.
@@ -258,47 +259,33 @@ fn pick(manifest: &mut Manifest, selector: u8) -> (ShardKind, &mut ShardRef) {
 
 /// The bundle loader: the manifest parser (selector byte 0: the rest is a manifest) and
 /// each shard kind's payload decoder (selectors 1–5: the rest is the payload of one shard
-/// of the sample bundle, framed with a valid checksum), then queries over whatever loaded.
+/// of the sample bundle, framed as a shard and listed in the manifest with its checksum, so
+/// the bytes reach the decoder), then queries over whatever loaded.
 pub fn bundle(data: &[u8]) {
     let Some((&selector, rest)) = data.split_first() else { return };
-    let built = BUILT.with(|b| b.clone());
-    if selector % 6 == 0 {
-        if let Some(eng) = loaded(rest, &built.shards) {
-            exercise(&eng, "state machine", selector);
+    SAMPLE.with(|sample| {
+        if selector % 6 == 0 {
+            if let Some(eng) = loaded(rest, files(&sample.built)) {
+                exercise(&eng, "state machine", selector);
+            }
+            return;
         }
-        return;
-    }
-    let mut manifest = built.manifest.clone();
-    let (kind, sref) = pick(&mut manifest, selector);
-    let file = sref.file.clone();
-    let framed = frame_stored(kind, rest);
-    sref.bytes = framed.len() as u64;
-    sref.crc32 = crc32_of(&framed);
-    let shards: Vec<(String, Vec<u8>)> =
-        built.shards.iter().map(|(n, b)| if *n == file { (n.clone(), framed.clone()) } else { (n.clone(), b.clone()) }).collect();
-    let Some(eng) = loaded(&manifest.to_json_bytes(), &shards) else { return };
-    for q in ["state machine", "cach", "authentification", "\"rotate keys\" -oauth2", "type:reference evicts", "日本語"] {
-        exercise(&eng, q, selector);
-    }
-    for d in &built.manifest_doc_ids {
-        let _ = eng.get_document(d);
-        let _ = eng.related(d, Some(5), &ctx());
-    }
-}
-
-/// The sample bundle and its document ids, built once per thread.
-#[derive(Clone)]
-struct Built {
-    manifest: Manifest,
-    shards: Vec<(String, Vec<u8>)>,
-    manifest_doc_ids: Vec<String>,
-}
-
-thread_local! {
-    static BUILT: Built = {
-        let b = sample_bundle();
-        Built { manifest: b.manifest.clone(), shards: b.shards.clone(), manifest_doc_ids: sample_docs().into_iter().map(|d| d.id).collect() }
-    };
+        let mut manifest = sample.built.manifest.clone();
+        let (kind, sref) = pick(&mut manifest, selector);
+        let framed = bundle::encode_shard(kind, rest);
+        sref.bytes = framed.len() as u64;
+        sref.crc32 = crc32fast::hash(&framed);
+        let file = sref.file.clone();
+        let shards = files(&sample.built).map(|(n, b)| (n, if n == file { framed.as_slice() } else { b }));
+        let Some(eng) = loaded(&manifest.to_json_bytes(), shards) else { return };
+        for q in ["state machine", "cach", "authentification", "\"rotate keys\" -oauth2", "type:reference evicts", "日本語"] {
+            exercise(&eng, q, selector);
+        }
+        for d in &sample.doc_ids {
+            let _ = eng.get_document(d);
+            let _ = eng.related(d, Some(5), &ctx());
+        }
+    });
 }
 
 /// Decode one shard of the sample bundle to its payload (for seeds).
@@ -356,13 +343,6 @@ pub fn markdown(data: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn crc_matches_the_bundle_format() {
-        let framed = frame_stored(ShardKind::Docs, b"payload");
-        let sref = ShardRef { file: "x".into(), bytes: framed.len() as u64, crc32: crc32_of(&framed) };
-        assert_eq!(bundle::decode_shard(&framed, ShardKind::Docs, &sref).unwrap(), b"payload");
-    }
 
     #[test]
     fn sample_payloads_round_trip_through_the_bundle_target() {
