@@ -5,6 +5,9 @@ use sift_core::date::days_from_civil;
 use sift_core::{BuildOptions, Context, Engine, SearchRequest, SearchResponse, SiftError, SourceDoc, Step};
 use std::path::{Path, PathBuf};
 
+#[path = "frozen_cases.rs"]
+pub mod frozen;
+
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
 }

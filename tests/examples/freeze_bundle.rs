@@ -1,0 +1,36 @@
+//! Write a frozen bundle and its recorded answers into `tests/frozen/<version>/`:
+//! `cargo run -p sift-tests --example freeze_bundle -- v1`.
+//!
+//! Run this only on purpose: when a new bundle format version is frozen, or when a ranking
+//! change is deliberate (then say so in the commit). `tests/compat.rs` checks that the
+//! current engine still opens every frozen bundle and answers exactly as recorded.
+
+use sift_tests::frozen::{answer_case, v1_options, V1_CASES};
+use sift_tests::{corpus_docs, repo_root};
+
+fn main() {
+    let version = std::env::args().nth(1).unwrap_or_default();
+    if version != "v1" {
+        eprintln!("usage: freeze_bundle v1");
+        std::process::exit(2);
+    }
+    let docs = corpus_docs();
+    let built = sift_core::build(&docs, &v1_options(&docs)).expect("corpus builds");
+    let dir = repo_root().join("tests/frozen").join(&version);
+    let bundle = dir.join("bundle");
+    let _ = std::fs::remove_dir_all(&bundle);
+    std::fs::create_dir_all(&bundle).expect("bundle dir");
+    std::fs::write(bundle.join(sift_core::bundle::MANIFEST_FILE), built.manifest_bytes()).expect("manifest");
+    for (name, bytes) in &built.shards {
+        std::fs::write(bundle.join(name), bytes).expect("shard");
+    }
+    let mut engine = sift_core::Engine::new(&built.manifest_bytes()).expect("opens");
+    for (name, bytes) in &built.shards {
+        engine.add_shard(name, bytes).expect("loads");
+    }
+    let answers: Vec<serde_json::Value> = V1_CASES.iter().map(|c| answer_case(&engine, c)).collect();
+    let mut text = serde_json::to_string_pretty(&answers).expect("json");
+    text.push('\n');
+    std::fs::write(dir.join("answers.json"), text).expect("answers");
+    eprintln!("froze {} shards and {} answers into {}", built.shards.len(), answers.len(), dir.display());
+}

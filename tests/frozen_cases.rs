@@ -1,0 +1,133 @@
+//! The frozen bundles' cases: what `examples/freeze_bundle.rs` built each frozen bundle from,
+//! and the calls whose answers it recorded. `tests/compat.rs` replays the same calls against
+//! the checked-in bundle and expects the recorded answers, byte for byte.
+//!
+//! Changing a case here changes nothing on disk: the recorded answers are only rewritten by
+//! running the freezer on purpose (a new frozen version, or a deliberate ranking change).
+
+use sift_core::{BuildOptions, ChunkVectors, SourceDoc};
+
+/// Dimension of the toy vectors in frozen bundles.
+pub const TOY_DIM: usize = 16;
+
+/// A deterministic stand-in for an embedding model: each analysed term of the text adds a
+/// pseudo-random ±1 pattern (from its FNV hash), the sum L2-normalised. Texts that share
+/// words point the same way, so semantic and hybrid answers mean something, without a model.
+pub fn toy_embedding(text: &str) -> Vec<f32> {
+    let mut v = vec![0f32; TOY_DIM];
+    for term in sift_core::analyzer::terms(text) {
+        let mut h: u64 = 0xcbf29ce484222325;
+        for b in term.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x100000001b3);
+        }
+        for (i, x) in v.iter_mut().enumerate() {
+            *x += if (h >> (i % 64)) & 1 == 1 { 1.0 } else { -1.0 };
+        }
+    }
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    } else {
+        v[0] = 1.0;
+    }
+    v
+}
+
+/// The build options of frozen bundle v1: small shard targets (several term and doc
+/// shards), toy vectors for every chunk.
+pub fn v1_options(docs: &[SourceDoc]) -> BuildOptions {
+    let per_doc = docs.iter().map(|d| sift_core::chunk::chunks_of(d).iter().map(|c| toy_embedding(c)).collect()).collect();
+    BuildOptions {
+        term_shard_target: 512,
+        doc_shard_target: 1024,
+        generator: "sift frozen-v1".into(),
+        vectors: Some(ChunkVectors { model: "toy-fnv-16".into(), dim: TOY_DIM, per_doc }),
+        ..BuildOptions::default()
+    }
+}
+
+/// One recorded call: `search` / `multi_search` take the request JSON; `get_document` and
+/// `related` take `{"id", "limit"?}`. `embed`: the search's query vector is the toy
+/// embedding of its query.
+pub struct Case {
+    pub call: &'static str,
+    pub request: &'static str,
+    pub embed: bool,
+}
+
+const fn search(request: &'static str) -> Case {
+    Case { call: "search", request, embed: false }
+}
+
+const fn embedded(request: &'static str) -> Case {
+    Case { call: "search", request, embed: true }
+}
+
+pub const V1_CASES: &[Case] = &[
+    search(r#"{"query": "cache"}"#),
+    search(r#"{"query": "mcp", "mode": "lexical"}"#),
+    search(r#"{"query": "StateMachine"}"#),
+    search(r#"{"query": "state machine", "explain": true}"#),
+    search(r#"{"query": "authentificate"}"#),
+    search(r#"{"query": "authen"}"#),
+    search(r#"{"query": "\"agentroot to production\""}"#),
+    search(r#"{"query": "cache -memo"}"#),
+    search(r#"{"query": "cache OR memo", "limit": 2, "offset": 1}"#),
+    search(r#"{"query": "agentroot type:guide"}"#),
+    search(r#"{"query": "release", "filters": {"type": ["guide", "blog"]}, "sort": "date"}"#),
+    search(r#"{"query": "agentroot", "since": "2024-01-01", "boost_recent": true}"#),
+    search(r#"{"query": "escaping html", "include_content": true, "limit": 1}"#),
+    search(r#"{"query": "the of and"}"#),
+    search(r#"{"query": "zzqxv wwkkj"}"#),
+    search(r#"{"query": "deploy provider tokens", "explain": true}"#),
+    search(r#"{"query": "x", "limit": 0}"#),
+    search(r#"{"query": "x", "filters": {"colour": "red"}}"#),
+    search(r#"{"query": "   "}"#),
+    embedded(r#"{"query": "keeping answers in memory", "mode": "semantic"}"#),
+    embedded(r#"{"query": "keeping answers in memory", "mode": "hybrid", "explain": true}"#),
+    embedded(r#"{"query": "how do I release my app to production?"}"#),
+    embedded(r#"{"query": "cache", "mode": "hybrid", "filters": {"type": "reference"}}"#),
+    Case { call: "multi_search", request: r#"{"queries": [{"query": "cache"}, {"query": "memo"}], "limit": 5}"#, embed: false },
+    Case { call: "get_document", request: r#"{"id": "reference/cache.md"}"#, embed: false },
+    Case { call: "get_document", request: r#"{"id": "no/such/page.md"}"#, embed: false },
+    Case { call: "related", request: r#"{"id": "reference/cache.md", "limit": 3}"#, embed: false },
+];
+
+/// Run one case against an engine with every shard it asks for at hand, and give the
+/// answer as the contract's JSON: the response, or the error object.
+pub fn answer_case(engine: &sift_core::Engine, case: &Case) -> serde_json::Value {
+    use sift_core::{MultiSearchRequest, SearchRequest, Step};
+    fn done<T: serde::Serialize>(step: Result<Step<T>, sift_core::SiftError>) -> serde_json::Value {
+        match step {
+            Ok(Step::Done(v)) => serde_json::to_value(v).expect("answer serialises"),
+            Ok(Step::Need(files)) => panic!("an engine with every shard asked for {files:?}"),
+            Err(e) => e.to_json(),
+        }
+    }
+    let ctx = crate::ctx();
+    let args: serde_json::Value = serde_json::from_str(case.request).unwrap_or(serde_json::Value::Null);
+    let answer = match case.call {
+        "search" => match SearchRequest::from_json(case.request.as_bytes()) {
+            Ok(req) => {
+                let v = case.embed.then(|| toy_embedding(&req.query));
+                done(engine.search_with(&req, &ctx, v.as_deref()))
+            }
+            Err(e) => e.to_json(),
+        },
+        "multi_search" => match MultiSearchRequest::from_json(case.request.as_bytes()) {
+            Ok(req) => done(engine.multi_search(&req, &ctx)),
+            Err(e) => e.to_json(),
+        },
+        "get_document" => {
+            let mut v = done(engine.get_document(args["id"].as_str().unwrap_or_default()));
+            if let Some(o) = v.as_object_mut() {
+                o.remove("sp"); // storage detail, never part of the contract
+            }
+            v
+        }
+        "related" => done(engine.related(args["id"].as_str().unwrap_or_default(), args["limit"].as_i64(), &ctx)),
+        other => panic!("unknown call {other}"),
+    };
+    serde_json::json!({ "call": case.call, "request": args, "answer": answer })
+}
