@@ -15,7 +15,7 @@ rm -rf "$DIR"
 mkdir -p "$DIR"
 cp www/extension/*.json www/extension/*.js www/extension/*.html www/extension/*.css "$DIR/"
 # The runtime: the engine core only (the extension searches keywords offline; no model).
-cp www/dist/sift.js www/dist/sift-search.js www/dist/sift_wasm.js www/dist/sift_wasm_bg.wasm "$DIR/"
+cp www/dist/sift.js www/dist/host.js www/dist/contract.js www/dist/sift-search.js www/dist/sift_wasm.js www/dist/sift_wasm_bg.wasm "$DIR/"
 "$SIFT" build docs tests/corpus --out "$DIR/bundles/sample" --no-embedder -q
 python3 - "$DIR" "$OUT/sift-docs-search.zip" <<'PY'
 import os, sys, zipfile

@@ -5,7 +5,7 @@
 //! breaks this must bump the bundle format version on purpose and freeze a new bundle
 //! (`cargo run -p sift-tests --example freeze_bundle -- <version>`).
 
-use sift_core::Engine;
+use sift_core::{Engine, MultiSearchRequest, SearchRequest, Step};
 use sift_tests::frozen::{answer_case, Case, V1_CASES};
 use sift_tests::repo_root;
 
@@ -14,48 +14,34 @@ fn open_lazily(dir: &std::path::Path, case: &Case) -> Engine {
     // or the CLI would: the frozen bundle must answer through the host loop too.
     let manifest = std::fs::read(dir.join("manifest.json")).expect("frozen manifest");
     let mut engine = Engine::new(&manifest).unwrap_or_else(|e| panic!("frozen bundle no longer opens: {e}"));
-    for _ in 0..8 {
-        let need = needs(&engine, case);
-        if need.is_empty() {
-            return engine;
-        }
-        for f in need {
-            let bytes = std::fs::read(dir.join(&f)).unwrap_or_else(|e| panic!("frozen shard {f}: {e}"));
-            engine.add_shard(&f, &bytes).unwrap_or_else(|e| panic!("frozen shard {f} refused: {e}"));
-        }
-    }
-    panic!("the engine kept asking for shards");
+    let load = |f: &str| Ok(std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("frozen shard {f}: {e}")));
+    // Errors are part of the recorded answers; only shard loading must succeed here.
+    let _ = engine.drive(|e| answer_step(e, case), load);
+    engine
 }
 
-/// The shards a case still needs (empty: it can answer).
-fn needs(engine: &Engine, case: &Case) -> Vec<String> {
-    use sift_core::{MultiSearchRequest, SearchRequest, Step};
+/// The case's call as one engine step (its answer is rendered by `answer_case`).
+fn answer_step(engine: &Engine, case: &Case) -> Result<Step<()>, sift_core::SiftError> {
     let ctx = sift_tests::ctx();
     let args: serde_json::Value = serde_json::from_str(case.request).unwrap_or_default();
     let id = args["id"].as_str().unwrap_or_default();
-    let vector = SearchRequest::from_json(case.request.as_bytes())
-        .ok()
-        .filter(|_| case.embed)
-        .map(|r| sift_tests::frozen::toy_embedding(&r.query));
-    let step = match case.call {
-        "search" => SearchRequest::from_json(case.request.as_bytes())
-            .and_then(|r| engine.search_with(&r, &ctx, vector.as_deref()))
-            .map(|s| matches!(s, Step::Need(_)).then(|| need_of(s))),
-        "multi_search" => MultiSearchRequest::from_json(case.request.as_bytes())
-            .and_then(|r| engine.multi_search(&r, &ctx))
-            .map(|s| matches!(s, Step::Need(_)).then(|| need_of(s))),
-        "get_document" => engine.get_document(id).map(|s| matches!(s, Step::Need(_)).then(|| need_of(s))),
-        "related" => engine.related(id, args["limit"].as_i64(), &ctx).map(|s| matches!(s, Step::Need(_)).then(|| need_of(s))),
-        other => panic!("unknown call {other}"),
-    };
-    step.ok().flatten().unwrap_or_default()
-}
-
-fn need_of<T>(s: sift_core::Step<T>) -> Vec<String> {
-    match s {
-        sift_core::Step::Need(f) => f,
-        sift_core::Step::Done(_) => Vec::new(),
+    fn unit<T>(s: Step<T>) -> Step<()> {
+        match s {
+            Step::Done(_) => Step::Done(()),
+            Step::Need(f) => Step::Need(f),
+        }
     }
+    Ok(match case.call {
+        "search" => {
+            let req = SearchRequest::from_json(case.request.as_bytes())?;
+            let vector = case.embed.then(|| sift_tests::frozen::toy_embedding(&req.query));
+            unit(engine.search_with(&req, &ctx, vector.as_deref())?)
+        }
+        "multi_search" => unit(engine.multi_search(&MultiSearchRequest::from_json(case.request.as_bytes())?, &ctx)?),
+        "get_document" => unit(engine.get_document(id)?),
+        "related" => unit(engine.related(id, args["limit"].as_i64(), &ctx)?),
+        other => panic!("unknown call {other}"),
+    })
 }
 
 #[test]

@@ -15,7 +15,8 @@
 //! `boost_recent`, pagination and facets.
 
 use sift_core::analyzer;
-use sift_core::rank::{decode_len, encode_len, Bm25fParams, N_FIELDS};
+use sift_core::bundle::docmeta::{decode_len, encode_len};
+use sift_core::rank::{Bm25fParams, N_FIELDS};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A document as the property tests generate it.

@@ -3,6 +3,7 @@
 //! half-written bundle where a site serves from.
 
 use anyhow::{anyhow, Context as _, Result};
+use sift_core::error::ErrorCode;
 use sift_core::{BuiltBundle, Engine, SiftError, Step};
 use std::fs;
 use std::io::Write;
@@ -19,7 +20,7 @@ impl DiskBundle {
         let mpath = dir.join(sift_core::bundle::MANIFEST_FILE);
         let bytes = fs::read(&mpath).map_err(|e| {
             SiftError::new(
-                "bundle_missing",
+                ErrorCode::BundleMissing,
                 format!(
                     "no Sift bundle at {} ({}: {e}); build one with `sift build <SOURCE> --out {}`",
                     dir.display(),
@@ -39,26 +40,23 @@ impl DiskBundle {
 
     pub fn load(&mut self, files: &[String]) -> Result<(), SiftError> {
         for f in files {
-            if self.engine.is_loaded(f) {
-                continue;
+            if !self.engine.is_loaded(f) {
+                let bytes = read_shard(&self.dir, f)?;
+                self.engine.add_shard(f, &bytes)?;
             }
-            let bytes = fs::read(self.dir.join(f))
-                .map_err(|e| SiftError::corrupt(format!("bundle shard {f} cannot be read: {e} (the bundle is incomplete)")))?;
-            self.engine.add_shard(f, &bytes)?;
         }
         Ok(())
     }
 
-    /// Run an engine call to completion, loading the shards it asks for.
-    pub fn drive<T>(&mut self, mut call: impl FnMut(&Engine) -> Result<Step<T>, SiftError>) -> Result<T, SiftError> {
-        for _ in 0..8 {
-            match call(&self.engine)? {
-                Step::Done(v) => return Ok(v),
-                Step::Need(files) => self.load(&files)?,
-            }
-        }
-        Err(SiftError::new("internal", "the engine kept asking for shards"))
+    /// Run an engine call to completion, reading the shards it asks for from disk.
+    pub fn drive<T>(&mut self, call: impl FnMut(&Engine) -> Result<Step<T>, SiftError>) -> Result<T, SiftError> {
+        let dir = self.dir.clone();
+        self.engine.drive(call, |f| read_shard(&dir, f))
     }
+}
+
+fn read_shard(dir: &Path, file: &str) -> Result<Vec<u8>, SiftError> {
+    fs::read(dir.join(file)).map_err(|e| SiftError::corrupt(format!("bundle shard {file} cannot be read: {e} (the bundle is incomplete)")))
 }
 
 /// Write a bundle to `out` atomically: into a sibling temp dir first, then swapped in.

@@ -3,6 +3,7 @@
 
 use crate::bundle_io::DiskBundle;
 use anyhow::{anyhow, Context as _, Result};
+use sift_core::error::ErrorCode;
 use sift_core::{Context, SearchRequest};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -122,7 +123,12 @@ pub fn evaluate(
                         break;
                     }
                 }
-                Err(e) if matches!(e.code, "no_vectors" | "embedder_required" | "embedder_unavailable" | "invalid_mode") => {
+                Err(e)
+                    if matches!(
+                        e.code,
+                        ErrorCode::NoVectors | ErrorCode::EmbedderRequired | ErrorCode::EmbedderUnavailable | ErrorCode::InvalidMode
+                    ) =>
+                {
                     return Err(e.into())
                 }
                 Err(e) if e.is_client_error() => {

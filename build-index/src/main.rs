@@ -12,6 +12,7 @@ use anyhow::Result;
 use bundle_io::DiskBundle;
 use clap::{Parser, Subcommand};
 use sift_core::contract::{FilterValue, Scalar};
+use sift_core::error::ErrorCode;
 use sift_core::{BuildOptions, Context, MultiSearchRequest, SearchRequest, SiftError};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -286,7 +287,7 @@ fn parse_filters(raw: &[String]) -> Result<BTreeMap<String, FilterValue>, SiftEr
         let (k, v) = f
             .split_once('=')
             .filter(|(k, v)| !k.is_empty() && !v.is_empty())
-            .ok_or_else(|| SiftError::new("invalid_filter", format!("--filter takes FIELD=VALUE; got {f:?}")))?;
+            .ok_or_else(|| SiftError::new(ErrorCode::InvalidFilter, format!("--filter takes FIELD=VALUE; got {f:?}")))?;
         out.entry(k.to_string()).or_default().push(Scalar::Str(v.to_string()));
     }
     Ok(out.into_iter().map(|(k, v)| (k, FilterValue::Many(v))).collect())
@@ -353,7 +354,7 @@ fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
         }
         return Ok(());
     }
-    let query = a.query.clone().ok_or_else(|| SiftError::new("empty_query", "give a query, or --multi queries"))?;
+    let query = a.query.clone().ok_or_else(|| SiftError::new(ErrorCode::EmptyQuery, "give a query, or --multi queries"))?;
     let req = SearchRequest {
         query,
         mode: a.mode.clone(),
@@ -427,20 +428,14 @@ pub fn query_vector(bundle: &DiskBundle, req: &SearchRequest) -> Result<Option<V
             eprintln!("note: the embedding model is not installed (`sift model fetch`); searching by keywords only");
             return Ok(None);
         }
-        return Err(SiftError::new("embedder_unavailable", "this search needs the embedding model; run `sift model fetch`"));
+        return Err(SiftError::new(ErrorCode::EmbedderUnavailable, "this search needs the embedding model; run `sift model fetch`"));
     };
-    let e = loaded.map_err(|e| SiftError::new("embedder_unavailable", e))?;
-    let v = e.embed(&[req.query.as_str()]).map_err(|e| SiftError::new("internal", e.to_string()))?;
+    let e = loaded.map_err(|e| SiftError::new(ErrorCode::EmbedderUnavailable, e))?;
+    let v = e.embed(&[req.query.as_str()]).map_err(|e| SiftError::new(ErrorCode::Internal, e.to_string()))?;
     Ok(v.into_iter().next())
 }
 
 /// Terminal rendering of the HTML-safe strings: marks as [brackets], entities decoded.
 fn plain(html: &str) -> String {
-    html.replace("<mark>", "[")
-        .replace("</mark>", "]")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&#39;", "'")
-        .replace("&amp;", "&")
+    sift_core::snippet::marked_parts(html).into_iter().map(|(t, m)| if m { format!("[{t}]") } else { t }).collect()
 }

@@ -10,17 +10,10 @@
 //   GET  /health
 //   POST /mcp               Model Context Protocol, Streamable HTTP (JSON-RPC 2.0)
 
-import { Sift, SiftError, asSiftError } from "../../www/dist/sift.js";
+import { Sift, SiftError, asSiftError, statusOf, LIMITS } from "../../www/dist/sift.js";
 import { handleMcp } from "./mcp.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
-const SERVER_ERRORS = new Set(["bundle_corrupt", "bundle_version", "bundle_missing", "internal", "network", "runtime_unavailable", "model_unavailable"]);
-
-export function statusOf(err) {
-  if (err.code === "not_found") return 404;
-  if (err.code === "payload_too_large") return 413;
-  return SERVER_ERRORS.has(err.code) ? 500 : 400;
-}
 
 /** One Sift per isolate, loaded on the first request from the bundle in static assets. */
 export function makeApp({ coreWasm, embedWasm }) {
@@ -124,7 +117,7 @@ export function makeApp({ coreWasm, embedWasm }) {
 
   const positiveLimit = (v) => {
     if (v === null) return undefined;
-    if (!/^\d+$/.test(v)) throw new SiftError("invalid_limit", `limit must be an integer from 1 to 50; got ${JSON.stringify(v)}`);
+    if (!/^\d+$/.test(v)) throw new SiftError("invalid_limit", `limit must be an integer from 1 to ${LIMITS.maxLimit}; got ${JSON.stringify(v)}`);
     return Number(v);
   };
 
@@ -134,7 +127,6 @@ export function makeApp({ coreWasm, embedWasm }) {
     const only = (...methods) => {
       if (!methods.includes(method)) {
         const e = new SiftError("method_not_allowed", `${method} is not allowed on ${pathname}; use ${methods.join(" or ")}`);
-        e.status = 405;
         e.allow = methods.join(", ");
         throw e;
       }
@@ -200,7 +192,7 @@ export function makeApp({ coreWasm, embedWasm }) {
         const err = asSiftError(e);
         const headers = { ...cors };
         if (e?.allow) headers.allow = e.allow;
-        const status = e?.status ?? statusOf(err);
+        const status = statusOf(err.code);
         if (status >= 500) console.error(`sift worker: ${err.code}: ${err.message}`);
         return json({ error: { code: err.code, message: err.message } }, status, headers);
       }

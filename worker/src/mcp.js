@@ -3,7 +3,7 @@
 // Tools: search, multi_search, get_document, related — previews sized for an agent's context,
 // with a hint on how to read more.
 
-import { SiftError, asSiftError, markedParts } from "../../www/dist/sift.js";
+import { SiftError, asSiftError, plainText as plain, LIMITS, statusOf } from "../../www/dist/sift.js";
 
 const PROTOCOL_VERSIONS = ["2025-06-18", "2025-03-26", "2024-11-05"];
 const SERVER_INFO = { name: "sift", title: "Sift documentation search", version: "0.1.0" };
@@ -20,9 +20,9 @@ const filtersSchema = {
 const querySchema = {
   type: "object",
   properties: {
-    query: { type: "string", minLength: 1, maxLength: 2048, description: "Words, \"exact phrases\", -excluded words, a OR b, field:value." },
-    limit: { type: "integer", minimum: 1, maximum: 50, default: 5 },
-    offset: { type: "integer", minimum: 0, maximum: 10000, default: 0 },
+    query: { type: "string", minLength: 1, maxLength: LIMITS.maxQueryBytes, description: "Words, \"exact phrases\", -excluded words, a OR b, field:value." },
+    limit: { type: "integer", minimum: 1, maximum: LIMITS.maxLimit, default: 5 },
+    offset: { type: "integer", minimum: 0, maximum: LIMITS.maxOffset, default: 0 },
     mode: { type: "string", enum: ["auto", "lexical", "semantic", "hybrid"], description: "auto (default) picks by the query's shape" },
     filters: filtersSchema,
     since: { type: "string", description: "ISO date (2024-01-31) or a span: 7d, 2w, 3m, 1y" },
@@ -44,12 +44,12 @@ export const TOOLS = [
   {
     name: "multi_search",
     title: "Several searches at once",
-    description: "Run 1–30 queries (e.g. rephrasings of one question) and merge them by rank fusion, de-duplicated. Each result says which queries found it.",
+    description: `Run 1–${LIMITS.maxMultiQueries} queries (e.g. rephrasings of one question) and merge them by rank fusion, de-duplicated. Each result says which queries found it.`,
     inputSchema: {
       type: "object",
       properties: {
-        queries: { type: "array", minItems: 1, maxItems: 30, items: querySchema },
-        limit: { type: "integer", minimum: 1, maximum: 50, default: 5 },
+        queries: { type: "array", minItems: 1, maxItems: LIMITS.maxMultiQueries, items: querySchema },
+        limit: { type: "integer", minimum: 1, maximum: LIMITS.maxLimit, default: 5 },
         offset: { type: "integer", minimum: 0, default: 0 },
       },
       required: ["queries"],
@@ -64,7 +64,7 @@ export const TOOLS = [
     inputSchema: {
       type: "object",
       properties: {
-        id: { type: "string", minLength: 1, maxLength: 2048 },
+        id: { type: "string", minLength: 1, maxLength: LIMITS.maxQueryBytes },
         offset: { type: "integer", minimum: 0, default: 0, description: "Character offset to start from (the previous answer's next_offset)" },
         max_chars: { type: "integer", minimum: 200, maximum: DOC_MAX_CHARS, default: DOC_DEFAULT_CHARS },
       },
@@ -79,7 +79,7 @@ export const TOOLS = [
     description: "Pages about the same things as the page with this id (by meaning when the index has vectors), without the page itself.",
     inputSchema: {
       type: "object",
-      properties: { id: { type: "string", minLength: 1, maxLength: 2048 }, limit: { type: "integer", minimum: 1, maximum: 50, default: 5 } },
+      properties: { id: { type: "string", minLength: 1, maxLength: LIMITS.maxQueryBytes }, limit: { type: "integer", minimum: 1, maximum: LIMITS.maxLimit, default: 5 } },
       required: ["id"],
       additionalProperties: false,
     },
@@ -94,8 +94,6 @@ class RpcError extends Error {
     this.data = data;
   }
 }
-
-const plain = (html) => markedParts(html).map((p) => p.text).join("");
 
 const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
@@ -254,7 +252,7 @@ export async function handleMcp(req, env, { sift, readJson, json }) {
   try {
     body = await readJson(req);
   } catch (e) {
-    const status = e.code === "payload_too_large" ? 413 : 400;
+    const status = statusOf(e.code);
     return json({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `Parse error: ${e.message}` } }, status);
   }
   const one = async (msg) => {

@@ -3,7 +3,8 @@
 // the manifest lists) and read from there ever after, so they answer offline; the list
 // lives in chrome.storage.local. Shared by the service worker, the popup and the options page.
 
-import { Sift, SiftError } from "./sift.js";
+import { Sift, SiftError, bundleBase } from "./sift.js";
+import { fetchOk } from "./host.js";
 
 export const PACKAGED = { id: "sample", name: "Sift sample docs", base: chrome.runtime.getURL("bundles/sample/"), packaged: true };
 const LIST_KEY = "bundles";
@@ -18,20 +19,6 @@ async function saveList(added) {
   await chrome.storage.local.set({ [LIST_KEY]: added });
 }
 
-function normaliseBase(url) {
-  let u;
-  try {
-    u = new URL(url);
-  } catch (_) {
-    throw new SiftError("invalid_request", `not a URL: ${JSON.stringify(url)} (expected something like https://example.org/_sift/)`);
-  }
-  if (u.protocol !== "https:" && u.protocol !== "http:") throw new SiftError("invalid_request", "bundle URLs must be http(s)");
-  if (!u.pathname.endsWith("/")) u.pathname += "/";
-  u.search = "";
-  u.hash = "";
-  return u.href;
-}
-
 /** A fetch that answers from the bundle's cache only: added bundles never touch the network after download. */
 export function cachedFetch(id) {
   return async (url) => {
@@ -43,16 +30,7 @@ export function cachedFetch(id) {
 }
 
 async function download(id, base) {
-  const get = async (file) => {
-    let res;
-    try {
-      res = await fetch(base + file, { cache: "no-store" });
-    } catch (e) {
-      throw new SiftError("network", `${base}${file} could not be fetched (${e.message}); is the site up and is this a Sift bundle URL?`);
-    }
-    if (!res.ok) throw new SiftError("network", `${base}${file} answered HTTP ${res.status}`);
-    return res;
-  };
+  const get = (file) => fetchOk(fetch, base + file, file === "manifest.json" ? "the bundle manifest (is this a Sift bundle URL?)" : `bundle shard ${file}`, { cache: "no-store" });
   const manifestRes = await get("manifest.json");
   const manifestBytes = await manifestRes.clone().arrayBuffer();
   // Validate before storing anything: the engine refuses what is not a Sift bundle.
@@ -80,7 +58,7 @@ async function download(id, base) {
 }
 
 export async function addBundle(url, name) {
-  const base = normaliseBase(url);
+  const base = bundleBase(url, { userInput: true });
   const list = await listBundles();
   if (list.some((b) => b.base === base)) throw new SiftError("invalid_request", `${base} is already added`);
   const id = `b${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;

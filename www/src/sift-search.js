@@ -6,7 +6,7 @@
 // options. Everything lives in a shadow root, so the page's CSS cannot break it, and every
 // string from the index is rendered as text: only the engine's <mark> tags become elements.
 
-import { Sift, asSiftError, markedParts } from "./sift.js";
+import { Sift, asSiftError, markedParts, LIMITS } from "./sift.js";
 
 const STYLE = `
 :host { all: initial; display: inline-block; font-family: var(--sift-font, system-ui, -apple-system, "Segoe UI", sans-serif);
@@ -131,7 +131,7 @@ export class SiftSearchElement extends HTMLElement {
 
   get #limit() {
     const n = parseInt(this.getAttribute("limit") ?? "8", 10);
-    return Number.isFinite(n) && n >= 1 && n <= 50 ? n : 8;
+    return Number.isFinite(n) && n >= 1 && n <= LIMITS.maxLimit ? n : 8;
   }
 
   get #facetFields() {

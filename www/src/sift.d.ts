@@ -89,7 +89,8 @@ export interface Section {
   text: string;
 }
 
-export interface StoredDocument {
+/** A page as getDocument returns it (the contract's Document). */
+export interface Document {
   id: string;
   url: string;
   title: string;
@@ -110,7 +111,7 @@ export interface LoadOptions {
 }
 
 export declare class SiftError extends Error {
-  /** invalid_request, query_too_long, too_many_clauses, not_found, bundle_missing, corrupt_bundle, network, no_vectors, model_unavailable, internal, … */
+  /** One of the contract's codes (keys of ERRORS): invalid_request, query_too_long, not_found, bundle_missing, bundle_corrupt, network, no_vectors, embedder_unavailable, internal, … */
   code: string;
   message: string;
   toJSON(): { code: string; message: string };
@@ -137,8 +138,31 @@ export declare class Sift {
   preload(): Promise<number>;
   search(request: SearchRequest | string): Promise<SearchResponse>;
   multiSearch(request: MultiSearchRequest): Promise<MultiSearchResponse>;
-  getDocument(id: string): Promise<StoredDocument | null>;
+  getDocument(id: string): Promise<Document | null>;
   related(id: string, options?: { limit?: number }): Promise<SearchResponse>;
 }
+
+/** The contract's limits (generated from the engine: contract.js). */
+export declare const LIMITS: Readonly<{
+  maxQueryBytes: number;
+  maxClauses: number;
+  maxLimit: number;
+  defaultLimit: number;
+  maxOffset: number;
+  maxMultiQueries: number;
+  maxHostRounds: number;
+}>;
+/** Every error code with its HTTP status and meaning (generated from the engine). */
+export declare const ERRORS: Readonly<Record<string, Readonly<{ status: number; meaning: string }>>>;
+/** HTTP status of an error code (500 for an unknown one). */
+export declare function statusOf(code: string): number;
+/** Whether an error code means the caller is at fault (4xx). */
+export declare function isClientError(code: string): boolean;
+/** An HTML-safe engine string (title, snippet) as plain parts, entities decoded. */
+export declare function markedParts(html: string): { text: string; mark: boolean }[];
+/** An HTML-safe engine string as plain text. */
+export declare function plainText(html: string): string;
+/** A bundle folder's URL ending in "/"; with userInput, only absolute http(s) URLs. */
+export declare function bundleBase(base?: string, options?: { userInput?: boolean }): string;
 
 export default Sift;

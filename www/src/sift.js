@@ -6,57 +6,10 @@
 // and the engine is rebuilt on the next call, so one bad moment never freezes a search box.
 
 import initCore, { SiftEngine, memoryBytes as coreMemoryBytes } from "./sift_wasm.js";
+import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchBytes, drive } from "./host.js";
+import { LIMITS, ERRORS, statusOf, isClientError } from "./contract.js";
 
-export class SiftError extends Error {
-  constructor(code, message, cause) {
-    super(message);
-    this.name = "SiftError";
-    this.code = code;
-    if (cause !== undefined) this.cause = cause;
-  }
-  toJSON() {
-    return { code: this.code, message: this.message };
-  }
-}
-
-/** Turn whatever a wasm call (or a host) threw into a SiftError. */
-export function asSiftError(e) {
-  if (e instanceof SiftError) return e;
-  if (e && typeof e === "object" && typeof e.code === "string" && typeof e.message === "string") {
-    return new SiftError(e.code, e.message);
-  }
-  if (typeof e === "string") {
-    try {
-      const o = JSON.parse(e);
-      if (o && typeof o.code === "string") return new SiftError(o.code, o.message);
-    } catch (_) {
-      /* not JSON: fall through */
-    }
-    return new SiftError("internal", e);
-  }
-  if (typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError) {
-    return new SiftError("internal", `the search engine stopped unexpectedly (${e.message}); it will be reloaded`, e);
-  }
-  return new SiftError("internal", String(e && e.message ? e.message : e), e);
-}
-
-const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", "#39": "'", "#x27": "'" };
-
-/**
- * The engine's HTML-safe strings (result titles and snippets: escaped text, matches in
- * <mark>) as plain parts, entities decoded: [{text, mark}]. Every surface renders from
- * this — DOM text nodes, omnibox XML, plain text for agents — never by parsing HTML.
- */
-export function markedParts(html) {
-  const parts = [];
-  let mark = false;
-  for (const piece of String(html ?? "").split(/(<mark>|<\/mark>)/)) {
-    if (piece === "<mark>") mark = true;
-    else if (piece === "</mark>") mark = false;
-    else if (piece) parts.push({ text: piece.replace(/&(amp|lt|gt|quot|apos|#39|#x27);/g, (_, e) => ENTITIES[e]), mark });
-  }
-  return parts;
-}
+export { SiftError, asSiftError, markedParts, plainText, bundleBase, LIMITS, ERRORS, statusOf, isClientError };
 
 const coreReady = new Map(); // wasm URL (or "default") → init promise: one instance per page
 
@@ -77,29 +30,6 @@ function initOnce(wasmUrl, fetchImpl) {
 }
 
 const today = () => Math.floor(Date.now() / 86400000);
-
-function normaliseBase(base) {
-  let b = String(base ?? "/_sift/");
-  if (!b.endsWith("/")) b += "/";
-  try {
-    return new URL(b, globalThis.location ? globalThis.location.href : undefined).href;
-  } catch (_) {
-    return b; // a relative base with no page URL (workers with a custom fetch)
-  }
-}
-
-async function fetchBytes(fetchImpl, url, what) {
-  let res;
-  try {
-    res = await fetchImpl(url);
-  } catch (e) {
-    throw new SiftError("network", `${what} could not be fetched from ${url}: ${e && e.message ? e.message : e}`, e);
-  }
-  if (!res.ok) {
-    throw new SiftError(res.status === 404 ? "bundle_missing" : "network", `${what} at ${url} answered HTTP ${res.status}`);
-  }
-  return new Uint8Array(await res.arrayBuffer());
-}
 
 /**
  * A loaded bundle. `Sift.load(base, options)`:
@@ -144,7 +74,7 @@ export class Sift {
 
   static async load(base = "/_sift/", options = {}) {
     const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
-    const url = normaliseBase(base);
+    const url = bundleBase(base);
     await initOnce(options.wasmUrl, fetchImpl);
     const manifest = await fetchBytes(fetchImpl, url + "manifest.json", "the bundle manifest");
     try {
@@ -215,7 +145,7 @@ export class Sift {
     const mod = await import("./sift_embed_wasm.js");
     if (this.#opts.embedWasmUrl instanceof WebAssembly.Module) await mod.default({ module_or_path: this.#opts.embedWasmUrl });
     else await mod.default(this.#opts.embedWasmUrl ? { module_or_path: this.#fetch(String(this.#opts.embedWasmUrl)) } : undefined);
-    const modelBase = normaliseBase(this.#opts.modelUrl ?? this.#base + "model/");
+    const modelBase = bundleBase(this.#opts.modelUrl ?? this.#base + "model/");
     const name = this.#facts.vectors?.model ?? "model";
     const [model, tokenizer] = await Promise.all([
       this.#cachedBytes(modelBase + "model.onnx", name, "the embedding model"),
@@ -288,19 +218,12 @@ export class Sift {
     return this.#shards.get(file);
   }
 
-  async #drive(call) {
-    for (let round = 0; round < 8; round++) {
-      const step = JSON.parse(this.#call(call));
-      if (step.need === undefined) return step.done;
-      const files = step.need;
-      const bytes = await Promise.all(files.map((f) => this.#shard(f)));
-      files.forEach((f, i) => {
-        if (!this.#engine.isLoaded(f)) {
-          this.#call(() => this.#engine.addShard(f, bytes[i]));
-        }
-      });
-    }
-    throw new SiftError("internal", "the engine kept asking for shards");
+  #drive(call) {
+    return drive(() => this.#call(call), {
+      shardBytes: (f) => this.#shard(f),
+      isLoaded: (f) => this.#engine.isLoaded(f),
+      addShard: (f, bytes) => this.#call(() => this.#engine.addShard(f, bytes)),
+    });
   }
 
   /** Every shard file of the bundle (what an offline copy must hold, besides manifest.json). */
@@ -344,7 +267,7 @@ export class Sift {
           semantic = "ready";
           this._lastEmbedMs = performance.now() - te;
         } else if (explicit) {
-          throw this.#embedError ?? new SiftError("model_unavailable", "the embedding model could not be loaded");
+          throw this.#embedError ?? new SiftError("embedder_unavailable", "the embedding model could not be loaded");
         }
       } else {
         semantic = this.#embedState;
@@ -371,9 +294,7 @@ export class Sift {
   /** The stored document (title, url, metadata, sections), or null. */
   async getDocument(id) {
     if (typeof id !== "string" || id === "") throw new SiftError("invalid_request", "getDocument takes a document id string");
-    const doc = await this.#drive(() => this.#engine.getDocument(id));
-    if (doc) delete doc.sp; // internal positions, not part of the contract
-    return doc ?? null;
+    return (await this.#drive(() => this.#engine.getDocument(id))) ?? null;
   }
 
   /** Pages like the page `id` (by meaning when the bundle has vectors), without it. */

@@ -2,17 +2,17 @@
 //! deterministic: the same documents in the same order give the same bytes.
 
 use crate::analyzer::{self, Token};
-use crate::bundle::{self, DocShardRef, Manifest, ShardKind, ShardRef, TermShardRef};
+use crate::bundle::docmeta::{self, DocMeta};
+use crate::bundle::docstore::{visit_doc_fields, StoredDoc, ANALYSIS_PIECE_BYTES};
+use crate::bundle::filters::FilterIndex;
+use crate::bundle::terms::{ShardWriter, TermEntry};
+use crate::bundle::vectors::VectorSet;
+use crate::bundle::{self, ids, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
 use crate::date;
-use crate::doc::{SourceDoc, StoredDoc};
+use crate::doc::SourceDoc;
 use crate::error::SiftError;
 use crate::rank::{self, Bm25fParams, N_FIELDS};
-use crate::varint;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-
-/// Positions left empty between fields and between sections, so a phrase never matches
-/// across a boundary.
-pub const POSITION_GAP: u32 = 8;
 
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -71,67 +71,6 @@ impl BuiltBundle {
     pub fn total_bytes(&self) -> u64 {
         self.manifest_bytes().len() as u64 + self.shards.iter().map(|(_, b)| b.len() as u64).sum::<u64>()
     }
-}
-
-#[derive(Default)]
-struct TermPostings {
-    /// (doc, per-field tf, positions)
-    docs: Vec<(u32, [u32; N_FIELDS], Vec<u32>)>,
-    surfaces: HashMap<String, u32>,
-}
-
-/// Long texts are analysed this many bytes at a time (cut after whitespace, where no word
-/// can span), so a huge page's tokens are never all in memory at once: a 60 MB page
-/// peaked at 955 MB when its 10 million tokens were built in one vector.
-const ANALYSIS_PIECE_BYTES: usize = 64 << 10;
-
-/// Walk a document's fields in index order — title, path, then each section's heading and
-/// body — calling `f(field, text, tokens)` for each piece of at most about `piece_bytes`
-/// of a field's text, with positions laid out in one space (the one definition of the
-/// position layout). Returns the position where each section starts.
-fn visit_doc_fields(doc: &SourceDoc, piece_bytes: usize, mut f: impl FnMut(usize, &str, &[Token])) -> Vec<u32> {
-    let mut pos = 0u32;
-    let mut buf = Vec::new();
-    let mut push = |field: usize, text: &str, pos: &mut u32| {
-        let mut next = *pos;
-        for piece in pieces(text, piece_bytes) {
-            buf.clear();
-            next = analyzer::tokenize(piece, next, &mut buf);
-            f(field, piece, &buf);
-        }
-        *pos = next + POSITION_GAP;
-    };
-    push(rank::FIELD_TITLE, &doc.title, &mut pos);
-    push(rank::FIELD_PATH, &doc.path, &mut pos);
-    let mut starts = Vec::with_capacity(doc.sections.len());
-    for s in &doc.sections {
-        starts.push(pos);
-        if !s.heading.is_empty() {
-            push(rank::FIELD_HEADINGS, &s.heading, &mut pos);
-        }
-        push(rank::FIELD_BODY, &s.text, &mut pos);
-    }
-    starts
-}
-
-/// `text` in consecutive pieces of about `size` bytes, each ending just after an ASCII
-/// whitespace byte (or at the end): word segmentation never joins across whitespace, so
-/// analysing the pieces one after another gives the same tokens as analysing the whole.
-fn pieces(text: &str, size: usize) -> impl Iterator<Item = &str> {
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
-        }
-        let cut = if rest.len() <= size {
-            rest.len()
-        } else {
-            rest.as_bytes()[size..].iter().position(u8::is_ascii_whitespace).map(|i| size + i + 1).unwrap_or(rest.len())
-        };
-        let (piece, tail) = rest.split_at(cut);
-        rest = tail;
-        Some(piece)
-    })
 }
 
 /// `items.map(f)` on every core when the `parallel` feature is on (native builds), in order.
@@ -228,8 +167,8 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     }
 
     // 1. Postings: documents analysed in parallel, merged in document order.
-    let mut postings: HashMap<String, TermPostings> = HashMap::new();
-    let mut field_lens: Vec<[u8; N_FIELDS]> = Vec::with_capacity(docs.len());
+    let mut postings: HashMap<String, TermEntry> = HashMap::new();
+    let mut meta = DocMeta { lens: Vec::with_capacity(docs.len()), dates: Vec::with_capacity(docs.len()) };
     let mut len_sum = [0f64; N_FIELDS];
     let mut section_starts: Vec<Vec<u32>> = Vec::with_capacity(docs.len());
     for (doc_id, a) in par_map(docs, analyse).into_iter().enumerate() {
@@ -250,72 +189,48 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
                 docs[doc_id].id, a.dropped
             ));
         }
-        let mut lens = [0u8; N_FIELDS];
+        meta.lens.push(std::array::from_fn(|f| docmeta::encode_len(a.lens[f])));
         for f in 0..N_FIELDS {
-            lens[f] = rank::encode_len(a.lens[f]);
             len_sum[f] += f64::from(a.lens[f]);
         }
-        field_lens.push(lens);
         section_starts.push(a.section_starts);
     }
     let n = docs.len().max(1) as f64;
     let avg_field_len: [f32; N_FIELDS] = std::array::from_fn(|f| (len_sum[f] / n) as f32);
 
-    // 2. Term shards.
-    let mut terms: Vec<String> = postings.keys().cloned().collect();
+    // 2. Term shards (payloads first; compression and hashing run in parallel at the end).
+    let mut terms: Vec<&String> = postings.keys().collect();
     terms.sort_unstable();
-    // Payloads first; compression and hashing run in parallel at the end.
-    let mut term_payloads: Vec<(String, String, Vec<u8>)> = Vec::new();
-    let mut cur_terms: Vec<(String, u64)> = Vec::new();
-    let mut cur_post: Vec<u8> = Vec::new();
+    let mut writer = ShardWriter::new(opts.term_shard_target);
     for term in &terms {
-        let tp = &postings[term];
-        if !cur_terms.is_empty() && cur_post.len() >= opts.term_shard_target {
-            term_payloads.push(term_shard_payload(&mut cur_terms, &mut cur_post)?);
-        }
-        cur_terms.push((term.clone(), cur_post.len() as u64));
-        encode_postings(term, tp, &mut cur_post);
+        writer.push(term, &postings[*term])?;
     }
-    if !cur_terms.is_empty() || term_payloads.is_empty() {
-        term_payloads.push(term_shard_payload(&mut cur_terms, &mut cur_post)?);
-    }
+    let term_payloads = writer.finish()?;
 
     // 3. Doc metadata: quantised lengths and dates.
-    let mut meta = Vec::with_capacity(docs.len() * 6 + 8);
-    varint::put(&mut meta, docs.len() as u64);
-    for l in &field_lens {
-        meta.extend_from_slice(l);
-    }
     for d in docs {
         let days = d.date.as_deref().and_then(date::parse_iso_days);
         if d.date.is_some() && days.is_none() {
             warnings.push(format!("{}: date {:?} is not an ISO date; ignored", d.id, d.date.as_deref().unwrap_or("")));
         }
-        varint::put(&mut meta, days.map(|x| zigzag(x) + 1).unwrap_or(0));
+        meta.dates.push(days);
     }
+    let meta_payload = meta.encode();
 
     // 4. Filters: value → doc set, per filterable field.
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
-    let mut fbytes = Vec::new();
-    varint::put(&mut fbytes, filter_fields.len() as u64);
+    let mut filters = FilterIndex::default();
     for field in &filter_fields {
-        let mut values: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+        let values = filters.fields.entry(field.clone()).or_default();
         for (i, d) in docs.iter().enumerate() {
-            if let Some(vs) = d.metadata.get(field) {
-                for v in vs.iter().collect::<BTreeSet<_>>() {
-                    values.entry(v.as_str()).or_default().push(i as u32);
-                }
+            for v in d.metadata.get(field).into_iter().flatten().collect::<BTreeSet<_>>() {
+                values.entry(v.clone()).or_default().push(i as u32);
             }
         }
-        varint::put_str(&mut fbytes, field);
-        varint::put(&mut fbytes, values.len() as u64);
-        for (v, ids) in values {
-            varint::put_str(&mut fbytes, v);
-            put_doc_list(&mut fbytes, &ids);
-        }
     }
+    let filter_payload = filters.encode();
 
-    // 5. Document store.
+    // 5. Document store, in doc-number ranges.
     let mut doc_payloads: Vec<(u32, u32, Vec<u8>)> = Vec::new();
     let mut batch: Vec<StoredDoc> = Vec::new();
     let mut batch_bytes = 0usize;
@@ -333,29 +248,31 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         batch_bytes += sd.sections.iter().map(|s| s.text.len() + s.heading.len()).sum::<usize>() + 128;
         batch.push(sd);
         if batch_bytes >= opts.doc_shard_target || i + 1 == docs.len() {
-            let json = serde_json::to_vec(&batch).map_err(|e| SiftError::new("internal", e.to_string()))?;
-            doc_payloads.push((first_doc, batch.len() as u32, json));
+            doc_payloads.push((first_doc, batch.len() as u32, StoredDoc::encode(&batch)?));
             first_doc = i as u32 + 1;
             batch.clear();
             batch_bytes = 0;
         }
     }
 
-    // 6. Vector set, quantised.
+    // 6. The id index.
+    let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
+
+    // 7. Vector set, quantised.
     let mut vector_payloads: Vec<Vec<u8>> = Vec::new();
     let mut vector_chunks = 0usize;
     if let Some(cv) = &opts.vectors {
         if cv.per_doc.len() != docs.len() {
             return Err(SiftError::invalid(format!("{} documents but vectors for {}", docs.len(), cv.per_doc.len())));
         }
-        let mut set = crate::vectors::VectorSet::new(cv.dim);
+        let mut set = VectorSet::new(cv.dim);
         for (d, chunks) in cv.per_doc.iter().enumerate() {
             for v in chunks {
                 set.push(d as u32, v)?;
                 vector_chunks += 1;
                 if set.len() == VECTOR_SHARD_CHUNKS {
                     vector_payloads.push(set.encode());
-                    set = crate::vectors::VectorSet::new(cv.dim);
+                    set = VectorSet::new(cv.dim);
                 }
             }
         }
@@ -364,31 +281,36 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         }
     }
 
-    // 7. Frame, compress and name every shard (in parallel on native builds).
-    let mut jobs: Vec<(ShardKind, &[u8])> = vec![(ShardKind::DocMeta, &meta), (ShardKind::Filters, &fbytes)];
+    // 8. Frame, compress and name every shard (in parallel on native builds).
+    let mut jobs: Vec<(ShardKind, &[u8])> = vec![(ShardKind::DocMeta, &meta_payload), (ShardKind::Filters, &filter_payload)];
     jobs.extend(term_payloads.iter().map(|t| (ShardKind::Terms, t.2.as_slice())));
     jobs.extend(doc_payloads.iter().map(|d| (ShardKind::Docs, d.2.as_slice())));
     jobs.extend(vector_payloads.iter().map(|v| (ShardKind::Vectors, v.as_slice())));
+    jobs.extend(id_payloads.iter().map(|t| (ShardKind::Ids, t.2.as_slice())));
     let framed = par_map(&jobs, |(kind, payload)| shard_file(*kind, payload));
     let mut refs = framed.iter().map(|(r, _)| r.clone());
     let docmeta = refs.next().expect("docmeta framed");
     let filters = refs.next().expect("filters framed");
-    let term_shards: Vec<TermShardRef> = term_payloads
-        .iter()
-        .zip(refs.by_ref())
-        .map(|((first, last, _), shard)| TermShardRef { shard, first: first.clone(), last: last.clone() })
-        .collect();
+    let ranged = |payloads: &[(String, String, Vec<u8>)], refs: &mut dyn Iterator<Item = ShardRef>| -> Vec<KeyRangeShardRef> {
+        payloads
+            .iter()
+            .zip(refs)
+            .map(|((first, last, _), shard)| KeyRangeShardRef { shard, first: first.clone(), last: last.clone() })
+            .collect()
+    };
+    let term_shards = ranged(&term_payloads, &mut refs);
     let doc_shards: Vec<DocShardRef> = doc_payloads
         .iter()
         .zip(refs.by_ref())
         .map(|((first_doc, n, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n })
         .collect();
-    let vectors = opts.vectors.as_ref().map(|cv| bundle::VectorsRef {
+    let vectors = opts.vectors.as_ref().map(|cv| VectorsRef {
         model: cv.model.clone(),
         dim: cv.dim as u32,
         chunks: vector_chunks as u32,
-        shards: refs.by_ref().collect(),
+        shards: refs.by_ref().take(vector_payloads.len()).collect(),
     });
+    let id_shards = ranged(&id_payloads, &mut refs);
     let shards: Vec<(String, Vec<u8>)> = framed.into_iter().map(|(_, f)| f).collect();
 
     let manifest = Manifest {
@@ -404,76 +326,10 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         filters,
         term_shards,
         doc_shards,
+        id_shards,
         vectors,
     };
     Ok(BuiltBundle { manifest, shards, warnings })
-}
-
-fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
-pub(crate) fn unzigzag(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
-}
-
-fn put_doc_list(out: &mut Vec<u8>, ids: &[u32]) {
-    varint::put(out, ids.len() as u64);
-    let mut prev = 0u32;
-    for (k, &id) in ids.iter().enumerate() {
-        varint::put(out, u64::from(if k == 0 { id } else { id - prev }));
-        prev = id;
-    }
-}
-
-/// Postings of one term: `df`, the most common surface form ("" when it is the term
-/// itself), then per doc: doc delta, field mask, tf per set field, positions (delta).
-fn encode_postings(term: &str, tp: &TermPostings, out: &mut Vec<u8>) {
-    varint::put(out, tp.docs.len() as u64);
-    let surface = tp
-        .surfaces
-        .iter()
-        .max_by(|a, b| a.1.cmp(b.1).then_with(|| b.0.cmp(a.0)))
-        .map(|(s, _)| s.as_str())
-        .filter(|s| *s != term)
-        .unwrap_or("");
-    varint::put_str(out, surface);
-    let mut prev = 0u32;
-    for (k, (doc, tf, pos)) in tp.docs.iter().enumerate() {
-        varint::put(out, u64::from(if k == 0 { *doc } else { doc - prev }));
-        prev = *doc;
-        let mask: u8 = (0..N_FIELDS).filter(|&f| tf[f] > 0).fold(0, |m, f| m | (1 << f));
-        out.push(mask);
-        for f in 0..N_FIELDS {
-            if tf[f] > 0 {
-                varint::put(out, u64::from(tf[f]));
-            }
-        }
-        varint::put(out, pos.len() as u64);
-        let mut pp = 0u32;
-        for &p in pos {
-            varint::put(out, u64::from(p - pp));
-            pp = p;
-        }
-    }
-}
-
-/// A term shard's payload: `u32 fst_len | fst | postings`, with its first and last term.
-fn term_shard_payload(terms: &mut Vec<(String, u64)>, post: &mut Vec<u8>) -> Result<(String, String, Vec<u8>), SiftError> {
-    let mut b = fst::MapBuilder::memory();
-    for (t, off) in terms.iter() {
-        b.insert(t.as_bytes(), *off).map_err(|e| SiftError::new("internal", format!("fst: {e}")))?;
-    }
-    let fst_bytes = b.into_inner().map_err(|e| SiftError::new("internal", format!("fst: {e}")))?;
-    let mut payload = Vec::with_capacity(4 + fst_bytes.len() + post.len());
-    payload.extend_from_slice(&(fst_bytes.len() as u32).to_le_bytes());
-    payload.extend_from_slice(&fst_bytes);
-    payload.extend_from_slice(post);
-    let first = terms.first().map(|t| t.0.clone()).unwrap_or_default();
-    let last = terms.last().map(|t| t.0.clone()).unwrap_or_default();
-    terms.clear();
-    post.clear();
-    Ok((first, last, payload))
 }
 
 fn shard_file(kind: ShardKind, payload: &[u8]) -> (ShardRef, (String, Vec<u8>)) {
@@ -516,53 +372,6 @@ fn choose_filter_fields(docs: &[SourceDoc], asked: Option<&[String]>, warnings: 
         .filter(|(_, (values, count, long))| !*long && values.len() <= 1000 && (values.len() <= 20 || values.len() * 2 <= *count))
         .map(|(k, _)| k.to_string())
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::doc::Section;
-
-    /// (field, term, position, joined, the word as written) for every token of a document.
-    fn tokens(doc: &SourceDoc, piece_bytes: usize) -> (Vec<(usize, String, u32, bool, String)>, Vec<u32>) {
-        let mut out = Vec::new();
-        let starts = visit_doc_fields(doc, piece_bytes, |field, text, toks| {
-            out.extend(toks.iter().map(|t| (field, t.term.clone(), t.pos, t.joined, text[t.start..t.end].to_string())));
-        });
-        (out, starts)
-    }
-
-    #[test]
-    fn analysing_in_pieces_gives_the_same_tokens() {
-        let text = "The StateMachine's state-machine\tparses os.path  and HTTP/2; naïve café\n日本語のテキスト も 検索 できます。 \
-                    parseHTTPResponse token_refresh v1.2.3 — «quoted» e-mail\u{a0}nbsp 123 456 x";
-        let doc = SourceDoc {
-            id: "a".into(),
-            title: "Title with state-machine".into(),
-            path: "guides mcp server".into(),
-            sections: vec![
-                Section { heading: "".into(), anchor: None, text: text.repeat(3) },
-                Section { heading: "Heading two".into(), anchor: None, text: text.into() },
-                Section { heading: "Empty".into(), anchor: None, text: String::new() },
-            ],
-            ..Default::default()
-        };
-        let whole = tokens(&doc, usize::MAX);
-        assert!(whole.0.len() > 100);
-        for size in [1, 2, 3, 7, 16, 64, 300] {
-            assert_eq!(tokens(&doc, size), whole, "pieces of {size} bytes");
-        }
-    }
-
-    #[test]
-    fn pieces_cover_the_text_and_end_after_whitespace() {
-        let text = "ab cd\u{3000}ef gh\nij";
-        let ps: Vec<&str> = pieces(text, 2).collect();
-        assert_eq!(ps.concat(), text);
-        assert!(ps[..ps.len() - 1].iter().all(|p| p.ends_with(|c: char| c.is_ascii_whitespace())), "{ps:?}");
-        assert_eq!(pieces("", 4).count(), 0);
-        assert_eq!(pieces("nowhitespace", 3).collect::<Vec<_>>(), ["nowhitespace"]);
-    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The JSON contract of BRIEF.md: requests, responses and their validation. REST, MCP, wasm
 //! and the CLI's `--json` all go through these types, so they cannot drift apart.
 
-use crate::error::SiftError;
+use crate::error::{ErrorCode, SiftError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -14,6 +14,9 @@ pub const MAX_LIMIT: usize = 50;
 pub const DEFAULT_LIMIT: usize = 10;
 pub const MAX_OFFSET: usize = 10_000;
 pub const MAX_MULTI_QUERIES: usize = 30;
+/// Rounds of the host loop (answer `need`, fetch, call again) before a host gives up: the
+/// engine needs at most four (plan, fuzzy, suggestions, page).
+pub const MAX_HOST_ROUNDS: usize = 8;
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(untagged)]
@@ -82,7 +85,8 @@ impl SearchRequest {
 
     /// Decode a JSON request body; malformed JSON is a clear error.
     pub fn from_json(body: &[u8]) -> Result<SearchRequest, SiftError> {
-        serde_json::from_slice(body).map_err(|e| SiftError::new("invalid_json", format!("request body is not a valid search request: {e}")))
+        serde_json::from_slice(body)
+            .map_err(|e| SiftError::new(ErrorCode::InvalidJson, format!("request body is not a valid search request: {e}")))
     }
 }
 
@@ -99,7 +103,7 @@ pub struct MultiSearchRequest {
 impl MultiSearchRequest {
     pub fn from_json(body: &[u8]) -> Result<MultiSearchRequest, SiftError> {
         serde_json::from_slice(body)
-            .map_err(|e| SiftError::new("invalid_json", format!("request body is not a valid multi_search request: {e}")))
+            .map_err(|e| SiftError::new(ErrorCode::InvalidJson, format!("request body is not a valid multi_search request: {e}")))
     }
 }
 
@@ -138,12 +142,12 @@ pub fn validate_page(limit: Option<i64>, offset: Option<i64>) -> Result<(usize, 
     let limit = match limit {
         None => DEFAULT_LIMIT,
         Some(l) if (1..=MAX_LIMIT as i64).contains(&l) => l as usize,
-        Some(l) => return Err(SiftError::new("invalid_limit", format!("limit must be between 1 and {MAX_LIMIT}; got {l}"))),
+        Some(l) => return Err(SiftError::new(ErrorCode::InvalidLimit, format!("limit must be between 1 and {MAX_LIMIT}; got {l}"))),
     };
     let offset = match offset {
         None => 0,
         Some(o) if (0..=MAX_OFFSET as i64).contains(&o) => o as usize,
-        Some(o) => return Err(SiftError::new("invalid_offset", format!("offset must be between 0 and {MAX_OFFSET}; got {o}"))),
+        Some(o) => return Err(SiftError::new(ErrorCode::InvalidOffset, format!("offset must be between 0 and {MAX_OFFSET}; got {o}"))),
     };
     Ok((limit, offset))
 }
@@ -152,24 +156,27 @@ impl SearchRequest {
     /// Check every field against the bundle (`filter_fields`) and the clock (`now_days`).
     pub fn validate(&self, filter_fields: &[String], now_days: i64) -> Result<ValidRequest, SiftError> {
         if self.query.len() > MAX_QUERY_BYTES {
-            return Err(SiftError::new("query_too_long", format!("query is {} bytes; the maximum is {MAX_QUERY_BYTES}", self.query.len())));
+            return Err(SiftError::new(
+                ErrorCode::QueryTooLong,
+                format!("query is {} bytes; the maximum is {MAX_QUERY_BYTES}", self.query.len()),
+            ));
         }
         // Leading space is noise; trailing space matters (a finished word is not a prefix).
         let query = self.query.trim_start();
         if query.is_empty() {
-            return Err(SiftError::new("empty_query", "query is empty; type some words to search for"));
+            return Err(SiftError::new(ErrorCode::EmptyQuery, "query is empty; type some words to search for"));
         }
         let mode = match self.mode.as_deref().unwrap_or("auto") {
             "auto" => Mode::Auto,
             "lexical" => Mode::Lexical,
             "semantic" => Mode::Semantic,
             "hybrid" => Mode::Hybrid,
-            m => return Err(SiftError::new("invalid_mode", format!("mode must be auto, lexical, semantic or hybrid; got {m:?}"))),
+            m => return Err(SiftError::new(ErrorCode::InvalidMode, format!("mode must be auto, lexical, semantic or hybrid; got {m:?}"))),
         };
         let sort = match self.sort.as_deref().unwrap_or("relevance") {
             "relevance" => Sort::Relevance,
             "date" => Sort::Date,
-            s => return Err(SiftError::new("invalid_sort", format!("sort must be relevance or date; got {s:?}"))),
+            s => return Err(SiftError::new(ErrorCode::InvalidSort, format!("sort must be relevance or date; got {s:?}"))),
         };
         let (limit, offset) = validate_page(self.limit, self.offset)?;
         let mut filters = Vec::new();
@@ -180,11 +187,11 @@ impl SearchRequest {
                 } else {
                     format!("filterable fields are: {}", filter_fields.join(", "))
                 };
-                return Err(SiftError::new("unknown_filter", format!("unknown filter field {field:?}; {known}")));
+                return Err(SiftError::new(ErrorCode::UnknownFilter, format!("unknown filter field {field:?}; {known}")));
             }
             let values = value.values();
             if values.is_empty() {
-                return Err(SiftError::new("invalid_filter", format!("filter {field:?} has an empty list of values")));
+                return Err(SiftError::new(ErrorCode::InvalidFilter, format!("filter {field:?} has an empty list of values")));
             }
             filters.push((field.clone(), values));
         }
@@ -268,6 +275,20 @@ pub struct SearchResponse {
     pub timings_ms: BTreeMap<String, f64>,
 }
 
+/// A page as `get_document` returns it: its sections in order, with their headings and
+/// anchors (`url#anchor` deep-links to a section). Strings are plain text.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Document {
+    pub id: String,
+    pub url: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    pub sections: Vec<crate::doc::Section>,
+}
+
 /// Per-query summary inside a multi_search response.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct MultiQuerySummary {
@@ -288,6 +309,45 @@ pub struct MultiSearchResponse {
     pub search_type: String,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub timings_ms: BTreeMap<String, f64>,
+}
+
+/// `www/src/contract.js`: the contract's limits and error codes for the JavaScript surfaces
+/// (the wrapper, the search box, the worker, MCP, the extension), written from the same
+/// constants and table the engine uses. `tests/contract_js.rs` fails when the checked-in
+/// file differs, and rewrites it with `SIFT_UPDATE_CONTRACT_JS=1`.
+pub fn js_module() -> String {
+    use crate::error::ErrorCode;
+    let mut s = String::from(
+        "// Generated from crates/sift-core/src/contract.rs and error.rs by tests/contract_js.rs\n\
+         // (SIFT_UPDATE_CONTRACT_JS=1 cargo test -p sift-tests --test contract_js). Do not edit.\n\n",
+    );
+    let limits = [
+        ("maxQueryBytes", MAX_QUERY_BYTES, "bytes of a query"),
+        ("maxClauses", MAX_CLAUSES, "terms, phrases and OR groups of a query"),
+        ("maxLimit", MAX_LIMIT, "results per page"),
+        ("defaultLimit", DEFAULT_LIMIT, "results per page when limit is not given"),
+        ("maxOffset", MAX_OFFSET, "largest offset"),
+        ("maxMultiQueries", MAX_MULTI_QUERIES, "queries of one multi_search"),
+        ("maxHostRounds", MAX_HOST_ROUNDS, "rounds of the host loop before giving up"),
+    ];
+    s.push_str("/** The contract's limits. */\nexport const LIMITS = Object.freeze({\n");
+    for (name, v, what) in limits {
+        s.push_str(&format!("  {name}: {v}, // {what}\n"));
+    }
+    s.push_str(
+        "});\n\n/** Every error code: its HTTP status (4xx: the caller's fault) and meaning. */\nexport const ERRORS = Object.freeze({\n",
+    );
+    for c in ErrorCode::ALL {
+        s.push_str(&format!("  {}: Object.freeze({{ status: {}, meaning: {:?} }}),\n", c.as_str(), c.class().http_status(), c.meaning()));
+    }
+    s.push_str(
+        "});\n\n\
+         /** HTTP status of an error code (500 for a code this contract does not know). */\n\
+         export function statusOf(code) {\n  return Object.hasOwn(ERRORS, code) ? ERRORS[code].status : 500;\n}\n\n\
+         /** Whether the caller is at fault (a 4xx code). */\n\
+         export function isClientError(code) {\n  const s = statusOf(code);\n  return s >= 400 && s < 500;\n}\n",
+    );
+    s
 }
 
 #[cfg(test)]

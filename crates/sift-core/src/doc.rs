@@ -1,5 +1,6 @@
-//! The document model: what extractors produce (`SourceDoc`) and what the bundle's document
-//! store keeps for display (`StoredDoc`).
+//! The document model: what extractors hand the builder (`SourceDoc`, made of `Section`s).
+//! What the bundle keeps of it for display is `bundle::docstore::StoredDoc`; what a client
+//! reads back is the contract's `Document`.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -30,49 +31,4 @@ pub struct SourceDoc {
     pub metadata: BTreeMap<String, Vec<String>>,
     /// ISO date, if the source had one.
     pub date: Option<String>,
-}
-
-/// A document as the bundle's document store keeps it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct StoredDoc {
-    pub id: String,
-    pub url: String,
-    pub title: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub metadata: BTreeMap<String, Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub date: Option<String>,
-    #[serde(default)]
-    pub sections: Vec<Section>,
-    /// Where each section starts in the document's position space (the index's layout),
-    /// so result building can find the matching sections from postings without
-    /// re-analysing the page.
-    #[serde(rename = "sp", default, skip_serializing_if = "Vec::is_empty")]
-    pub section_pos: Vec<u32>,
-}
-
-impl StoredDoc {
-    /// The page's text, sections joined with their headings.
-    pub fn content(&self) -> String {
-        let mut s = String::new();
-        for sec in &self.sections {
-            if !sec.heading.is_empty() {
-                if !s.is_empty() {
-                    s.push_str("\n\n");
-                }
-                s.push_str(&sec.heading);
-                s.push('\n');
-            } else if !s.is_empty() {
-                s.push_str("\n\n");
-            }
-            s.push_str(&sec.text);
-        }
-        s
-    }
-
-    /// `type` lives in metadata (so it filters like any field) but the contract shows it at
-    /// the top of a result.
-    pub fn doc_type(&self) -> Option<&str> {
-        self.metadata.get("type").and_then(|v| v.first()).map(String::as_str)
-    }
 }

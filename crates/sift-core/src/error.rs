@@ -1,34 +1,145 @@
-//! The one error type of the engine. Every public entry point returns it, and it maps
-//! directly onto the contract's `{"error": {"code", "message"}}` object.
+//! The one error type of the engine, and the closed list of error codes every surface
+//! speaks. Every public entry point returns `SiftError`; it maps directly onto the
+//! contract's `{"error": {"code", "message"}}` object. Each code has a class that decides
+//! the HTTP status (worker), the exit status (CLI) and whether the caller is at fault;
+//! `contract::js_module` writes the same table into `www/src/contract.js` for the
+//! JavaScript surfaces, so the two cannot disagree.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use std::fmt;
+
+/// Who is at fault, and so how a surface reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorClass {
+    /// Bad input from the caller: HTTP 400, CLI exit 2.
+    Client,
+    /// The caller asked for something that does not exist: HTTP 404, CLI exit 2.
+    NotFound,
+    /// The request body is over the size limit: HTTP 413.
+    TooLarge,
+    /// The HTTP method is not allowed on the route: HTTP 405.
+    MethodNotAllowed,
+    /// The bundle, the runtime or the host failed (not the caller): HTTP 500, CLI exit 1.
+    Server,
+}
+
+impl ErrorClass {
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorClass::Client => 400,
+            ErrorClass::NotFound => 404,
+            ErrorClass::TooLarge => 413,
+            ErrorClass::MethodNotAllowed => 405,
+            ErrorClass::Server => 500,
+        }
+    }
+}
+
+macro_rules! error_codes {
+    ($($variant:ident = $code:literal, $class:ident, $meaning:literal;)*) => {
+        /// Every error code of the contract.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode { $($variant),* }
+
+        impl ErrorCode {
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),*];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $code),* }
+            }
+
+            pub fn class(self) -> ErrorClass {
+                match self { $(ErrorCode::$variant => ErrorClass::$class),* }
+            }
+
+            /// What the code means, for documentation and generated clients.
+            pub fn meaning(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $meaning),* }
+            }
+        }
+    };
+}
+
+error_codes! {
+    EmptyQuery = "empty_query", Client, "the query is empty";
+    QueryTooLong = "query_too_long", Client, "the query is over the byte or term limit";
+    InvalidLimit = "invalid_limit", Client, "limit is not an integer from 1 to the maximum";
+    InvalidOffset = "invalid_offset", Client, "offset is negative or over the maximum";
+    InvalidMode = "invalid_mode", Client, "mode is not auto, lexical, semantic or hybrid";
+    InvalidSort = "invalid_sort", Client, "sort is not relevance or date";
+    InvalidSince = "invalid_since", Client, "since is not an ISO date or a span like 7d";
+    InvalidFilter = "invalid_filter", Client, "a filter is malformed (empty list, FIELD=VALUE expected)";
+    UnknownFilter = "unknown_filter", Client, "a filter names a field the bundle cannot filter on";
+    InvalidJson = "invalid_json", Client, "the request is not valid JSON or has unknown fields";
+    InvalidRequest = "invalid_request", Client, "the request is malformed in another way";
+    TooManyQueries = "too_many_queries", Client, "multi_search got more queries than it takes";
+    NoVectors = "no_vectors", Client, "semantic or hybrid search on a bundle built without vectors";
+    EmbedderRequired = "embedder_required", Client, "the request needs a query vector the host did not give";
+    NotFound = "not_found", NotFound, "no such document or route";
+    PayloadTooLarge = "payload_too_large", TooLarge, "the request body is over the size limit";
+    MethodNotAllowed = "method_not_allowed", MethodNotAllowed, "the HTTP method is not allowed on this route";
+    EmbedderUnavailable = "embedder_unavailable", Server, "the query embedder (model) could not be loaded";
+    BundleMissing = "bundle_missing", Server, "no bundle (or no shard) where one was expected";
+    BundleCorrupt = "bundle_corrupt", Server, "a bundle file is truncated, damaged or from another build";
+    BundleVersion = "bundle_version", Server, "the bundle was written in a format this build does not read";
+    Network = "network", Server, "a bundle file could not be fetched";
+    RuntimeUnavailable = "runtime_unavailable", Server, "the wasm runtime could not be loaded";
+    Internal = "internal", Server, "a bug: the engine failed unexpectedly";
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<ErrorCode> for &str {
+    fn eq(&self, other: &ErrorCode) -> bool {
+        *self == other.as_str()
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SiftError {
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub message: String,
 }
 
 impl SiftError {
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         SiftError { code, message: message.into() }
     }
     /// Bad input from the caller (a request field, a query).
     pub fn invalid(message: impl Into<String>) -> Self {
-        Self::new("invalid_request", message)
+        Self::new(ErrorCode::InvalidRequest, message)
     }
     /// Bundle bytes that do not decode: truncated, flipped, or from another build.
     pub fn corrupt(message: impl Into<String>) -> Self {
-        Self::new("bundle_corrupt", message)
+        Self::new(ErrorCode::BundleCorrupt, message)
     }
-    /// Whether the caller (not the bundle or the engine) is at fault: HTTP 400 territory.
+    /// A bug surfaced as an error rather than a panic.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::Internal, message)
+    }
+    /// Whether the caller (not the bundle or the engine) is at fault: HTTP 4xx territory.
     pub fn is_client_error(&self) -> bool {
-        !matches!(self.code, "bundle_corrupt" | "bundle_version" | "bundle_missing" | "internal")
+        self.code.class() != ErrorClass::Server
     }
     /// The contract's error object.
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({ "error": { "code": self.code, "message": self.message } })
+        serde_json::json!({ "error": { "code": self.code.as_str(), "message": self.message } })
     }
 }
 
@@ -39,3 +150,22 @@ impl fmt::Display for SiftError {
 }
 
 impl std::error::Error for SiftError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_snake_case_and_classed() {
+        let mut seen = std::collections::BTreeSet::new();
+        for c in ErrorCode::ALL {
+            assert!(seen.insert(c.as_str()), "{c} twice");
+            assert!(c.as_str().chars().all(|ch| ch.is_ascii_lowercase() || ch == '_'), "{c}");
+            assert!(!c.meaning().is_empty());
+        }
+        assert!(!SiftError::corrupt("x").is_client_error());
+        assert!(SiftError::new(ErrorCode::NotFound, "x").is_client_error());
+        assert_eq!(SiftError::new(ErrorCode::PayloadTooLarge, "x").code.class().http_status(), 413);
+        assert_eq!(SiftError::invalid("x").to_json()["error"]["code"], "invalid_request");
+    }
+}

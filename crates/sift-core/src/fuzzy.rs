@@ -1,7 +1,7 @@
 //! Typo tolerance: Levenshtein automata (with transpositions counted as one edit, so
 //! `recieve` is one typo from `receive`) run over the fst term dictionaries.
 
-use crate::shards::TermShard;
+use crate::bundle::terms::TermShard;
 use fst::{IntoStreamer, Streamer};
 use levenshtein_automata::{Distance, LevenshteinAutomatonBuilder, DFA};
 use std::sync::OnceLock;

@@ -1,6 +1,9 @@
 //! Sift's engine core: analysis, index building, the bundle format, query parsing,
 //! ranking, typo tolerance, filters and facets, snippets, fallback and multi-search.
 //! Pure Rust without I/O: it builds for native targets and `wasm32-unknown-unknown`.
+//!
+//! Surfaces (the CLI, the wasm runtime, the fuzz targets) use the items re-exported here:
+//! build a bundle (`build`), open it (`Engine`), answer the JSON contract (`contract`).
 
 pub mod analyzer;
 pub mod builder;
@@ -9,20 +12,17 @@ pub mod chunk;
 pub mod contract;
 pub mod date;
 pub mod doc;
-pub mod engine;
+mod engine;
 pub mod error;
 pub mod fuzzy;
 pub mod query;
 pub mod rank;
-pub mod shards;
 pub mod snippet;
-pub mod varint;
-pub mod vectors;
 
 pub use builder::{build, BuildOptions, BuiltBundle, ChunkVectors};
-pub use contract::{MultiSearchRequest, MultiSearchResponse, SearchRequest, SearchResponse};
-pub use doc::{Section, SourceDoc, StoredDoc};
-pub use engine::{Context, Engine, Step};
+pub use contract::{Document, MultiSearchRequest, MultiSearchResponse, SearchRequest, SearchResponse};
+pub use doc::{Section, SourceDoc};
+pub use engine::{Context, Engine, Step, RRF_K};
 pub use error::SiftError;
 
 /// Build a bundle in memory and open an engine over it with every shard loaded: the

@@ -1,7 +1,13 @@
 //! BM25F scoring (Robertson & Zaragoza, "The Probabilistic Relevance Framework", 2009):
 //! per-field length normalisation, weighted term frequencies summed across fields, one
-//! saturation. Field lengths are stored as one byte each (log scale), like Lucene's norms.
+//! saturation:
+//!
+//! `tf~ = Σ_f w_f·tf_f / (1 − b_f + b_f·len_f/avglen_f)`, `score(t) = idf(t) · tf~/(k1 + tf~)`.
+//!
+//! Field lengths are stored as one byte each (`bundle::docmeta`). `engine::score` applies
+//! these pieces, once, for ranking and explanations alike.
 
+use crate::bundle::docmeta::decode_len;
 use serde::{Deserialize, Serialize};
 
 pub const FIELD_TITLE: usize = 0;
@@ -69,39 +75,9 @@ pub fn saturate(k1: f32, tf: f32) -> f32 {
     tf / (k1 + tf)
 }
 
-/// One byte per field length: exact up to 63 tokens, then 4% steps (up to ~130k tokens).
-pub fn encode_len(len: u32) -> u8 {
-    if len < 64 {
-        return len as u8;
-    }
-    let steps = ((len as f64 / 64.0).ln() / 1.04f64.ln()).floor() as u32;
-    (64 + steps).min(255) as u8
-}
-
-pub fn decode_len(q: u8) -> f32 {
-    if q < 64 {
-        return q as f32;
-    }
-    (64.0 * 1.04f64.powi(i32::from(q) - 64)) as f32
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn length_quantisation_is_monotone_and_close() {
-        let mut prev = 0u8;
-        for len in [0u32, 1, 10, 63, 64, 65, 100, 1000, 10_000, 100_000, u32::MAX] {
-            let q = encode_len(len);
-            assert!(q >= prev);
-            prev = q;
-            if (1..100_000).contains(&len) {
-                let back = decode_len(q);
-                assert!((back - len as f32).abs() / len as f32 <= 0.05, "{len} -> {back}");
-            }
-        }
-    }
 
     #[test]
     fn idf_is_positive_and_decreasing() {

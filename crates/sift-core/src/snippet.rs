@@ -18,6 +18,48 @@ pub fn escape_html(s: &str) -> String {
     out
 }
 
+/// The inverse of the engine's escaping, for surfaces that render text rather than HTML:
+/// an HTML-safe string (a title or snippet) as (text, is_marked) parts, entities decoded.
+/// `www/src/host.js`'s `markedParts` is the same for JavaScript.
+pub fn marked_parts(html: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let mut mark = false;
+    let mut rest = html;
+    while !rest.is_empty() {
+        let next = [("<mark>", true), ("</mark>", false)].iter().filter_map(|(tag, m)| rest.find(tag).map(|i| (i, *tag, *m))).min();
+        let (end, tag, m) = next.unwrap_or((rest.len(), "", mark));
+        if end > 0 {
+            out.push((decode_entities(&rest[..end]), mark));
+        }
+        mark = m;
+        rest = &rest[end + tag.len()..];
+    }
+    out
+}
+
+fn decode_entities(s: &str) -> String {
+    const ENTITIES: [(&str, &str); 7] =
+        [("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&apos;", "'"), ("&#x27;", "'"), ("&amp;", "&")];
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        match ENTITIES.iter().find(|(e, _)| rest.starts_with(e)) {
+            Some((e, c)) => {
+                out.push_str(c);
+                rest = &rest[e.len()..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// How well a text matches: distinct query terms, then occurrences.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
 pub struct MatchQuality {
@@ -135,6 +177,14 @@ mod tests {
 
     fn p(terms: &[&str]) -> Vec<String> {
         match_prefixes(terms.iter().map(|t| t.to_string()).collect::<Vec<_>>().iter())
+    }
+
+    #[test]
+    fn marked_parts_undo_the_escaping() {
+        let html = escape_html("a <b> & \"c\" 'd' &amp;");
+        assert_eq!(marked_parts(&html), vec![("a <b> & \"c\" 'd' &amp;".to_string(), false)]);
+        assert_eq!(marked_parts("x <mark>y&amp;z</mark> w"), vec![("x ".into(), false), ("y&z".into(), true), (" w".into(), false)]);
+        assert_eq!(marked_parts(""), vec![]);
     }
 
     #[test]

@@ -19,7 +19,7 @@ impl SiftEmbedder {
     /// Load the ONNX model (f32, or int8 expanded once here) and its `tokenizer.json`.
     #[wasm_bindgen(constructor)]
     pub fn new(model: &[u8], tokenizer: &[u8]) -> Result<SiftEmbedder, JsValue> {
-        Embedder::from_bytes(model, tokenizer).map(|inner| SiftEmbedder { inner }).map_err(|e| err("model_unavailable", e.0))
+        Embedder::from_bytes(model, tokenizer).map(|inner| SiftEmbedder { inner }).map_err(|e| err("embedder_unavailable", e.0))
     }
 
     /// Bytes of this module's linear memory (wasm memory never shrinks: this is the peak).

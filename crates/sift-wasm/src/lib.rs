@@ -5,11 +5,12 @@
 //! corrupt shards).
 
 use serde::Serialize;
+use sift_core::error::ErrorCode;
 use sift_core::{Context, Engine, MultiSearchRequest, SearchRequest, SiftError, Step};
 use wasm_bindgen::prelude::*;
 
 fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
-    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| err_js(&SiftError::new("internal", e.to_string())))
+    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| err_js(&SiftError::new(ErrorCode::Internal, e.to_string())))
 }
 
 fn err_js(e: &SiftError) -> JsValue {
@@ -18,7 +19,9 @@ fn err_js(e: &SiftError) -> JsValue {
         code: &'a str,
         message: &'a str,
     }
-    ErrorObject { code: e.code, message: &e.message }.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap_or(JsValue::NULL)
+    ErrorObject { code: e.code.as_str(), message: &e.message }
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .unwrap_or(JsValue::NULL)
 }
 
 #[derive(Serialize)]
@@ -36,7 +39,7 @@ fn answer<T: Serialize>(step: Result<Step<T>, SiftError>) -> Result<String, JsVa
         Step::Done(v) => serde_json::to_string(&Answer::Done(v)),
         Step::Need(files) => serde_json::to_string(&Answer::<()>::Need(files)),
     };
-    json.map_err(|e| err_js(&SiftError::new("internal", e.to_string())))
+    json.map_err(|e| err_js(&SiftError::new(ErrorCode::Internal, e.to_string())))
 }
 
 /// Bytes of the engine module's linear memory (wasm memory never shrinks: this is the peak).

@@ -3,9 +3,12 @@
 //! codes for small sets; large sets first rank by the query's dot product with each sign
 //! code (48 table lookups per 384-dim vector, 8× less memory traffic than int8) and rescore
 //! the best fifth with int8 dot products.
+//!
+//! Payload: `varint dim`, `varint n`, n delta-varint doc numbers (non-decreasing), n × dim
+//! int8 codes, n f32 scales (LE), n × ⌈dim/8⌉ bytes of sign bits.
 
+use super::varint::{self, Reader};
 use crate::error::SiftError;
-use crate::varint::{self, Reader};
 
 /// Sets larger than this use the sign-code coarse pass before int8 rescoring.
 pub const COARSE_ABOVE: usize = 4096;

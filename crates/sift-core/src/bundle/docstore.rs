@@ -1,0 +1,232 @@
+//! The document store, and the one position layout that the index and the store share.
+//!
+//! Payload: a JSON array of [`StoredDoc`] for the contiguous doc-number range the manifest
+//! gives (deflate makes JSON nearly as small as a custom layout, and keeps the store
+//! readable with standard tools).
+//!
+//! # The position layout
+//! Every token of a document has a position in one space: the title, then the path, then
+//! each section's heading and body, each field starting [`POSITION_GAP`] after the previous
+//! one ends, so no phrase or proximity match crosses a boundary. Postings store positions in
+//! this space; the store records where each section starts (`sp`), so result building finds
+//! the matching sections — and the best snippet window inside them — from the postings'
+//! positions, analysing only the chosen sections and only up to the window.
+//! [`visit_doc_fields`] (indexing) and [`body_start`] (results) are its only definitions.
+
+use crate::analyzer::{self, Token};
+use crate::doc::{Section, SourceDoc};
+use crate::error::{ErrorCode, SiftError};
+use crate::rank;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Positions left empty between fields and between sections.
+pub const POSITION_GAP: u32 = 8;
+
+/// A document as the bundle's document store keeps it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StoredDoc {
+    pub id: String,
+    pub url: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(default)]
+    pub sections: Vec<Section>,
+    /// Where each section starts in the document's position space (the index's layout),
+    /// so result building can find the matching sections from postings without
+    /// re-analysing the page.
+    #[serde(rename = "sp", default, skip_serializing_if = "Vec::is_empty")]
+    pub section_pos: Vec<u32>,
+}
+
+impl StoredDoc {
+    pub fn encode(docs: &[StoredDoc]) -> Result<Vec<u8>, SiftError> {
+        serde_json::to_vec(docs).map_err(|e| SiftError::new(ErrorCode::Internal, e.to_string()))
+    }
+
+    pub fn decode(payload: &[u8], expected: u32) -> Result<Vec<StoredDoc>, SiftError> {
+        let docs: Vec<StoredDoc> = serde_json::from_slice(payload).map_err(|e| SiftError::corrupt(format!("document store: {e}")))?;
+        if docs.len() != expected as usize {
+            return Err(SiftError::corrupt("document store shard holds the wrong number of documents"));
+        }
+        Ok(docs)
+    }
+
+    /// The contract's view of the page (no storage details).
+    pub fn to_document(&self) -> crate::contract::Document {
+        crate::contract::Document {
+            id: self.id.clone(),
+            url: self.url.clone(),
+            title: self.title.clone(),
+            metadata: self.metadata.clone(),
+            date: self.date.clone(),
+            sections: self.sections.clone(),
+        }
+    }
+
+    /// Where section `i`'s body starts in the position space (after its heading's tokens
+    /// and a gap), if the store knows where the section starts.
+    pub fn body_start(&self, i: usize) -> Option<u32> {
+        let start = *self.section_pos.get(i)?;
+        Some(body_start(start, &self.sections.get(i)?.heading))
+    }
+
+    /// The page's text, sections joined with their headings.
+    pub fn content(&self) -> String {
+        let mut s = String::new();
+        for sec in &self.sections {
+            if !sec.heading.is_empty() {
+                if !s.is_empty() {
+                    s.push_str("\n\n");
+                }
+                s.push_str(&sec.heading);
+                s.push('\n');
+            } else if !s.is_empty() {
+                s.push_str("\n\n");
+            }
+            s.push_str(&sec.text);
+        }
+        s
+    }
+
+    /// `type` lives in metadata (so it filters like any field) but the contract shows it at
+    /// the top of a result.
+    pub fn doc_type(&self) -> Option<&str> {
+        self.metadata.get("type").and_then(|v| v.first()).map(String::as_str)
+    }
+}
+
+/// The position where a section's body starts, given where the section starts.
+pub fn body_start(section_start: u32, heading: &str) -> u32 {
+    if heading.is_empty() {
+        return section_start;
+    }
+    let mut toks = Vec::new();
+    analyzer::tokenize(heading, section_start, &mut toks) + POSITION_GAP
+}
+
+/// Long texts are analysed this many bytes at a time (cut after whitespace, where no word
+/// can span), so a huge page's tokens are never all in memory at once: a 60 MB page
+/// peaked at 955 MB when its 10 million tokens were built in one vector.
+pub const ANALYSIS_PIECE_BYTES: usize = 64 << 10;
+
+/// Walk a document's fields in index order — title, path, then each section's heading and
+/// body — calling `f(field, text, tokens)` for each piece of at most about `piece_bytes`
+/// of a field's text, with positions laid out in one space (the one definition of the
+/// position layout). Returns the position where each section starts.
+pub fn visit_doc_fields(doc: &SourceDoc, piece_bytes: usize, mut f: impl FnMut(usize, &str, &[Token])) -> Vec<u32> {
+    let mut pos = 0u32;
+    let mut buf = Vec::new();
+    let mut push = |field: usize, text: &str, pos: &mut u32| {
+        let mut next = *pos;
+        for piece in pieces(text, piece_bytes) {
+            buf.clear();
+            next = analyzer::tokenize(piece, next, &mut buf);
+            f(field, piece, &buf);
+        }
+        *pos = next + POSITION_GAP;
+    };
+    push(rank::FIELD_TITLE, &doc.title, &mut pos);
+    push(rank::FIELD_PATH, &doc.path, &mut pos);
+    let mut starts = Vec::with_capacity(doc.sections.len());
+    for s in &doc.sections {
+        starts.push(pos);
+        if !s.heading.is_empty() {
+            push(rank::FIELD_HEADINGS, &s.heading, &mut pos);
+        }
+        push(rank::FIELD_BODY, &s.text, &mut pos);
+    }
+    starts
+}
+
+/// `text` in consecutive pieces of about `size` bytes, each ending just after an ASCII
+/// whitespace byte (or at the end): word segmentation never joins across whitespace, so
+/// analysing the pieces one after another gives the same tokens as analysing the whole.
+fn pieces(text: &str, size: usize) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let cut = if rest.len() <= size {
+            rest.len()
+        } else {
+            rest.as_bytes()[size..].iter().position(u8::is_ascii_whitespace).map(|i| size + i + 1).unwrap_or(rest.len())
+        };
+        let (piece, tail) = rest.split_at(cut);
+        rest = tail;
+        Some(piece)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (field, term, position, joined, the word as written) for every token of a document.
+    fn tokens(doc: &SourceDoc, piece_bytes: usize) -> (Vec<(usize, String, u32, bool, String)>, Vec<u32>) {
+        let mut out = Vec::new();
+        let starts = visit_doc_fields(doc, piece_bytes, |field, text, toks| {
+            out.extend(toks.iter().map(|t| (field, t.term.clone(), t.pos, t.joined, text[t.start..t.end].to_string())));
+        });
+        (out, starts)
+    }
+
+    #[test]
+    fn analysing_in_pieces_gives_the_same_tokens() {
+        let text = "The StateMachine's state-machine\tparses os.path  and HTTP/2; naïve café\n日本語のテキスト も 検索 できます。 \
+                    parseHTTPResponse token_refresh v1.2.3 — «quoted» e-mail\u{a0}nbsp 123 456 x";
+        let doc = SourceDoc {
+            id: "a".into(),
+            title: "Title with state-machine".into(),
+            path: "guides mcp server".into(),
+            sections: vec![
+                Section { heading: "".into(), anchor: None, text: text.repeat(3) },
+                Section { heading: "Heading two".into(), anchor: None, text: text.into() },
+                Section { heading: "Empty".into(), anchor: None, text: String::new() },
+            ],
+            ..Default::default()
+        };
+        let whole = tokens(&doc, usize::MAX);
+        assert!(whole.0.len() > 100);
+        for size in [1, 2, 3, 7, 16, 64, 300] {
+            assert_eq!(tokens(&doc, size), whole, "pieces of {size} bytes");
+        }
+    }
+
+    #[test]
+    fn body_start_is_where_the_indexed_body_begins() {
+        let doc = SourceDoc {
+            id: "a".into(),
+            title: "A title".into(),
+            path: "some path".into(),
+            sections: vec![
+                Section { heading: String::new(), anchor: None, text: "intro words".into() },
+                Section { heading: "Heading of StateMachine".into(), anchor: None, text: "first body word".into() },
+            ],
+            ..Default::default()
+        };
+        let mut body_first = Vec::new();
+        let starts = visit_doc_fields(&doc, usize::MAX, |field, _, toks| {
+            if field == rank::FIELD_BODY {
+                body_first.push(toks[0].pos);
+            }
+        });
+        let sd = StoredDoc { sections: doc.sections.clone(), section_pos: starts, ..Default::default() };
+        assert_eq!((0..2).map(|i| sd.body_start(i).unwrap()).collect::<Vec<_>>(), body_first);
+        assert_eq!(sd.body_start(2), None);
+    }
+
+    #[test]
+    fn pieces_cover_the_text_and_end_after_whitespace() {
+        let text = "ab cd\u{3000}ef gh\nij";
+        let ps: Vec<&str> = pieces(text, 2).collect();
+        assert_eq!(ps.concat(), text);
+        assert!(ps[..ps.len() - 1].iter().all(|p| p.ends_with(|c: char| c.is_ascii_whitespace())), "{ps:?}");
+        assert_eq!(pieces("", 4).count(), 0);
+        assert_eq!(pieces("nowhitespace", 3).collect::<Vec<_>>(), ["nowhitespace"]);
+    }
+}

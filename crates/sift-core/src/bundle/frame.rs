@@ -1,0 +1,158 @@
+//! The framing of every shard file: a 16-byte header, then the payload.
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 4 | magic `SIFT` |
+//! | 4 | 2 | format version (u16 LE) |
+//! | 6 | 1 | shard kind ([`ShardKind`]) |
+//! | 7 | 1 | codec (0 raw, 1 deflate) |
+//! | 8 | 4 | decoded payload length (u32 LE) |
+//! | 12 | 4 | CRC-32 of the decoded payload (u32 LE) |
+//!
+//! The manifest also records the CRC-32 and size of every file as stored, so a shard
+//! swapped in from another build is refused even when its own header is intact.
+
+use super::manifest::ShardRef;
+use crate::error::{ErrorCode, SiftError};
+
+pub const MAGIC: &[u8; 4] = b"SIFT";
+pub const FORMAT_VERSION: u16 = 1;
+const HEADER_LEN: usize = 16;
+/// Refuse to inflate a shard claiming more than this: a corrupt or hostile length must not
+/// allocate gigabytes.
+pub const MAX_SHARD_PAYLOAD: usize = 512 << 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ShardKind {
+    Terms = 1,
+    Docs = 2,
+    DocMeta = 3,
+    Filters = 4,
+    Vectors = 5,
+    Ids = 6,
+}
+
+impl ShardKind {
+    fn from_u8(b: u8) -> Option<Self> {
+        Some(match b {
+            1 => ShardKind::Terms,
+            2 => ShardKind::Docs,
+            3 => ShardKind::DocMeta,
+            4 => ShardKind::Filters,
+            5 => ShardKind::Vectors,
+            6 => ShardKind::Ids,
+            _ => return None,
+        })
+    }
+    pub fn prefix(self) -> &'static str {
+        match self {
+            ShardKind::Terms => "t",
+            ShardKind::Docs => "d",
+            ShardKind::DocMeta => "m",
+            ShardKind::Filters => "f",
+            ShardKind::Vectors => "v",
+            ShardKind::Ids => "i",
+        }
+    }
+}
+
+/// Frame a payload as a shard file (deflate-compressed).
+pub fn encode_shard(kind: ShardKind, payload: &[u8]) -> Vec<u8> {
+    let compressed = miniz_oxide::deflate::compress_to_vec(payload, 6);
+    let mut out = Vec::with_capacity(HEADER_LEN + compressed.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.push(kind as u8);
+    out.push(1); // codec: deflate
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    out.extend_from_slice(&compressed);
+    out
+}
+
+/// Verify and unframe a shard file. `expected` is the manifest's entry for it.
+pub fn decode_shard(bytes: &[u8], kind: ShardKind, expected: &ShardRef) -> Result<Vec<u8>, SiftError> {
+    let name = &expected.file;
+    if bytes.len() as u64 != expected.bytes {
+        return Err(SiftError::corrupt(format!(
+            "shard {name} has {} bytes, the manifest says {} (truncated or from another build)",
+            bytes.len(),
+            expected.bytes
+        )));
+    }
+    if crc32fast::hash(bytes) != expected.crc32 {
+        return Err(SiftError::corrupt(format!("shard {name} fails its checksum (corrupt or from another build)")));
+    }
+    if bytes.len() < HEADER_LEN || &bytes[0..4] != MAGIC {
+        return Err(SiftError::corrupt(format!("shard {name} is not a Sift shard (bad magic)")));
+    }
+    let version = u16::from_le_bytes([bytes[4], bytes[5]]);
+    if version != FORMAT_VERSION {
+        return Err(SiftError::new(
+            ErrorCode::BundleVersion,
+            format!("shard {name} has format version {version}, expected {FORMAT_VERSION}"),
+        ));
+    }
+    match ShardKind::from_u8(bytes[6]) {
+        Some(k) if k == kind => {}
+        _ => return Err(SiftError::corrupt(format!("shard {name} is not a {kind:?} shard"))),
+    }
+    let raw_len = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
+    let crc = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
+    if raw_len > MAX_SHARD_PAYLOAD {
+        return Err(SiftError::corrupt(format!("shard {name} claims an implausible size")));
+    }
+    let body = &bytes[HEADER_LEN..];
+    let payload = match bytes[7] {
+        0 => body.to_vec(),
+        1 => miniz_oxide::inflate::decompress_to_vec_with_limit(body, raw_len)
+            .map_err(|_| SiftError::corrupt(format!("shard {name} does not decompress (corrupt)")))?,
+        c => return Err(SiftError::corrupt(format!("shard {name} uses unknown codec {c}"))),
+    };
+    if payload.len() != raw_len || crc32fast::hash(&payload) != crc {
+        return Err(SiftError::corrupt(format!("shard {name} fails its payload checksum (corrupt)")));
+    }
+    Ok(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn framed(payload: &[u8]) -> (Vec<u8>, ShardRef) {
+        let b = encode_shard(ShardKind::Terms, payload);
+        let r = ShardRef { file: "t-x.bin".into(), bytes: b.len() as u64, crc32: crc32fast::hash(&b) };
+        (b, r)
+    }
+
+    #[test]
+    fn round_trip() {
+        let payload = b"hello hello hello hello".repeat(10);
+        let (b, r) = framed(&payload);
+        assert_eq!(decode_shard(&b, ShardKind::Terms, &r).unwrap(), payload);
+    }
+
+    #[test]
+    fn every_single_byte_flip_is_refused() {
+        let (b, r) = framed(&b"some payload bytes".repeat(5));
+        for i in 0..b.len() {
+            let mut c = b.clone();
+            c[i] ^= 0x40;
+            assert!(decode_shard(&c, ShardKind::Terms, &r).is_err(), "flip at {i} accepted");
+        }
+    }
+
+    #[test]
+    fn truncation_wrong_kind_and_header_lies_are_refused() {
+        let (b, r) = framed(b"abcdef");
+        assert!(decode_shard(&b[..b.len() - 1], ShardKind::Terms, &r).is_err());
+        assert!(decode_shard(&b, ShardKind::Docs, &r).is_err());
+        // A header that lies about its length but whose file CRC is recomputed (a shard from
+        // a buggy writer) is still caught by the payload checks.
+        let mut c = b.clone();
+        c[8] = 0xff;
+        let r2 = ShardRef { crc32: crc32fast::hash(&c), ..r.clone() };
+        assert!(decode_shard(&c, ShardKind::Terms, &r2).is_err());
+    }
+}

@@ -1,0 +1,161 @@
+//! `manifest.json`: the bundle's entry point. JSON so that it is readable with standard
+//! tools: magic and format version, document and term counts, the BM25F parameters and
+//! average field lengths, the filterable fields, and the shard table (file name, size and
+//! CRC-32 of every shard as stored; key ranges of term and id shards; doc ranges of
+//! doc-store shards; the vector set's model and dimension).
+
+use super::frame::FORMAT_VERSION;
+use crate::error::{ErrorCode, SiftError};
+use crate::rank::Bm25fParams;
+use serde::{Deserialize, Serialize};
+
+pub const MANIFEST_MAGIC: &str = "sift-bundle";
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// A shard file as the manifest lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardRef {
+    pub file: String,
+    pub bytes: u64,
+    /// CRC-32 of the whole file as stored: catches a shard swapped in from another build.
+    pub crc32: u32,
+}
+
+/// A shard holding a sorted range of keys (terms, document ids).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KeyRangeShardRef {
+    #[serde(flatten)]
+    pub shard: ShardRef,
+    /// First and last key of the shard's range (inclusive).
+    pub first: String,
+    pub last: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DocShardRef {
+    #[serde(flatten)]
+    pub shard: ShardRef,
+    pub first_doc: u32,
+    pub docs: u32,
+}
+
+/// The vector set: which model made it, and its shards (chunk ranges, in order).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VectorsRef {
+    /// The embedding model's name (`all-MiniLM-L6-v2`): queries must be embedded by it.
+    pub model: String,
+    pub dim: u32,
+    pub chunks: u32,
+    pub shards: Vec<ShardRef>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub magic: String,
+    pub format_version: u16,
+    pub generator: String,
+    pub doc_count: u32,
+    pub term_count: u64,
+    pub params: Bm25fParams,
+    /// Average field lengths in tokens: title, path, headings, body.
+    pub avg_field_len: [f32; 4],
+    /// Metadata fields that can be used in `filters` and appear in `facets`.
+    pub filter_fields: Vec<String>,
+    pub docmeta: ShardRef,
+    pub filters: ShardRef,
+    pub term_shards: Vec<KeyRangeShardRef>,
+    pub doc_shards: Vec<DocShardRef>,
+    /// Document id → doc number, in id ranges (absent in bundles written before it existed:
+    /// then lookups by id scan the document store).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub id_shards: Vec<KeyRangeShardRef>,
+    /// Present when the bundle was built with an embedder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vectors: Option<VectorsRef>,
+}
+
+impl Manifest {
+    /// Parse and validate a manifest: magic, version and internal consistency.
+    pub fn parse(bytes: &[u8]) -> Result<Manifest, SiftError> {
+        let v: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| SiftError::corrupt(format!("manifest.json is not valid JSON: {e}")))?;
+        if v.get("magic").and_then(|m| m.as_str()) != Some(MANIFEST_MAGIC) {
+            return Err(SiftError::corrupt("manifest.json is not a Sift bundle manifest (wrong magic)"));
+        }
+        let ver = v.get("format_version").and_then(|m| m.as_u64()).unwrap_or(0);
+        if ver != u64::from(FORMAT_VERSION) {
+            return Err(SiftError::new(
+                ErrorCode::BundleVersion,
+                format!("bundle format version {ver} is not supported (this build reads version {FORMAT_VERSION}); rebuild the bundle with this version of sift"),
+            ));
+        }
+        let m: Manifest = serde_json::from_value(v).map_err(|e| SiftError::corrupt(format!("manifest.json is malformed: {e}")))?;
+        m.validate()?;
+        Ok(m)
+    }
+
+    fn validate(&self) -> Result<(), SiftError> {
+        let mut next_doc = 0u32;
+        for d in &self.doc_shards {
+            if d.first_doc != next_doc {
+                return Err(SiftError::corrupt("manifest doc shards do not tile the doc ids"));
+            }
+            next_doc = d.first_doc.checked_add(d.docs).ok_or_else(|| SiftError::corrupt("doc count overflow"))?;
+        }
+        if next_doc != self.doc_count {
+            return Err(SiftError::corrupt("manifest doc shards do not cover every document"));
+        }
+        for (what, ranges) in [("term", &self.term_shards), ("id", &self.id_shards)] {
+            for w in ranges.windows(2) {
+                if w[0].last >= w[1].first {
+                    return Err(SiftError::corrupt(format!("manifest {what} shards are not in order")));
+                }
+            }
+        }
+        for f in self.all_shards() {
+            if !is_safe_file_name(&f.file) {
+                return Err(SiftError::corrupt(format!("manifest names an unsafe shard file {:?}", f.file)));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn all_shards(&self) -> impl Iterator<Item = &ShardRef> {
+        [&self.docmeta, &self.filters]
+            .into_iter()
+            .chain(self.term_shards.iter().map(|t| &t.shard))
+            .chain(self.doc_shards.iter().map(|d| &d.shard))
+            .chain(self.vectors.iter().flat_map(|v| v.shards.iter()))
+            .chain(self.id_shards.iter().map(|t| &t.shard))
+    }
+
+    pub fn to_json_bytes(&self) -> Vec<u8> {
+        let mut b = serde_json::to_vec_pretty(self).expect("manifest serialises");
+        b.push(b'\n');
+        b
+    }
+}
+
+/// Shard names are plain file names: no separators, no `..`, so a hostile manifest cannot
+/// make a host read outside the bundle.
+fn is_safe_file_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+        && !s.starts_with('.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_magic_and_version_checked() {
+        assert_eq!(Manifest::parse(b"{}").unwrap_err().code, "bundle_corrupt");
+        assert_eq!(Manifest::parse(b"not json").unwrap_err().code, "bundle_corrupt");
+        let e = Manifest::parse(br#"{"magic":"sift-bundle","format_version":99}"#).unwrap_err();
+        assert_eq!(e.code, "bundle_version");
+        assert!(!is_safe_file_name("../etc/passwd"));
+        assert!(is_safe_file_name("t-0123abcd.bin"));
+    }
+}

@@ -1,0 +1,36 @@
+//! The bundle format: what `sift build` writes and every runtime reads. One module per
+//! artifact, its encoder beside its decoder, so the layout of each payload is written down
+//! (and implemented) exactly once:
+//!
+//! | module | file | payload |
+//! |---|---|---|
+//! | [`manifest`] | `manifest.json` | entry point: magic, version, stats, params, shard table |
+//! | [`frame`] | every `.bin` | 16-byte header (magic, version, kind, codec, length, CRC-32) + deflated payload |
+//! | [`terms`] | `t-<hash>.bin` | fst dictionary (term → offset) + postings for one term range |
+//! | [`docmeta`] | `m-<hash>.bin` | one byte per field length (log-quantised), dates |
+//! | [`filters`] | `f-<hash>.bin` | per filterable field, value → doc-id set |
+//! | [`docstore`] | `d-<hash>.bin` | display data of a doc-id range, and the one position layout |
+//! | [`ids`] | `i-<hash>.bin` | fst of document ids → doc numbers, for one id range |
+//! | [`vectors`] | `v-<hash>.bin` | int8 chunk vectors with scales and sign codes |
+//!
+//! [`varint`] holds the integer codecs every payload uses (LEB128, zigzag, delta-coded
+//! doc-id lists). Decoders check everything they read: a shard that passed its checksum but
+//! was written by a buggy or hostile builder is still refused with an error, never a panic.
+//!
+//! Compatibility: `FORMAT_VERSION` is bumped whenever a reader of the previous version would
+//! misread a new bundle. Additions an older reader safely ignores (a new optional manifest
+//! field naming new shard kinds) keep the version; `tests/compat.rs` checks that every
+//! frozen bundle of the current version still opens and answers as recorded.
+
+pub mod docmeta;
+pub mod docstore;
+pub mod filters;
+pub mod frame;
+pub mod ids;
+pub mod manifest;
+pub mod terms;
+pub mod varint;
+pub mod vectors;
+
+pub use frame::{decode_shard, encode_shard, ShardKind, FORMAT_VERSION, MAGIC, MAX_SHARD_PAYLOAD};
+pub use manifest::{DocShardRef, KeyRangeShardRef, Manifest, ShardRef, VectorsRef, MANIFEST_FILE, MANIFEST_MAGIC};

@@ -1,0 +1,139 @@
+//! Collecting results: which documents may appear at all (filters, `since`, exclusions),
+//! in which order (relevance or date, with an optional recency boost), which page, and the
+//! facet counts of the whole result set.
+
+use super::matching::alt_matches;
+use super::plan::{AltKind, Clause};
+use super::score::{sort_hits, Hit};
+use crate::bundle::docmeta::DocMeta;
+use crate::bundle::filters::FilterIndex;
+use crate::contract::{Sort, ValidRequest};
+use crate::query::ParsedQuery;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The hard constraints of a request: metadata filters and `since` (None: no filter at
+/// all), and documents excluded by `-words`.
+pub(crate) struct Filter {
+    pub allowed: Option<Vec<bool>>,
+    pub excluded: Vec<u32>,
+}
+
+impl Filter {
+    /// `filters`: field → accepted values (values of one field OR-ed, fields AND-ed).
+    pub fn new(index: &FilterIndex, meta: &DocMeta, filters: &[(String, Vec<String>)], since: Option<i64>, clauses: &[Clause]) -> Filter {
+        Filter { allowed: allowed_docs(index, meta, filters, since), excluded: excluded_docs(clauses) }
+    }
+
+    pub fn admits(&self, doc: u32) -> bool {
+        self.allowed.as_ref().is_none_or(|a| a.get(doc as usize).copied().unwrap_or(false)) && self.excluded.binary_search(&doc).is_err()
+    }
+
+    /// Whether any filter or `since` narrows the candidates.
+    pub fn narrows(&self) -> bool {
+        self.allowed.is_some()
+    }
+}
+
+/// The request's filters and the query's own `field:value` terms, one list per field.
+pub(crate) fn filters_of(req: &ValidRequest, parsed: &ParsedQuery) -> Vec<(String, Vec<String>)> {
+    let mut filters = req.filters.clone();
+    for (f, v) in &parsed.filters {
+        match filters.iter_mut().find(|(ff, _)| ff == f) {
+            Some((_, vs)) => vs.push(v.clone()),
+            None => filters.push((f.clone(), vec![v.clone()])),
+        }
+    }
+    filters
+}
+
+fn allowed_docs(index: &FilterIndex, meta: &DocMeta, filters: &[(String, Vec<String>)], since: Option<i64>) -> Option<Vec<bool>> {
+    if filters.is_empty() && since.is_none() {
+        return None;
+    }
+    let n = meta.lens.len();
+    let mut allowed = vec![true; n];
+    for (field, values) in filters {
+        let mut any = vec![false; n];
+        if let Some(vals) = index.fields.get(field) {
+            for v in values {
+                for &d in vals.get(v).map(Vec::as_slice).unwrap_or(&[]) {
+                    any[d as usize] = true;
+                }
+            }
+        }
+        for (a, b) in allowed.iter_mut().zip(any) {
+            *a &= b;
+        }
+    }
+    if let Some(cut) = since {
+        for (a, d) in allowed.iter_mut().zip(&meta.dates) {
+            *a &= d.is_some_and(|d| d >= cut);
+        }
+    }
+    Some(allowed)
+}
+
+/// Documents matching any negated clause (prefix completions never exclude).
+fn excluded_docs(clauses: &[Clause]) -> Vec<u32> {
+    let mut ex = BTreeSet::new();
+    for c in clauses.iter().filter(|c| c.negated) {
+        for a in c.alts.iter().filter(|a| a.kind != AltKind::Prefix) {
+            ex.extend(alt_matches(a).into_iter().map(|(doc, _)| doc));
+        }
+    }
+    ex.into_iter().collect()
+}
+
+/// Recency factor in (0.8, 1]: halves its bonus every 180 days of age. `now`: the newest
+/// date of the bundle.
+fn recency(meta: &DocMeta, doc: u32, now: i64) -> f32 {
+    match meta.dates[doc as usize] {
+        Some(d) => {
+            let age = (now - d).max(0) as f32;
+            0.8 + 0.2 * 0.5f32.powf(age / 180.0)
+        }
+        None => 0.8,
+    }
+}
+
+/// Final order: the recency boost when asked, then by relevance or by date (newest first,
+/// then relevance).
+pub(crate) fn order(hits: &mut [Hit], meta: &DocMeta, sort: Sort, boost_recent: bool) {
+    if boost_recent {
+        let newest = meta.newest_date();
+        for h in hits.iter_mut() {
+            h.score *= recency(meta, h.doc, newest);
+        }
+    }
+    match sort {
+        Sort::Relevance => sort_hits(hits),
+        Sort::Date => hits.sort_by(|a, b| {
+            let da = meta.dates[a.doc as usize];
+            let db = meta.dates[b.doc as usize];
+            db.cmp(&da).then(b.score.total_cmp(&a.score)).then(a.doc.cmp(&b.doc))
+        }),
+    }
+}
+
+/// Field → value → number of result documents with it (values with none left out).
+pub(crate) fn facets(index: &FilterIndex, n_docs: usize, hits: &[Hit]) -> BTreeMap<String, BTreeMap<String, usize>> {
+    let mut out = BTreeMap::new();
+    if hits.is_empty() {
+        return out;
+    }
+    let mut in_set = vec![false; n_docs];
+    for h in hits {
+        in_set[h.doc as usize] = true;
+    }
+    for (field, values) in &index.fields {
+        let counts: BTreeMap<String, usize> = values
+            .iter()
+            .map(|(v, docs)| (v.clone(), docs.iter().filter(|&&d| in_set[d as usize]).count()))
+            .filter(|(_, c)| *c > 0)
+            .collect();
+        if !counts.is_empty() {
+            out.insert(field.clone(), counts);
+        }
+    }
+    out
+}

@@ -1,0 +1,103 @@
+//! Reading documents by id: `get_document` (the page as the contract shows it) and
+//! `related` (pages like it). The id index says which doc-store shard holds a page, so a
+//! lookup reads one id shard and one doc shard; bundles written before the id index
+//! existed are scanned shard by shard.
+
+use super::resolve::{Flow, Halt, Resolver};
+use super::{key_range_shard, search, Context, Engine, ShardId};
+use crate::analyzer;
+use crate::bundle::docstore::StoredDoc;
+use crate::contract::{validate_page, Document, SearchRequest, SearchResponse, MAX_QUERY_BYTES};
+use crate::error::{ErrorCode, SiftError};
+
+/// Title and heading words `related` searches with, at most.
+const RELATED_KEYWORDS: usize = 24;
+
+/// A stored document and its number, or None for an unknown id.
+fn locate<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, &'a StoredDoc)>> {
+    let eng = res.eng;
+    if eng.manifest.id_shards.is_empty() {
+        return scan(res, id);
+    }
+    let Some(i) = key_range_shard(&eng.manifest.id_shards, id) else { return Ok(None) };
+    let Some(doc) = res.id_shard(i)?.get(id) else { return Ok(None) };
+    let sd = res.stored(doc)?;
+    if sd.id != id {
+        return Err(Halt::Fail(SiftError::corrupt(format!("the id index sends {id:?} to a document with another id"))));
+    }
+    Ok(Some((doc, sd)))
+}
+
+/// Without an id index: look through the loaded doc shards in order, asking for all the
+/// others at once if the id is not among them.
+fn scan<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, &'a StoredDoc)>> {
+    let eng = res.eng;
+    for (i, docs) in eng.doc_shards.iter().enumerate() {
+        if let Some(k) = docs.as_ref().and_then(|docs| docs.iter().position(|d| d.id == id)) {
+            let doc = eng.manifest.doc_shards[i].first_doc + k as u32;
+            return Ok(Some((doc, res.stored(doc)?)));
+        }
+    }
+    res.require((0..eng.doc_shards.len()).map(ShardId::Docs))?;
+    Ok(None)
+}
+
+pub(crate) fn get_document(eng: &Engine, id: &str) -> Flow<Option<Document>> {
+    let res = Resolver::new(eng);
+    Ok(locate(&res, id)?.map(|(_, sd)| sd.to_document()))
+}
+
+pub(crate) fn related(eng: &Engine, id: &str, limit: Option<i64>, ctx: &Context) -> Flow<SearchResponse> {
+    let (limit, _) = validate_page(limit, None)?;
+    if id.is_empty() || id.len() > MAX_QUERY_BYTES {
+        return Err(SiftError::invalid(format!("related needs a document id (1 to {MAX_QUERY_BYTES} bytes)")).into());
+    }
+    let res = Resolver::new(eng);
+    let Some((doc, stored)) = locate(&res, id)? else {
+        return Err(SiftError::new(ErrorCode::NotFound, format!("no document with id {id:?} in this bundle")).into());
+    };
+    // Keywords: the title's and headings' words, stop words out, each once.
+    let mut words: Vec<String> = Vec::new();
+    let text = std::iter::once(stored.title.as_str()).chain(stored.sections.iter().map(|s| s.heading.as_str()));
+    for t in text {
+        for w in t.split(|c: char| !c.is_alphanumeric()).filter(|w| w.chars().count() > 1) {
+            let f = analyzer::fold(w);
+            if !analyzer::is_stopword(&f) && !words.contains(&f) && words.len() < RELATED_KEYWORDS {
+                words.push(f);
+            }
+        }
+    }
+    // Meaning: the mean of the page's chunk vectors.
+    let mut vector = None;
+    if let Some(v) = &eng.manifest.vectors {
+        let mut mean = vec![0f32; v.dim as usize];
+        for set in res.vector_sets()? {
+            set.add_doc_vectors(doc, &mut mean);
+        }
+        let norm = mean.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            mean.iter_mut().for_each(|x| *x /= norm);
+            vector = Some(mean);
+        }
+    }
+    if words.is_empty() && vector.is_none() {
+        return Ok(SearchResponse { query: String::new(), limit, ..Default::default() });
+    }
+    let mut req = SearchRequest::new(words.join(" OR "));
+    req.limit = Some(limit as i64 + 1);
+    req.mode = Some(if vector.is_some() { "hybrid" } else { "lexical" }.into());
+    let valid = req.validate(&eng.manifest.filter_fields, ctx.now_days)?;
+    let mut resp = search::run(eng, &valid, vector.as_deref())?;
+    let before = resp.results.len();
+    resp.results.retain(|r| r.id != stored.id);
+    if resp.results.len() < before {
+        resp.total = resp.total.saturating_sub(1);
+    }
+    resp.results.truncate(limit);
+    resp.has_more = resp.total > resp.results.len();
+    resp.query = stored.title.clone();
+    resp.limit = limit;
+    resp.fallback = None;
+    resp.suggestions = Vec::new();
+    Ok(resp)
+}

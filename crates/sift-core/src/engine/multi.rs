@@ -1,0 +1,75 @@
+//! `multi_search`: up to `MAX_MULTI_QUERIES` queries (rephrasings of one question, say),
+//! each searched on its own, merged by reciprocal rank fusion and de-duplicated. Each
+//! result says which queries found it; the score is the fused score over the best possible.
+
+use super::fusion::{rrf, RRF_K};
+use super::resolve::{Flow, Halt};
+use super::{round4, Context, Engine, Step};
+use crate::contract::{
+    validate_page, MultiQuerySummary, MultiSearchRequest, MultiSearchResponse, SearchResult, MAX_LIMIT, MAX_MULTI_QUERIES,
+};
+use crate::error::{ErrorCode, SiftError};
+use std::collections::{BTreeMap, BTreeSet};
+
+pub(crate) fn run(eng: &Engine, req: &MultiSearchRequest, ctx: &Context) -> Flow<MultiSearchResponse> {
+    if req.queries.is_empty() {
+        return Err(SiftError::new(ErrorCode::InvalidRequest, "multi_search needs at least one query").into());
+    }
+    if req.queries.len() > MAX_MULTI_QUERIES {
+        let msg = format!("multi_search takes at most {MAX_MULTI_QUERIES} queries; got {}", req.queries.len());
+        return Err(SiftError::new(ErrorCode::TooManyQueries, msg).into());
+    }
+    let (limit, offset) = validate_page(req.limit, req.offset)?;
+    // Each query contributes its top (offset + limit) candidates to the fusion; the shards
+    // every query needs are asked for together.
+    let depth = (offset + limit).min(MAX_LIMIT) as i64;
+    let mut need = BTreeSet::new();
+    let mut responses = Vec::new();
+    for (qi, q) in req.queries.iter().enumerate() {
+        let mut q = q.clone();
+        q.limit = Some(depth);
+        q.offset = None;
+        match eng.search(&q, ctx).map_err(|e| SiftError::new(e.code, format!("query {qi}: {}", e.message)))? {
+            Step::Need(files) => need.extend(files),
+            Step::Done(r) => responses.push(r),
+        }
+    }
+    if !need.is_empty() {
+        return Err(Halt::Need(need.into_iter().collect()));
+    }
+    let mut fused: BTreeMap<String, (f32, SearchResult, Vec<usize>)> = BTreeMap::new();
+    for (qi, resp) in responses.iter().enumerate() {
+        for (rank, r) in resp.results.iter().enumerate() {
+            let e = fused.entry(r.id.clone()).or_insert_with(|| (0.0, r.clone(), Vec::new()));
+            e.0 += rrf(rank);
+            e.2.push(qi);
+        }
+    }
+    let best_possible = req.queries.len() as f32 / (RRF_K + 1.0);
+    let mut merged: Vec<(f32, SearchResult, Vec<usize>)> = fused.into_values().collect();
+    merged.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
+    let total = merged.len();
+    let results: Vec<SearchResult> = merged
+        .into_iter()
+        .skip(offset)
+        .take(limit)
+        .map(|(s, mut r, qs)| {
+            r.score = round4(s / best_possible);
+            r.queries = Some(qs);
+            r
+        })
+        .collect();
+    Ok(MultiSearchResponse {
+        has_more: offset + results.len() < total,
+        results,
+        total,
+        limit,
+        offset,
+        queries: responses
+            .iter()
+            .map(|r| MultiQuerySummary { query: r.query.clone(), total: r.total, fallback: r.fallback.clone() })
+            .collect(),
+        search_type: "lexical".into(),
+        timings_ms: BTreeMap::new(),
+    })
+}

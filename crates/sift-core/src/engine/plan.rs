@@ -1,0 +1,243 @@
+//! From the parsed query to a plan: one clause per query group (a word, a phrase, `a OR b`,
+//! an exclusion), each a set of alternative ways to match — the exact term, a compound's
+//! joined form and its parts as a phrase, and for the word being typed its prefix
+//! completions — resolved against the term dictionary.
+//!
+//! Drafting (what each clause will look up) needs no shard; resolving reads the postings.
+//! [`Draft::shards`] says which term shards resolution reads, so the search can ask for
+//! all of them in one round.
+
+use super::expand;
+use super::resolve::{Flow, Resolver};
+use super::{Engine, ShardId};
+use crate::bundle::terms::PostingList;
+use crate::query::{Item, ParsedQuery};
+use crate::{analyzer, fuzzy, rank};
+use std::rc::Rc;
+
+// Weights of the alternative ways a clause can match, relative to the exact term.
+pub(crate) const W_EXACT: f32 = 1.0;
+pub(crate) const W_COMPOUND: f32 = 0.95;
+pub(crate) const W_PREFIX: f32 = 0.85;
+pub(crate) const W_FUZZY1: f32 = 0.7;
+pub(crate) const W_FUZZY2: f32 = 0.5;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AltKind {
+    Exact,
+    Compound,
+    Prefix,
+    Fuzzy,
+}
+
+impl AltKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            AltKind::Exact => "exact",
+            AltKind::Compound => "compound",
+            AltKind::Prefix => "prefix",
+            AltKind::Fuzzy => "fuzzy",
+        }
+    }
+}
+
+/// A term of the dictionary with its postings.
+pub(crate) struct RTerm {
+    pub term: String,
+    pub pl: Rc<PostingList>,
+    /// The term's idf, or its expansion group's (see `expand::share_group_idf`).
+    pub idf: f32,
+}
+
+/// One way a clause can match: a term, or a sequence of terms that must be adjacent.
+pub(crate) struct Alt {
+    pub terms: Vec<RTerm>,
+    /// Which terms are stop words (no positions: one-word gaps in a phrase).
+    pub stop: Vec<bool>,
+    pub phrase: bool,
+    pub weight: f32,
+    pub kind: AltKind,
+}
+
+impl Alt {
+    /// The alternative's best possible score: every term saturated.
+    pub fn max_score(&self) -> f32 {
+        self.weight * self.terms.iter().map(|t| t.idf).sum::<f32>()
+    }
+}
+
+/// One clause of the query after resolution against the dictionary.
+pub(crate) struct Clause {
+    /// As typed, for explanations and suggestions.
+    pub label: String,
+    pub alts: Vec<Alt>,
+    pub negated: bool,
+    /// Folded word eligible for fuzzy matching (a single plain word, not an identifier).
+    pub fuzzy_word: Option<String>,
+    /// A "did you mean" replacement for this clause.
+    pub suggestion: Option<String>,
+}
+
+impl Clause {
+    /// Documents containing the clause as typed (fuzzy neighbours aside).
+    pub fn exact_df(&self) -> u32 {
+        self.alts.iter().filter(|a| a.kind != AltKind::Fuzzy).flat_map(|a| a.terms.iter()).map(|t| t.pl.df).max().unwrap_or(0)
+    }
+    pub fn max_score(&self) -> f32 {
+        self.alts.iter().map(Alt::max_score).fold(0.0, f32::max)
+    }
+}
+
+/// The resolved query: clauses, and which of them are positive (to match, not exclude).
+pub(crate) struct Plan {
+    pub clauses: Vec<Clause>,
+    pub positive: Vec<usize>,
+}
+
+impl Plan {
+    pub fn positive_clauses(&self) -> impl Iterator<Item = &Clause> {
+        self.positive.iter().map(|&i| &self.clauses[i])
+    }
+}
+
+/// A clause before resolution: what was typed, and whether it may be expanded.
+pub(crate) struct Draft {
+    pub label: String,
+    items: Vec<Item>,
+    pub negated: bool,
+    /// The word being typed: it also matches as a prefix.
+    open: bool,
+    pub fuzzy_word: Option<String>,
+}
+
+fn is_stop_item(item: &Item) -> bool {
+    match item {
+        Item::Word(w) => analyzer::is_stopword(&analyzer::fold(w)),
+        Item::Phrase(_) => false,
+    }
+}
+
+/// Clauses of a parsed query. Stop words are dropped from bare single words unless nothing
+/// else is left; `typo_tolerant: false` (meaning-only search) marks no word for fuzzy
+/// matching, which would fetch the whole dictionary.
+pub(crate) fn draft(parsed: &ParsedQuery, typo_tolerant: bool) -> Vec<Draft> {
+    let n_groups = parsed.groups.len();
+    let all_stop = parsed.groups.iter().all(|g| g.items.iter().all(is_stop_item));
+    let mut out = Vec::new();
+    for (gi, g) in parsed.groups.iter().enumerate() {
+        if !g.negated && !all_stop && g.items.len() == 1 && is_stop_item(&g.items[0]) {
+            continue;
+        }
+        let fuzzy_word = match &g.items[..] {
+            [Item::Word(w)] if typo_tolerant && !g.negated && !fuzzy::looks_like_identifier(w) => {
+                let f = analyzer::fold(w);
+                f.chars().all(char::is_alphabetic).then_some(f)
+            }
+            _ => None,
+        };
+        let label = g
+            .items
+            .iter()
+            .map(|i| match i {
+                Item::Word(w) => w.clone(),
+                Item::Phrase(p) => format!("\"{p}\""),
+            })
+            .collect::<Vec<_>>()
+            .join(" OR ");
+        out.push(Draft { label, items: g.items.clone(), negated: g.negated, open: parsed.open_last && gi + 1 == n_groups, fuzzy_word });
+    }
+    out
+}
+
+/// The terms an item looks up.
+enum ItemTerms {
+    /// A quoted phrase: its words in order.
+    Phrase(Vec<String>),
+    /// A word: its joined compound form (if it has parts), its parts, and — when it is the
+    /// word being typed — its folded letters to complete.
+    Word { joined: Option<String>, parts: Vec<String>, prefix: Option<String> },
+}
+
+fn item_terms(item: &Item, open: bool) -> ItemTerms {
+    let mut toks = Vec::new();
+    match item {
+        Item::Phrase(text) => {
+            analyzer::tokenize(text, 0, &mut toks);
+            ItemTerms::Phrase(toks.into_iter().filter(|t| !t.joined).map(|t| t.term).collect())
+        }
+        Item::Word(raw) => {
+            analyzer::tokenize(raw, 0, &mut toks);
+            let joined = toks.iter().find(|t| t.joined).map(|t| t.term.clone());
+            let parts = toks.into_iter().filter(|t| !t.joined).map(|t| t.term).collect();
+            let prefix = open.then(|| analyzer::fold(raw).chars().filter(|c| c.is_alphanumeric()).collect());
+            ItemTerms::Word { joined, parts, prefix }
+        }
+    }
+}
+
+impl Draft {
+    /// The term shards resolving this clause reads.
+    pub fn shards(&self, eng: &Engine) -> Vec<ShardId> {
+        let mut out = Vec::new();
+        let term = |t: &str, out: &mut Vec<ShardId>| out.extend(eng.shard_for_term(t).map(ShardId::Terms));
+        for item in &self.items {
+            match item_terms(item, self.open) {
+                ItemTerms::Phrase(terms) => terms.iter().for_each(|t| term(t, &mut out)),
+                ItemTerms::Word { joined, parts, prefix } => {
+                    joined.iter().chain(&parts).for_each(|t| term(t, &mut out));
+                    if let Some(p) = prefix {
+                        out.extend(expand::prefix_shards(eng, &p));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn resolve(&self, res: &Resolver) -> Flow<Clause> {
+        let mut alts = Vec::new();
+        for item in &self.items {
+            match item_terms(item, self.open) {
+                ItemTerms::Phrase(terms) => alts.extend(alt(res, &terms, true, W_EXACT, AltKind::Exact)?),
+                ItemTerms::Word { joined, parts, prefix } => {
+                    if let Some(j) = joined {
+                        alts.extend(alt(res, &[j], false, W_EXACT, AltKind::Exact)?);
+                        alts.extend(alt(res, &parts, true, W_COMPOUND, AltKind::Compound)?);
+                    } else {
+                        alts.extend(alt(res, &parts, false, W_EXACT, AltKind::Exact)?);
+                    }
+                    if let Some(p) = prefix {
+                        expand::prefix_alts(res, &p, &mut alts)?;
+                    }
+                }
+            }
+        }
+        Ok(Clause { label: self.label.clone(), alts, negated: self.negated, fuzzy_word: self.fuzzy_word.clone(), suggestion: None })
+    }
+}
+
+/// Resolve drafted clauses against the dictionary (their shards must be loaded: see
+/// [`Draft::shards`]).
+pub(crate) fn resolve(res: &Resolver, drafts: &[Draft]) -> Flow<Plan> {
+    let clauses = drafts.iter().map(|d| d.resolve(res)).collect::<Flow<Vec<Clause>>>()?;
+    let positive = (0..clauses.len()).filter(|&i| !clauses[i].negated).collect();
+    Ok(Plan { clauses, positive })
+}
+
+/// A dictionary term with its postings and idf (None: not in the dictionary).
+pub(crate) fn rterm(res: &Resolver, term: &str) -> Flow<Option<RTerm>> {
+    Ok(res.postings(term)?.map(|pl| RTerm { term: term.to_string(), idf: rank::idf(res.eng.manifest.doc_count, pl.df), pl }))
+}
+
+/// An alternative over `terms`; None when any of them is not in the dictionary.
+pub(crate) fn alt(res: &Resolver, terms: &[String], phrase: bool, weight: f32, kind: AltKind) -> Flow<Option<Alt>> {
+    let mut rts = Vec::with_capacity(terms.len());
+    for t in terms {
+        match rterm(res, t)? {
+            Some(rt) => rts.push(rt),
+            None => return Ok(None),
+        }
+    }
+    let stop = rts.iter().map(|t| analyzer::is_stop_term(&t.term)).collect();
+    Ok((!rts.is_empty()).then_some(Alt { terms: rts, stop, phrase: phrase && terms.len() > 1, weight, kind }))
+}

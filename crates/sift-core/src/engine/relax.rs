@@ -1,0 +1,151 @@
+//! Never a silent empty page. When the query as typed cannot fill the page, relax it step by
+//! step and say what was done (`fallback`):
+//!
+//! 1. words that exist nowhere are probably misspelt: they also match similar spellings;
+//! 2. all terms (AND);
+//! 3. any term (scored OR), when AND cannot fill the page;
+//! 4. nothing at all: similar spellings of every word;
+//! 5. still nothing: the response says so (the search adds meaning when it can).
+//!
+//! Suggestions ("did you mean") come from the same fuzzy matching.
+
+use super::collect::Filter;
+use super::expand::{fuzzy_alts, fuzzy_shards, FuzzyScope};
+use super::plan::{Clause, Plan, RTerm};
+use super::resolve::{Flow, Resolver};
+use super::score::{Hit, Scorer};
+use crate::contract::Fallback;
+
+/// The lexical answer: hits, best first, and what was relaxed to find them.
+pub(crate) struct Relaxed {
+    pub hits: Vec<Hit>,
+    pub fallback: Option<Fallback>,
+}
+
+fn fallback(from: &str, to: &str, reason: String) -> Option<Fallback> {
+    Some(Fallback { from: from.into(), to: to.into(), reason })
+}
+
+fn quote_list(words: &[String]) -> String {
+    words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ")
+}
+
+/// The word as people write it: the term's most common surface form.
+fn surface(t: &RTerm) -> String {
+    if t.pl.surface.is_empty() {
+        t.term.clone()
+    } else {
+        t.pl.surface.clone()
+    }
+}
+
+/// Run the chain. `want`: results the page needs (offset + limit). Adds fuzzy alternatives
+/// to the plan's clauses where it relaxes spelling.
+pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &Filter, want: usize) -> Flow<Relaxed> {
+    let positive = plan.positive.clone();
+    let mut fallback_used = None;
+    // 1. Unknown words match similar spellings.
+    let unknown: Vec<usize> = positive.iter().copied().filter(|&i| plan.clauses[i].exact_df() == 0).collect();
+    let mut fuzzed = Vec::new();
+    for &i in &unknown {
+        let Some(w) = plan.clauses[i].fuzzy_word.clone() else { continue };
+        let alts = fuzzy_alts(res, &w, FuzzyScope::Everywhere)?;
+        if !alts.is_empty() {
+            let c = &mut plan.clauses[i];
+            c.suggestion = Some(surface(&alts[0].terms[0]));
+            c.alts.extend(alts);
+            fuzzed.push(c.label.clone());
+        }
+    }
+    // 2. All terms.
+    let mut hits = scorer.rank(plan, true, filter);
+    if !fuzzed.is_empty() {
+        fallback_used = fallback("exact", "fuzzy", format!("no document contains {}; matched similar spellings", quote_list(&fuzzed)));
+    }
+    // 3. Any term, when AND cannot fill the page.
+    if hits.len() < want && positive.len() > 1 {
+        let or_hits = scorer.rank(plan, false, filter);
+        if or_hits.len() > hits.len() {
+            let reason = if hits.is_empty() {
+                let missing: Vec<String> = plan.positive_clauses().filter(|c| c.alts.is_empty()).map(|c| c.label.clone()).collect();
+                if missing.is_empty() {
+                    "no document contains every term".to_string()
+                } else {
+                    format!("no document contains {}", quote_list(&missing))
+                }
+            } else {
+                format!("only {} document{} contain every term", hits.len(), if hits.len() == 1 { "" } else { "s" })
+            };
+            let from = if fuzzed.is_empty() { "all terms" } else { "all terms (fuzzy)" };
+            fallback_used = fallback(from, "any term", reason);
+            hits = or_hits;
+        }
+    }
+    // 4. Nothing at all: similar spellings of every word.
+    if hits.is_empty() {
+        let mut changed = Vec::new();
+        for &i in positive.iter().filter(|i| !unknown.contains(i)) {
+            let Some(w) = plan.clauses[i].fuzzy_word.clone() else { continue };
+            let alts = fuzzy_alts(res, &w, FuzzyScope::Everywhere)?;
+            if !alts.is_empty() {
+                plan.clauses[i].alts.extend(alts);
+                changed.push(plan.clauses[i].label.clone());
+            }
+        }
+        if !changed.is_empty() {
+            hits = scorer.rank(plan, false, filter);
+            if !hits.is_empty() {
+                fallback_used = fallback(
+                    "exact",
+                    "fuzzy",
+                    format!("no document matches the query as typed; matched similar spellings of {}", quote_list(&changed)),
+                );
+            }
+        }
+    }
+    // 5. Nothing.
+    if hits.is_empty() {
+        let reason = if filter.narrows() {
+            "no document matches the query with these filters (similar spellings were tried too)"
+        } else {
+            "no document matches any term of the query (similar spellings were tried too)"
+        };
+        fallback_used = fallback("query", "nothing", reason.into());
+    }
+    Ok(Relaxed { hits, fallback: fallback_used })
+}
+
+/// A clause worth a "did you mean" lookup: a rare plain word, and few results.
+fn wants_suggestion(c: &Clause, found: usize) -> Option<&str> {
+    let w = c.fuzzy_word.as_deref()?;
+    let df = c.exact_df();
+    (c.suggestion.is_none() && df > 0 && df < 3 && found < 3).then_some(w)
+}
+
+/// A rewrite of the query: words corrected by the chain, and rare words that have a far
+/// more common neighbour (only in the term shards of the word's first letter).
+pub(crate) fn suggestions(res: &Resolver, plan: &Plan, query: &str, found: usize) -> Flow<Vec<String>> {
+    let lookups: Vec<&str> = plan.positive_clauses().filter_map(|c| wants_suggestion(c, found)).collect();
+    res.require(lookups.iter().flat_map(|w| fuzzy_shards(res.eng, w, FuzzyScope::SameInitial)))?;
+    let mut rewrites: Vec<(String, String)> = Vec::new();
+    for c in plan.positive_clauses() {
+        if let Some(s) = &c.suggestion {
+            rewrites.push((c.label.clone(), s.clone()));
+            continue;
+        }
+        let Some(w) = wants_suggestion(c, found) else { continue };
+        let df = c.exact_df();
+        let alts = fuzzy_alts(res, w, FuzzyScope::SameInitial)?;
+        if let Some(best) = alts.iter().filter(|a| a.terms[0].pl.df >= (20 * df).max(5)).max_by_key(|a| a.terms[0].pl.df) {
+            rewrites.push((c.label.clone(), surface(&best.terms[0])));
+        }
+    }
+    if rewrites.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut s = query.to_string();
+    for (from, to) in rewrites {
+        s = s.replacen(&from, &to, 1);
+    }
+    Ok(if s != query { vec![s] } else { Vec::new() })
+}

@@ -1,0 +1,107 @@
+//! Shards and postings on demand. Every engine step reads the bundle through a `Resolver`:
+//! a shard that is not loaded halts the step with `Halt::Need`, which `?` carries out to
+//! the public entry point (and from there to the host as `Step::Need`). Nothing can compute
+//! on partial data by forgetting a check.
+//!
+//! To keep round trips few, a stage first `require`s every shard it will read — all of them
+//! are asked for at once — and only then reads them.
+
+use super::{Engine, ShardId};
+use crate::bundle::docmeta::DocMeta;
+use crate::bundle::docstore::StoredDoc;
+use crate::bundle::filters::FilterIndex;
+use crate::bundle::ids::IdShard;
+use crate::bundle::terms::{PostingList, TermShard};
+use crate::bundle::vectors::VectorSet;
+use crate::error::SiftError;
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
+
+/// Why a step stopped: it needs shard files, or it failed.
+#[derive(Debug)]
+pub(crate) enum Halt {
+    Need(Vec<String>),
+    Fail(SiftError),
+}
+
+impl From<SiftError> for Halt {
+    fn from(e: SiftError) -> Self {
+        Halt::Fail(e)
+    }
+}
+
+pub(crate) type Flow<T> = Result<T, Halt>;
+
+/// One call's view of the bundle: the engine's loaded shards, and the postings decoded so
+/// far (a term looked up twice is decoded once).
+pub(crate) struct Resolver<'a> {
+    pub eng: &'a Engine,
+    postings: RefCell<HashMap<String, Option<Rc<PostingList>>>>,
+}
+
+impl<'a> Resolver<'a> {
+    pub fn new(eng: &'a Engine) -> Self {
+        Resolver { eng, postings: RefCell::new(HashMap::new()) }
+    }
+
+    /// Every shard in `shards` is loaded, or the step halts asking for all the missing ones.
+    pub fn require(&self, shards: impl IntoIterator<Item = ShardId>) -> Flow<()> {
+        let missing: BTreeSet<String> =
+            shards.into_iter().filter(|&id| !self.eng.has(id)).map(|id| self.eng.shard_ref(id).file.clone()).collect();
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(Halt::Need(missing.into_iter().collect()))
+        }
+    }
+
+    fn loaded<T>(&self, id: ShardId, slot: Option<&'a T>) -> Flow<&'a T> {
+        slot.ok_or_else(|| Halt::Need(vec![self.eng.shard_ref(id).file.clone()]))
+    }
+
+    pub fn docmeta(&self) -> Flow<&'a DocMeta> {
+        self.loaded(ShardId::DocMeta, self.eng.docmeta.as_ref())
+    }
+
+    pub fn filters(&self) -> Flow<&'a FilterIndex> {
+        self.loaded(ShardId::Filters, self.eng.filters.as_ref())
+    }
+
+    pub fn term_shard(&self, i: usize) -> Flow<&'a TermShard> {
+        self.loaded(ShardId::Terms(i), self.eng.term_shards[i].as_ref())
+    }
+
+    pub fn id_shard(&self, i: usize) -> Flow<&'a IdShard> {
+        self.loaded(ShardId::Ids(i), self.eng.id_shards[i].as_ref())
+    }
+
+    /// The stored document `doc`.
+    pub fn stored(&self, doc: u32) -> Flow<&'a StoredDoc> {
+        let si = self.eng.doc_shard_of(doc);
+        let docs = self.loaded(ShardId::Docs(si), self.eng.doc_shards.get(si).and_then(Option::as_ref))?;
+        let k = doc.checked_sub(self.eng.manifest.doc_shards[si].first_doc).map(|k| k as usize);
+        k.and_then(|k| docs.get(k)).ok_or_else(|| Halt::Fail(SiftError::corrupt(format!("document {doc} is not in its doc shard"))))
+    }
+
+    /// Every vector shard (semantic search reads them all).
+    pub fn vector_sets(&self) -> Flow<Vec<&'a VectorSet>> {
+        self.require((0..self.eng.vector_shards.len()).map(ShardId::Vectors))?;
+        Ok(self.eng.vector_shards.iter().flatten().collect())
+    }
+
+    /// Postings of an exact term (None: not in the dictionary).
+    pub fn postings(&self, term: &str) -> Flow<Option<Rc<PostingList>>> {
+        if let Some(c) = self.postings.borrow().get(term) {
+            return Ok(c.clone());
+        }
+        let Some(si) = self.eng.shard_for_term(term) else { return Ok(None) };
+        let shard = self.term_shard(si)?;
+        let pl = match shard.offset(term) {
+            Some(off) => Some(Rc::new(shard.postings(off, self.eng.manifest.doc_count)?)),
+            None => None,
+        };
+        self.postings.borrow_mut().insert(term.to_string(), pl.clone());
+        Ok(pl)
+    }
+}

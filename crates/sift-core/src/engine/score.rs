@@ -1,0 +1,162 @@
+//! Scoring a document against a plan: BM25F (see `rank`) per matching alternative, the
+//! best alternative per clause, summed over clauses, plus proximity bonuses. `Scorer::alt`
+//! is the one place the formula is applied: ranking (`rank`) and explanations (`explain`)
+//! both call it, so an explanation always adds up to the score it explains.
+
+use super::collect::Filter;
+use super::matching::{alt_match_at, alt_matches, proximity_at, proximity_max, proximity_pairs};
+use super::plan::{Alt, Plan, RTerm};
+use super::round4;
+use crate::bundle::docmeta::DocMeta;
+use crate::rank::{self, Bm25fParams, NormTable, N_FIELDS};
+use std::collections::{BTreeMap, HashMap};
+
+/// A scored candidate.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Hit {
+    pub doc: u32,
+    pub score: f32,
+}
+
+/// Best first; ties by doc number, so every ranking is deterministic.
+pub(crate) fn sort_hits(hits: &mut [Hit]) {
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+}
+
+/// One term's part of a document's score.
+pub(crate) struct TermScore {
+    pub idf: f32,
+    /// BM25F's `tf~`: field-weighted, length-normalised term frequency.
+    pub weighted_tf: f32,
+    pub score: f32,
+}
+
+pub(crate) struct Scorer<'a> {
+    pub params: &'a Bm25fParams,
+    pub norms: &'a NormTable,
+    pub meta: &'a DocMeta,
+}
+
+impl Scorer<'_> {
+    /// An alternative's score in `doc` (`ks`: each term's posting index for the doc): its
+    /// terms' `idf · saturate(tf~)`, summed, times the alternative's weight. `each` sees
+    /// every term's part (explanations); ranking passes a no-op.
+    pub fn alt(&self, alt: &Alt, ks: &[usize], doc: u32, mut each: impl FnMut(&RTerm, &[u32; N_FIELDS], &TermScore)) -> f32 {
+        let lens = &self.meta.lens[doc as usize];
+        let mut s = 0.0;
+        for (t, &k) in alt.terms.iter().zip(ks) {
+            let tf = &t.pl.tf[k];
+            let weighted_tf = self.norms.pseudo_tf(self.params, tf, lens);
+            let ts = TermScore { idf: t.idf, weighted_tf, score: t.idf * rank::saturate(self.params.k1, weighted_tf) };
+            each(t, tf, &ts);
+            s += ts.score;
+        }
+        s * alt.weight
+    }
+
+    /// Score every document matching the plan: `all` requires every positive clause (AND),
+    /// else any (scored OR). Best first.
+    pub fn rank(&self, plan: &Plan, all: bool, filter: &Filter) -> Vec<Hit> {
+        let n = self.meta.lens.len();
+        let mut acc: HashMap<u32, (f32, u64)> = HashMap::new();
+        let mut best: HashMap<u32, f32> = HashMap::new();
+        for (bit, clause) in plan.positive_clauses().enumerate() {
+            best.clear();
+            for alt in &clause.alts {
+                for (doc, ks) in alt_matches(alt) {
+                    let s = self.alt(alt, &ks, doc, |_, _, _| {});
+                    let e = best.entry(doc).or_insert(0.0);
+                    if s > *e {
+                        *e = s;
+                    }
+                }
+            }
+            for (&doc, &s) in &best {
+                let e = acc.entry(doc).or_insert((0.0, 0));
+                e.0 += s;
+                e.1 |= 1u64 << bit;
+            }
+        }
+        for (a, b) in proximity_pairs(&plan.clauses, &plan.positive) {
+            for &doc in &a.pl.docs {
+                if let (Some(bonus), Some(e)) = (proximity_at(a, b, doc), acc.get_mut(&doc)) {
+                    e.0 += bonus;
+                }
+            }
+        }
+        let n_pos = plan.positive.len();
+        let full: u64 = if n_pos >= 64 { u64::MAX } else { (1u64 << n_pos) - 1 };
+        let mut hits: Vec<Hit> = acc
+            .into_iter()
+            .filter(|(doc, (_, mask))| (!all || *mask == full) && (*doc as usize) < n && filter.admits(*doc))
+            .map(|(doc, (score, _))| Hit { doc, score })
+            .collect();
+        sort_hits(&mut hits);
+        hits
+    }
+
+    /// Per-result scoring details: which alternative matched each clause, in which fields,
+    /// each term's part; proximity; the normalisation.
+    pub fn explain(&self, doc: u32, plan: &Plan, max_possible: f32, score: f32) -> serde_json::Value {
+        let mut out_clauses = Vec::new();
+        let mut raw = 0.0;
+        for c in plan.positive_clauses() {
+            let mut best: Option<(f32, serde_json::Value)> = None;
+            for alt in &c.alts {
+                let Some(ks) = alt_match_at(alt, doc) else { continue };
+                let mut terms = Vec::new();
+                let s = self.alt(alt, &ks, doc, |t, tf, ts| {
+                    let fields: BTreeMap<&str, u32> = (0..N_FIELDS).filter(|&f| tf[f] > 0).map(|f| (rank::FIELD_NAMES[f], tf[f])).collect();
+                    terms.push(serde_json::json!({
+                        "term": t.term, "fields": fields, "idf": round4(ts.idf),
+                        "weighted_tf": round4(ts.weighted_tf), "score": round4(ts.score),
+                    }));
+                });
+                if best.as_ref().is_none_or(|b| s > b.0) {
+                    best = Some((
+                        s,
+                        serde_json::json!({
+                            "match": alt.kind.name(), "weight": alt.weight, "phrase": alt.phrase,
+                            "terms": terms, "score": round4(s),
+                        }),
+                    ));
+                }
+            }
+            let (s, detail) = best.unwrap_or((0.0, serde_json::Value::Null));
+            raw += s;
+            out_clauses.push(serde_json::json!({ "clause": c.label, "matched": !detail.is_null(), "best": detail }));
+        }
+        let mut proximity = Vec::new();
+        for (a, b) in proximity_pairs(&plan.clauses, &plan.positive) {
+            let bonus = proximity_at(a, b, doc).unwrap_or(0.0);
+            raw += bonus;
+            proximity.push(serde_json::json!({ "pair": [a.term, b.term], "score": round4(bonus) }));
+        }
+        let p = self.params;
+        serde_json::json!({
+            "clauses": out_clauses,
+            "proximity": proximity,
+            "bm25f": round4(raw),
+            "max_possible": round4(max_possible),
+            "normalised": round4((raw / max_possible).min(1.0)),
+            "final": round4(score),
+            "params": { "k1": p.k1, "b": p.b, "weights": p.weight, "fields": rank::FIELD_NAMES },
+        })
+    }
+}
+
+/// The best score a document could reach for this plan — every clause and every proximity
+/// pair at its maximum — so that `score / max_possible` says how much of the query a
+/// document covers (0..1), not merely its place in the list.
+pub(crate) fn max_possible(plan: &Plan) -> f32 {
+    let clauses: f32 = plan.positive_clauses().map(|c| c.max_score()).sum();
+    let pairs: f32 = proximity_pairs(&plan.clauses, &plan.positive).iter().map(|(a, b)| proximity_max(a, b)).sum();
+    (clauses + pairs).max(1e-6)
+}
+
+/// Lexical scores divided by the plan's best possible score, capped at 1.
+pub(crate) fn normalise(hits: &mut [Hit], max_possible: f32) {
+    for h in hits.iter_mut() {
+        h.score = (h.score / max_possible).min(1.0);
+    }
+}

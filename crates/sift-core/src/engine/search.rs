@@ -1,0 +1,154 @@
+//! The search pipeline: a validated request in, a response out, each stage one module.
+
+use super::collect::{self, Filter};
+use super::fusion::{self, SEMANTIC_DEPTH, SEMANTIC_FALLBACK_MIN};
+use super::plan;
+use super::present;
+use super::relax;
+use super::resolve::{Flow, Resolver};
+use super::score::{self, Hit, Scorer};
+use super::{round4, Engine, ShardId};
+use crate::contract::{Fallback, SearchResponse, ValidRequest, MAX_CLAUSES};
+use crate::error::{ErrorCode, SiftError};
+use crate::query;
+use std::collections::{BTreeMap, HashMap};
+
+pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>) -> Flow<SearchResponse> {
+    let res = Resolver::new(eng);
+    let (weights, query_vector) = fusion::mode_weights(req, eng.manifest.vectors.as_ref(), query_vector)?;
+    let filter_fields = &eng.manifest.filter_fields;
+    let parsed = query::parse(&req.query, |f| filter_fields.iter().any(|x| x == f));
+    let drafts = plan::draft(&parsed, weights.0 > 0.0);
+    if drafts.iter().filter(|d| !d.negated).count() > MAX_CLAUSES {
+        return Err(SiftError::new(ErrorCode::QueryTooLong, format!("query has more than {MAX_CLAUSES} terms")).into());
+    }
+
+    // One round for everything the plan reads: scoring data, filters, the words' term
+    // shards, and the vectors when meaning counts.
+    let vectors = query_vector.map_or(0, |_| eng.vector_shards.len());
+    res.require(
+        [ShardId::DocMeta, ShardId::Filters]
+            .into_iter()
+            .chain(drafts.iter().flat_map(|d| d.shards(eng)))
+            .chain((0..vectors).map(ShardId::Vectors)),
+    )?;
+    let (meta, index) = (res.docmeta()?, res.filters()?);
+    let mut plan = plan::resolve(&res, &drafts)?;
+    let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), req.since_days, &plan.clauses);
+    if plan.positive.is_empty() {
+        let reason = "the query only excludes terms; add a word to search for";
+        return Ok(empty_response(req, Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() }));
+    }
+
+    // The lexical half, relaxed until it answers; scores normalised to 0..1.
+    let scorer = Scorer { params: &eng.manifest.params, norms: &eng.norms, meta };
+    let relaxed = relax::relax(&res, &scorer, &mut plan, &filter, req.offset + req.limit)?;
+    let suggestions = relax::suggestions(&res, &plan, &req.query, relaxed.hits.len())?;
+    let max_possible = score::max_possible(&plan);
+    let mut lexical = relaxed.hits;
+    score::normalise(&mut lexical, max_possible);
+
+    // The semantic half: alone, fused with the lexical list, or as the last fallback.
+    let semantic = match query_vector {
+        Some(q) => Some(fusion::semantic_hits(&res.vector_sets()?, q, (req.offset + req.limit).max(SEMANTIC_DEPTH), &filter)),
+        None => None,
+    };
+    let mut combined = combine(lexical, semantic, weights, relaxed.fallback, req.explain);
+    let mut hits = std::mem::take(&mut combined.hits);
+
+    // Order, page, facets; then the stored documents of the page.
+    collect::order(&mut hits, meta, req.sort, req.boost_recent);
+    let total = hits.len();
+    let page: Vec<Hit> = hits.iter().skip(req.offset).take(req.limit).copied().collect();
+    let facets = collect::facets(index, eng.manifest.doc_count as usize, &hits);
+    res.require(page.iter().map(|h| ShardId::Docs(eng.doc_shard_of(h.doc))))?;
+    let explain = |h: &Hit| {
+        let mut x = scorer.explain(h.doc, &plan, max_possible, h.score);
+        if query_vector.is_some() {
+            x["fusion"] = combined.explain(h.doc, weights);
+        }
+        x
+    };
+    let results = present::results(&res, &plan, &page, req.include_content, req.explain.then_some(&explain))?;
+    Ok(SearchResponse {
+        has_more: req.offset + results.len() < total,
+        results,
+        total,
+        limit: req.limit,
+        offset: req.offset,
+        query: req.query.trim_end().to_string(),
+        search_type: combined.search_type.into(),
+        fallback: combined.fallback.clone(),
+        suggestions,
+        facets,
+        timings_ms: BTreeMap::new(),
+    })
+}
+
+/// The two halves as one list, and what the response says about it.
+struct Combined {
+    hits: Vec<Hit>,
+    search_type: &'static str,
+    fallback: Option<Fallback>,
+    /// Each side's score per document, kept for `explain`.
+    lexical_scores: HashMap<u32, f32>,
+    semantic_scores: HashMap<u32, f32>,
+}
+
+impl Combined {
+    /// How a document's fused score came about.
+    fn explain(&self, doc: u32, (w_lex, w_sem): (f32, f32)) -> serde_json::Value {
+        serde_json::json!({
+            "search_type": self.search_type, "weights": { "lexical": w_lex, "semantic": w_sem },
+            "lexical": self.lexical_scores.get(&doc).map(|s| round4(*s)),
+            "semantic": self.semantic_scores.get(&doc).map(|s| round4(*s)),
+        })
+    }
+}
+
+fn combine(lexical: Vec<Hit>, semantic: Option<Vec<Hit>>, weights: (f32, f32), fallback: Option<Fallback>, explain: bool) -> Combined {
+    let Some(sem) = semantic else {
+        return Combined {
+            hits: lexical,
+            search_type: "lexical",
+            fallback,
+            lexical_scores: HashMap::new(),
+            semantic_scores: HashMap::new(),
+        };
+    };
+    let (lexical_scores, semantic_scores) = if explain {
+        (lexical.iter().map(|h| (h.doc, h.score)).collect(), sem.iter().map(|h| (h.doc, h.score)).collect())
+    } else {
+        (HashMap::new(), HashMap::new())
+    };
+    let (hits, search_type, fallback) = if weights.0 == 0.0 {
+        (sem, "semantic", None)
+    } else if lexical.is_empty() {
+        // A fallback must not dress up noise as an answer: only real similarity counts.
+        let sem: Vec<Hit> = sem.into_iter().filter(|h| h.score >= SEMANTIC_FALLBACK_MIN).collect();
+        let fallback = if sem.is_empty() {
+            fallback
+        } else {
+            Some(Fallback {
+                from: "lexical".into(),
+                to: "semantic".into(),
+                reason: "no document contains the query's words (or similar spellings); showing results by meaning".into(),
+            })
+        };
+        (sem, "semantic", fallback)
+    } else {
+        (fusion::fuse(&lexical, &sem, weights), "hybrid", fallback)
+    };
+    Combined { hits, search_type, fallback, lexical_scores, semantic_scores }
+}
+
+fn empty_response(req: &ValidRequest, fallback: Fallback) -> SearchResponse {
+    SearchResponse {
+        limit: req.limit,
+        offset: req.offset,
+        query: req.query.trim_end().to_string(),
+        search_type: "lexical".into(),
+        fallback: Some(fallback),
+        ..Default::default()
+    }
+}

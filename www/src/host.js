@@ -1,0 +1,124 @@
+// The host side of the engine's contract, once for every JavaScript surface (the wrapper
+// `sift.js`, the search box, the worker, MCP, the extension): errors as SiftError, the
+// engine's HTML-safe strings as plain parts, bundle URLs, fetching with one error mapping,
+// and the host loop that answers the engine's `{need: [files]}`.
+
+import { LIMITS } from "./contract.js";
+
+export class SiftError extends Error {
+  constructor(code, message, cause) {
+    super(message);
+    this.name = "SiftError";
+    this.code = code;
+    if (cause !== undefined) this.cause = cause;
+  }
+  toJSON() {
+    return { code: this.code, message: this.message };
+  }
+}
+
+/** Turn whatever a wasm call (or a host) threw into a SiftError. */
+export function asSiftError(e) {
+  if (e instanceof SiftError) return e;
+  if (e && typeof e === "object" && typeof e.code === "string" && typeof e.message === "string") {
+    return new SiftError(e.code, e.message);
+  }
+  if (typeof e === "string") {
+    try {
+      const o = JSON.parse(e);
+      if (o && typeof o.code === "string") return new SiftError(o.code, o.message);
+    } catch (_) {
+      /* not JSON: fall through */
+    }
+    return new SiftError("internal", e);
+  }
+  if (typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError) {
+    return new SiftError("internal", `the search engine stopped unexpectedly (${e.message}); it will be reloaded`, e);
+  }
+  return new SiftError("internal", String(e && e.message ? e.message : e), e);
+}
+
+const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", "#39": "'", "#x27": "'" };
+
+/**
+ * The engine's HTML-safe strings (result titles and snippets: escaped text, matches in
+ * <mark>) as plain parts, entities decoded: [{text, mark}]. Every surface renders from
+ * this — DOM text nodes, omnibox XML, plain text for agents — never by parsing HTML.
+ */
+export function markedParts(html) {
+  const parts = [];
+  let mark = false;
+  for (const piece of String(html ?? "").split(/(<mark>|<\/mark>)/)) {
+    if (piece === "<mark>") mark = true;
+    else if (piece === "</mark>") mark = false;
+    else if (piece) parts.push({ text: piece.replace(/&(amp|lt|gt|quot|apos|#39|#x27);/g, (_, e) => ENTITIES[e]), mark });
+  }
+  return parts;
+}
+
+/** An HTML-safe string as plain text. */
+export const plainText = (html) => markedParts(html).map((p) => p.text).join("");
+
+/**
+ * A bundle folder's URL, ending in "/": relative bases resolve against the page. With
+ * `{ userInput: true }` (a URL someone typed), only absolute http(s) URLs are accepted and
+ * their query and fragment are dropped.
+ */
+export function bundleBase(base, { userInput = false } = {}) {
+  let b = String(base ?? "/_sift/");
+  if (userInput) {
+    let u;
+    try {
+      u = new URL(b);
+    } catch (_) {
+      throw new SiftError("invalid_request", `not a URL: ${JSON.stringify(b)} (expected something like https://example.org/_sift/)`);
+    }
+    if (u.protocol !== "https:" && u.protocol !== "http:") throw new SiftError("invalid_request", "bundle URLs must be http(s)");
+    u.search = "";
+    u.hash = "";
+    b = u.href;
+  }
+  if (!b.endsWith("/")) b += "/";
+  try {
+    return new URL(b, globalThis.location ? globalThis.location.href : undefined).href;
+  } catch (_) {
+    return b; // a relative base with no page URL (workers with a custom fetch)
+  }
+}
+
+/** Fetch a bundle file: a Response that is ok, or a SiftError (404 → bundle_missing). */
+export async function fetchOk(fetchImpl, url, what, init) {
+  let res;
+  try {
+    res = await fetchImpl(url, init);
+  } catch (e) {
+    throw new SiftError("network", `${what} could not be fetched from ${url}: ${e && e.message ? e.message : e}`, e);
+  }
+  if (!res.ok) {
+    throw new SiftError(res.status === 404 ? "bundle_missing" : "network", `${what} at ${url} answered HTTP ${res.status}`);
+  }
+  return res;
+}
+
+export async function fetchBytes(fetchImpl, url, what) {
+  const res = await fetchOk(fetchImpl, url, what);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/**
+ * The host loop: `call()` returns the engine's answer as JSON text, `{done}` or
+ * `{need: [files]}`; needed files are fetched by `shardBytes(file)` (in parallel), handed
+ * to `addShard(file, bytes)` unless `isLoaded(file)`, and the call is repeated.
+ */
+export async function drive(call, { shardBytes, isLoaded, addShard }) {
+  for (let round = 0; round < LIMITS.maxHostRounds; round++) {
+    const step = JSON.parse(call());
+    if (step.need === undefined) return step.done;
+    const files = step.need;
+    const bytes = await Promise.all(files.map((f) => shardBytes(f)));
+    files.forEach((f, i) => {
+      if (!isLoaded(f)) addShard(f, bytes[i]);
+    });
+  }
+  throw new SiftError("internal", "the engine kept asking for shards");
+}
