@@ -152,31 +152,100 @@ fn surface_of(text: &str, t: &Token) -> String {
 }
 
 pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
+    check_ids(docs)?;
+    let mut warnings = Vec::new();
+    let inverted = invert(docs, &mut warnings);
+    let term_payloads = term_shards(&inverted.postings, opts.term_shard_target)?;
+    let meta_payload = doc_meta(docs, inverted.lens, &mut warnings).encode();
+    let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
+    let filter_payload = filter_index(docs, &filter_fields).encode();
+    let doc_payloads = doc_store(docs, inverted.section_starts, opts.doc_shard_target)?;
+    let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
+    let (vector_payloads, vector_chunks) = vector_set(docs, opts.vectors.as_ref())?;
+
+    // Frame, compress and name every shard (in parallel on native builds), in manifest order.
+    let mut jobs: Vec<(ShardKind, &[u8])> = vec![(ShardKind::DocMeta, &meta_payload), (ShardKind::Filters, &filter_payload)];
+    jobs.extend(term_payloads.iter().map(|t| (ShardKind::Terms, t.2.as_slice())));
+    jobs.extend(doc_payloads.iter().map(|d| (ShardKind::Docs, d.2.as_slice())));
+    jobs.extend(vector_payloads.iter().map(|v| (ShardKind::Vectors, v.as_slice())));
+    jobs.extend(id_payloads.iter().map(|t| (ShardKind::Ids, t.2.as_slice())));
+    let framed = par_map(&jobs, |(kind, payload)| shard_file(*kind, payload));
+    let mut refs = framed.iter().map(|(r, _)| r.clone());
+    let docmeta = refs.next().expect("docmeta framed");
+    let filters = refs.next().expect("filters framed");
+    let term_shards = key_ranges(&term_payloads, &mut refs);
+    let doc_shards: Vec<DocShardRef> = doc_payloads
+        .iter()
+        .zip(refs.by_ref())
+        .map(|((first_doc, n, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n })
+        .collect();
+    let vectors = opts.vectors.as_ref().map(|cv| VectorsRef {
+        model: cv.model.clone(),
+        dim: cv.dim as u32,
+        chunks: vector_chunks as u32,
+        shards: refs.by_ref().take(vector_payloads.len()).collect(),
+    });
+    let id_shards = key_ranges(&id_payloads, &mut refs);
+    let manifest = Manifest {
+        magic: bundle::MANIFEST_MAGIC.to_string(),
+        format_version: bundle::FORMAT_VERSION,
+        generator: opts.generator.clone(),
+        doc_count: docs.len() as u32,
+        term_count: inverted.postings.len() as u64,
+        params: opts.params,
+        avg_field_len: inverted.avg_field_len,
+        filter_fields,
+        docmeta,
+        filters,
+        term_shards,
+        doc_shards,
+        id_shards,
+        vectors,
+    };
+    Ok(BuiltBundle { manifest, shards: framed.into_iter().map(|(_, f)| f).collect(), warnings })
+}
+
+/// Every document has an id, and no two the same.
+fn check_ids(docs: &[SourceDoc]) -> Result<(), SiftError> {
     if docs.len() > u32::MAX as usize / 2 {
         return Err(SiftError::invalid("too many documents for one bundle"));
     }
-    let mut warnings = Vec::new();
-    let mut seen_ids = BTreeSet::new();
+    let mut seen = BTreeSet::new();
     for d in docs {
         if d.id.is_empty() {
             return Err(SiftError::invalid(format!("a document has an empty id (url {:?})", d.url)));
         }
-        if !seen_ids.insert(d.id.as_str()) {
+        if !seen.insert(d.id.as_str()) {
             return Err(SiftError::invalid(format!("duplicate document id {:?}", d.id)));
         }
     }
+    Ok(())
+}
 
-    // 1. Postings: documents analysed in parallel, merged in document order.
-    let mut postings: HashMap<String, TermEntry> = HashMap::new();
-    let mut meta = DocMeta { lens: Vec::with_capacity(docs.len()), dates: Vec::with_capacity(docs.len()) };
+/// The inverted index of a corpus, with what scoring and results need of each document.
+struct Inverted {
+    postings: HashMap<String, TermEntry>,
+    /// Field lengths per document, quantised.
+    lens: Vec<[u8; N_FIELDS]>,
+    avg_field_len: [f32; N_FIELDS],
+    section_starts: Vec<Vec<u32>>,
+}
+
+/// Documents analysed in parallel, merged in document order.
+fn invert(docs: &[SourceDoc], warnings: &mut Vec<String>) -> Inverted {
+    let mut inv = Inverted {
+        postings: HashMap::new(),
+        lens: Vec::with_capacity(docs.len()),
+        avg_field_len: [0.0; N_FIELDS],
+        section_starts: Vec::with_capacity(docs.len()),
+    };
     let mut len_sum = [0f64; N_FIELDS];
-    let mut section_starts: Vec<Vec<u32>> = Vec::with_capacity(docs.len());
     for (doc_id, a) in par_map(docs, analyse).into_iter().enumerate() {
         for (term, tf, pos) in a.terms {
-            postings.entry(term).or_default().docs.push((doc_id as u32, tf, pos));
+            inv.postings.entry(term).or_default().docs.push((doc_id as u32, tf, pos));
         }
         for (term, surface, count) in a.surfaces {
-            if let Some(tp) = postings.get_mut(&term) {
+            if let Some(tp) = inv.postings.get_mut(&term) {
                 // Bounded: a term written 10 000 ways keeps counting its first 16.
                 if tp.surfaces.len() < 16 || tp.surfaces.contains_key(&surface) {
                     *tp.surfaces.entry(surface).or_insert(0) += count;
@@ -189,49 +258,60 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
                 docs[doc_id].id, a.dropped
             ));
         }
-        meta.lens.push(std::array::from_fn(|f| docmeta::encode_len(a.lens[f])));
+        inv.lens.push(std::array::from_fn(|f| docmeta::encode_len(a.lens[f])));
         for f in 0..N_FIELDS {
             len_sum[f] += f64::from(a.lens[f]);
         }
-        section_starts.push(a.section_starts);
+        inv.section_starts.push(a.section_starts);
     }
     let n = docs.len().max(1) as f64;
-    let avg_field_len: [f32; N_FIELDS] = std::array::from_fn(|f| (len_sum[f] / n) as f32);
+    inv.avg_field_len = std::array::from_fn(|f| (len_sum[f] / n) as f32);
+    inv
+}
 
-    // 2. Term shards (payloads first; compression and hashing run in parallel at the end).
+/// Term shard payloads (first term, last term, payload), terms in sorted order.
+fn term_shards(postings: &HashMap<String, TermEntry>, target: usize) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
     let mut terms: Vec<&String> = postings.keys().collect();
     terms.sort_unstable();
-    let mut writer = ShardWriter::new(opts.term_shard_target);
-    for term in &terms {
-        writer.push(term, &postings[*term])?;
+    let mut writer = ShardWriter::new(target);
+    for term in terms {
+        writer.push(term, &postings[term])?;
     }
-    let term_payloads = writer.finish()?;
+    writer.finish()
+}
 
-    // 3. Doc metadata: quantised lengths and dates.
-    for d in docs {
-        let days = d.date.as_deref().and_then(date::parse_iso_days);
-        if d.date.is_some() && days.is_none() {
-            warnings.push(format!("{}: date {:?} is not an ISO date; ignored", d.id, d.date.as_deref().unwrap_or("")));
-        }
-        meta.dates.push(days);
-    }
-    let meta_payload = meta.encode();
+/// Quantised lengths and dates (a date that is not ISO is ignored with a warning).
+fn doc_meta(docs: &[SourceDoc], lens: Vec<[u8; N_FIELDS]>, warnings: &mut Vec<String>) -> DocMeta {
+    let dates = docs
+        .iter()
+        .map(|d| {
+            let days = d.date.as_deref().and_then(date::parse_iso_days);
+            if d.date.is_some() && days.is_none() {
+                warnings.push(format!("{}: date {:?} is not an ISO date; ignored", d.id, d.date.as_deref().unwrap_or("")));
+            }
+            days
+        })
+        .collect();
+    DocMeta { lens, dates }
+}
 
-    // 4. Filters: value → doc set, per filterable field.
-    let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
-    let mut filters = FilterIndex::default();
-    for field in &filter_fields {
-        let values = filters.fields.entry(field.clone()).or_default();
+/// Value → doc set, per filterable field.
+fn filter_index(docs: &[SourceDoc], fields: &[String]) -> FilterIndex {
+    let mut index = FilterIndex::default();
+    for field in fields {
+        let values = index.fields.entry(field.clone()).or_default();
         for (i, d) in docs.iter().enumerate() {
             for v in d.metadata.get(field).into_iter().flatten().collect::<BTreeSet<_>>() {
                 values.entry(v.clone()).or_default().push(i as u32);
             }
         }
     }
-    let filter_payload = filters.encode();
+    index
+}
 
-    // 5. Document store, in doc-number ranges.
-    let mut doc_payloads: Vec<(u32, u32, Vec<u8>)> = Vec::new();
+/// Document-store payloads (first doc, doc count, payload), cut at about `target` bytes of text.
+fn doc_store(docs: &[SourceDoc], mut section_starts: Vec<Vec<u32>>, target: usize) -> Result<Vec<(u32, u32, Vec<u8>)>, SiftError> {
+    let mut out = Vec::new();
     let mut batch: Vec<StoredDoc> = Vec::new();
     let mut batch_bytes = 0usize;
     let mut first_doc = 0u32;
@@ -247,89 +327,47 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         };
         batch_bytes += sd.sections.iter().map(|s| s.text.len() + s.heading.len()).sum::<usize>() + 128;
         batch.push(sd);
-        if batch_bytes >= opts.doc_shard_target || i + 1 == docs.len() {
-            doc_payloads.push((first_doc, batch.len() as u32, StoredDoc::encode(&batch)?));
+        if batch_bytes >= target || i + 1 == docs.len() {
+            out.push((first_doc, batch.len() as u32, StoredDoc::encode(&batch)?));
             first_doc = i as u32 + 1;
             batch.clear();
             batch_bytes = 0;
         }
     }
+    Ok(out)
+}
 
-    // 6. The id index.
-    let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
-
-    // 7. Vector set, quantised.
-    let mut vector_payloads: Vec<Vec<u8>> = Vec::new();
-    let mut vector_chunks = 0usize;
-    if let Some(cv) = &opts.vectors {
-        if cv.per_doc.len() != docs.len() {
-            return Err(SiftError::invalid(format!("{} documents but vectors for {}", docs.len(), cv.per_doc.len())));
-        }
-        let mut set = VectorSet::new(cv.dim);
-        for (d, chunks) in cv.per_doc.iter().enumerate() {
-            for v in chunks {
-                set.push(d as u32, v)?;
-                vector_chunks += 1;
-                if set.len() == VECTOR_SHARD_CHUNKS {
-                    vector_payloads.push(set.encode());
-                    set = VectorSet::new(cv.dim);
-                }
+/// Quantised vector-set payloads of `VECTOR_SHARD_CHUNKS` chunks each, and the chunk count.
+fn vector_set(docs: &[SourceDoc], vectors: Option<&ChunkVectors>) -> Result<(Vec<Vec<u8>>, usize), SiftError> {
+    let Some(cv) = vectors else { return Ok((Vec::new(), 0)) };
+    if cv.per_doc.len() != docs.len() {
+        return Err(SiftError::invalid(format!("{} documents but vectors for {}", docs.len(), cv.per_doc.len())));
+    }
+    let mut payloads = Vec::new();
+    let mut chunks = 0usize;
+    let mut set = VectorSet::new(cv.dim);
+    for (d, per_chunk) in cv.per_doc.iter().enumerate() {
+        for v in per_chunk {
+            set.push(d as u32, v)?;
+            chunks += 1;
+            if set.len() == VECTOR_SHARD_CHUNKS {
+                payloads.push(std::mem::replace(&mut set, VectorSet::new(cv.dim)).encode());
             }
         }
-        if !set.is_empty() || vector_payloads.is_empty() {
-            vector_payloads.push(set.encode());
-        }
     }
+    if !set.is_empty() || payloads.is_empty() {
+        payloads.push(set.encode());
+    }
+    Ok((payloads, chunks))
+}
 
-    // 8. Frame, compress and name every shard (in parallel on native builds).
-    let mut jobs: Vec<(ShardKind, &[u8])> = vec![(ShardKind::DocMeta, &meta_payload), (ShardKind::Filters, &filter_payload)];
-    jobs.extend(term_payloads.iter().map(|t| (ShardKind::Terms, t.2.as_slice())));
-    jobs.extend(doc_payloads.iter().map(|d| (ShardKind::Docs, d.2.as_slice())));
-    jobs.extend(vector_payloads.iter().map(|v| (ShardKind::Vectors, v.as_slice())));
-    jobs.extend(id_payloads.iter().map(|t| (ShardKind::Ids, t.2.as_slice())));
-    let framed = par_map(&jobs, |(kind, payload)| shard_file(*kind, payload));
-    let mut refs = framed.iter().map(|(r, _)| r.clone());
-    let docmeta = refs.next().expect("docmeta framed");
-    let filters = refs.next().expect("filters framed");
-    let ranged = |payloads: &[(String, String, Vec<u8>)], refs: &mut dyn Iterator<Item = ShardRef>| -> Vec<KeyRangeShardRef> {
-        payloads
-            .iter()
-            .zip(refs)
-            .map(|((first, last, _), shard)| KeyRangeShardRef { shard, first: first.clone(), last: last.clone() })
-            .collect()
-    };
-    let term_shards = ranged(&term_payloads, &mut refs);
-    let doc_shards: Vec<DocShardRef> = doc_payloads
+/// Manifest entries of key-range shards, in the order they were framed.
+fn key_ranges(payloads: &[(String, String, Vec<u8>)], refs: &mut impl Iterator<Item = ShardRef>) -> Vec<KeyRangeShardRef> {
+    payloads
         .iter()
-        .zip(refs.by_ref())
-        .map(|((first_doc, n, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n })
-        .collect();
-    let vectors = opts.vectors.as_ref().map(|cv| VectorsRef {
-        model: cv.model.clone(),
-        dim: cv.dim as u32,
-        chunks: vector_chunks as u32,
-        shards: refs.by_ref().take(vector_payloads.len()).collect(),
-    });
-    let id_shards = ranged(&id_payloads, &mut refs);
-    let shards: Vec<(String, Vec<u8>)> = framed.into_iter().map(|(_, f)| f).collect();
-
-    let manifest = Manifest {
-        magic: bundle::MANIFEST_MAGIC.to_string(),
-        format_version: bundle::FORMAT_VERSION,
-        generator: opts.generator.clone(),
-        doc_count: docs.len() as u32,
-        term_count: terms.len() as u64,
-        params: opts.params,
-        avg_field_len,
-        filter_fields,
-        docmeta,
-        filters,
-        term_shards,
-        doc_shards,
-        id_shards,
-        vectors,
-    };
-    Ok(BuiltBundle { manifest, shards, warnings })
+        .zip(refs)
+        .map(|((first, last, _), shard)| KeyRangeShardRef { shard, first: first.clone(), last: last.clone() })
+        .collect()
 }
 
 fn shard_file(kind: ShardKind, payload: &[u8]) -> (ShardRef, (String, Vec<u8>)) {

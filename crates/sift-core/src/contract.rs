@@ -1,5 +1,6 @@
-//! The JSON contract of BRIEF.md: requests, responses and their validation. REST, MCP, wasm
-//! and the CLI's `--json` all go through these types, so they cannot drift apart.
+//! The JSON contract (the product brief's request and response shapes): requests, responses
+//! and their validation. REST, MCP, wasm and the CLI's `--json` all go through these types,
+//! so they cannot drift apart.
 
 use crate::error::{ErrorCode, SiftError};
 use serde::{Deserialize, Serialize};

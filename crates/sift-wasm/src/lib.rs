@@ -1,6 +1,6 @@
-//! The engine core behind wasm-bindgen. Thin on purpose: requests are the JSON contract as
-//! text, responses JS objects, and every call that needs shards answers `{need: [files]}` so the
-//! JS host fetches them (lazily, cached) and calls again. Errors are `{code, message}`
+//! The engine core behind wasm-bindgen. Thin on purpose: requests and responses cross as
+//! the JSON contract's text (the wrapper parses it), and every call that needs shards answers
+//! `{need: [files]}` so the JS host fetches them (lazily, cached) and calls again. Errors are `{code, message}`
 //! objects; nothing here panics on input (the core returns errors for bad requests and
 //! corrupt shards).
 
