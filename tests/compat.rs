@@ -6,7 +6,7 @@
 //! (`cargo run -p sift-tests --example freeze_bundle -- <version>`).
 
 use sift_core::{Engine, MultiSearchRequest, SearchRequest, Step};
-use sift_tests::frozen::{answer_case, Case, V1_CASES};
+use sift_tests::frozen::{answer_case, cases_of, Case};
 use sift_tests::repo_root;
 
 fn open_lazily(dir: &std::path::Path, case: &Case) -> Engine {
@@ -34,7 +34,7 @@ fn answer_step(engine: &Engine, case: &Case) -> Result<Step<()>, sift_core::Sift
     Ok(match case.call {
         "search" => {
             let req = SearchRequest::from_json(case.request.as_bytes())?;
-            let vector = case.embed.then(|| sift_tests::frozen::toy_embedding(&req.query));
+            let vector = case.embed.then(|| sift_tests::frozen::query_vector(engine, &req));
             unit(engine.search_with(&req, &ctx, vector.as_deref())?)
         }
         "multi_search" => unit(engine.multi_search(&MultiSearchRequest::from_json(case.request.as_bytes())?, &ctx)?),
@@ -44,43 +44,74 @@ fn answer_step(engine: &Engine, case: &Case) -> Result<Step<()>, sift_core::Sift
     })
 }
 
-#[test]
-fn frozen_v1_bundle_opens_and_answers_as_recorded() {
-    let dir = repo_root().join("tests/frozen/v1");
-    let recorded: Vec<serde_json::Value> =
-        serde_json::from_slice(&std::fs::read(dir.join("answers.json")).expect("recorded answers")).expect("answers.json parses");
-    assert_eq!(recorded.len(), V1_CASES.len(), "answers.json and V1_CASES disagree: re-freeze on purpose or restore the cases");
-    let mut failures = Vec::new();
-    for (case, want) in V1_CASES.iter().zip(&recorded) {
-        let engine = open_lazily(&dir.join("bundle"), case);
-        let got = answer_case(&engine, case);
-        if !same_json(&got, want) {
-            failures.push(format!(
-                "{} {}:\n  recorded {}\n  now      {}",
-                case.call,
-                case.request,
-                serde_json::to_string(&want["answer"]).unwrap(),
-                serde_json::to_string(&got["answer"]).unwrap()
-            ));
-        }
-    }
-    assert!(failures.is_empty(), "the frozen v1 bundle answers differently:\n{}", failures.join("\n"));
+/// The frozen versions: `tests/frozen/v<N>`.
+fn frozen_versions() -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(repo_root().join("tests/frozen"))
+        .expect("tests/frozen exists")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('v'))
+        .collect();
+    v.sort();
+    v
 }
 
 #[test]
-fn frozen_v1_bundle_is_complete_and_every_shard_is_checked() {
+fn every_frozen_bundle_opens_and_answers_as_recorded() {
+    let versions = frozen_versions();
+    assert!(versions.contains(&"v1".to_string()), "{versions:?}");
+    let mut failures = Vec::new();
+    for version in &versions {
+        let dir = repo_root().join("tests/frozen").join(version);
+        let cases = cases_of(version).unwrap_or_else(|| panic!("no recorded cases for frozen {version}"));
+        let recorded: Vec<serde_json::Value> =
+            serde_json::from_slice(&std::fs::read(dir.join("answers.json")).expect("recorded answers")).expect("answers.json parses");
+        assert_eq!(
+            recorded.len(),
+            cases.len(),
+            "{version}: answers.json and the cases disagree: re-freeze on purpose or restore the cases"
+        );
+        for (case, want) in cases.iter().zip(&recorded) {
+            let engine = open_lazily(&dir.join("bundle"), case);
+            let got = answer_case(&engine, case);
+            if !same_json(&got, want) {
+                failures.push(format!(
+                    "{version} {} {}:\n  recorded {}\n  now      {}",
+                    case.call,
+                    case.request,
+                    serde_json::to_string(&want["answer"]).unwrap(),
+                    serde_json::to_string(&got["answer"]).unwrap()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "a frozen bundle answers differently:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn every_frozen_bundle_is_complete_and_every_shard_is_checked() {
     // Every listed shard is present and passes its checks; a flipped byte in any of them is
-    // refused (the decoders of v1 payloads stay strict).
-    let dir = repo_root().join("tests/frozen/v1/bundle");
-    let manifest = std::fs::read(dir.join("manifest.json")).unwrap();
-    let mut engine = Engine::new(&manifest).unwrap();
-    for f in engine.all_files() {
-        let bytes = std::fs::read(dir.join(&f)).unwrap();
-        let mut bad = bytes.clone();
-        let mid = bad.len() / 2;
-        bad[mid] ^= 0x10;
-        assert_eq!(engine.add_shard(&f, &bad).unwrap_err().code, "bundle_corrupt", "{f}");
-        engine.add_shard(&f, &bytes).unwrap_or_else(|e| panic!("{f}: {e}"));
+    // refused (the decoders of older payloads stay strict).
+    for version in frozen_versions() {
+        let dir = repo_root().join("tests/frozen").join(&version).join("bundle");
+        let manifest = std::fs::read(dir.join("manifest.json")).unwrap();
+        let mut engine = Engine::new(&manifest).unwrap();
+        let mut checked = std::collections::BTreeSet::new();
+        loop {
+            let files: Vec<String> = engine.all_files().into_iter().filter(|f| !checked.contains(f)).collect();
+            if files.is_empty() {
+                break;
+            }
+            for f in files {
+                let bytes = std::fs::read(dir.join(&f)).unwrap_or_else(|e| panic!("{version} {f}: {e}"));
+                let mut bad = bytes.clone();
+                let mid = bad.len() / 2;
+                bad[mid] ^= 0x10;
+                assert_eq!(engine.add_shard(&f, &bad).unwrap_err().code, "bundle_corrupt", "{version} {f}");
+                engine.add_shard(&f, &bytes).unwrap_or_else(|e| panic!("{version} {f}: {e}"));
+                checked.insert(f);
+            }
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 //! Changing a case here changes nothing on disk: the recorded answers are only rewritten by
 //! running the freezer on purpose (a new frozen version, or a deliberate ranking change).
 
-use sift_core::{BuildOptions, ChunkVectors, SourceDoc};
+use sift_core::{BuildOptions, SourceDoc};
 
 /// Dimension of the toy vectors in frozen bundles.
 pub const TOY_DIM: usize = 16;
@@ -34,15 +34,19 @@ pub fn toy_embedding(text: &str) -> Vec<f32> {
     v
 }
 
-/// The build options of frozen bundle v1: small shard targets (several term and doc
-/// shards), toy vectors for every chunk.
-pub fn v1_options(docs: &[SourceDoc]) -> BuildOptions {
-    let per_doc = docs.iter().map(|d| sift_core::chunk::chunks_of(d).iter().map(|c| toy_embedding(c)).collect()).collect();
+/// The build options of the newest frozen bundle: the seed corpus with small shard
+/// targets (several term and doc shards) and the toy model's vectors and query encoder
+/// (`sift_core::semantic::toy`), so no model is needed to rebuild or replay it.
+pub fn current_options(docs: &[SourceDoc]) -> BuildOptions {
+    let mut semantic = sift_core::semantic::toy::semantic_input(docs, TOY_DIM);
+    // Several lists, so the frozen bundle exercises the partitioned layout too.
+    semantic.lists = Some(3);
+    semantic.probe = 8;
     BuildOptions {
         term_shard_target: 512,
         doc_shard_target: 1024,
-        generator: "sift frozen-v1".into(),
-        vectors: Some(ChunkVectors { model: "toy-fnv-16".into(), dim: TOY_DIM, per_doc }),
+        generator: format!("sift frozen-v{}", sift_core::bundle::FORMAT_VERSION),
+        semantic: Some(semantic),
         ..BuildOptions::default()
     }
 }
@@ -63,6 +67,46 @@ const fn search(request: &'static str) -> Case {
 const fn embedded(request: &'static str) -> Case {
     Case { call: "search", request, embed: true }
 }
+
+/// The cases recorded for a frozen version.
+pub fn cases_of(version: &str) -> Option<&'static [Case]> {
+    match version {
+        "v1" => Some(V1_CASES),
+        "v2" => Some(V2_CASES),
+        _ => None,
+    }
+}
+
+/// Format 2: the static encoder answers semantic and hybrid queries without a host vector;
+/// `embed` cases pass the toy model's own query vector (the full-model option).
+pub const V2_CASES: &[Case] = &[
+    search(r#"{"query": "cache"}"#),
+    search(r#"{"query": "mcp", "mode": "lexical"}"#),
+    search(r#"{"query": "StateMachine"}"#),
+    search(r#"{"query": "state machine", "explain": true}"#),
+    search(r#"{"query": "authentificate"}"#),
+    search(r#"{"query": "authen"}"#),
+    search(r#"{"query": "\"agentroot to production\""}"#),
+    search(r#"{"query": "cache OR memo", "limit": 2, "offset": 1}"#),
+    search(r#"{"query": "agentroot type:guide"}"#),
+    search(r#"{"query": "release", "filters": {"type": ["guide", "blog"]}, "sort": "date"}"#),
+    search(r#"{"query": "agentroot", "since": "2024-01-01", "boost_recent": true}"#),
+    search(r#"{"query": "zzqxv wwkkj"}"#),
+    search(r#"{"query": "keeping answers in memory", "mode": "semantic"}"#),
+    search(r#"{"query": "keeping answers in memory", "mode": "hybrid", "explain": true}"#),
+    search(r#"{"query": "how do I release my app to production?"}"#),
+    search(r#"{"query": "cache", "mode": "hybrid", "filters": {"type": "reference"}}"#),
+    search(r#"{"query": "publish the site for visitors"}"#),
+    embedded(r#"{"query": "keeping answers in memory", "mode": "semantic"}"#),
+    Case {
+        call: "multi_search",
+        request: r#"{"queries": [{"query": "cache"}, {"query": "remember earlier calls"}], "limit": 5}"#,
+        embed: false,
+    },
+    Case { call: "get_document", request: r#"{"id": "reference/cache.md"}"#, embed: false },
+    Case { call: "get_document", request: r#"{"id": "no/such/page.md"}"#, embed: false },
+    Case { call: "related", request: r#"{"id": "reference/cache.md", "limit": 3}"#, embed: false },
+];
 
 pub const V1_CASES: &[Case] = &[
     search(r#"{"query": "cache"}"#),
@@ -94,6 +138,30 @@ pub const V1_CASES: &[Case] = &[
     Case { call: "related", request: r#"{"id": "reference/cache.md", "limit": 3}"#, embed: false },
 ];
 
+/// The host's query vector for an `embed` case: format-1 bundles were frozen with
+/// `toy_embedding`, later ones with `sift_core::semantic::toy`.
+pub fn query_vector(engine: &sift_core::Engine, req: &sift_core::SearchRequest) -> Vec<f32> {
+    if engine.manifest().format_version == 1 {
+        toy_embedding(&req.query)
+    } else {
+        sift_core::semantic::toy::embed(&engine.semantic_text(req), TOY_DIM)
+    }
+}
+
+/// Load every shard of a bundle, the index shards' children included.
+pub fn load_all(engine: &mut sift_core::Engine, mut read: impl FnMut(&str) -> Vec<u8>) {
+    loop {
+        let missing: Vec<String> = engine.all_files().into_iter().filter(|f| !engine.is_loaded(f)).collect();
+        if missing.is_empty() {
+            return;
+        }
+        for f in missing {
+            let bytes = read(&f);
+            engine.add_shard(&f, &bytes).unwrap_or_else(|e| panic!("{f}: {e}"));
+        }
+    }
+}
+
 /// Run one case against an engine with every shard it asks for at hand, and give the
 /// answer as the contract's JSON: the response, or the error object.
 pub fn answer_case(engine: &sift_core::Engine, case: &Case) -> serde_json::Value {
@@ -110,7 +178,7 @@ pub fn answer_case(engine: &sift_core::Engine, case: &Case) -> serde_json::Value
     let answer = match case.call {
         "search" => match SearchRequest::from_json(case.request.as_bytes()) {
             Ok(req) => {
-                let v = case.embed.then(|| toy_embedding(&req.query));
+                let v = case.embed.then(|| query_vector(engine, &req));
                 done(engine.search_with(&req, &ctx, v.as_deref()))
             }
             Err(e) => e.to_json(),

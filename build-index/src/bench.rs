@@ -132,7 +132,11 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         field_b: None,
         embedder: None,
         no_embedder: true,
-        no_model_copy: true,
+        copy_model: false,
+        vector_dim: sift_core::semantic::layout::DEFAULT_DIM,
+        vector_lists: None,
+        vector_probe: sift_core::semantic::layout::DEFAULT_PROBE,
+        no_encoder: false,
         doc_shard_kb: sift_core::BuildOptions::default().doc_shard_target / 1024,
         quiet: true,
     })?;

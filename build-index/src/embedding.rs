@@ -1,15 +1,16 @@
-//! The embedder in the CLI: chunk embeddings at build time (batched, sorted by length so
-//! padding is small, spread over every core) and query embeddings at search time.
+//! The embedder in the CLI: at build time, everything the semantic half of a bundle needs
+//! — the chunks' embeddings and the static encoder's training data (titles, headings and
+//! sentences, and every token alone) — embedded once and cached by content; at search
+//! time, the query embedded by the full model when a user asks for it.
 
+use crate::embed_cache::{self, EmbedCache};
 use anyhow::{anyhow, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
-use sift_core::{ChunkVectors, SourceDoc};
+use sift_core::{SemanticInput, SourceDoc};
+use sift_embed::corpus::{self, EmbedReport};
 use sift_embed::model::{default_model_dir, Embedder};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-const BATCH: usize = 32;
 
 /// The default model file, if `sift model fetch` installed it.
 pub fn default_model() -> Option<PathBuf> {
@@ -38,45 +39,28 @@ pub fn query_embedder() -> Option<Result<&'static Embedder, String>> {
     Some(CACHE.get_or_init(|| load(&model).map_err(|e| e.to_string())).as_ref().map_err(Clone::clone))
 }
 
-pub struct EmbedReport {
-    pub chunks: usize,
-    pub seconds: f64,
-}
+pub use sift_embed::corpus::Layout;
 
-/// Embed every chunk of every document.
-pub fn embed_docs(docs: &[SourceDoc], model: &Path, quiet: bool) -> Result<(ChunkVectors, EmbedReport)> {
+/// Embed what the semantic half of a bundle needs (see `sift_embed::corpus`), with the
+/// embedding cache of the model as the store and a progress bar.
+pub fn semantic_input(docs: &[SourceDoc], model: &Path, layout: Layout, quiet: bool) -> Result<(SemanticInput, EmbedReport, f64)> {
+    let t0 = Instant::now();
     let e = load(model)?;
-    let chunks: Vec<Vec<String>> = docs.iter().map(sift_core::chunk::chunks_of).collect();
-    let mut flat: Vec<(usize, usize, Vec<u32>)> = Vec::new();
-    for (d, cs) in chunks.iter().enumerate() {
-        for (c, text) in cs.iter().enumerate() {
-            flat.push((d, c, e.tokenizer().encode(text)));
-        }
-    }
-    flat.sort_by_key(|x| x.2.len());
-    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(flat.len() as u64) };
+    let mut cache = EmbedCache::open(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, e.dim);
+    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(0) };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} embedding {pos}/{len} chunks {wide_bar} {per_sec} {eta}")
+        ProgressStyle::with_template("{spinner} embedding {pos}/{len} texts {wide_bar} {per_sec} {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let t0 = Instant::now();
-    let batches: Vec<&[(usize, usize, Vec<u32>)]> = flat.chunks(BATCH).collect();
-    let embedded: Vec<Result<Vec<Vec<f32>>>> = batches
-        .par_iter()
-        .map(|b| {
-            let ids: Vec<Vec<u32>> = b.iter().map(|x| x.2.clone()).collect();
-            let r = e.embed_ids(&ids).map_err(|e| anyhow!("{e}"));
-            bar.inc(b.len() as u64);
-            r
-        })
-        .collect();
+    let progress = |done: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let (input, report, used) =
+        corpus::semantic_input(docs, &e, &model_name(model), layout, &mut cache, &progress).map_err(|err| anyhow!("{err}"))?;
     bar.finish_and_clear();
-    let mut per_doc: Vec<Vec<Vec<f32>>> = chunks.iter().map(|c| vec![Vec::new(); c.len()]).collect();
-    for (batch, vecs) in batches.iter().zip(embedded) {
-        for (x, v) in batch.iter().zip(vecs?) {
-            per_doc[x.0][x.1] = v;
-        }
+    if let Err(err) = cache.save(&used) {
+        eprintln!("warning: the embedding cache could not be saved ({err:#}); the next build embeds everything again");
     }
-    let report = EmbedReport { chunks: flat.len(), seconds: t0.elapsed().as_secs_f64() };
-    Ok((ChunkVectors { model: model_name(model), dim: e.dim, per_doc }, report))
+    Ok((input, report, t0.elapsed().as_secs_f64()))
 }

@@ -2,6 +2,7 @@
 //! discount), MRR@10, Recall@100, MAP@100 — through the same search path users get.
 
 use crate::bundle_io::DiskBundle;
+use crate::QueryEmbedder;
 use anyhow::{anyhow, Context as _, Result};
 use sift_core::error::ErrorCode;
 use sift_core::{Context, SearchRequest};
@@ -21,9 +22,21 @@ pub struct EvalArgs {
     /// auto, lexical, semantic or hybrid.
     #[arg(long)]
     pub mode: Option<String>,
-    /// Print {"ndcg@10", "mrr@10", "recall@100", "map@100", "queries"}.
+    /// Who embeds the queries: the bundle's static encoder, the full model, or both (two
+    /// columns side by side).
+    #[arg(long, value_enum, default_value_t = EvalEmbedder::Static)]
+    pub embedder: EvalEmbedder,
+    /// Print {"ndcg@10", "mrr@10", "recall@100", "map@100", "queries"} (with `--embedder both`,
+    /// one such object per embedder).
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EvalEmbedder {
+    Static,
+    Model,
+    Both,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -99,6 +112,7 @@ pub fn evaluate(
     queries: &[(String, String)],
     qrels: &HashMap<String, HashMap<String, f64>>,
     mode: Option<&str>,
+    embedder: QueryEmbedder,
 ) -> Result<Metrics> {
     let ctx = Context { now_days: crate::now_days() };
     let mut sum = (0.0, 0.0, 0.0, 0.0);
@@ -107,7 +121,7 @@ pub fn evaluate(
         let Some(rels) = qrels.get(qid) else { continue };
         let mut ranked = Vec::new();
         let probe = SearchRequest { query: text.clone(), mode: mode.map(str::to_string), ..Default::default() };
-        let qv = crate::query_vector(bundle, &probe)?;
+        let qv = crate::query_vector(bundle, &probe, embedder)?;
         for page in 0..2 {
             let req = SearchRequest {
                 query: text.clone(),
@@ -151,22 +165,43 @@ pub fn run(a: &EvalArgs) -> Result<()> {
     bundle.load_all()?;
     let queries = read_queries(&a.queries)?;
     let qrels = read_qrels(&a.qrels)?;
-    let m = evaluate(&mut bundle, &queries, &qrels, a.mode.as_deref())?;
-    if a.json {
+    let embedders: Vec<(&str, QueryEmbedder)> = match a.embedder {
+        EvalEmbedder::Static => vec![("static", QueryEmbedder::Static)],
+        EvalEmbedder::Model => vec![("model", QueryEmbedder::Model)],
+        EvalEmbedder::Both => vec![("static", QueryEmbedder::Static), ("model", QueryEmbedder::Model)],
+    };
+    let mut results = Vec::new();
+    for (name, e) in &embedders {
+        results.push((*name, evaluate(&mut bundle, &queries, &qrels, a.mode.as_deref(), *e)?));
+    }
+    let as_json = |m: &Metrics| {
         let mut o = BTreeMap::new();
         o.insert("ndcg@10", serde_json::json!(round(m.ndcg10)));
         o.insert("mrr@10", serde_json::json!(round(m.mrr10)));
         o.insert("recall@100", serde_json::json!(round(m.recall100)));
         o.insert("map@100", serde_json::json!(round(m.map100)));
         o.insert("queries", serde_json::json!(m.queries));
-        println!("{}", serde_json::to_string(&o)?);
-    } else {
-        println!("queries     {}", m.queries);
-        println!("nDCG@10     {:.4}", m.ndcg10);
-        println!("MRR@10      {:.4}", m.mrr10);
-        println!("Recall@100  {:.4}", m.recall100);
-        println!("MAP@100     {:.4}", m.map100);
+        serde_json::json!(o)
+    };
+    if a.json {
+        if results.len() == 1 {
+            println!("{}", as_json(&results[0].1));
+        } else {
+            let o: serde_json::Map<String, serde_json::Value> = results.iter().map(|(n, m)| (n.to_string(), as_json(m))).collect();
+            println!("{}", serde_json::Value::Object(o));
+        }
+        return Ok(());
     }
+    let header: Vec<String> = results.iter().map(|(n, _)| format!("{n:>10}")).collect();
+    println!("{:<12}{}", "query embedder", header.join(""));
+    let row = |label: &str, f: &dyn Fn(&Metrics) -> String| {
+        println!("{label:<12}{}", results.iter().map(|(_, m)| format!("{:>10}", f(m))).collect::<String>());
+    };
+    row("queries", &|m| m.queries.to_string());
+    row("nDCG@10", &|m| format!("{:.4}", m.ndcg10));
+    row("MRR@10", &|m| format!("{:.4}", m.mrr10));
+    row("Recall@100", &|m| format!("{:.4}", m.recall100));
+    row("MAP@100", &|m| format!("{:.4}", m.map100));
     Ok(())
 }
 

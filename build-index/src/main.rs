@@ -2,6 +2,7 @@
 
 mod bench;
 mod bundle_io;
+mod embed_cache;
 mod embedding;
 mod eval;
 mod model_fetch;
@@ -78,10 +79,25 @@ pub struct BuildArgs {
     /// Build a keyword-only bundle (no vectors).
     #[arg(long, conflicts_with = "embedder")]
     pub no_embedder: bool,
-    /// Do not copy the query embedder into the bundle's model/ folder (browsers and workers
-    /// then cannot run semantic search unless the page points them at a model).
+    /// Also copy the full query model (int8 ONNX, 23.5 MB) into the bundle's model/ folder,
+    /// for pages and workers that embed queries with it instead of the bundle's static
+    /// encoder (which needs no model).
     #[arg(long)]
-    pub no_model_copy: bool,
+    pub copy_model: bool,
+    /// Dimensions of the bundle's vector space (the model's vectors are projected onto the
+    /// corpus's principal directions).
+    #[arg(long, default_value_t = sift_core::semantic::layout::DEFAULT_DIM)]
+    pub vector_dim: usize,
+    /// Partition the vectors into this many lists (default: one list up to 2,048 chunks,
+    /// else lists of about 64).
+    #[arg(long)]
+    pub vector_lists: Option<usize>,
+    /// Vectors a query reads in a partitioned set (the nearest lists until this many).
+    #[arg(long, default_value_t = sift_core::semantic::layout::DEFAULT_PROBE)]
+    pub vector_probe: usize,
+    /// Build no static query encoder (hosts must then embed queries with the model).
+    #[arg(long)]
+    pub no_encoder: bool,
     /// Text per document-store shard, kB: smaller shards mean fewer bytes fetched for a
     /// first page of results, more files.
     #[arg(long, default_value_t = sift_core::BuildOptions::default().doc_shard_target / 1024)]
@@ -89,6 +105,15 @@ pub struct BuildArgs {
     /// No progress bar or summary.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// Who embeds queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum QueryEmbedder {
+    /// The bundle's static encoder (a lookup per token; bundles without one use the model).
+    Static,
+    /// The full model, run by tract.
+    Model,
 }
 
 #[derive(clap::Args)]
@@ -124,6 +149,10 @@ struct SearchArgs {
     /// Run several queries merged by rank fusion (repeatable, up to 30).
     #[arg(long = "multi")]
     multi: Vec<String>,
+    /// Who embeds the query for semantic and hybrid search: the bundle's static encoder (no
+    /// model needed), or the full model (`sift model fetch`).
+    #[arg(long, value_enum, default_value_t = QueryEmbedder::Static)]
+    embedder: QueryEmbedder,
     /// Print the JSON contract's response (or error object).
     #[arg(long)]
     json: bool,
@@ -209,26 +238,28 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
             m
         }
     };
-    let vectors = match &model {
+    let layout = embedding::Layout { dim: a.vector_dim, lists: a.vector_lists, probe: a.vector_probe, encoder: !a.no_encoder };
+    if layout.dim == 0 || layout.lists == Some(0) {
+        anyhow::bail!("--vector-dim and --vector-lists must be at least 1");
+    }
+    let semantic = match &model {
         Some(m) => {
-            let (v, r) = embedding::embed_docs(&collected.docs, m, a.quiet)?;
+            let (v, r, seconds) = embedding::semantic_input(&collected.docs, m, layout, a.quiet)?;
             if !a.quiet {
                 eprintln!(
-                    "embedded {} chunks in {:.1}s ({:.1} chunks/s) with {}",
-                    r.chunks,
-                    r.seconds,
-                    r.chunks as f64 / r.seconds.max(1e-9),
-                    v.model
+                    "embedded {} chunks, {} titles/headings/sentences and {} tokens with {}: {} now, {} from the cache, in {:.1}s",
+                    r.chunks, r.texts, r.tokens, v.model, r.embedded, r.stored, seconds
                 );
             }
             Some(v)
         }
         None => None,
     };
+    let t_index = Instant::now();
     let bopts = BuildOptions {
         params,
         filter_fields: (!a.filter_fields.is_empty()).then(|| a.filter_fields.clone()),
-        vectors,
+        semantic,
         doc_shard_target: a.doc_shard_kb.max(1) * 1024,
         ..Default::default()
     };
@@ -240,10 +271,21 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
     for w in &built.warnings {
         eprintln!("warning: {w}");
     }
-    // The query embedder ships beside a bundle with vectors: the int8 file when there is one
-    // (4× smaller; the runtimes expand it to f32 once at load).
-    let model_files: Vec<(&str, PathBuf)> = match (&model, a.no_model_copy) {
-        (Some(m), false) => {
+    if let (Some(e), false) = (&built.manifest.encoder, a.quiet) {
+        eprintln!(
+            "indexed in {:.1}s: {} chunk vectors of {} dimensions in {} list(s); query encoder of {} tokens fitted to {} texts",
+            t_index.elapsed().as_secs_f64(),
+            built.manifest.vectors.as_ref().map_or(0, |v| v.chunks),
+            built.manifest.vectors.as_ref().map_or(0, |v| v.dim),
+            built.shards.iter().filter(|(n, _)| n.starts_with("l-")).count(),
+            e.tokens,
+            e.texts
+        );
+    }
+    // With --copy-model the full query model ships beside the bundle: the int8 file when
+    // there is one (4× smaller; the runtimes expand it to f32 once at load).
+    let model_files: Vec<(&str, PathBuf)> = match (&model, a.copy_model) {
+        (Some(m), true) => {
             let int8 = m.with_file_name("model-int8.onnx");
             vec![
                 ("model/model.onnx", if int8.exists() { int8 } else { m.clone() }),
@@ -332,7 +374,8 @@ fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
             limit: a.limit,
             offset: a.offset,
         };
-        let mut resp = bundle.drive(|e| e.multi_search(&req, &ctx))?;
+        let vectors: Vec<Option<Vec<f32>>> = req.queries.iter().map(|q| query_vector(&bundle, q, a.embedder)).collect::<Result<_, _>>()?;
+        let mut resp = bundle.drive(|e| e.multi_search_with(&req, &ctx, Some(&vectors)))?;
         resp.timings_ms.insert("total".into(), t0.elapsed().as_secs_f64() * 1000.0);
         if a.json {
             println!("{}", serde_json::to_string_pretty(&resp).unwrap_or_default());
@@ -367,7 +410,7 @@ fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
         include_content: a.content.then_some(true),
         explain: a.explain.then_some(true),
     };
-    let qv = query_vector(&bundle, &req)?;
+    let qv = query_vector(&bundle, &req, a.embedder)?;
     let mut resp = bundle.drive(|e| e.search_with(&req, &ctx, qv.as_deref()))?;
     resp.timings_ms.insert("total".into(), t0.elapsed().as_secs_f64() * 1000.0);
     if a.json {
@@ -417,21 +460,26 @@ fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
     Ok(())
 }
 
-/// The query's embedding when the request needs one: the bundle's model must be installed.
-/// In `auto` mode a missing model means keyword search (with a note), not an error.
-pub fn query_vector(bundle: &DiskBundle, req: &SearchRequest) -> Result<Option<Vec<f32>>, SiftError> {
-    if !bundle.engine.wants_query_vector(req) {
+/// The query's embedding by the full model, when the request needs one: the user chose
+/// the model, or the bundle has vectors but no static encoder (format 1). In `auto` mode a
+/// missing model means keyword search (with a note), not an error.
+pub fn query_vector(bundle: &DiskBundle, req: &SearchRequest, embedder: QueryEmbedder) -> Result<Option<Vec<f32>>, SiftError> {
+    let engine = &bundle.engine;
+    if !engine.has_vectors() || req.mode.as_deref() == Some("lexical") {
+        return Ok(None);
+    }
+    if embedder == QueryEmbedder::Static && !engine.wants_query_vector(req) {
         return Ok(None);
     }
     let Some(loaded) = embedding::query_embedder() else {
-        if req.mode.as_deref().unwrap_or("auto") == "auto" {
+        if req.mode.as_deref().unwrap_or("auto") == "auto" && embedder == QueryEmbedder::Static {
             eprintln!("note: the embedding model is not installed (`sift model fetch`); searching by keywords only");
             return Ok(None);
         }
         return Err(SiftError::new(ErrorCode::EmbedderUnavailable, "this search needs the embedding model; run `sift model fetch`"));
     };
     let e = loaded.map_err(|e| SiftError::new(ErrorCode::EmbedderUnavailable, e))?;
-    let v = e.embed(&[req.query.as_str()]).map_err(|e| SiftError::new(ErrorCode::Internal, e.to_string()))?;
+    let v = e.embed(&[engine.semantic_text(req).as_str()]).map_err(|e| SiftError::internal(e.to_string()))?;
     Ok(v.into_iter().next())
 }
 

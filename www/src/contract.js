@@ -9,7 +9,7 @@ export const LIMITS = Object.freeze({
   defaultLimit: 10, // results per page when limit is not given
   maxOffset: 10000, // largest offset
   maxMultiQueries: 30, // queries of one multi_search
-  maxHostRounds: 8, // rounds of the host loop before giving up
+  maxHostRounds: 16, // rounds of the host loop before giving up
 });
 
 /** Every error code: its HTTP status (4xx: the caller's fault) and meaning. */

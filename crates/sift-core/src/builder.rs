@@ -4,14 +4,17 @@
 use crate::analyzer::{self, Token};
 use crate::bundle::docmeta::{self, DocMeta};
 use crate::bundle::docstore::{visit_doc_fields, StoredDoc, ANALYSIS_PIECE_BYTES};
+use crate::bundle::encoder::{EncoderIndex, ROWS_PER_SHARD};
 use crate::bundle::filters::FilterIndex;
+use crate::bundle::manifest::EncoderRef;
 use crate::bundle::terms::{ShardWriter, TermEntry};
-use crate::bundle::vectors::VectorSet;
+use crate::bundle::vindex::VectorIndex;
 use crate::bundle::{self, ids, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
 use crate::date;
 use crate::doc::SourceDoc;
 use crate::error::SiftError;
 use crate::rank::{self, Bm25fParams, N_FIELDS};
+use crate::semantic::layout::{lay_out, SemanticInput, SemanticLayout};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 #[derive(Debug, Clone)]
@@ -26,22 +29,10 @@ pub struct BuildOptions {
     pub doc_shard_target: usize,
     /// Recorded in the manifest (`sift 0.1.0`).
     pub generator: String,
-    /// Chunk embeddings made by the host (see `chunk::chunks_of`), when building with an
-    /// embedder.
-    pub vectors: Option<ChunkVectors>,
+    /// The semantic half, when building with an embedder: the chunks' embeddings and the
+    /// static encoder's training data, made by the host.
+    pub semantic: Option<SemanticInput>,
 }
-
-/// Embeddings of every document's chunks, in document order: `per_doc[d][c]` is chunk `c`
-/// of document `d`, L2-normalised.
-#[derive(Debug, Clone, Default)]
-pub struct ChunkVectors {
-    pub model: String,
-    pub dim: usize,
-    pub per_doc: Vec<Vec<Vec<f32>>>,
-}
-
-/// Chunks per vector shard (384 dims: about 3.3 MB before compression).
-pub const VECTOR_SHARD_CHUNKS: usize = 8192;
 
 impl Default for BuildOptions {
     fn default() -> Self {
@@ -51,7 +42,7 @@ impl Default for BuildOptions {
             term_shard_target: 48 * 1024,
             doc_shard_target: 48 * 1024,
             generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
-            vectors: None,
+            semantic: None,
         }
     }
 }
@@ -161,16 +152,26 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let filter_payload = filter_index(docs, &filter_fields).encode();
     let doc_payloads = doc_store(docs, inverted.section_starts, opts.doc_shard_target)?;
     let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
-    let (vector_payloads, vector_chunks) = vector_set(docs, opts.vectors.as_ref())?;
+    let semantic = opts.semantic.as_ref().map(|s| lay_out(s, docs.len())).transpose()?;
+    // Format 2 only when the bundle uses its parts: keyword bundles stay readable by older
+    // runtimes.
+    let version = if semantic.is_some() { 2 } else { 1 };
 
-    // Frame, compress and name every shard (in parallel on native builds), in manifest order.
+    // Frame, compress and name every shard (in parallel on native builds): first the
+    // shards the manifest names and the children of the semantic index shards, then the
+    // index shards, which list their children by name.
     let mut jobs: Vec<(ShardKind, &[u8])> = vec![(ShardKind::DocMeta, &meta_payload), (ShardKind::Filters, &filter_payload)];
     jobs.extend(term_payloads.iter().map(|t| (ShardKind::Terms, t.2.as_slice())));
     jobs.extend(doc_payloads.iter().map(|d| (ShardKind::Docs, d.2.as_slice())));
-    jobs.extend(vector_payloads.iter().map(|v| (ShardKind::Vectors, v.as_slice())));
     jobs.extend(id_payloads.iter().map(|t| (ShardKind::Ids, t.2.as_slice())));
-    let framed = par_map(&jobs, |(kind, payload)| shard_file(*kind, payload));
-    let mut refs = framed.iter().map(|(r, _)| r.clone());
+    if let Some(sem) = &semantic {
+        jobs.extend(sem.lists.iter().map(|l| (ShardKind::VectorList, l.as_slice())));
+        jobs.push((ShardKind::Projection, &sem.projection));
+        jobs.extend(sem.encoder.iter().flat_map(|e| e.groups.iter()).map(|g| (ShardKind::EncoderVocab, g.as_slice())));
+        jobs.extend(sem.encoder.iter().flat_map(|e| e.rows.iter()).map(|r| (ShardKind::EncoderRows, r.as_slice())));
+    }
+    let mut framed = par_map(&jobs, |(kind, payload)| shard_file(*kind, payload, version));
+    let mut refs = framed.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>().into_iter();
     let docmeta = refs.next().expect("docmeta framed");
     let filters = refs.next().expect("filters framed");
     let term_shards = key_ranges(&term_payloads, &mut refs);
@@ -179,16 +180,18 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         .zip(refs.by_ref())
         .map(|((first_doc, n, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n })
         .collect();
-    let vectors = opts.vectors.as_ref().map(|cv| VectorsRef {
-        model: cv.model.clone(),
-        dim: cv.dim as u32,
-        chunks: vector_chunks as u32,
-        shards: refs.by_ref().take(vector_payloads.len()).collect(),
-    });
     let id_shards = key_ranges(&id_payloads, &mut refs);
+    let (vectors, encoder) = match (&semantic, &opts.semantic) {
+        (Some(sem), Some(input)) => {
+            let (v, e, index_shards) = semantic_indexes(sem, &input.model, &mut refs, version)?;
+            framed.extend(index_shards);
+            (Some(v), e)
+        }
+        _ => (None, None),
+    };
     let manifest = Manifest {
         magic: bundle::MANIFEST_MAGIC.to_string(),
-        format_version: bundle::FORMAT_VERSION,
+        format_version: version,
         generator: opts.generator.clone(),
         doc_count: docs.len() as u32,
         term_count: inverted.postings.len() as u64,
@@ -201,8 +204,63 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         doc_shards,
         id_shards,
         vectors,
+        encoder,
     };
-    Ok(BuiltBundle { manifest, shards: framed.into_iter().map(|(_, f)| f).collect(), warnings })
+    let mut shards: Vec<(String, Vec<u8>)> = framed.into_iter().map(|(_, f)| f).collect();
+    // Manifest order first, the index shards' children after.
+    let order: std::collections::HashMap<String, usize> = manifest.all_shards().enumerate().map(|(i, s)| (s.file.clone(), i)).collect();
+    shards.sort_by_key(|(name, _)| order.get(name).copied().unwrap_or(usize::MAX));
+    Ok(BuiltBundle { manifest, shards, warnings })
+}
+
+/// The vector index and encoder index shards over their framed children (taken from
+/// `refs`: lists, projection, encoder rows).
+fn semantic_indexes(
+    sem: &SemanticLayout,
+    model: &str,
+    refs: &mut impl Iterator<Item = ShardRef>,
+    version: u16,
+) -> Result<(VectorsRef, Option<EncoderRef>, Vec<(ShardRef, (String, Vec<u8>))>), SiftError> {
+    let lists: Vec<ShardRef> = refs.by_ref().take(sem.lists.len()).collect();
+    let projection = refs.next().ok_or_else(|| SiftError::internal("projection not framed"))?;
+    let index = VectorIndex {
+        model_dim: sem.model_dim,
+        dim: sem.dim,
+        probe: sem.probe as u32,
+        lists,
+        counts: sem.counts.clone(),
+        centroids: sem.centroids.clone(),
+        projection,
+    };
+    let mut out = vec![shard_file(ShardKind::VectorIndex, &index.encode()?, version)];
+    let vectors = VectorsRef {
+        model: model.to_string(),
+        dim: sem.dim as u32,
+        chunks: sem.chunks as u32,
+        shards: Vec::new(),
+        index: Some(out[0].0.clone()),
+        model_dim: Some(sem.model_dim as u32),
+    };
+    let encoder = match &sem.encoder {
+        Some(e) => {
+            let groups: Vec<ShardRef> = refs.by_ref().take(e.groups.len()).collect();
+            let row_shards: Vec<ShardRef> = refs.by_ref().take(e.rows.len()).collect();
+            let index = EncoderIndex {
+                dim: e.dim,
+                rows_per_shard: ROWS_PER_SHARD,
+                n_rows: e.n_rows,
+                n_word_groups: e.n_word_groups,
+                groups,
+                row_shards,
+            };
+            let framed = shard_file(ShardKind::EncoderIndex, &index.encode()?, version);
+            let r = EncoderRef { index: framed.0.clone(), tokens: e.n_rows as u32, texts: e.report.texts as u32 };
+            out.push(framed);
+            Some(r)
+        }
+        None => None,
+    };
+    Ok((vectors, encoder, out))
 }
 
 /// Every document has an id, and no two the same.
@@ -337,30 +395,6 @@ fn doc_store(docs: &[SourceDoc], mut section_starts: Vec<Vec<u32>>, target: usiz
     Ok(out)
 }
 
-/// Quantised vector-set payloads of `VECTOR_SHARD_CHUNKS` chunks each, and the chunk count.
-fn vector_set(docs: &[SourceDoc], vectors: Option<&ChunkVectors>) -> Result<(Vec<Vec<u8>>, usize), SiftError> {
-    let Some(cv) = vectors else { return Ok((Vec::new(), 0)) };
-    if cv.per_doc.len() != docs.len() {
-        return Err(SiftError::invalid(format!("{} documents but vectors for {}", docs.len(), cv.per_doc.len())));
-    }
-    let mut payloads = Vec::new();
-    let mut chunks = 0usize;
-    let mut set = VectorSet::new(cv.dim);
-    for (d, per_chunk) in cv.per_doc.iter().enumerate() {
-        for v in per_chunk {
-            set.push(d as u32, v)?;
-            chunks += 1;
-            if set.len() == VECTOR_SHARD_CHUNKS {
-                payloads.push(std::mem::replace(&mut set, VectorSet::new(cv.dim)).encode());
-            }
-        }
-    }
-    if !set.is_empty() || payloads.is_empty() {
-        payloads.push(set.encode());
-    }
-    Ok((payloads, chunks))
-}
-
 /// Manifest entries of key-range shards, in the order they were framed.
 fn key_ranges(payloads: &[(String, String, Vec<u8>)], refs: &mut impl Iterator<Item = ShardRef>) -> Vec<KeyRangeShardRef> {
     payloads
@@ -370,8 +404,8 @@ fn key_ranges(payloads: &[(String, String, Vec<u8>)], refs: &mut impl Iterator<I
         .collect()
 }
 
-fn shard_file(kind: ShardKind, payload: &[u8]) -> (ShardRef, (String, Vec<u8>)) {
-    let bytes = bundle::encode_shard(kind, payload);
+fn shard_file(kind: ShardKind, payload: &[u8], version: u16) -> (ShardRef, (String, Vec<u8>)) {
+    let bytes = bundle::encode_shard(kind, payload, version);
     let hash = blake3::hash(&bytes);
     let file = format!("{}-{}.bin", kind.prefix(), &hash.to_hex()[..16]);
     let r = ShardRef { file: file.clone(), bytes: bytes.len() as u64, crc32: crc32fast::hash(&bytes) };

@@ -15,9 +15,10 @@ pub const MAX_LIMIT: usize = 50;
 pub const DEFAULT_LIMIT: usize = 10;
 pub const MAX_OFFSET: usize = 10_000;
 pub const MAX_MULTI_QUERIES: usize = 30;
-/// Rounds of the host loop (answer `need`, fetch, call again) before a host gives up: the
-/// engine needs at most four (plan, fuzzy, suggestions, page).
-pub const MAX_HOST_ROUNDS: usize = 8;
+/// Rounds of the host loop (answer `need`, fetch, call again) before a host gives up. A
+/// search needs at most: the plan; the encoder's vocabulary groups, its `##` group and its
+/// rows; the vector lists; fuzzy matching; suggestions; the page's documents — eight.
+pub const MAX_HOST_ROUNDS: usize = 16;
 
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(untagged)]

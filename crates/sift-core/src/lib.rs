@@ -17,13 +17,15 @@ pub mod error;
 pub mod fuzzy;
 pub mod query;
 pub mod rank;
+pub mod semantic;
 pub mod snippet;
 
-pub use builder::{build, BuildOptions, BuiltBundle, ChunkVectors};
+pub use builder::{build, BuildOptions, BuiltBundle};
 pub use contract::{Document, MultiSearchRequest, MultiSearchResponse, SearchRequest, SearchResponse};
 pub use doc::{Section, SourceDoc};
 pub use engine::{Context, Engine, Step, RRF_K};
 pub use error::SiftError;
+pub use semantic::layout::{EncoderInput, SemanticInput};
 
 /// Build a bundle in memory and open an engine over it with every shard loaded: the
 /// shortest path from documents to answers (tests, small embedded corpora).

@@ -1,15 +1,11 @@
-//! BERT WordPiece tokenization as Hugging Face `tokenizers` does it for all-MiniLM-L6-v2
-//! (BertNormalizer with lowercasing and accent stripping, BertPreTokenizer, WordPiece with
-//! `##` continuations, `[CLS] … [SEP]`), in pure Rust so it also runs in wasm.
+//! The model's tokenizer: all-MiniLM-L6-v2's `tokenizer.json` vocabulary with the WordPiece
+//! algorithm of `sift_core::semantic::wordpiece` (the same code the query-time static
+//! encoder runs), framed as `[CLS] … [SEP]`.
 
+use sift_core::semantic::wordpiece;
+pub use sift_core::semantic::wordpiece::MAX_TOKENS;
 use std::collections::HashMap;
 use std::fmt;
-use unicode_normalization::UnicodeNormalization;
-use unicode_properties::{GeneralCategory, GeneralCategoryGroup, UnicodeGeneralCategory};
-
-/// Token budget per text, `[CLS]` and `[SEP]` included (the reference truncates at 256).
-pub const MAX_TOKENS: usize = 256;
-const MAX_CHARS_PER_WORD: usize = 100;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TokenizerError(pub String);
@@ -51,117 +47,20 @@ impl Tokenizer {
     /// Token ids of `text`: `[CLS]`, word pieces (truncated to fit), `[SEP]`.
     pub fn encode(&self, text: &str) -> Vec<u32> {
         let mut ids = vec![self.cls];
-        'words: for word in pre_tokenize(&normalize(text)) {
-            for id in self.word_pieces(&word) {
-                if ids.len() == MAX_TOKENS - 1 {
-                    break 'words;
-                }
-                ids.push(id);
-            }
-        }
+        ids.extend(wordpiece::encode_pieces(&self.vocab, text, Some(self.unk)));
         ids.push(self.sep);
         ids
     }
 
-    /// Greedy longest-match-first WordPiece; a word with an unmatchable piece is `[UNK]`.
-    fn word_pieces(&self, word: &str) -> Vec<u32> {
-        let chars: Vec<(usize, char)> = word.char_indices().collect();
-        if chars.len() > MAX_CHARS_PER_WORD {
-            return vec![self.unk];
-        }
-        let mut out = Vec::new();
-        let mut start = 0;
-        let mut piece = String::new();
-        while start < chars.len() {
-            let mut end = chars.len();
-            let mut found = None;
-            while start < end {
-                let from = chars[start].0;
-                let to = if end == chars.len() { word.len() } else { chars[end].0 };
-                piece.clear();
-                if start > 0 {
-                    piece.push_str("##");
-                }
-                piece.push_str(&word[from..to]);
-                if let Some(&id) = self.vocab.get(&piece) {
-                    found = Some(id);
-                    break;
-                }
-                end -= 1;
-            }
-            match found {
-                Some(id) => out.push(id),
-                None => return vec![self.unk],
-            }
-            start = end;
-        }
-        out
+    /// The vocabulary: token string → id.
+    pub fn vocab(&self) -> &HashMap<String, u32> {
+        &self.vocab
     }
-}
 
-fn is_bert_whitespace(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r') || c.is_whitespace()
-}
-
-fn is_bert_control(c: char) -> bool {
-    !matches!(c, '\t' | '\n' | '\r') && c.general_category_group() == GeneralCategoryGroup::Other
-}
-
-fn is_bert_punctuation(c: char) -> bool {
-    c.is_ascii_punctuation() || c.general_category_group() == GeneralCategoryGroup::Punctuation
-}
-
-fn is_chinese_char(c: char) -> bool {
-    matches!(c as u32, 0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0x2A700..=0x2B73F | 0x2B740..=0x2B81F | 0x2B920..=0x2CEAF | 0xF900..=0xFAFF | 0x2F800..=0x2FA1F)
-}
-
-/// BertNormalizer: clean text, space out CJK ideographs, strip accents (NFD, drop Mn),
-/// lowercase.
-fn normalize(text: &str) -> String {
-    let mut cleaned = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c == '\0' || c == '\u{fffd}' || is_bert_control(c) {
-            continue;
-        }
-        if is_bert_whitespace(c) {
-            cleaned.push(' ');
-        } else if is_chinese_char(c) {
-            cleaned.push(' ');
-            cleaned.push(c);
-            cleaned.push(' ');
-        } else {
-            cleaned.push(c);
-        }
+    /// The ids of `[CLS]`, `[SEP]` and `[UNK]`.
+    pub fn special_ids(&self) -> [u32; 3] {
+        [self.cls, self.sep, self.unk]
     }
-    let mut out = String::with_capacity(cleaned.len());
-    for c in cleaned.nfd().filter(|c| c.general_category() != GeneralCategory::NonspacingMark) {
-        out.extend(c.to_lowercase());
-    }
-    out
-}
-
-/// BertPreTokenizer: split on whitespace; every punctuation character is its own word.
-fn pre_tokenize(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for c in text.chars() {
-        if c.is_whitespace() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-        } else if is_bert_punctuation(c) {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-            out.push(c.to_string());
-        } else {
-            cur.push(c);
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 #[cfg(test)]

@@ -6,8 +6,10 @@
 //! Every function must return for every input: errors are fine, panics, aborts, unbounded
 //! allocation and runaway time are the bugs the fuzzer hunts.
 
-use sift_core::bundle::{self, Manifest, ShardKind, ShardRef};
-use sift_core::{BuildOptions, BuiltBundle, ChunkVectors, Context, Engine, MultiSearchRequest, SearchRequest, Section, SourceDoc, Step};
+use sift_core::bundle::encoder::EncoderIndex;
+use sift_core::bundle::vindex::VectorIndex;
+use sift_core::bundle::{self, ShardKind, ShardRef};
+use sift_core::{BuildOptions, BuiltBundle, Context, Engine, MultiSearchRequest, SearchRequest, Section, SourceDoc, Step};
 use std::collections::BTreeMap;
 
 /// The fuzz targets by name: the directory names under `fuzz/seeds` and `fuzz/regressions`.
@@ -87,46 +89,39 @@ pub fn sample_docs() -> Vec<SourceDoc> {
     ]
 }
 
-fn sample_vectors(docs: &[SourceDoc]) -> ChunkVectors {
-    let per_doc = docs
-        .iter()
-        .enumerate()
-        .map(|(d, doc)| {
-            sift_core::chunk::chunks_of(doc)
-                .iter()
-                .enumerate()
-                .map(|(c, _)| {
-                    let mut v: Vec<f32> = (0..VECTOR_DIM).map(|i| ((d * 7 + c * 3 + i) % 5) as f32 - 2.0).collect();
-                    v[d % VECTOR_DIM] += 3.0;
-                    let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-                    v.iter_mut().for_each(|x| *x /= n);
-                    v
-                })
-                .collect()
-        })
-        .collect();
-    ChunkVectors { model: "fuzz-model".into(), dim: VECTOR_DIM, per_doc }
-}
-
 /// The sample site built with small shards (several term and doc shards) and vectors.
 pub fn sample_bundle() -> BuiltBundle {
     build_sample(&sample_docs())
 }
 
 fn build_sample(docs: &[SourceDoc]) -> BuiltBundle {
-    let opts =
-        BuildOptions { term_shard_target: 256, doc_shard_target: 512, vectors: Some(sample_vectors(docs)), ..BuildOptions::default() };
+    // The toy model's vectors in three lists, with its query encoder: every format-2 part.
+    let mut semantic = sift_core::semantic::toy::semantic_input(docs, VECTOR_DIM);
+    semantic.lists = Some(3);
+    semantic.probe = 4;
+    let opts = BuildOptions { term_shard_target: 256, doc_shard_target: 512, semantic: Some(semantic), ..BuildOptions::default() };
     sift_core::build(docs, &opts).expect("the sample site builds")
 }
 
+/// An engine over `manifest` fed every shard it lists (the index shards' children too).
+/// A shard the engine refuses is left out: searches must then ask for it or fail cleanly,
+/// never panic.
 fn loaded<'a>(manifest: &[u8], shards: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> Option<Engine> {
     let mut eng = Engine::new(manifest).ok()?;
-    for (name, bytes) in shards {
-        // A shard the engine refuses is left out: searches must then ask for it or fail
-        // cleanly, never panic.
-        let _ = eng.add_shard(name, bytes);
+    let shards: Vec<(&str, &[u8])> = shards.into_iter().collect();
+    let mut tried = std::collections::BTreeSet::new();
+    loop {
+        let next: Vec<String> = eng.all_files().into_iter().filter(|f| !tried.contains(f)).collect();
+        if next.is_empty() {
+            return Some(eng);
+        }
+        for f in next {
+            if let Some((_, bytes)) = shards.iter().find(|(n, _)| *n == f) {
+                let _ = eng.add_shard(&f, bytes);
+            }
+            tried.insert(f);
+        }
     }
-    Some(eng)
 }
 
 fn files(built: &BuiltBundle) -> impl Iterator<Item = (&str, &[u8])> {
@@ -137,8 +132,19 @@ fn files(built: &BuiltBundle) -> impl Iterator<Item = (&str, &[u8])> {
 /// with every shard loaded.
 struct Sample {
     built: BuiltBundle,
+    /// The frozen format-1 bundle (`tests/frozen/v1`).
+    v1: BuiltBundle,
     doc_ids: Vec<String>,
     engine: Engine,
+}
+
+/// The frozen format-1 bundle, read from the repository.
+pub fn frozen_v1() -> BuiltBundle {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/frozen/v1/bundle");
+    let manifest =
+        sift_core::bundle::Manifest::parse(&std::fs::read(dir.join("manifest.json")).expect("frozen v1 manifest")).expect("parses");
+    let shards = manifest.all_shards().map(|r| (r.file.clone(), std::fs::read(dir.join(&r.file)).expect("frozen v1 shard"))).collect();
+    BuiltBundle { manifest, shards, warnings: Vec::new() }
 }
 
 thread_local! {
@@ -146,7 +152,7 @@ thread_local! {
         let docs = sample_docs();
         let built = build_sample(&docs);
         let engine = loaded(&built.manifest_bytes(), files(&built)).expect("the sample bundle opens");
-        Sample { built, doc_ids: docs.into_iter().map(|d| d.id).collect(), engine }
+        Sample { built, v1: frozen_v1(), doc_ids: docs.into_iter().map(|d| d.id).collect(), engine }
     };
 }
 
@@ -193,6 +199,8 @@ fn exercise(eng: &Engine, query: &str, flags: u8) {
     if eng.has_vectors() {
         for mode in ["hybrid", "semantic", "auto"] {
             req.mode = Some(mode.into());
+            // The bundle's static encoder, then the host's (toy) model vector.
+            drive(eng, &req, None);
             drive(eng, &req, Some(&query_vector(flags)));
         }
     }
@@ -240,44 +248,122 @@ pub fn request_json(data: &[u8]) {
     });
 }
 
-/// The shard of the sample bundle that the selector byte picks, by kind.
-fn pick(manifest: &mut Manifest, selector: u8) -> (ShardKind, &mut ShardRef) {
-    match selector % 6 {
-        1 => {
-            let n = manifest.term_shards.len();
-            (ShardKind::Terms, &mut manifest.term_shards[(selector as usize / 6) % n].shard)
-        }
-        2 => {
-            let n = manifest.doc_shards.len();
-            (ShardKind::Docs, &mut manifest.doc_shards[(selector as usize / 6) % n].shard)
-        }
-        3 => (ShardKind::DocMeta, &mut manifest.docmeta),
-        4 => (ShardKind::Filters, &mut manifest.filters),
-        _ => (ShardKind::Vectors, &mut manifest.vectors.as_mut().expect("sample has vectors").shards[0]),
+/// Shard kinds the bundle target feeds fuzzed payloads to, by selector (0: the manifest).
+const KINDS: [ShardKind; 12] = [
+    ShardKind::Terms,
+    ShardKind::Docs,
+    ShardKind::DocMeta,
+    ShardKind::Filters,
+    ShardKind::Ids,
+    ShardKind::VectorIndex,
+    ShardKind::VectorList,
+    ShardKind::Projection,
+    ShardKind::EncoderIndex,
+    ShardKind::EncoderVocab,
+    ShardKind::EncoderRows,
+    ShardKind::Vectors,
+];
+
+fn kind_of(selector: u8) -> Option<ShardKind> {
+    match selector as usize % (KINDS.len() + 1) {
+        0 => None,
+        k => Some(KINDS[k - 1]),
     }
 }
 
-/// The bundle loader: the manifest parser (selector byte 0: the rest is a manifest) and
-/// each shard kind's payload decoder (selectors 1–5: the rest is the payload of one shard
-/// of the sample bundle, framed as a shard and listed in the manifest with its checksum, so
-/// the bytes reach the decoder), then queries over whatever loaded.
+/// The sample bundle with one shard of `kind` (the `n`-th of its kind, wrapping) replaced by
+/// `payload`, framed with a valid checksum and listed where the bundle lists it — in the
+/// manifest, or in its index shard (then re-framed and re-listed in turn) — so the bytes
+/// reach the payload decoder. Returns the manifest and the files.
+fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (Vec<u8>, Vec<(String, Vec<u8>)>) {
+    let mut manifest = built.manifest.clone();
+    let version = manifest.format_version;
+    let mut files = built.shards.clone();
+    let frame = |kind: ShardKind, payload: &[u8], sref: &mut ShardRef, files: &mut Vec<(String, Vec<u8>)>| {
+        let framed = bundle::encode_shard(kind, payload, version);
+        sref.bytes = framed.len() as u64;
+        sref.crc32 = crc32fast::hash(&framed);
+        if let Some(f) = files.iter_mut().find(|(name, _)| *name == sref.file) {
+            f.1 = framed;
+        }
+    };
+    let payload_of = |r: &ShardRef, kind: ShardKind| -> Vec<u8> {
+        let bytes = &built.shards.iter().find(|(name, _)| *name == r.file).expect("listed shard exists").1;
+        bundle::decode_shard(bytes, kind, r, version).expect("sample shard decodes")
+    };
+    let vindex_ref = manifest.vectors.as_ref().and_then(|v| v.index.clone());
+    let eindex_ref = manifest.encoder.as_ref().map(|e| e.index.clone());
+    match kind {
+        ShardKind::Terms => {
+            let i = n % manifest.term_shards.len();
+            frame(kind, payload, &mut manifest.term_shards[i].shard, &mut files);
+        }
+        ShardKind::Docs => {
+            let i = n % manifest.doc_shards.len();
+            frame(kind, payload, &mut manifest.doc_shards[i].shard, &mut files);
+        }
+        ShardKind::Ids => {
+            let i = n % manifest.id_shards.len();
+            frame(kind, payload, &mut manifest.id_shards[i].shard, &mut files);
+        }
+        ShardKind::DocMeta => frame(kind, payload, &mut manifest.docmeta, &mut files),
+        ShardKind::Filters => frame(kind, payload, &mut manifest.filters, &mut files),
+        ShardKind::VectorIndex => {
+            frame(kind, payload, manifest.vectors.as_mut().and_then(|v| v.index.as_mut()).expect("index"), &mut files)
+        }
+        ShardKind::EncoderIndex => frame(kind, payload, &mut manifest.encoder.as_mut().expect("encoder").index, &mut files),
+        ShardKind::VectorList | ShardKind::Projection => {
+            let mut ix = VectorIndex::decode(
+                &payload_of(&vindex_ref.expect("index"), ShardKind::VectorIndex),
+                manifest.vectors.as_ref().map_or(0, |v| v.chunks),
+            )
+            .expect("sample index decodes");
+            let n_lists = ix.lists.len();
+            let child = if kind == ShardKind::Projection { &mut ix.projection } else { &mut ix.lists[n % n_lists] };
+            frame(kind, payload, child, &mut files);
+            let index_payload = ix.encode().expect("index encodes");
+            frame(
+                ShardKind::VectorIndex,
+                &index_payload,
+                manifest.vectors.as_mut().and_then(|v| v.index.as_mut()).expect("index"),
+                &mut files,
+            );
+        }
+        ShardKind::EncoderVocab | ShardKind::EncoderRows => {
+            let mut ix =
+                EncoderIndex::decode(&payload_of(&eindex_ref.expect("encoder"), ShardKind::EncoderIndex)).expect("sample encoder decodes");
+            let list = if kind == ShardKind::EncoderVocab { &mut ix.groups } else { &mut ix.row_shards };
+            let i = n % list.len();
+            frame(kind, payload, &mut list[i], &mut files);
+            let index_payload = ix.encode().expect("index encodes");
+            frame(ShardKind::EncoderIndex, &index_payload, &mut manifest.encoder.as_mut().expect("encoder").index, &mut files);
+        }
+        ShardKind::Vectors => {
+            let i = n % manifest.vectors.as_ref().map_or(1, |v| v.shards.len());
+            frame(kind, payload, &mut manifest.vectors.as_mut().expect("vectors").shards[i], &mut files);
+        }
+    }
+    (manifest.to_json_bytes(), files)
+}
+
+/// The bundle loader: the manifest parser (selector 0: the rest is a manifest) and each
+/// shard kind's payload decoder (other selectors: the rest is the payload of one shard of
+/// the sample bundle, framed and listed with a valid checksum so the bytes reach the
+/// decoder), then queries over whatever loaded.
 pub fn bundle(data: &[u8]) {
     let Some((&selector, rest)) = data.split_first() else { return };
     SAMPLE.with(|sample| {
-        if selector % 6 == 0 {
+        let Some(kind) = kind_of(selector) else {
             if let Some(eng) = loaded(rest, files(&sample.built)) {
                 exercise(&eng, "state machine", selector);
             }
             return;
-        }
-        let mut manifest = sample.built.manifest.clone();
-        let (kind, sref) = pick(&mut manifest, selector);
-        let framed = bundle::encode_shard(kind, rest);
-        sref.bytes = framed.len() as u64;
-        sref.crc32 = crc32fast::hash(&framed);
-        let file = sref.file.clone();
-        let shards = files(&sample.built).map(|(n, b)| (n, if n == file { framed.as_slice() } else { b }));
-        let Some(eng) = loaded(&manifest.to_json_bytes(), shards) else { return };
+        };
+        // Format-1 vector shards live only in bundles written before format 2: the frozen v1
+        // bundle is their sample.
+        let base = if kind == ShardKind::Vectors { &sample.v1 } else { &sample.built };
+        let (manifest, shards) = replaced(base, kind, selector as usize / (KINDS.len() + 1), rest);
+        let Some(eng) = loaded(&manifest, shards.iter().map(|(n, b)| (n.as_str(), b.as_slice()))) else { return };
         for q in ["state machine", "cach", "authentification", "\"rotate keys\" -oauth2", "type:reference evicts", "日本語"] {
             exercise(&eng, q, selector);
         }
@@ -288,18 +374,31 @@ pub fn bundle(data: &[u8]) {
     });
 }
 
-/// Decode one shard of the sample bundle to its payload (for seeds).
+/// Each shard kind's payload in the sample bundle, with the selector that feeds it to the
+/// bundle target (for seeds), and the manifest (selector 0).
 pub fn sample_payloads() -> Vec<(u8, Vec<u8>)> {
-    let b = sample_bundle();
-    let mut m = b.manifest.clone();
     let mut out = Vec::new();
-    for selector in 1u8..=5 {
-        let (kind, sref) = pick(&mut m, selector);
-        let sref = sref.clone();
-        let bytes = &b.shards.iter().find(|(n, _)| *n == sref.file).expect("listed shard exists").1;
-        out.push((selector, bundle::decode_shard(bytes, kind, &sref).expect("sample shard decodes")));
+    for (k, kind) in KINDS.iter().enumerate() {
+        let b = if *kind == ShardKind::Vectors { frozen_v1() } else { sample_bundle() };
+        let version = b.manifest.format_version;
+        let mut eng = Engine::new(&b.manifest_bytes()).expect("sample opens");
+        // The first shard of this kind the engine can name (children once their index is in).
+        let name = loop {
+            let files = eng.all_files();
+            if let Some(f) = files.iter().find(|f| f.starts_with(&format!("{}-", kind.prefix()))) {
+                break f.clone();
+            }
+            let unloaded: Vec<&String> = files.iter().filter(|f| !eng.is_loaded(f)).collect();
+            for f in unloaded {
+                let bytes = &b.shards.iter().find(|(n, _)| n == f).expect("listed").1;
+                eng.add_shard(f, bytes).expect("sample shard loads");
+            }
+        };
+        let bytes = &b.shards.iter().find(|(n, _)| *n == name).expect("listed").1;
+        let sref = ShardRef { file: name.clone(), bytes: bytes.len() as u64, crc32: crc32fast::hash(bytes) };
+        out.push(((k + 1) as u8, bundle::decode_shard(bytes, *kind, &sref, version).expect("sample shard decodes")));
     }
-    out.push((0, b.manifest_bytes()));
+    out.push((0, sample_bundle().manifest_bytes()));
     out
 }
 

@@ -16,7 +16,8 @@ use super::manifest::ShardRef;
 use crate::error::{ErrorCode, SiftError};
 
 pub const MAGIC: &[u8; 4] = b"SIFT";
-pub const FORMAT_VERSION: u16 = 1;
+/// The newest format this build writes and reads (it reads every older one too).
+pub const FORMAT_VERSION: u16 = 2;
 const HEADER_LEN: usize = 16;
 /// Refuse to inflate a shard claiming more than this: a corrupt or hostile length must not
 /// allocate gigabytes.
@@ -31,6 +32,12 @@ pub enum ShardKind {
     Filters = 4,
     Vectors = 5,
     Ids = 6,
+    VectorList = 7,
+    VectorIndex = 8,
+    Projection = 9,
+    EncoderIndex = 10,
+    EncoderRows = 11,
+    EncoderVocab = 12,
 }
 
 impl ShardKind {
@@ -42,6 +49,12 @@ impl ShardKind {
             4 => ShardKind::Filters,
             5 => ShardKind::Vectors,
             6 => ShardKind::Ids,
+            7 => ShardKind::VectorList,
+            8 => ShardKind::VectorIndex,
+            9 => ShardKind::Projection,
+            10 => ShardKind::EncoderIndex,
+            11 => ShardKind::EncoderRows,
+            12 => ShardKind::EncoderVocab,
             _ => return None,
         })
     }
@@ -53,16 +66,22 @@ impl ShardKind {
             ShardKind::Filters => "f",
             ShardKind::Vectors => "v",
             ShardKind::Ids => "i",
+            ShardKind::VectorList => "l",
+            ShardKind::VectorIndex => "x",
+            ShardKind::Projection => "p",
+            ShardKind::EncoderIndex => "w",
+            ShardKind::EncoderRows => "e",
+            ShardKind::EncoderVocab => "g",
         }
     }
 }
 
-/// Frame a payload as a shard file (deflate-compressed).
-pub fn encode_shard(kind: ShardKind, payload: &[u8]) -> Vec<u8> {
+/// Frame a payload as a shard file (deflate-compressed) of format `version`.
+pub fn encode_shard(kind: ShardKind, payload: &[u8], version: u16) -> Vec<u8> {
     let compressed = miniz_oxide::deflate::compress_to_vec(payload, 6);
     let mut out = Vec::with_capacity(HEADER_LEN + compressed.len());
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
     out.push(kind as u8);
     out.push(1); // codec: deflate
     out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
@@ -71,8 +90,9 @@ pub fn encode_shard(kind: ShardKind, payload: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Verify and unframe a shard file. `expected` is the manifest's entry for it.
-pub fn decode_shard(bytes: &[u8], kind: ShardKind, expected: &ShardRef) -> Result<Vec<u8>, SiftError> {
+/// Verify and unframe a shard file. `expected` is the manifest's entry for it, `version` the
+/// bundle's format version (every shard carries its bundle's).
+pub fn decode_shard(bytes: &[u8], kind: ShardKind, expected: &ShardRef, version: u16) -> Result<Vec<u8>, SiftError> {
     let name = &expected.file;
     if bytes.len() as u64 != expected.bytes {
         return Err(SiftError::corrupt(format!(
@@ -87,11 +107,11 @@ pub fn decode_shard(bytes: &[u8], kind: ShardKind, expected: &ShardRef) -> Resul
     if bytes.len() < HEADER_LEN || &bytes[0..4] != MAGIC {
         return Err(SiftError::corrupt(format!("shard {name} is not a Sift shard (bad magic)")));
     }
-    let version = u16::from_le_bytes([bytes[4], bytes[5]]);
-    if version != FORMAT_VERSION {
+    let shard_version = u16::from_le_bytes([bytes[4], bytes[5]]);
+    if shard_version != version {
         return Err(SiftError::new(
             ErrorCode::BundleVersion,
-            format!("shard {name} has format version {version}, expected {FORMAT_VERSION}"),
+            format!("shard {name} has format version {shard_version}, the bundle {version}"),
         ));
     }
     match ShardKind::from_u8(bytes[6]) {
@@ -121,7 +141,7 @@ mod tests {
     use super::*;
 
     fn framed(payload: &[u8]) -> (Vec<u8>, ShardRef) {
-        let b = encode_shard(ShardKind::Terms, payload);
+        let b = encode_shard(ShardKind::Terms, payload, FORMAT_VERSION);
         let r = ShardRef { file: "t-x.bin".into(), bytes: b.len() as u64, crc32: crc32fast::hash(&b) };
         (b, r)
     }
@@ -130,7 +150,7 @@ mod tests {
     fn round_trip() {
         let payload = b"hello hello hello hello".repeat(10);
         let (b, r) = framed(&payload);
-        assert_eq!(decode_shard(&b, ShardKind::Terms, &r).unwrap(), payload);
+        assert_eq!(decode_shard(&b, ShardKind::Terms, &r, FORMAT_VERSION).unwrap(), payload);
     }
 
     #[test]
@@ -139,20 +159,20 @@ mod tests {
         for i in 0..b.len() {
             let mut c = b.clone();
             c[i] ^= 0x40;
-            assert!(decode_shard(&c, ShardKind::Terms, &r).is_err(), "flip at {i} accepted");
+            assert!(decode_shard(&c, ShardKind::Terms, &r, FORMAT_VERSION).is_err(), "flip at {i} accepted");
         }
     }
 
     #[test]
     fn truncation_wrong_kind_and_header_lies_are_refused() {
         let (b, r) = framed(b"abcdef");
-        assert!(decode_shard(&b[..b.len() - 1], ShardKind::Terms, &r).is_err());
-        assert!(decode_shard(&b, ShardKind::Docs, &r).is_err());
+        assert!(decode_shard(&b[..b.len() - 1], ShardKind::Terms, &r, FORMAT_VERSION).is_err());
+        assert!(decode_shard(&b, ShardKind::Docs, &r, FORMAT_VERSION).is_err());
         // A header that lies about its length but whose file CRC is recomputed (a shard from
         // a buggy writer) is still caught by the payload checks.
         let mut c = b.clone();
         c[8] = 0xff;
         let r2 = ShardRef { crc32: crc32fast::hash(&c), ..r.clone() };
-        assert!(decode_shard(&c, ShardKind::Terms, &r2).is_err());
+        assert!(decode_shard(&c, ShardKind::Terms, &r2, FORMAT_VERSION).is_err());
     }
 }

@@ -39,14 +39,43 @@ pub struct DocShardRef {
     pub docs: u32,
 }
 
-/// The vector set: which model made it, and its shards (chunk ranges, in order).
+/// The vector set: which model made it, and where its vectors are.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VectorsRef {
-    /// The embedding model's name (`all-MiniLM-L6-v2`): queries must be embedded by it.
+    /// The embedding model's name (`all-MiniLM-L6-v2`): queries must be embedded by it (or
+    /// by the bundle's static encoder, fitted to it).
     pub model: String,
+    /// Dimensions of the stored vectors (format 2: the projection's; format 1: the model's).
     pub dim: u32,
     pub chunks: u32,
+    /// Format 1: the vector shards (kind 5), chunk ranges in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<ShardRef>,
+    /// Format 2: the vector index (kind 8: lists, centroids, projection).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<ShardRef>,
+    /// Format 2: dimensions of the model's own vectors (what a host that embeds queries
+    /// with the model passes; the projection maps them to `dim`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_dim: Option<u32>,
+}
+
+impl VectorsRef {
+    /// Dimensions of a query vector made by the model.
+    pub fn model_dim(&self) -> u32 {
+        self.model_dim.unwrap_or(self.dim)
+    }
+}
+
+/// The static query encoder (format 2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EncoderRef {
+    /// The encoder index (kind 10: vocabulary and row shards).
+    pub index: ShardRef,
+    /// Tokens with a row.
+    pub tokens: u32,
+    /// Corpus texts it was fitted to.
+    pub texts: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,6 +101,9 @@ pub struct Manifest {
     /// Present when the bundle was built with an embedder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vectors: Option<VectorsRef>,
+    /// Present when the bundle was built with a static query encoder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoder: Option<EncoderRef>,
 }
 
 impl Manifest {
@@ -83,10 +115,10 @@ impl Manifest {
             return Err(SiftError::corrupt("manifest.json is not a Sift bundle manifest (wrong magic)"));
         }
         let ver = v.get("format_version").and_then(|m| m.as_u64()).unwrap_or(0);
-        if ver != u64::from(FORMAT_VERSION) {
+        if !(1..=u64::from(FORMAT_VERSION)).contains(&ver) {
             return Err(SiftError::new(
                 ErrorCode::BundleVersion,
-                format!("bundle format version {ver} is not supported (this build reads version {FORMAT_VERSION}); rebuild the bundle with this version of sift"),
+                format!("bundle format version {ver} is not supported (this build reads versions 1 to {FORMAT_VERSION}); rebuild the bundle with this version of sift"),
             ));
         }
         let m: Manifest = serde_json::from_value(v).map_err(|e| SiftError::corrupt(format!("manifest.json is malformed: {e}")))?;
@@ -94,7 +126,30 @@ impl Manifest {
         Ok(m)
     }
 
+    /// The oldest format that describes this bundle: 2 when it uses the format-2 vector
+    /// layout or a static encoder, else 1 (so keyword bundles stay readable by older
+    /// runtimes).
+    pub fn required_version(&self) -> u16 {
+        let v2 = self.encoder.is_some() || self.vectors.as_ref().is_some_and(|v| v.index.is_some());
+        if v2 {
+            2
+        } else {
+            1
+        }
+    }
+
     fn validate(&self) -> Result<(), SiftError> {
+        if self.format_version < self.required_version() {
+            return Err(SiftError::corrupt("manifest uses format-2 parts but says format 1"));
+        }
+        if let Some(v) = &self.vectors {
+            if v.shards.is_empty() == v.index.is_none() {
+                return Err(SiftError::corrupt("manifest vectors need either shards (format 1) or an index (format 2)"));
+            }
+        }
+        if self.encoder.is_some() && self.vectors.as_ref().is_none_or(|v| v.index.is_none()) {
+            return Err(SiftError::corrupt("manifest has a query encoder but no format-2 vectors"));
+        }
         let mut next_doc = 0u32;
         for d in &self.doc_shards {
             if d.first_doc != next_doc {
@@ -120,12 +175,14 @@ impl Manifest {
         Ok(())
     }
 
+    /// Every shard the manifest names (format 2 index shards name further shards).
     pub fn all_shards(&self) -> impl Iterator<Item = &ShardRef> {
         [&self.docmeta, &self.filters]
             .into_iter()
             .chain(self.term_shards.iter().map(|t| &t.shard))
             .chain(self.doc_shards.iter().map(|d| &d.shard))
-            .chain(self.vectors.iter().flat_map(|v| v.shards.iter()))
+            .chain(self.vectors.iter().flat_map(|v| v.shards.iter().chain(v.index.iter())))
+            .chain(self.encoder.iter().map(|e| &e.index))
             .chain(self.id_shards.iter().map(|t| &t.shard))
     }
 

@@ -24,13 +24,16 @@
 
 pub mod docmeta;
 pub mod docstore;
+pub mod encoder;
 pub mod filters;
 pub mod frame;
 pub mod ids;
 pub mod manifest;
+pub mod table;
 pub mod terms;
 pub mod varint;
 pub mod vectors;
+pub mod vindex;
 
 pub use frame::{decode_shard, encode_shard, ShardKind, FORMAT_VERSION, MAGIC, MAX_SHARD_PAYLOAD};
 pub use manifest::{DocShardRef, KeyRangeShardRef, Manifest, ShardRef, VectorsRef, MANIFEST_FILE, MANIFEST_MAGIC};

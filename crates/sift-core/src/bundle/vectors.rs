@@ -1,11 +1,13 @@
-//! The quantised vector set: one vector per chunk (a section, or part of a long one), each
-//! stored as int8 with its own scale, plus 1-bit sign codes. Search is exact over the int8
-//! codes for small sets; large sets first rank by the query's dot product with each sign
-//! code (48 table lookups per 384-dim vector, 8× less memory traffic than int8) and rescore
-//! the best fifth with int8 dot products.
+//! Quantised vector sets: one vector per chunk (a section, or part of a long one), each
+//! stored as int8 with its own scale.
 //!
-//! Payload: `varint dim`, `varint n`, n delta-varint doc numbers (non-decreasing), n × dim
-//! int8 codes, n f32 scales (LE), n × ⌈dim/8⌉ bytes of sign bits.
+//! Two payloads share this type:
+//! - a *vector list* (kind 7, format 2): one partition of the bundle's vectors (see
+//!   `vindex`). `varint dim`, `varint n`, n delta-varint doc numbers (non-decreasing),
+//!   n × dim int8 codes, n f32 scales (LE). Lists are small, so search is exact.
+//! - a *vector shard* (kind 5, format 1): the same followed by n × ⌈dim/8⌉ bytes of sign
+//!   bits. Sets over `COARSE_ABOVE` vectors first rank by the query's dot product with each
+//!   sign code (48 table lookups per 384-dim vector) and rescore the best fifth with int8.
 
 use super::varint::{self, Reader};
 use crate::error::SiftError;
@@ -23,11 +25,18 @@ pub struct VectorSet {
     pub codes: Vec<i8>,
     pub scales: Vec<f32>,
     pub signs: Vec<u8>,
+    with_signs: bool,
 }
 
 impl VectorSet {
+    /// A format-1 set (with sign codes).
     pub fn new(dim: usize) -> Self {
-        VectorSet { dim, ..Default::default() }
+        VectorSet { dim, with_signs: true, ..Default::default() }
+    }
+
+    /// A vector list (format 2: no sign codes).
+    pub fn new_list(dim: usize) -> Self {
+        VectorSet { dim, with_signs: false, ..Default::default() }
     }
 
     pub fn len(&self) -> usize {
@@ -54,19 +63,20 @@ impl VectorSet {
         let scale = if amax > 0.0 { amax / 127.0 } else { 1.0 };
         self.codes.extend(v.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8));
         self.scales.push(scale);
-        let mut bits = vec![0u8; self.sign_bytes()];
-        for (i, x) in v.iter().enumerate() {
-            if *x > 0.0 {
-                bits[i / 8] |= 1 << (i % 8);
+        if self.with_signs {
+            let mut bits = vec![0u8; self.sign_bytes()];
+            for (i, x) in v.iter().enumerate() {
+                if *x > 0.0 {
+                    bits[i / 8] |= 1 << (i % 8);
+                }
             }
+            self.signs.extend(bits);
         }
-        self.signs.extend(bits);
         self.doc_of.push(doc);
         Ok(())
     }
 
-    /// Payload: `varint dim`, `varint n`, delta-varint docs, int8 codes, f32 scales (LE),
-    /// sign bits.
+    /// The payload (a vector shard with sign codes, or a vector list without).
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.codes.len() + self.len() * 6 + self.signs.len() + 8);
         varint::put(&mut out, self.dim as u64);
@@ -84,14 +94,24 @@ impl VectorSet {
         out
     }
 
+    /// A format-1 vector shard (with sign codes).
     pub fn decode(payload: &[u8], doc_count: u32) -> Result<VectorSet, SiftError> {
+        Self::decode_as(payload, doc_count, true)
+    }
+
+    /// A vector list (no sign codes).
+    pub fn decode_list(payload: &[u8], doc_count: u32) -> Result<VectorSet, SiftError> {
+        Self::decode_as(payload, doc_count, false)
+    }
+
+    fn decode_as(payload: &[u8], doc_count: u32, with_signs: bool) -> Result<VectorSet, SiftError> {
         let mut r = Reader::new(payload);
         let dim = r.u32()? as usize;
         let n = r.u32()? as usize;
         if dim == 0 || dim > 4096 || n > payload.len() {
             return Err(SiftError::corrupt("vector shard header is implausible"));
         }
-        let mut set = VectorSet::new(dim);
+        let mut set = if with_signs { VectorSet::new(dim) } else { VectorSet::new_list(dim) };
         let mut d = 0u32;
         for _ in 0..n {
             d = d.wrapping_add(r.u32()?);
@@ -102,26 +122,15 @@ impl VectorSet {
         }
         set.codes = r.bytes(n * dim)?.iter().map(|&b| b as i8).collect();
         set.scales = r.bytes(n * 4)?.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-        set.signs = r.bytes(n * set.sign_bytes())?.to_vec();
+        if with_signs {
+            set.signs = r.bytes(n * set.sign_bytes())?.to_vec();
+        }
         if !r.is_empty() || set.scales.iter().any(|s| !s.is_finite()) {
             return Err(SiftError::corrupt("vector shard has trailing or invalid data"));
         }
         Ok(set)
     }
 
-    /// Append another set (shards of one bundle are concatenated after loading).
-    pub fn extend(&mut self, other: VectorSet) -> Result<(), SiftError> {
-        if other.dim != self.dim {
-            return Err(SiftError::corrupt("vector shards disagree on the dimension"));
-        }
-        self.doc_of.extend(other.doc_of);
-        self.codes.extend(other.codes);
-        self.scales.extend(other.scales);
-        self.signs.extend(other.signs);
-        Ok(())
-    }
-
-    /// Approximate cosine of chunk `i` with a normalised query.
     /// Add the (dequantised) vectors of `doc`'s chunks to `sum`.
     pub fn add_doc_vectors(&self, doc: u32, sum: &mut [f32]) {
         if sum.len() != self.dim {
@@ -146,7 +155,7 @@ impl VectorSet {
         if q.len() != self.dim || self.is_empty() || k == 0 {
             return Vec::new();
         }
-        let candidates: Vec<usize> = if self.len() > COARSE_ABOVE {
+        let candidates: Vec<usize> = if self.with_signs && self.len() > COARSE_ABOVE {
             // Asymmetric coarse score: q · sign(v), from one 256-entry table per code byte
             // (the query keeps its magnitudes; only the stored side is one bit).
             let sb = self.sign_bytes();

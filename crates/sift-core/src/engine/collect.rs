@@ -32,6 +32,15 @@ impl Filter {
     pub fn narrows(&self) -> bool {
         self.allowed.is_some()
     }
+
+    /// The share of documents the filters and `since` admit (1 without filters).
+    pub fn admitted_fraction(&self) -> f64 {
+        match &self.allowed {
+            None => 1.0,
+            Some(a) if a.is_empty() => 0.0,
+            Some(a) => a.iter().filter(|&&x| x).count() as f64 / a.len() as f64,
+        }
+    }
 }
 
 /// The request's filters and the query's own `field:value` terms, one list per field.

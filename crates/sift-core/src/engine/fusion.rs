@@ -1,12 +1,9 @@
-//! The semantic half and how it meets the lexical one: the request's mode and the query's
-//! shape decide the weights; the vector set gives documents by meaning; a convex
-//! combination of normalised scores fuses the two lists. Reciprocal rank fusion (for
-//! `multi_search`) lives here too.
+//! How the semantic half meets the lexical one: the request's mode and the query's shape
+//! decide the weights; a convex combination of normalised scores fuses the two lists.
+//! Reciprocal rank fusion (for `multi_search`) lives here too.
 
-use super::collect::Filter;
 use super::score::{sort_hits, Hit};
 use crate::analyzer;
-use crate::bundle::vectors::VectorSet;
 use crate::bundle::VectorsRef;
 use crate::contract::{Mode, ValidRequest};
 use crate::error::{ErrorCode, SiftError};
@@ -69,62 +66,43 @@ pub(crate) fn auto_weights(query: &str) -> (f32, f32) {
     }
 }
 
-/// (lexical, semantic) weights of a request, with the query vector it may use (None when
-/// the semantic side has no weight). Semantic and hybrid requests need vectors in the
-/// bundle and a query vector from the host; a vector of the wrong shape is refused.
+/// (lexical, semantic) weights of a request, with the host's query vector when it gives
+/// one and the semantic side has weight. Semantic and hybrid requests need vectors in the
+/// bundle and a way to embed the query: the bundle's static encoder or the host's vector
+/// (of the model's dimensions).
 pub(crate) fn mode_weights<'v>(
     req: &ValidRequest,
     vectors: Option<&VectorsRef>,
-    query_vector: Option<&'v [f32]>,
+    has_encoder: bool,
+    host_vector: Option<&'v [f32]>,
 ) -> Result<((f32, f32), Option<&'v [f32]>), SiftError> {
-    let weights = match (req.mode, vectors, query_vector) {
-        (Mode::Semantic | Mode::Hybrid, None, _) => {
+    let can_embed = has_encoder || host_vector.is_some();
+    let weights = match (req.mode, vectors) {
+        (Mode::Semantic | Mode::Hybrid, None) => {
             return Err(SiftError::new(
                 ErrorCode::NoVectors,
                 "this bundle was built without vectors, so semantic and hybrid search are unavailable; use mode lexical (or auto), or rebuild the bundle with the embedder",
             ))
         }
-        (Mode::Semantic | Mode::Hybrid, Some(v), None) => {
+        (Mode::Semantic | Mode::Hybrid, Some(v)) if !can_embed => {
             return Err(SiftError::new(
                 ErrorCode::EmbedderRequired,
                 format!("{:?} mode needs the query embedded with the bundle's model ({}); the host did not provide it", req.mode, v.model).to_lowercase(),
             ))
         }
-        (Mode::Semantic, Some(_), Some(_)) => (0.0, 1.0),
-        (Mode::Hybrid, Some(_), Some(_)) if exact_shaped(&req.query) => EXACT_WEIGHTS,
-        (Mode::Hybrid, Some(_), Some(_)) => HYBRID_WEIGHTS,
-        (Mode::Auto, Some(_), Some(_)) => auto_weights(&req.query),
+        (Mode::Semantic, Some(_)) => (0.0, 1.0),
+        (Mode::Hybrid, Some(_)) if exact_shaped(&req.query) => EXACT_WEIGHTS,
+        (Mode::Hybrid, Some(_)) => HYBRID_WEIGHTS,
+        (Mode::Auto, Some(_)) if can_embed => auto_weights(&req.query),
         _ => (1.0, 0.0),
     };
-    let query_vector = if weights.1 > 0.0 { query_vector } else { None };
-    if let (Some(q), Some(v)) = (query_vector, vectors) {
-        if q.len() != v.dim as usize || q.iter().any(|x| !x.is_finite()) {
-            return Err(SiftError::invalid(format!("the query vector must have {} finite components; got {}", v.dim, q.len())));
+    let host_vector = if weights.1 > 0.0 { host_vector } else { None };
+    if let (Some(q), Some(v)) = (host_vector, vectors) {
+        if q.len() != v.model_dim() as usize || q.iter().any(|x| !x.is_finite()) {
+            return Err(SiftError::invalid(format!("the query vector must have {} finite components; got {}", v.model_dim(), q.len())));
         }
     }
-    Ok((weights, query_vector))
-}
-
-/// Documents by meaning: the best chunks for the query, a document scoring as its best
-/// chunk (cosine, floored at 0), hard constraints applied. Best first, at most `depth`.
-pub(crate) fn semantic_hits(sets: &[&VectorSet], q: &[f32], depth: usize, filter: &Filter) -> Vec<Hit> {
-    let mut best: HashMap<u32, f32> = HashMap::new();
-    for set in sets {
-        // With filters every chunk is a candidate, so a narrow filter still fills the page.
-        let k = if filter.narrows() { set.len() } else { depth * 4 };
-        for (i, cos) in set.search(q, k) {
-            let d = set.doc_of[i];
-            if !filter.admits(d) {
-                continue;
-            }
-            let e = best.entry(d).or_insert(f32::MIN);
-            *e = e.max(cos);
-        }
-    }
-    let mut hits: Vec<Hit> = best.into_iter().map(|(doc, s)| Hit { doc, score: s.clamp(0.0, 1.0) }).collect();
-    sort_hits(&mut hits);
-    hits.truncate(depth);
-    hits
+    Ok((weights, host_vector))
 }
 
 /// Convex combination of the lexical score (divided by the list's best, so the best lexical

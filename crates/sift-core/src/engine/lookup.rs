@@ -12,6 +12,8 @@ use crate::error::{ErrorCode, SiftError};
 
 /// Title and heading words `related` searches with, at most.
 const RELATED_KEYWORDS: usize = 24;
+/// Opening words of a page that `related` embeds with its title and headings.
+const RELATED_LEAD_WORDS: usize = 120;
 
 /// A stored document and its number, or None for an unknown id.
 fn locate<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, &'a StoredDoc)>> {
@@ -42,6 +44,21 @@ fn scan<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, &'a StoredDoc)>> 
     Ok(None)
 }
 
+/// What a page is about, as text to embed: its title, headings and opening words.
+fn page_meaning(sd: &StoredDoc) -> String {
+    let mut s = sd.title.clone();
+    for sec in &sd.sections {
+        if !sec.heading.is_empty() {
+            s.push_str(". ");
+            s.push_str(&sec.heading);
+        }
+    }
+    let lead: Vec<&str> = sd.sections.iter().flat_map(|sec| sec.text.split_whitespace()).take(RELATED_LEAD_WORDS).collect();
+    s.push_str(". ");
+    s.push_str(&lead.join(" "));
+    s
+}
+
 pub(crate) fn get_document(eng: &Engine, id: &str) -> Flow<Option<Document>> {
     let res = Resolver::new(eng);
     Ok(locate(&res, id)?.map(|(_, sd)| sd.to_document()))
@@ -67,27 +84,34 @@ pub(crate) fn related(eng: &Engine, id: &str, limit: Option<i64>, ctx: &Context)
             }
         }
     }
-    // Meaning: the mean of the page's chunk vectors.
+    // Meaning: with a query encoder, the page's title, headings and opening words embedded
+    // like a query; in format-1 bundles, the mean of the page's chunk vectors.
     let mut vector = None;
+    let mut meaning = None;
     if let Some(v) = &eng.manifest.vectors {
-        let mut mean = vec![0f32; v.dim as usize];
-        for set in res.vector_sets()? {
-            set.add_doc_vectors(doc, &mut mean);
-        }
-        let norm = mean.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm > 0.0 {
-            mean.iter_mut().for_each(|x| *x /= norm);
-            vector = Some(mean);
+        if eng.has_query_encoder() {
+            meaning = Some(page_meaning(stored));
+        } else if v.index.is_none() {
+            let mut mean = vec![0f32; v.dim as usize];
+            for set in res.vector_sets()? {
+                set.add_doc_vectors(doc, &mut mean);
+            }
+            let norm = mean.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if norm > 0.0 {
+                mean.iter_mut().for_each(|x| *x /= norm);
+                vector = Some(mean);
+            }
         }
     }
-    if words.is_empty() && vector.is_none() {
+    let by_meaning = vector.is_some() || meaning.is_some();
+    if words.is_empty() && !by_meaning {
         return Ok(SearchResponse { query: String::new(), limit, ..Default::default() });
     }
     let mut req = SearchRequest::new(words.join(" OR "));
     req.limit = Some(limit as i64 + 1);
-    req.mode = Some(if vector.is_some() { "hybrid" } else { "lexical" }.into());
+    req.mode = Some(if by_meaning { "hybrid" } else { "lexical" }.into());
     let valid = req.validate(&eng.manifest.filter_fields, ctx.now_days)?;
-    let mut resp = search::run(eng, &valid, vector.as_deref())?;
+    let mut resp = search::run(eng, &valid, vector.as_deref(), meaning.as_deref())?;
     let before = resp.results.len();
     resp.results.retain(|r| r.id != stored.id);
     if resp.results.len() < before {

@@ -13,7 +13,8 @@
 //! | [`matching`] | which documents an alternative matches (phrases over positions), proximity |
 //! | [`score`] | BM25F of a document: one function for ranking and for `explain` |
 //! | [`relax`] | the fallback chain (fuzzy → AND → scored OR → fuzzy) and suggestions |
-//! | [`fusion`] | query shape, mode weights, semantic hits, score fusion, rank fusion |
+//! | [`meaning`] | the query's vector (static encoder or the host's) and the semantic hits |
+//! | [`fusion`] | query shape, mode weights, score fusion, rank fusion |
 //! | [`collect`] | filters, exclusions, recency, sort, pages, facets |
 //! | [`present`] | sections, snippet windows, results |
 //! | [`lookup`] | `get_document`, `related` |
@@ -25,6 +26,7 @@ mod expand;
 mod fusion;
 mod lookup;
 mod matching;
+mod meaning;
 mod multi;
 mod plan;
 mod present;
@@ -35,14 +37,17 @@ mod search;
 
 use crate::bundle::docmeta::DocMeta;
 use crate::bundle::docstore::StoredDoc;
+use crate::bundle::encoder::{EncoderIndex, EncoderRows, VocabGroup};
 use crate::bundle::filters::FilterIndex;
 use crate::bundle::ids::IdShard;
 use crate::bundle::terms::TermShard;
 use crate::bundle::vectors::VectorSet;
+use crate::bundle::vindex::{decode_projection, VectorIndex};
 use crate::bundle::{self, Manifest, ShardKind, ShardRef};
 use crate::contract::{Document, MultiSearchRequest, MultiSearchResponse, SearchRequest, SearchResponse, MAX_HOST_ROUNDS};
 use crate::error::{ErrorCode, SiftError};
 use crate::rank::NormTable;
+use crate::semantic::projection::Projection;
 use resolve::{Flow, Halt};
 use std::collections::HashMap;
 
@@ -61,15 +66,23 @@ pub struct Context {
     pub now_days: i64,
 }
 
-/// One shard of the bundle, by kind and index in the manifest's list of that kind.
+/// One shard of the bundle, by kind and index in its list: the manifest's, or (for the
+/// children of the semantic index shards) the index's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum ShardId {
     DocMeta,
     Filters,
     Terms(usize),
     Docs(usize),
-    Vectors(usize),
     Ids(usize),
+    /// Format 1 vector shards.
+    Vectors(usize),
+    VectorIndex,
+    VectorList(usize),
+    Projection,
+    EncoderIndex,
+    EncoderVocab(usize),
+    EncoderRows(usize),
 }
 
 pub struct Engine {
@@ -79,8 +92,14 @@ pub struct Engine {
     filters: Option<FilterIndex>,
     term_shards: Vec<Option<TermShard>>,
     doc_shards: Vec<Option<Vec<StoredDoc>>>,
-    vector_shards: Vec<Option<VectorSet>>,
     id_shards: Vec<Option<IdShard>>,
+    vector_shards: Vec<Option<VectorSet>>,
+    vector_index: Option<VectorIndex>,
+    vector_lists: Vec<Option<VectorSet>>,
+    projection: Option<Projection>,
+    encoder_index: Option<EncoderIndex>,
+    encoder_vocab: Vec<Option<VocabGroup>>,
+    encoder_rows: Vec<Option<EncoderRows>>,
     by_file: HashMap<String, ShardId>,
 }
 
@@ -108,31 +127,55 @@ impl Engine {
             filters: None,
             term_shards: empty_slots(manifest.term_shards.len()),
             doc_shards: empty_slots(manifest.doc_shards.len()),
-            vector_shards: empty_slots(n_vec),
             id_shards: empty_slots(manifest.id_shards.len()),
+            vector_shards: empty_slots(n_vec),
+            vector_index: None,
+            vector_lists: Vec::new(),
+            projection: None,
+            encoder_index: None,
+            encoder_vocab: Vec::new(),
+            encoder_rows: Vec::new(),
             by_file: HashMap::new(),
             manifest,
         };
+        let semantic_index = eng.manifest.vectors.as_ref().is_some_and(|v| v.index.is_some());
         let ids: Vec<ShardId> = [ShardId::DocMeta, ShardId::Filters]
             .into_iter()
             .chain((0..eng.term_shards.len()).map(ShardId::Terms))
             .chain((0..eng.doc_shards.len()).map(ShardId::Docs))
-            .chain((0..n_vec).map(ShardId::Vectors))
             .chain((0..eng.id_shards.len()).map(ShardId::Ids))
+            .chain((0..n_vec).map(ShardId::Vectors))
+            .chain(semantic_index.then_some(ShardId::VectorIndex))
+            .chain(eng.manifest.encoder.is_some().then_some(ShardId::EncoderIndex))
             .collect();
-        for id in ids {
-            eng.by_file.insert(eng.shard_ref(id).file.clone(), id);
-        }
+        eng.register(ids);
         Ok(eng)
+    }
+
+    fn register(&mut self, ids: impl IntoIterator<Item = ShardId>) {
+        for id in ids {
+            let file = self.shard_ref(id).file.clone();
+            self.by_file.insert(file, id);
+        }
     }
 
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
     }
 
-    /// Every shard file of the bundle (for hosts that load everything up front).
+    /// Every shard file known now (for hosts that load everything up front): the manifest's,
+    /// and the children of the semantic index shards once those are loaded. A host copying a
+    /// whole bundle adds what this lists and asks again until nothing new appears.
     pub fn all_files(&self) -> Vec<String> {
-        self.manifest.all_shards().map(|s| s.file.clone()).collect()
+        let mut files: Vec<String> = self.manifest.all_shards().map(|s| s.file.clone()).collect();
+        if let Some(ix) = &self.vector_index {
+            files.extend(ix.lists.iter().map(|r| r.file.clone()));
+            files.push(ix.projection.file.clone());
+        }
+        if let Some(ix) = &self.encoder_index {
+            files.extend(ix.groups.iter().chain(&ix.row_shards).map(|r| r.file.clone()));
+        }
+        files
     }
 
     pub fn is_loaded(&self, file: &str) -> bool {
@@ -147,8 +190,14 @@ impl Engine {
             ShardId::Filters => &m.filters,
             ShardId::Terms(i) => &m.term_shards[i].shard,
             ShardId::Docs(i) => &m.doc_shards[i].shard,
-            ShardId::Vectors(i) => &m.vectors.as_ref().expect("vector shard ids exist only with vectors").shards[i],
             ShardId::Ids(i) => &m.id_shards[i].shard,
+            ShardId::Vectors(i) => &m.vectors.as_ref().expect("vector shard ids exist only with vectors").shards[i],
+            ShardId::VectorIndex => m.vectors.as_ref().and_then(|v| v.index.as_ref()).expect("registered only with a vector index"),
+            ShardId::EncoderIndex => &m.encoder.as_ref().expect("registered only with an encoder").index,
+            ShardId::VectorList(i) => &self.vector_index.as_ref().expect("lists are known once the index is").lists[i],
+            ShardId::Projection => &self.vector_index.as_ref().expect("known once the index is").projection,
+            ShardId::EncoderVocab(i) => &self.encoder_index.as_ref().expect("groups are known once the index is").groups[i],
+            ShardId::EncoderRows(i) => &self.encoder_index.as_ref().expect("rows are known once the index is").row_shards[i],
         }
     }
 
@@ -158,8 +207,14 @@ impl Engine {
             ShardId::Filters => self.filters.is_some(),
             ShardId::Terms(i) => self.term_shards[i].is_some(),
             ShardId::Docs(i) => self.doc_shards[i].is_some(),
-            ShardId::Vectors(i) => self.vector_shards[i].is_some(),
             ShardId::Ids(i) => self.id_shards[i].is_some(),
+            ShardId::Vectors(i) => self.vector_shards[i].is_some(),
+            ShardId::VectorIndex => self.vector_index.is_some(),
+            ShardId::VectorList(i) => self.vector_lists.get(i).is_some_and(Option::is_some),
+            ShardId::Projection => self.projection.is_some(),
+            ShardId::EncoderIndex => self.encoder_index.is_some(),
+            ShardId::EncoderVocab(i) => self.encoder_vocab.get(i).is_some_and(Option::is_some),
+            ShardId::EncoderRows(i) => self.encoder_rows.get(i).is_some_and(Option::is_some),
         }
     }
 
@@ -172,10 +227,19 @@ impl Engine {
             ShardId::Filters => ShardKind::Filters,
             ShardId::Terms(_) => ShardKind::Terms,
             ShardId::Docs(_) => ShardKind::Docs,
-            ShardId::Vectors(_) => ShardKind::Vectors,
             ShardId::Ids(_) => ShardKind::Ids,
+            ShardId::Vectors(_) => ShardKind::Vectors,
+            ShardId::VectorIndex => ShardKind::VectorIndex,
+            ShardId::VectorList(_) => ShardKind::VectorList,
+            ShardId::Projection => ShardKind::Projection,
+            ShardId::EncoderIndex => ShardKind::EncoderIndex,
+            ShardId::EncoderVocab(_) => ShardKind::EncoderVocab,
+            ShardId::EncoderRows(_) => ShardKind::EncoderRows,
         };
-        let payload = bundle::decode_shard(bytes, kind, self.shard_ref(id))?;
+        let payload = bundle::decode_shard(bytes, kind, self.shard_ref(id), self.manifest.format_version)?;
+        let dim = self.manifest.vectors.as_ref().map_or(0, |v| v.dim as usize);
+        let chunks = self.manifest.vectors.as_ref().map_or(0, |v| v.chunks);
+        let wrong_dim = |what: &str, got: usize| SiftError::corrupt(format!("{what} {file} has {got} dimensions, the manifest says {dim}"));
         match id {
             ShardId::DocMeta => self.docmeta = Some(DocMeta::decode(&payload, n)?),
             ShardId::Filters => self.filters = Some(FilterIndex::decode(&payload, n)?),
@@ -183,12 +247,53 @@ impl Engine {
             ShardId::Docs(i) => self.doc_shards[i] = Some(StoredDoc::decode(&payload, self.manifest.doc_shards[i].docs)?),
             ShardId::Ids(i) => self.id_shards[i] = Some(IdShard::decode(payload, n)?),
             ShardId::Vectors(i) => {
-                let dim = self.manifest.vectors.as_ref().map_or(0, |v| v.dim as usize);
                 let set = VectorSet::decode(&payload, n)?;
                 if set.dim != dim {
-                    return Err(SiftError::corrupt(format!("vector shard {file} has {} dimensions, the manifest says {dim}", set.dim)));
+                    return Err(wrong_dim("vector shard", set.dim));
                 }
                 self.vector_shards[i] = Some(set);
+            }
+            ShardId::VectorIndex => {
+                let ix = VectorIndex::decode(&payload, chunks)?;
+                if ix.dim != dim {
+                    return Err(wrong_dim("vector index", ix.dim));
+                }
+                self.vector_lists = empty_slots(ix.lists.len());
+                let children: Vec<ShardId> = (0..ix.lists.len()).map(ShardId::VectorList).chain([ShardId::Projection]).collect();
+                self.vector_index = Some(ix);
+                self.register(children);
+            }
+            ShardId::VectorList(i) => {
+                let set = VectorSet::decode_list(&payload, n)?;
+                let want = self.vector_index.as_ref().map_or(0, |ix| ix.counts[i] as usize);
+                if set.dim != dim || set.len() != want {
+                    return Err(SiftError::corrupt(format!("vector list {file} does not match the vector index")));
+                }
+                self.vector_lists[i] = Some(set);
+            }
+            ShardId::Projection => {
+                let model_dim = self.vector_index.as_ref().map_or(0, |ix| ix.model_dim);
+                self.projection = Some(decode_projection(&payload, model_dim, dim)?);
+            }
+            ShardId::EncoderIndex => {
+                let ix = EncoderIndex::decode(&payload)?;
+                if ix.dim != dim {
+                    return Err(wrong_dim("encoder index", ix.dim));
+                }
+                self.encoder_vocab = empty_slots(ix.groups.len());
+                self.encoder_rows = empty_slots(ix.row_shards.len());
+                let children: Vec<ShardId> =
+                    (0..ix.groups.len()).map(ShardId::EncoderVocab).chain((0..ix.row_shards.len()).map(ShardId::EncoderRows)).collect();
+                self.encoder_index = Some(ix);
+                self.register(children);
+            }
+            ShardId::EncoderVocab(i) => {
+                let n_rows = self.encoder_index.as_ref().map_or(0, |ix| ix.n_rows);
+                self.encoder_vocab[i] = Some(VocabGroup::decode(payload, n_rows)?);
+            }
+            ShardId::EncoderRows(i) => {
+                let expected = self.encoder_index.as_ref().map_or(0, |ix| ix.rows_in(i));
+                self.encoder_rows[i] = Some(EncoderRows::decode(&payload, dim, expected)?);
             }
         }
         Ok(())
@@ -229,10 +334,35 @@ impl Engine {
         self.manifest.vectors.is_some()
     }
 
-    /// Whether answering `req` uses the query's embedding: the host embeds the query only
-    /// then (and passes it to `search_with`).
+    /// Whether the bundle embeds queries itself (a static encoder fitted to its corpus): then
+    /// no host needs a model for semantic or hybrid search.
+    pub fn has_query_encoder(&self) -> bool {
+        self.manifest.encoder.is_some()
+    }
+
+    /// Whether answering `req` needs the host to embed the query (a bundle with vectors but
+    /// no query encoder): the host embeds `semantic_text(req)` only then, and passes the
+    /// vector to `search_with`. A host may also pass its own model's vector to a bundle that
+    /// has an encoder (the full model as an option).
     pub fn wants_query_vector(&self, req: &SearchRequest) -> bool {
-        self.has_vectors() && req.mode.as_deref() != Some("lexical")
+        self.has_vectors() && !self.has_query_encoder() && req.mode.as_deref() != Some("lexical")
+    }
+
+    /// The query's vector in the bundle's space: the static encoder's (no `host_vector`),
+    /// or the host model's vector projected. None when the text has no meaning the encoder
+    /// knows, or the bundle has no vectors.
+    pub fn embed_query(&self, text: &str, host_vector: Option<&[f32]>) -> Result<Step<Option<Vec<f32>>>, SiftError> {
+        if !self.has_vectors() {
+            return Ok(Step::Done(None));
+        }
+        let res = resolve::Resolver::new(self);
+        step(res.require(meaning::first_round(self, host_vector.is_some())).and_then(|_| meaning::query_vector(&res, text, host_vector)))
+    }
+
+    /// The text a query means, for embedding: its words and phrases, without operators,
+    /// exclusions or `field:value` filters.
+    pub fn semantic_text(&self, req: &SearchRequest) -> String {
+        meaning::semantic_text(&req.query, &self.manifest.filter_fields)
     }
 
     pub fn search(&self, req: &SearchRequest, ctx: &Context) -> Result<Step<SearchResponse>, SiftError> {
@@ -243,12 +373,24 @@ impl Engine {
     /// semantic, hybrid and auto modes.
     pub fn search_with(&self, req: &SearchRequest, ctx: &Context, query_vector: Option<&[f32]>) -> Result<Step<SearchResponse>, SiftError> {
         let valid = req.validate(&self.manifest.filter_fields, ctx.now_days)?;
-        step(search::run(self, &valid, query_vector))
+        step(search::run(self, &valid, query_vector, None))
     }
 
-    /// Several queries at once, merged by reciprocal rank fusion and de-duplicated.
+    /// Several queries at once, merged by reciprocal rank fusion and de-duplicated. Each
+    /// query is embedded by the bundle's static encoder when semantic search applies.
     pub fn multi_search(&self, req: &MultiSearchRequest, ctx: &Context) -> Result<Step<MultiSearchResponse>, SiftError> {
-        step(multi::run(self, req, ctx))
+        step(multi::run(self, req, ctx, None))
+    }
+
+    /// `multi_search` with the host's embedding of each query (`query_vectors[i]` for query
+    /// `i`; None where it made none).
+    pub fn multi_search_with(
+        &self,
+        req: &MultiSearchRequest,
+        ctx: &Context,
+        query_vectors: Option<&[Option<Vec<f32>>]>,
+    ) -> Result<Step<MultiSearchResponse>, SiftError> {
+        step(multi::run(self, req, ctx, query_vectors))
     }
 
     /// The document with this id, as the contract shows it (None: no such id).

@@ -11,7 +11,12 @@ use crate::contract::{
 use crate::error::{ErrorCode, SiftError};
 use std::collections::{BTreeMap, BTreeSet};
 
-pub(crate) fn run(eng: &Engine, req: &MultiSearchRequest, ctx: &Context) -> Flow<MultiSearchResponse> {
+pub(crate) fn run(
+    eng: &Engine,
+    req: &MultiSearchRequest,
+    ctx: &Context,
+    query_vectors: Option<&[Option<Vec<f32>>]>,
+) -> Flow<MultiSearchResponse> {
     if req.queries.is_empty() {
         return Err(SiftError::new(ErrorCode::InvalidRequest, "multi_search needs at least one query").into());
     }
@@ -29,7 +34,8 @@ pub(crate) fn run(eng: &Engine, req: &MultiSearchRequest, ctx: &Context) -> Flow
         let mut q = q.clone();
         q.limit = Some(depth);
         q.offset = None;
-        match eng.search(&q, ctx).map_err(|e| SiftError::new(e.code, format!("query {qi}: {}", e.message)))? {
+        let vector = query_vectors.and_then(|v| v.get(qi)).and_then(|v| v.as_deref());
+        match eng.search_with(&q, ctx, vector).map_err(|e| SiftError::new(e.code, format!("query {qi}: {}", e.message)))? {
             Step::Need(files) => need.extend(files),
             Step::Done(r) => responses.push(r),
         }
@@ -69,7 +75,18 @@ pub(crate) fn run(eng: &Engine, req: &MultiSearchRequest, ctx: &Context) -> Flow
             .iter()
             .map(|r| MultiQuerySummary { query: r.query.clone(), total: r.total, fallback: r.fallback.clone() })
             .collect(),
-        search_type: "lexical".into(),
+        search_type: merged_search_type(&responses).into(),
         timings_ms: BTreeMap::new(),
     })
+}
+
+/// What kind of search the merged list is: the same as every query's, else hybrid.
+fn merged_search_type(responses: &[crate::contract::SearchResponse]) -> &'static str {
+    let kinds: Vec<&str> = responses.iter().map(|r| r.search_type.as_str()).collect();
+    match kinds.first() {
+        Some(&"lexical") if kinds.iter().all(|k| *k == "lexical") => "lexical",
+        Some(&"semantic") if kinds.iter().all(|k| *k == "semantic") => "semantic",
+        None => "lexical",
+        _ => "hybrid",
+    }
 }

@@ -2,6 +2,7 @@
 
 use super::collect::{self, Filter};
 use super::fusion::{self, SEMANTIC_DEPTH, SEMANTIC_FALLBACK_MIN};
+use super::meaning;
 use super::plan;
 use super::present;
 use super::relax;
@@ -13,9 +14,12 @@ use crate::error::{ErrorCode, SiftError};
 use crate::query;
 use std::collections::{BTreeMap, HashMap};
 
-pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>) -> Flow<SearchResponse> {
+/// `query_vector`: the host's embedding of the query (the model's space), if it made one;
+/// `meaning`: the text to embed instead of the query's own words (`related`).
+pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>, meaning: Option<&str>) -> Flow<SearchResponse> {
     let res = Resolver::new(eng);
-    let (weights, query_vector) = fusion::mode_weights(req, eng.manifest.vectors.as_ref(), query_vector)?;
+    let (weights, host_vector) = fusion::mode_weights(req, eng.manifest.vectors.as_ref(), eng.has_query_encoder(), query_vector)?;
+    let semantic = weights.1 > 0.0;
     let filter_fields = &eng.manifest.filter_fields;
     let parsed = query::parse(&req.query, |f| filter_fields.iter().any(|x| x == f));
     let drafts = plan::draft(&parsed, weights.0 > 0.0);
@@ -24,14 +28,9 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     }
 
     // One round for everything the plan reads: scoring data, filters, the words' term
-    // shards, and the vectors when meaning counts.
-    let vectors = query_vector.map_or(0, |_| eng.vector_shards.len());
-    res.require(
-        [ShardId::DocMeta, ShardId::Filters]
-            .into_iter()
-            .chain(drafts.iter().flat_map(|d| d.shards(eng)))
-            .chain((0..vectors).map(ShardId::Vectors)),
-    )?;
+    // shards, and the semantic indexes when meaning counts.
+    let first_semantic = if semantic { meaning::first_round(eng, host_vector.is_some()) } else { Vec::new() };
+    res.require([ShardId::DocMeta, ShardId::Filters].into_iter().chain(drafts.iter().flat_map(|d| d.shards(eng))).chain(first_semantic))?;
     let (meta, index) = (res.docmeta()?, res.filters()?);
     let mut plan = plan::resolve(&res, &drafts)?;
     let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), req.since_days, &plan.clauses);
@@ -39,6 +38,10 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
         let reason = "the query only excludes terms; add a word to search for";
         return Ok(empty_response(req, Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() }));
     }
+
+    // The query's meaning (its tokens' encoder rows, or the host's vector projected).
+    let text = meaning.map_or_else(|| meaning::semantic_text(&req.query, filter_fields), str::to_string);
+    let q = if semantic { meaning::query_vector(&res, &text, host_vector)? } else { None };
 
     // The lexical half, relaxed until it answers; scores normalised to 0..1.
     let scorer = Scorer { params: &eng.manifest.params, norms: &eng.norms, meta };
@@ -48,12 +51,15 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let mut lexical = relaxed.hits;
     score::normalise(&mut lexical, max_possible);
 
-    // The semantic half: alone, fused with the lexical list, or as the last fallback.
-    let semantic = match query_vector {
-        Some(q) => Some(fusion::semantic_hits(&res.vector_sets()?, q, (req.offset + req.limit).max(SEMANTIC_DEPTH), &filter)),
+    // The semantic half: alone, fused with the lexical list, or as the last fallback. A
+    // query with no meaning the encoder knows is lexical (empty if meaning was all it asked).
+    let depth = (req.offset + req.limit).max(SEMANTIC_DEPTH);
+    let by_meaning = match &q {
+        Some(q) => Some(meaning::semantic_hits(&res, q, depth, &filter)?),
+        None if semantic && weights.0 == 0.0 => Some(Vec::new()),
         None => None,
     };
-    let mut combined = combine(lexical, semantic, weights, relaxed.fallback, req.explain);
+    let mut combined = combine(lexical, by_meaning, weights, relaxed.fallback, req.explain);
     let mut hits = std::mem::take(&mut combined.hits);
 
     // Order, page, facets; then the stored documents of the page.
@@ -64,7 +70,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     res.require(page.iter().map(|h| ShardId::Docs(eng.doc_shard_of(h.doc))))?;
     let explain = |h: &Hit| {
         let mut x = scorer.explain(h.doc, &plan, max_possible, h.score);
-        if query_vector.is_some() {
+        if q.is_some() {
             x["fusion"] = combined.explain(h.doc, weights);
         }
         x

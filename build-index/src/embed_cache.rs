@@ -1,0 +1,205 @@
+//! The embedding cache: a model's embeddings of token sequences, by content hash, so a
+//! rebuild embeds only what changed. Correct because a text embedded alone always gets the
+//! same bits (`tests/embedder.rs`): a rebuild from the cache gives the bundle a clean build
+//! gives.
+//!
+//! One append-only file per model (`<cache>/embeddings/<model hash>.bin`): an 8-byte
+//! header (`SIFTEMB1`), `u32 dim`, then records of a 16-byte key (BLAKE3 of the token ids),
+//! `dim` f32 and a CRC-32 of both (LE). A torn or damaged record is skipped with the rest of
+//! the file from it, never used; the file is rewritten without unused records when it has
+//! grown to more than twice what a build used.
+
+use anyhow::{anyhow, Context as _, Result};
+use std::collections::HashMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 8] = b"SIFTEMB1";
+/// Compaction only pays above this many records.
+const COMPACT_ABOVE: usize = 50_000;
+
+#[cfg(test)]
+use sift_embed::corpus::key;
+use sift_embed::corpus::{EmbeddingStore, Key};
+
+/// Where caches live: `$SIFT_CACHE_DIR`, else `~/.cache/sift`.
+pub fn cache_root() -> PathBuf {
+    if let Some(d) = std::env::var_os("SIFT_CACHE_DIR") {
+        return PathBuf::from(d);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
+    home.join(".cache/sift")
+}
+
+/// A model's identity for caching: the BLAKE3 hash of its file.
+pub fn model_hash(model: &Path) -> Result<String> {
+    let bytes = fs::read(model).with_context(|| format!("cannot read {}", model.display()))?;
+    Ok(blake3::hash(&bytes).to_hex()[..16].to_string())
+}
+
+pub struct EmbedCache {
+    path: PathBuf,
+    dim: usize,
+    entries: HashMap<Key, Vec<f32>>,
+    /// Records in the file (including superseded or unused ones).
+    records: usize,
+    /// The file has a torn or damaged tail: the next save rewrites it.
+    damaged: bool,
+    fresh: Vec<(Key, Vec<f32>)>,
+}
+
+impl EmbeddingStore for EmbedCache {
+    fn get(&self, k: &Key) -> Option<&Vec<f32>> {
+        self.entries.get(k)
+    }
+
+    fn insert(&mut self, k: Key, v: Vec<f32>) {
+        if v.len() == self.dim && !self.entries.contains_key(&k) {
+            self.entries.insert(k, v.clone());
+            self.fresh.push((k, v));
+        }
+    }
+}
+
+impl EmbedCache {
+    /// Open (or start) the cache of a model. A missing, foreign or damaged file is not an
+    /// error: the build embeds what it cannot find.
+    pub fn open(dir: &Path, model_hash: &str, dim: usize) -> EmbedCache {
+        let path = dir.join("embeddings").join(format!("{model_hash}.bin"));
+        let mut cache = EmbedCache { path, dim, entries: HashMap::new(), records: 0, damaged: false, fresh: Vec::new() };
+        if let Ok(bytes) = fs::read(&cache.path) {
+            cache.load(&bytes);
+        }
+        cache
+    }
+
+    fn record_len(&self) -> usize {
+        16 + self.dim * 4 + 4
+    }
+
+    fn load(&mut self, bytes: &[u8]) {
+        if bytes.len() < 12 || &bytes[..8] != MAGIC || u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize != self.dim {
+            self.damaged = true;
+            return;
+        }
+        self.damaged = (bytes.len() - 12) % self.record_len() != 0;
+        for rec in bytes[12..].chunks_exact(self.record_len()) {
+            let (body, crc) = rec.split_at(rec.len() - 4);
+            if crc32fast::hash(body).to_le_bytes() != crc {
+                self.damaged = true; // a torn or damaged tail: the rest is not trusted
+                break;
+            }
+            let mut k = [0u8; 16];
+            k.copy_from_slice(&body[..16]);
+            let v: Vec<f32> = body[16..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+            self.entries.insert(k, v);
+            self.records += 1;
+        }
+    }
+
+    #[cfg(test)]
+    fn get(&self, k: &Key) -> Option<&Vec<f32>> {
+        self.entries.get(k)
+    }
+
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn encode(&self, k: &Key, v: &[f32], out: &mut Vec<u8>) {
+        let start = out.len();
+        out.extend_from_slice(k);
+        for x in v {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        let crc = crc32fast::hash(&out[start..]);
+        out.extend_from_slice(&crc.to_le_bytes());
+    }
+
+    /// Write what this build embedded. `used`: the keys the build needed — when the file
+    /// holds more than twice as many records, it is rewritten with those alone (atomically).
+    pub fn save(&mut self, used: &[Key]) -> Result<()> {
+        let dir = self.path.parent().ok_or_else(|| anyhow!("cache path has no folder"))?;
+        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let total = self.records + self.fresh.len();
+        let compact = total > COMPACT_ABOVE && total > 2 * used.len();
+        if compact || self.damaged {
+            // Rewrite: the records this build used (compaction), or every good one (repair).
+            let mut keys: Vec<Key> = if compact { used.to_vec() } else { self.entries.keys().copied().collect() };
+            if !compact {
+                keys.sort_unstable();
+            }
+            let mut out = Vec::with_capacity(12 + keys.len() * self.record_len());
+            out.extend_from_slice(MAGIC);
+            out.extend_from_slice(&(self.dim as u32).to_le_bytes());
+            let mut seen = std::collections::HashSet::new();
+            for k in &keys {
+                if let (Some(v), true) = (self.entries.get(k), seen.insert(*k)) {
+                    self.encode(k, v, &mut out);
+                }
+            }
+            let tmp = self.path.with_extension(format!("tmp-{}", std::process::id()));
+            fs::write(&tmp, &out).with_context(|| format!("cannot write {}", tmp.display()))?;
+            fs::rename(&tmp, &self.path).with_context(|| format!("cannot replace {}", self.path.display()))?;
+            self.records = seen.len();
+            self.damaged = false;
+            self.fresh.clear();
+            return Ok(());
+        }
+        if self.fresh.is_empty() {
+            return Ok(());
+        }
+        let new_file = !self.path.exists() || self.records == 0;
+        let mut out = Vec::with_capacity(12 + self.fresh.len() * self.record_len());
+        if new_file {
+            out.extend_from_slice(MAGIC);
+            out.extend_from_slice(&(self.dim as u32).to_le_bytes());
+        }
+        for (k, v) in &self.fresh {
+            self.encode(k, v, &mut out);
+        }
+        let mut f = if new_file { File::create(&self.path) } else { OpenOptions::new().append(true).open(&self.path) }
+            .with_context(|| format!("cannot open {}", self.path.display()))?;
+        f.write_all(&out).with_context(|| format!("cannot write {}", self.path.display()))?;
+        self.records += self.fresh.len();
+        self.fresh.clear();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_survive_a_reopen_and_a_torn_tail_is_ignored() {
+        use sift_embed::corpus::EmbeddingStore as _;
+        let dir = std::env::temp_dir().join(format!("sift-embcache-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let mut c = EmbedCache::open(&dir, "m", 3);
+        let (a, b) = (key(&[1, 2, 3]), key(&[4]));
+        c.insert(a, vec![1.0, 2.0, 3.0]);
+        c.save(&[a]).unwrap();
+        c.insert(b, vec![0.5, 0.5, 0.5]);
+        c.save(&[a, b]).unwrap();
+        let again = EmbedCache::open(&dir, "m", 3);
+        assert_eq!(again.get(&a), Some(&vec![1.0, 2.0, 3.0]));
+        assert_eq!(again.get(&b), Some(&vec![0.5, 0.5, 0.5]));
+        // A torn last record: the earlier ones stay, the torn one is gone.
+        let path = dir.join("embeddings/m.bin");
+        let bytes = fs::read(&path).unwrap();
+        fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
+        let mut torn = EmbedCache::open(&dir, "m", 3);
+        assert_eq!((torn.len(), torn.get(&a).is_some()), (1, true));
+        // Saving repairs the file: what follows is readable again.
+        torn.insert(b, vec![0.25, 0.5, 0.75]);
+        torn.save(&[a, b]).unwrap();
+        let repaired = EmbedCache::open(&dir, "m", 3);
+        assert_eq!(repaired.get(&b), Some(&vec![0.25, 0.5, 0.75]));
+        // Another dimension (another model file under the same name): ignored.
+        assert_eq!(EmbedCache::open(&dir, "m", 4).len(), 0);
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

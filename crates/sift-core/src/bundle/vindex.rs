@@ -1,0 +1,162 @@
+//! The vector index (format 2): how a bundle's chunk vectors are laid out, and the
+//! projection from the model's space into the bundle's.
+//!
+//! Vector index payload (kind 8, one per bundle, named by the manifest):
+//!
+//! ```text
+//! varint model_dim        dimensions of the model's vectors (384 for all-MiniLM-L6-v2)
+//! varint dim              dimensions stored (the projection's)
+//! varint probe            a query reads nearest lists until it has this many vectors
+//! table  lists            the list shards (kind 7), see `table`
+//! n_lists × varint count  vectors per list
+//! n_lists × dim int8 + f32 scale   the lists' centroids (omitted when there is one list)
+//! table  projection       one shard (kind 9)
+//! ```
+//!
+//! Projection payload (kind 9): `varint model_dim`, `varint dim`, `dim × model_dim` f32 (LE),
+//! row-major. Only hosts that embed queries with the model itself need it; the static
+//! encoder's rows are already in the bundle's space.
+
+use super::frame::ShardKind;
+use super::manifest::ShardRef;
+use super::table::{put_table, read_table};
+use super::varint::{self, Reader};
+use crate::error::SiftError;
+use crate::semantic::projection::Projection;
+
+/// At most this many lists in a bundle (a million chunks in lists of ~100).
+pub const MAX_LISTS: usize = 1 << 14;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorIndex {
+    pub model_dim: usize,
+    pub dim: usize,
+    pub probe: u32,
+    pub lists: Vec<ShardRef>,
+    pub counts: Vec<u32>,
+    /// `lists × dim`, dequantised (empty with a single list).
+    pub centroids: Vec<f32>,
+    pub projection: ShardRef,
+}
+
+fn put_int8_rows(out: &mut Vec<u8>, rows: &[f32], dim: usize) {
+    for row in rows.chunks_exact(dim) {
+        let amax = row.iter().fold(0f32, |m, x| m.max(x.abs()));
+        let scale = if amax > 0.0 { amax / 127.0 } else { 1.0 };
+        out.extend(row.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8 as u8));
+        out.extend_from_slice(&scale.to_le_bytes());
+    }
+}
+
+fn read_int8_rows(r: &mut Reader, n: usize, dim: usize) -> Result<Vec<f32>, SiftError> {
+    let mut out = Vec::with_capacity(n * dim);
+    for _ in 0..n {
+        let codes = r.bytes(dim)?;
+        let s = r.bytes(4)?;
+        let scale = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
+        if !scale.is_finite() {
+            return Err(SiftError::corrupt("vector index has an invalid scale"));
+        }
+        out.extend(codes.iter().map(|&c| f32::from(c as i8) * scale));
+    }
+    Ok(out)
+}
+
+impl VectorIndex {
+    pub fn encode(&self) -> Result<Vec<u8>, SiftError> {
+        let mut out = Vec::new();
+        varint::put(&mut out, self.model_dim as u64);
+        varint::put(&mut out, self.dim as u64);
+        varint::put(&mut out, u64::from(self.probe));
+        put_table(&mut out, ShardKind::VectorList, &self.lists)?;
+        for &c in &self.counts {
+            varint::put(&mut out, u64::from(c));
+        }
+        if self.lists.len() > 1 {
+            put_int8_rows(&mut out, &self.centroids, self.dim);
+        }
+        put_table(&mut out, ShardKind::Projection, std::slice::from_ref(&self.projection))?;
+        Ok(out)
+    }
+
+    pub fn decode(payload: &[u8], chunks: u32) -> Result<VectorIndex, SiftError> {
+        let mut r = Reader::new(payload);
+        let model_dim = r.u32()? as usize;
+        let dim = r.u32()? as usize;
+        if dim == 0 || dim > model_dim || model_dim > 4096 {
+            return Err(SiftError::corrupt("vector index dimensions are implausible"));
+        }
+        let probe = r.u32()?;
+        let lists = read_table(&mut r, ShardKind::VectorList, MAX_LISTS)?;
+        if lists.is_empty() {
+            return Err(SiftError::corrupt("vector index has no lists"));
+        }
+        let counts = (0..lists.len()).map(|_| r.u32()).collect::<Result<Vec<u32>, _>>()?;
+        if counts.iter().map(|&c| u64::from(c)).sum::<u64>() != u64::from(chunks) {
+            return Err(SiftError::corrupt("vector lists do not add up to the manifest's chunk count"));
+        }
+        let centroids = if lists.len() > 1 { read_int8_rows(&mut r, lists.len(), dim)? } else { Vec::new() };
+        let projection =
+            read_table(&mut r, ShardKind::Projection, 1)?.pop().ok_or_else(|| SiftError::corrupt("vector index names no projection"))?;
+        if !r.is_empty() {
+            return Err(SiftError::corrupt("vector index has trailing data"));
+        }
+        Ok(VectorIndex { model_dim, dim, probe, lists, counts, centroids, projection })
+    }
+
+    /// The lists a normalised query reads: the nearest until `probe` vectors are covered.
+    pub fn lists_for(&self, q: &[f32]) -> Vec<usize> {
+        if self.lists.len() == 1 {
+            return vec![0];
+        }
+        crate::semantic::ivf::probe(&self.centroids, self.dim, &self.counts, q, self.probe as usize)
+    }
+}
+
+pub fn encode_projection(p: &Projection) -> Vec<u8> {
+    let mut out = Vec::with_capacity(p.basis.len() * 4 + 8);
+    varint::put(&mut out, p.model_dim as u64);
+    varint::put(&mut out, p.dim as u64);
+    for x in &p.basis {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    out
+}
+
+pub fn decode_projection(payload: &[u8], model_dim: usize, dim: usize) -> Result<Projection, SiftError> {
+    let mut r = Reader::new(payload);
+    if r.u32()? as usize != model_dim || r.u32()? as usize != dim {
+        return Err(SiftError::corrupt("projection dimensions differ from the vector index"));
+    }
+    let basis: Vec<f32> = r.bytes(model_dim * dim * 4)?.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    if !r.is_empty() || basis.iter().any(|x| !x.is_finite()) {
+        return Err(SiftError::corrupt("projection has trailing or invalid data"));
+    }
+    Ok(Projection { model_dim, dim, basis })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_and_projection_round_trip() {
+        let list = |i: u8| ShardRef { file: format!("l-{:016x}.bin", i), bytes: 100 + u64::from(i), crc32: u32::from(i) };
+        let idx = VectorIndex {
+            model_dim: 6,
+            dim: 2,
+            probe: 10,
+            lists: vec![list(1), list(2)],
+            counts: vec![3, 4],
+            centroids: vec![1.0, 0.0, 0.0, 1.0],
+            projection: ShardRef { file: "p-00000000000000aa.bin".into(), bytes: 50, crc32: 9 },
+        };
+        let b = idx.encode().unwrap();
+        assert_eq!(VectorIndex::decode(&b, 7).unwrap(), idx);
+        assert!(VectorIndex::decode(&b, 8).is_err(), "counts must add up");
+        assert!(VectorIndex::decode(&b[..b.len() - 2], 7).is_err());
+        let p = Projection { model_dim: 3, dim: 2, basis: vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0] };
+        assert_eq!(decode_projection(&encode_projection(&p), 3, 2).unwrap(), p);
+        assert!(decode_projection(&encode_projection(&p), 4, 2).is_err());
+    }
+}

@@ -1,0 +1,174 @@
+//! The semantic half of a search: the query's vector — from the bundle's static encoder
+//! (WordPiece tokens → rows → sum → normalise, no model), or from the host's model
+//! (projected into the bundle's space) — and the documents nearest to it.
+//!
+//! Format 2 bundles partition their vectors into lists; a query reads the lists nearest
+//! to it until it has covered the bundle's probe budget of vectors (more when filters
+//! narrow the candidates). Format 1 bundles keep flat vector shards and need the host's
+//! vector.
+
+use super::collect::Filter;
+use super::resolve::{Flow, Resolver};
+use super::score::{sort_hits, Hit};
+use super::{Engine, ShardId};
+use crate::bundle::encoder::{group_of, word_group};
+use crate::query::{self, Item};
+use crate::semantic::projection::normalise;
+use crate::semantic::wordpiece::{self, Vocab, MAX_TOKENS};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// The words and phrases of a query, without operators, exclusions or `field:value`
+/// filters: what it means.
+pub(crate) fn semantic_text(query: &str, filter_fields: &[String]) -> String {
+    let parsed = query::parse(query, |f| filter_fields.iter().any(|x| x == f));
+    let mut words: Vec<&str> = Vec::new();
+    for g in parsed.groups.iter().filter(|g| !g.negated) {
+        for item in &g.items {
+            words.push(match item {
+                Item::Word(w) => w,
+                Item::Phrase(p) => p,
+            });
+        }
+    }
+    words.join(" ")
+}
+
+/// Whether the bundle stores format-2 vectors (an index of lists).
+fn indexed(eng: &Engine) -> bool {
+    eng.manifest.vectors.as_ref().is_some_and(|v| v.index.is_some())
+}
+
+/// What the semantic side reads in the search's first round: the vector index and the
+/// encoder index (format 2), or every vector shard (format 1).
+pub(crate) fn first_round(eng: &Engine, host_vector: bool) -> Vec<ShardId> {
+    if indexed(eng) {
+        let mut ids = vec![ShardId::VectorIndex];
+        if !host_vector && eng.manifest.encoder.is_some() {
+            ids.push(ShardId::EncoderIndex);
+        }
+        ids
+    } else {
+        (0..eng.vector_shards.len()).map(ShardId::Vectors).collect()
+    }
+}
+
+/// The query's unit vector in the bundle's space; None when nothing in the text has a
+/// meaning the encoder knows (every word unknown to the corpus).
+pub(crate) fn query_vector(res: &Resolver, text: &str, host: Option<&[f32]>) -> Flow<Option<Vec<f32>>> {
+    let eng = res.eng;
+    match host {
+        Some(v) if !indexed(eng) => Ok(Some(v.to_vec())),
+        Some(v) => {
+            res.require([ShardId::VectorIndex])?;
+            res.require([ShardId::Projection])?;
+            let p = eng.projection.as_ref().expect("required above");
+            let q = p.apply_normalised(v);
+            Ok(q.iter().any(|x| *x != 0.0).then_some(q))
+        }
+        None => encode(res, text),
+    }
+}
+
+/// The bundle's vocabulary as far as its groups are loaded; a lookup in a group that is
+/// not records the group, so the search can fetch it and tokenise again.
+struct LoadedVocab<'a> {
+    eng: &'a Engine,
+    missing: RefCell<BTreeSet<usize>>,
+}
+
+impl Vocab for LoadedVocab<'_> {
+    fn id(&self, piece: &str) -> Option<u32> {
+        let ix = self.eng.encoder_index.as_ref()?;
+        let g = group_of(piece, ix.n_word_groups);
+        match self.eng.encoder_vocab.get(g).and_then(Option::as_ref) {
+            Some(group) => group.row(piece),
+            None => {
+                self.missing.borrow_mut().insert(g);
+                None
+            }
+        }
+    }
+}
+
+/// The static encoder: the text's WordPiece tokens over the bundle's vocabulary, their
+/// rows summed, normalised. Reads the vocabulary groups its words can start with, then the
+/// `##` group if a word needs continuations, then the row shards of the tokens found.
+fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
+    let eng = res.eng;
+    res.require([ShardId::EncoderIndex])?;
+    let ix = eng.encoder_index.as_ref().expect("required above");
+    let words = wordpiece::words(text);
+    // Every first piece of a word starts with its first two characters or is its first.
+    res.require(words.iter().flat_map(|w| {
+        let one: String = w.chars().take(1).collect();
+        [word_group(w, ix.n_word_groups), word_group(&one, ix.n_word_groups)].map(ShardId::EncoderVocab)
+    }))?;
+    let vocab = LoadedVocab { eng, missing: RefCell::new(BTreeSet::new()) };
+    let mut rows: Vec<u32> = Vec::new();
+    for word in &words {
+        wordpiece::word_pieces(&vocab, word, &mut rows);
+        if rows.len() >= MAX_TOKENS - 2 {
+            rows.truncate(MAX_TOKENS - 2);
+            break;
+        }
+    }
+    // Continuations found the `##` group missing: fetch it and cut the words again.
+    res.require(vocab.missing.into_inner().into_iter().map(ShardId::EncoderVocab))?;
+    let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
+    for r in rows {
+        *counts.entry(r).or_insert(0) += 1;
+    }
+    res.require(counts.keys().map(|&r| ShardId::EncoderRows(ix.locate(r).0)))?;
+    let mut q = vec![0f32; ix.dim];
+    for (&r, &c) in &counts {
+        let (shard, at) = ix.locate(r);
+        let row = eng.encoder_rows[shard].as_ref().expect("required above").row(at);
+        for (x, v) in q.iter_mut().zip(row) {
+            *x += c as f32 * v;
+        }
+    }
+    normalise(&mut q);
+    Ok(q.iter().any(|x| *x != 0.0).then_some(q))
+}
+
+/// Documents by meaning: the best chunks for the query, a document scoring as its best
+/// chunk (cosine, floored at 0), hard constraints applied. Best first, at most `depth`.
+pub(crate) fn semantic_hits(res: &Resolver, q: &[f32], depth: usize, filter: &Filter) -> Flow<Vec<Hit>> {
+    let eng = res.eng;
+    let mut best: HashMap<u32, f32> = HashMap::new();
+    let mut take = |doc: u32, cos: f32| {
+        if filter.admits(doc) {
+            let e = best.entry(doc).or_insert(f32::MIN);
+            *e = e.max(cos);
+        }
+    };
+    if indexed(eng) {
+        res.require([ShardId::VectorIndex])?;
+        let ix = eng.vector_index.as_ref().expect("required above");
+        // A filter that admits a fraction f of the documents reads 1/f times the vectors,
+        // so about as many admissible ones reach the ranking.
+        let admitted = filter.admitted_fraction();
+        let budget = if admitted > 0.0 { (f64::from(ix.probe) / admitted).ceil() as usize } else { 0 };
+        let lists = if ix.lists.len() == 1 { vec![0] } else { crate::semantic::ivf::probe(&ix.centroids, ix.dim, &ix.counts, q, budget) };
+        res.require(lists.iter().map(|&l| ShardId::VectorList(l)))?;
+        for l in lists {
+            let set = eng.vector_lists[l].as_ref().expect("required above");
+            for (i, cos) in set.search(q, set.len()) {
+                take(set.doc_of[i], cos);
+            }
+        }
+    } else {
+        for set in res.vector_sets()? {
+            // With filters every chunk is a candidate, so a narrow filter still fills the page.
+            let k = if filter.narrows() { set.len() } else { depth * 4 };
+            for (i, cos) in set.search(q, k) {
+                take(set.doc_of[i], cos);
+            }
+        }
+    }
+    let mut hits: Vec<Hit> = best.into_iter().map(|(doc, s)| Hit { doc, score: s.clamp(0.0, 1.0) }).collect();
+    sort_hits(&mut hits);
+    hits.truncate(depth);
+    Ok(hits)
+}

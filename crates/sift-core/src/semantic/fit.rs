@@ -1,0 +1,216 @@
+//! Fitting the static query encoder to a corpus.
+//!
+//! The encoder is a table `E` with one row per WordPiece token; a text's vector is the
+//! normalised sum of its tokens' rows. The rows are fitted so that, for the corpus's own
+//! texts (chunks, titles, headings, sentences), this sum points where the model's embedding
+//! of the text points:
+//!
+//! ```text
+//! minimise  Σ_texts ‖ Σ_t a_it E_t − y_i ‖²  +  λ Σ_t ‖ E_t − P_t ‖²
+//! a_it = count_it · idf_t / Σ_t' count_it' · idf_t'     (the text's idf-weighted token mix)
+//! y_i  = the model's embedding of text i, in the bundle's space
+//! P_t  = the model's embedding of token t alone, minus the frequency-weighted mean of those
+//! ```
+//!
+//! The prior keeps rare tokens meaningful (a token seen in two sentences is mostly its own
+//! embedding); the mean removal takes out the component every single-token embedding shares.
+//! Stored rows are `idf_t · E_t`, so a query adds rows and normalises, nothing else.
+//! Measured on Cranfield (dense nDCG@10, documents by the model): the model's own query
+//! vectors 0.376; single-token embeddings 0.296 (mean removed); this fit 0.364 at λ 0.1–0.3.
+
+use super::linalg::{ridge_with_prior, Sparse};
+use super::projection::Projection;
+use std::collections::HashMap;
+
+/// A text of the corpus with the model's embedding of it (the model's dimension).
+#[derive(Debug, Clone)]
+pub struct TrainingText {
+    pub tokens: Vec<u32>,
+    pub embedding: Vec<f32>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct FitParams {
+    /// Pull toward the prior (relative to a text's unit-sum token mix).
+    pub lambda: f32,
+    /// Relative residual at which the solver stops.
+    pub tolerance: f64,
+    pub max_iterations: usize,
+}
+
+impl Default for FitParams {
+    fn default() -> Self {
+        FitParams { lambda: 0.3, tolerance: 1e-3, max_iterations: 200 }
+    }
+}
+
+/// The fitted table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FittedEncoder {
+    pub dim: usize,
+    /// Token ids in row order: the most frequent first (a query's common tokens then share
+    /// the first row shards).
+    pub tokens: Vec<u32>,
+    /// `tokens.len() × dim`, weighted: a text's vector is the normalised sum of its rows.
+    pub rows: Vec<f32>,
+    pub report: FitReport,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct FitReport {
+    pub texts: usize,
+    pub tokens: usize,
+    pub iterations: usize,
+    pub residual: f64,
+}
+
+/// Fit the encoder. `prior(t)`: the model's embedding of token `t` alone (None: no prior,
+/// the row is pulled toward zero). `skip`: token ids that carry no meaning of their own
+/// (`[CLS]`, `[SEP]`, `[PAD]`, `[UNK]`). `extra`: tokens the texts do not use that get a
+/// row anyway — their prior, weighted as a token no text has (the highest idf) — after
+/// the corpus's.
+pub fn fit(
+    texts: &[TrainingText],
+    prior: &dyn Fn(u32) -> Option<Vec<f32>>,
+    projection: &Projection,
+    skip: &[u32],
+    extra: &[u32],
+    params: FitParams,
+) -> FittedEncoder {
+    let dim = projection.dim;
+    // Token counts per text; document frequency and total frequency per token.
+    let bags: Vec<Vec<(u32, u32)>> = texts
+        .iter()
+        .map(|t| {
+            let mut b: Vec<u32> = t.tokens.iter().copied().filter(|id| !skip.contains(id)).collect();
+            b.sort_unstable();
+            let mut out: Vec<(u32, u32)> = Vec::new();
+            for id in b {
+                match out.last_mut() {
+                    Some((last, c)) if *last == id => *c += 1,
+                    _ => out.push((id, 1)),
+                }
+            }
+            out
+        })
+        .collect();
+    let mut freq: HashMap<u32, (u32, u64)> = HashMap::new(); // token → (df, tf)
+    for b in &bags {
+        for &(id, c) in b {
+            let e = freq.entry(id).or_default();
+            e.0 += 1;
+            e.1 += u64::from(c);
+        }
+    }
+    let mut tokens: Vec<u32> = freq.keys().copied().collect();
+    tokens.sort_by(|a, b| freq[b].1.cmp(&freq[a].1).then(a.cmp(b)));
+    let mut extra: Vec<u32> = extra.iter().copied().filter(|t| !freq.contains_key(t) && !skip.contains(t)).collect();
+    extra.sort_unstable();
+    extra.dedup();
+    for &t in &extra {
+        freq.insert(t, (0, 0));
+    }
+    tokens.extend(extra);
+    let col: HashMap<u32, u32> = tokens.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect();
+    let n_texts = bags.iter().filter(|b| !b.is_empty()).count();
+    let idf: Vec<f32> = tokens.iter().map(|t| ((n_texts as f64 + 1.0) / (f64::from(freq[t].0) + 0.5)).ln() as f32).collect();
+
+    // The design matrix: each text's idf-weighted token mix, summing to one.
+    let used: Vec<usize> = (0..texts.len()).filter(|&i| !bags[i].is_empty()).collect();
+    let rows: Vec<Vec<(u32, f32)>> = used
+        .iter()
+        .map(|&i| {
+            let cols: Vec<(u32, f32)> = bags[i].iter().map(|&(id, c)| (col[&id], c as f32 * idf[col[&id] as usize])).collect();
+            let total: f32 = cols.iter().map(|c| c.1).sum();
+            cols.into_iter().map(|(c, v)| (c, v / total)).collect()
+        })
+        .collect();
+    let a = Sparse::from_rows(&rows, tokens.len());
+    // AᵀY in the model's space, then projected: cheaper than projecting every text.
+    let model_dim = projection.model_dim;
+    let aty: Vec<f32> = a
+        .mul_t_rows(model_dim, |r| texts[used[r]].embedding.as_slice())
+        .chunks_exact(model_dim)
+        .flat_map(|r| projection.apply(r))
+        .collect();
+
+    // The prior: single-token embeddings minus their frequency-weighted mean.
+    let priors: Vec<Option<Vec<f32>>> = tokens.iter().map(|&t| prior(t)).collect();
+    let mut mean = vec![0f64; projection.model_dim];
+    let mut weight = 0f64;
+    for (t, p) in tokens.iter().zip(&priors) {
+        if let Some(p) = p {
+            let w = freq[t].1 as f64;
+            for (m, x) in mean.iter_mut().zip(p) {
+                *m += w * f64::from(*x);
+            }
+            weight += w;
+        }
+    }
+    let mean: Vec<f32> = mean.iter().map(|m| (m / weight.max(1e-12)) as f32).collect();
+    let p: Vec<f32> = priors
+        .iter()
+        .flat_map(|p| match p {
+            Some(v) => projection.apply(&v.iter().zip(&mean).map(|(x, m)| x - m).collect::<Vec<f32>>()),
+            None => vec![0.0; dim],
+        })
+        .collect();
+
+    let (e, solve) = ridge_with_prior(&a, &aty, &p, dim, params.lambda, params.tolerance, params.max_iterations);
+    let rows: Vec<f32> = e.chunks_exact(dim).zip(&idf).flat_map(|(row, w)| row.iter().map(move |x| x * w)).collect();
+    FittedEncoder {
+        dim,
+        report: FitReport { texts: used.len(), tokens: tokens.len(), iterations: solve.iterations, residual: solve.residual },
+        tokens,
+        rows,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Texts are bags of "topic" tokens; a text's embedding is its topics' directions summed.
+    /// The fitted encoder must send a new mix of tokens where the model would.
+    #[test]
+    fn the_fit_reproduces_a_linear_model_of_the_texts() {
+        let dim = 4;
+        let dirs: [[f32; 4]; 5] =
+            [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [0.5, 0.5, 0.0, 0.0]];
+        let embed = |toks: &[u32]| {
+            let mut v = vec![0f32; dim];
+            for &t in toks {
+                for (x, d) in v.iter_mut().zip(dirs[t as usize - 10]) {
+                    *x += d;
+                }
+            }
+            super::super::projection::normalise(&mut v);
+            v
+        };
+        let mut texts = Vec::new();
+        for a in 10..15u32 {
+            for b in 10..15u32 {
+                let toks = vec![101, a, b, 102];
+                texts.push(TrainingText { embedding: embed(&toks[1..3]), tokens: toks });
+            }
+        }
+        let identity =
+            Projection { model_dim: dim, dim, basis: (0..dim * dim).map(|i| if i % (dim + 1) == 0 { 1.0 } else { 0.0 }).collect() };
+        let f = fit(
+            &texts,
+            &|t| (10..15).contains(&t).then(|| embed(&[t])),
+            &identity,
+            &[101, 102],
+            &[],
+            FitParams { lambda: 0.01, ..Default::default() },
+        );
+        assert_eq!(f.tokens.len(), 5, "special tokens are not rows");
+        let row = |t: u32| &f.rows[f.tokens.iter().position(|&x| x == t).unwrap() * dim..][..dim];
+        let mut q: Vec<f32> = row(10).iter().zip(row(12)).map(|(a, b)| a + b).collect();
+        super::super::projection::normalise(&mut q);
+        let want = embed(&[10, 12]);
+        let cos: f32 = q.iter().zip(&want).map(|(a, b)| a * b).sum();
+        assert!(cos > 0.98, "cosine {cos}: {q:?} vs {want:?}");
+        assert!(f.report.residual < 1e-3, "{:?}", f.report);
+    }
+}

@@ -1,0 +1,185 @@
+//! Embedding a corpus for the semantic half of a bundle: every chunk, and — for the static
+//! query encoder — every title, heading and sentence and every token they use, alone.
+//!
+//! Each token sequence is embedded by itself: in a batch, a text's row position and the
+//! padding change its last bits, and then a rebuild that embeds only what changed would
+//! not give the bundle a clean build gives. Embeddings are looked up in (and added to) an
+//! `EmbeddingStore` by the hash of their token ids: the CLI's store is a file cache, tests
+//! use memory.
+
+use crate::model::{EmbedError, Embedder};
+use sift_core::semantic::fit::TrainingText;
+use sift_core::{EncoderInput, SemanticInput, SourceDoc};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// A store key: the first 16 bytes of the BLAKE3 hash of the token ids (LE u32).
+pub type Key = [u8; 16];
+
+pub fn key(ids: &[u32]) -> Key {
+    let mut h = blake3::Hasher::new();
+    for id in ids {
+        h.update(&id.to_le_bytes());
+    }
+    let mut k = [0u8; 16];
+    k.copy_from_slice(&h.finalize().as_bytes()[..16]);
+    k
+}
+
+/// Embeddings by key.
+pub trait EmbeddingStore {
+    fn get(&self, key: &Key) -> Option<&Vec<f32>>;
+    fn insert(&mut self, key: Key, v: Vec<f32>);
+}
+
+impl EmbeddingStore for HashMap<Key, Vec<f32>> {
+    fn get(&self, key: &Key) -> Option<&Vec<f32>> {
+        HashMap::get(self, key)
+    }
+    fn insert(&mut self, key: Key, v: Vec<f32>) {
+        HashMap::insert(self, key, v);
+    }
+}
+
+/// Model tokens below this id that are plain lowercase words get an encoder row even when
+/// the corpus never uses them: the model's WordPiece vocabulary lists words by frequency
+/// (from id 1996, "the"), so these are the ~8,000 most common English words — what a
+/// paraphrase is written in. Their rows are their own embeddings.
+pub const COMMON_TOKEN_IDS: u32 = 10_000;
+
+/// Tokens of the model's vocabulary that every encoder gets: common words, and single
+/// ASCII letters and digits (with their `##` forms) so any ASCII word can be cut.
+fn extra_tokens(vocab: &HashMap<String, u32>) -> Vec<u32> {
+    let mut out: Vec<u32> = vocab
+        .iter()
+        .filter(|(t, &id)| {
+            let plain = t.strip_prefix("##").unwrap_or(t);
+            let single = plain.len() == 1 && plain.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
+            let common_word = id < COMMON_TOKEN_IDS && !t.starts_with("##") && t.len() >= 2 && t.bytes().all(|b| b.is_ascii_lowercase());
+            single || common_word
+        })
+        .map(|(_, &id)| id)
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// How the semantic half is laid out (see `sift_core::semantic::layout`).
+#[derive(Debug, Clone, Copy)]
+pub struct Layout {
+    pub dim: usize,
+    pub lists: Option<usize>,
+    pub probe: usize,
+    /// Fit a static query encoder (else hosts embed queries with the model).
+    pub encoder: bool,
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        use sift_core::semantic::layout::{DEFAULT_DIM, DEFAULT_PROBE};
+        Layout { dim: DEFAULT_DIM, lists: None, probe: DEFAULT_PROBE, encoder: true }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct EmbedReport {
+    pub chunks: usize,
+    /// Training texts besides the chunks (titles, headings, sentences).
+    pub texts: usize,
+    /// Tokens embedded alone (the encoder's prior).
+    pub tokens: usize,
+    /// Sequences embedded now, and found in the store.
+    pub embedded: usize,
+    pub stored: usize,
+}
+
+/// Embed (or find in `store`) everything the semantic half of a bundle of `docs` needs.
+/// `progress(done, total)` is called as sequences are embedded (from several threads when
+/// `parallel` is on). The keys this corpus used are returned with the input (a file store
+/// drops the others when it compacts).
+pub fn semantic_input(
+    docs: &[SourceDoc],
+    embedder: &Embedder,
+    model_name: &str,
+    layout: Layout,
+    store: &mut dyn EmbeddingStore,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<(SemanticInput, EmbedReport, Vec<Key>), EmbedError> {
+    let tok = embedder.tokenizer();
+    let chunk_ids: Vec<Vec<Vec<u32>>> =
+        docs.iter().map(|d| sift_core::chunk::chunks_of(d).iter().map(|c| tok.encode(c)).collect()).collect();
+    let training_ids: Vec<Vec<u32>> = if layout.encoder {
+        sift_core::semantic::training::training_texts(docs).iter().map(|t| tok.encode(t)).collect()
+    } else {
+        Vec::new()
+    };
+    let [cls, sep, unk] = tok.special_ids();
+    let special: Vec<u32> =
+        [cls, sep, unk].into_iter().chain(["[PAD]", "[MASK]"].iter().filter_map(|t| tok.vocab().get(*t).copied())).collect();
+    let extra: Vec<u32> = if layout.encoder { extra_tokens(tok.vocab()) } else { Vec::new() };
+    let tokens: BTreeSet<u32> = if layout.encoder {
+        chunk_ids.iter().flatten().chain(&training_ids).flatten().chain(&extra).copied().filter(|t| !special.contains(t)).collect()
+    } else {
+        BTreeSet::new()
+    };
+    let token_ids: Vec<Vec<u32>> = tokens.iter().map(|&t| vec![cls, t, sep]).collect();
+
+    // Every distinct sequence once, longest first (the slow ones start early, so the
+    // cores finish together).
+    let mut wanted: BTreeMap<Key, &[u32]> = BTreeMap::new();
+    for ids in chunk_ids.iter().flatten().chain(&training_ids).chain(&token_ids) {
+        wanted.entry(key(ids)).or_insert(ids);
+    }
+    let mut missing: Vec<(Key, &[u32])> = wanted.iter().filter(|(k, _)| store.get(k).is_none()).map(|(k, v)| (*k, *v)).collect();
+    missing.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+    let total = missing.len() as u64;
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let embed_one = |(k, ids): &(Key, &[u32])| -> Result<(Key, Vec<f32>), EmbedError> {
+        let v = embedder.embed_ids(&[ids.to_vec()])?.pop().ok_or_else(|| EmbedError("the model gave no embedding".into()))?;
+        progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
+        Ok((*k, v))
+    };
+    #[cfg(feature = "parallel")]
+    let fresh: Vec<Result<(Key, Vec<f32>), EmbedError>> = {
+        use rayon::prelude::*;
+        missing.par_iter().map(embed_one).collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let fresh: Vec<Result<(Key, Vec<f32>), EmbedError>> = missing.iter().map(embed_one).collect();
+    let embedded = fresh.len();
+    for r in fresh {
+        let (k, v) = r?;
+        store.insert(k, v);
+    }
+    let vector = |ids: &[u32]| -> Vec<f32> { store.get(&key(ids)).cloned().unwrap_or_default() };
+
+    let per_doc: Vec<Vec<Vec<f32>>> = chunk_ids.iter().map(|cs| cs.iter().map(|ids| vector(ids)).collect()).collect();
+    let encoder = layout.encoder.then(|| {
+        let texts: Vec<TrainingText> = chunk_ids
+            .iter()
+            .flatten()
+            .chain(&training_ids)
+            .map(|ids| TrainingText { tokens: ids.clone(), embedding: vector(ids) })
+            .collect();
+        let prior: HashMap<u32, Vec<f32>> = tokens.iter().zip(&token_ids).map(|(&t, ids)| (t, vector(ids))).collect();
+        let by_id: HashMap<u32, &String> = tok.vocab().iter().map(|(s, &id)| (id, s)).collect();
+        let vocab: HashMap<u32, String> = tokens.iter().filter_map(|t| by_id.get(t).map(|s| (*t, (*s).clone()))).collect();
+        EncoderInput { texts, prior, vocab, special: special.clone(), extra: extra.clone() }
+    });
+    let report = EmbedReport {
+        chunks: chunk_ids.iter().map(Vec::len).sum(),
+        texts: training_ids.len(),
+        tokens: token_ids.len(),
+        embedded,
+        stored: wanted.len() - embedded,
+    };
+    let input = SemanticInput {
+        model: model_name.to_string(),
+        model_dim: embedder.dim,
+        per_doc,
+        dim: layout.dim,
+        lists: layout.lists,
+        probe: layout.probe,
+        encoder,
+    };
+    Ok((input, report, wanted.keys().copied().collect()))
+}
