@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the browser extension (Manifest V3) from www/extension and the same wasm runtime as
-# www/ (www/dist): the unpacked folder and a zip for the store, with a keyword-only bundle of
-# the sample docs (docs/ and tests/corpus) packaged inside.
+# www/ (www/dist): the unpacked folder and a zip for the store, with a bundle of the sample
+# docs (docs/ and tests/corpus) packaged inside (with vectors and the query encoder when the
+# embedding model is installed).
 #   out: ${SIFT_EXT_OUT:-www/extension-dist}/unpacked and …/sift-docs-search.zip
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
@@ -16,7 +17,11 @@ mkdir -p "$DIR"
 cp www/extension/*.json www/extension/*.js www/extension/*.html www/extension/*.css "$DIR/"
 # The runtime: the engine core only (the extension searches keywords offline; no model).
 cp www/dist/sift.js www/dist/host.js www/dist/contract.js www/dist/sift-search.js www/dist/sift_wasm.js www/dist/sift_wasm_bg.wasm "$DIR/"
-"$SIFT" build docs tests/corpus --out "$DIR/bundles/sample" --no-embedder -q
+# With the embedding model installed, the sample bundle carries vectors and its static query
+# encoder: semantic search offline, no model in the extension.
+EMBED=(--no-embedder)
+[ -f "${SIFT_MODEL_DIR:-$HOME/.cache/sift/models/all-minilm-l6-v2}/model-f32.onnx" ] && EMBED=()
+"$SIFT" build docs tests/corpus --out "$DIR/bundles/sample" "${EMBED[@]}" -q
 python3 - "$DIR" "$OUT/sift-docs-search.zip" <<'PY'
 import os, sys, zipfile
 src, dst = sys.argv[1], sys.argv[2]

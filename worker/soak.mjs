@@ -39,7 +39,7 @@ const MIX = [
 
 async function main() {
   if (!args.bundle || !fs.existsSync(path.join(args.bundle, "manifest.json"))) throw new Error("--bundle must be a bundle directory");
-  const w = await startWorker({ bundle: args.bundle, entry: "keyword" });
+  const w = await startWorker({ bundle: args.bundle, entry: "worker" });
   const slices = [];
   let failures = 0;
   try {

@@ -2,7 +2,8 @@
 # `npm --prefix worker start`: build what is missing (the sift CLI, the wasm runtime, a bundle
 # of the sample docs) and run the worker in Cloudflare's real runtime (workerd, via wrangler
 # dev --local) on 127.0.0.1:${PORT:-8787}. SIFT_BUNDLE=<bundle dir> serves another bundle;
-# SIFT_WORKER=keyword|hybrid picks the entry (default: hybrid when the bundle has a model).
+# SIFT_WORKER=worker|model picks the entry (default: worker — semantic search by the bundle's
+# own query encoder; model adds the full query model, which the bundle must carry in model/).
 # No network beyond loopback: wrangler's telemetry, update checks and cf fetches are off.
 set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"
@@ -18,10 +19,12 @@ if [ -z "$BUNDLE" ]; then
 fi
 [ -f "$BUNDLE/manifest.json" ] || { echo "error: SIFT_BUNDLE=$BUNDLE is not a Sift bundle (no manifest.json)" >&2; exit 2; }
 BUNDLE="$(cd "$BUNDLE" && pwd)"
-ENTRY="${SIFT_WORKER:-}"
-if [ -z "$ENTRY" ]; then
-  if [ -f "$BUNDLE/model/model.onnx" ] && [ -f www/dist/sift_embed_wasm_bg.wasm ]; then ENTRY=hybrid; else ENTRY=keyword; fi
-fi
+ENTRY="${SIFT_WORKER:-worker}"
+case "$ENTRY" in
+  worker) ;;
+  model) [ -f www/dist/sift_embed_wasm_bg.wasm ] || { echo "error: SIFT_WORKER=model needs the query embedder (bash scripts/build-wasm.sh)" >&2; exit 2; } ;;
+  *) echo "error: SIFT_WORKER must be worker or model; got $ENTRY" >&2; exit 2 ;;
+esac
 # One config (and wrangler state) directory per port: two workers may run side by side.
 CFG_DIR="$CARGO_TARGET_DIR/worker-dev/$ENTRY-${PORT:-8787}-$(printf %s "$BUNDLE" | cksum | cut -d' ' -f1)"
 mkdir -p "$CFG_DIR"

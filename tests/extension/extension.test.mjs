@@ -65,6 +65,18 @@ test("the service worker starts and the packaged bundle answers a misspelt query
   console.log(`# extension zip ${(zip / 1024).toFixed(0)} kB; popup to first result (page load + wasm + bundle + query, as driven): cold ${cold.ms} ms, warm ${warm.ms} ms; measured in the popup from open: cold ${cold.inPage.toFixed(0)} ms, warm ${warm.inPage.toFixed(0)} ms`);
 });
 
+test("the packaged bundle answers a paraphrase by meaning, offline and without a model", { skip }, async () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(extDir, "bundles/sample/manifest.json"), "utf8"));
+  if (!manifest.encoder) {
+    console.log("# skipped: the packaged bundle has no query encoder (no embedding model installed: sift model fetch)");
+    return;
+  }
+  assert.ok(!fs.existsSync(path.join(extDir, "bundles/sample/model")), "no model in the extension");
+  const r = await popupSearch("push my web app to the cloud");
+  assert.match(r.titles[0], /Deploying/i, r.titles.join(" | "));
+  await r.page.close();
+});
+
 test("a bundle added by URL is searchable, and still answers offline", { skip }, async () => {
   const opts = await chrome.ctx.newPage();
   await opts.goto(`chrome-extension://${extId}/options.html`);

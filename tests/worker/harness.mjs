@@ -46,8 +46,28 @@ export function workerdMemoryMb(pgid) {
   return { rss, peak };
 }
 
+/**
+ * CPU time used so far by the workerd processes in process group `pgid` (user + system),
+ * in ms: the difference over a run, divided by its requests, is the CPU per request.
+ */
+export function workerdCpuMs(pgid) {
+  const tick = 10; // USER_HZ is 100 on Linux: one clock tick is 10 ms
+  let ms = 0;
+  for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(f[2]) !== pgid || !/workerd/.test(fs.readFileSync(`/proc/${pid}/comm`, "utf8"))) continue;
+      ms += (Number(f[11]) + Number(f[12])) * tick; // fields 14, 15: utime, stime
+    } catch (_) {
+      /* the process ended */
+    }
+  }
+  return ms;
+}
+
 /** Resolves with {url, stop, pid} once /health answers. */
-export async function startWorker({ bundle, entry = "keyword", vars = {} }) {
+export async function startWorker({ bundle, entry = "worker", vars = {} }) {
   const port = await freePort();
   const extra = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child = spawn("bash", [path.join(ROOT, "worker/start.sh"), ...extra], {

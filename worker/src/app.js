@@ -26,9 +26,11 @@ export function makeApp({ coreWasm, embedWasm }) {
         return Promise.reject(new SiftError("bundle_missing", "the worker has no ASSETS binding with a Sift bundle (see wrangler.toml)"));
       }
       const fetchAsset = (url) => assets.fetch(new Request(url));
-      const semantic = env.SIFT_SEMANTIC !== "off" && embedWasm !== undefined;
+      // Semantic search by the bundle's static encoder, or by the model in the model entry.
+      const semantic = env.SIFT_SEMANTIC !== "off";
       siftPromise = Sift.load("https://assets.local/", {
-        fetch: fetchAsset, wasmUrl: coreWasm, embedWasmUrl: embedWasm, semantic,
+        fetch: fetchAsset, wasmUrl: coreWasm, embedWasmUrl: embedWasm, semantic, embedder: embedWasm ? "model" : "static",
+        modelMemory: "small", // a Cloudflare isolate has 128 MB
       }).catch((e) => {
         siftPromise = null; // retry on the next request
         throw e;

@@ -33,22 +33,28 @@ async function download(id, base) {
   const get = (file) => fetchOk(fetch, base + file, file === "manifest.json" ? "the bundle manifest (is this a Sift bundle URL?)" : `bundle shard ${file}`, { cache: "no-store" });
   const manifestRes = await get("manifest.json");
   const manifestBytes = await manifestRes.clone().arrayBuffer();
-  // Validate before storing anything: the engine refuses what is not a Sift bundle.
-  const probeFetch = async (url) => (url === base + "manifest.json" ? new Response(manifestBytes) : get(url.slice(base.length)));
+  // Validate before storing anything: the engine refuses what is not a Sift bundle. Every
+  // file it loads (keyword shards, and the vectors and query encoder for semantic search,
+  // which needs no model) is kept for the offline copy, downloaded once.
+  const fetched = new Map();
+  const probeFetch = async (url) => {
+    if (url === base + "manifest.json") return new Response(manifestBytes);
+    const res = await get(url.slice(base.length));
+    fetched.set(url, await res.clone().arrayBuffer());
+    return res;
+  };
   const sift = await Sift.load(base, { fetch: probeFetch, semantic: false });
-  // Keyword search offline: every shard but the vectors (and never the model).
-  const files = sift.files.filter((f) => !f.startsWith("v-"));
+  await sift.preload();
   const tmpName = `${cacheName(id)}:incoming`;
   await caches.delete(tmpName);
   const tmp = await caches.open(tmpName);
   let bytes = manifestBytes.byteLength;
-  for (const f of files) {
-    const res = await get(f);
-    const body = await res.arrayBuffer();
+  for (const [url, body] of fetched) {
     bytes += body.byteLength;
-    await tmp.put(base + f, new Response(body, { headers: { "content-type": "application/octet-stream" } }));
+    await tmp.put(url, new Response(body, { headers: { "content-type": "application/octet-stream" } }));
   }
   await tmp.put(base + "manifest.json", new Response(manifestBytes, { headers: { "content-type": "application/json" } }));
+  const files = [...fetched.keys()];
   // Swap the complete copy in: a failed download never leaves a half bundle.
   await caches.delete(cacheName(id));
   const final = await caches.open(cacheName(id));
@@ -94,7 +100,8 @@ const loaded = new Map(); // id → Promise<Sift>
 export function openBundle(bundle) {
   const key = `${bundle.id}@${bundle.updatedAt ?? ""}`;
   if (!loaded.has(key)) {
-    const p = Sift.load(bundle.base, { fetch: fetchFor(bundle), semantic: false });
+    // Semantic search with the bundle's own query encoder: offline too, no model.
+    const p = Sift.load(bundle.base, { fetch: fetchFor(bundle) });
     p.catch(() => loaded.delete(key));
     loaded.set(key, p);
   }

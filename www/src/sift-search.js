@@ -87,7 +87,7 @@ const h = (tag, attrs = {}, ...kids) => {
 let instances = 0;
 
 export class SiftSearchElement extends HTMLElement {
-  static observedAttributes = ["bundle", "semantic", "placeholder"];
+  static observedAttributes = ["bundle", "semantic", "embedder", "placeholder"];
 
   sift = null;
   lastResponse = null;
@@ -122,7 +122,7 @@ export class SiftSearchElement extends HTMLElement {
   }
 
   attributeChangedCallback(name, oldValue, value) {
-    if (oldValue !== value && (name === "bundle" || name === "semantic") && this.sift) {
+    if (oldValue !== value && (name === "bundle" || name === "semantic" || name === "embedder") && this.sift) {
       this.sift = null;
       this.#loading = null;
     }
@@ -219,7 +219,8 @@ export class SiftSearchElement extends HTMLElement {
     if (!this.#loading) {
       const bundle = this.getAttribute("bundle") ?? "/_sift/";
       const semantic = this.getAttribute("semantic") !== "off";
-      this.#loading = Sift.load(bundle, { semantic, fetch: this.fetchImpl }).then(
+      const embedder = this.getAttribute("embedder") === "model" ? "model" : "static";
+      this.#loading = Sift.load(bundle, { semantic, embedder, fetch: this.fetchImpl }).then(
         (s) => {
           this.sift = s;
           s.onSemanticState((state) => this.#semanticChanged(state));
@@ -236,7 +237,7 @@ export class SiftSearchElement extends HTMLElement {
   }
 
   #semanticChanged(state) {
-    const label = { loading: "loading semantic search…", ready: "semantic search on", failed: "semantic search unavailable (keywords only)" };
+    const label = { static: "semantic search on", loading: "loading semantic search…", ready: "semantic search on", failed: "semantic search unavailable (keywords only)" };
     this.#els.semantic.textContent = label[state] ?? "";
     if (state === "ready" && this.lastResponse && this.lastResponse.search_type === "lexical" && this.#els.input.value.trim()) {
       this.#search({ upgrade: true });

@@ -99,14 +99,18 @@ export interface Document {
   sections: Section[];
 }
 
-export type SemanticState = "off" | "idle" | "loading" | "ready" | "failed";
+/** "static": the bundle's encoder embeds queries (ready, nothing to download); the others are the model's. */
+export type SemanticState = "off" | "static" | "idle" | "loading" | "ready" | "failed";
 
 export interface LoadOptions {
   fetch?: typeof fetch;
   wasmUrl?: string | URL | WebAssembly.Module;
   semantic?: boolean;
   modelUrl?: string;
-  embedder?: (text: string) => Float32Array | number[];
+  /** Who embeds queries: the bundle's static encoder (default), "model" (all-MiniLM-L6-v2 in wasm), or your own function (the model's space). */
+  embedder?: "static" | "model" | ((text: string) => Float32Array | number[]);
+  /** "small": keep the model's int8 weights int8 (23 MB of wasm memory instead of 90, slower queries). */
+  modelMemory?: "fast" | "small";
   embedWasmUrl?: string | URL | WebAssembly.Module;
 }
 

@@ -37,8 +37,12 @@ const today = () => Math.floor(Date.now() / 86400000);
  *   options.fetch      — fetch implementation (workers pass their assets binding)
  *   options.wasmUrl    — where sift_wasm_bg.wasm is (default: beside this file), or a WebAssembly.Module
  *   options.semantic   — false turns semantic search off; default on when the bundle has vectors
+ *   options.embedder   — who embeds queries: the bundle's static encoder by default (nothing
+ *                        to download); "model" for the full model (tract in wasm, the model
+ *                        from modelUrl), or a custom (text) => Float32Array of the model's space
  *   options.modelUrl   — folder with model.onnx + tokenizer.json (default base + "model/")
- *   options.embedder   — a custom async (text) => Float32Array instead of the bundled model
+ *   options.modelMemory — "small" keeps the model's int8 weights int8 (23 MB instead of 90 MB
+ *                        of wasm memory, slower queries): for workers' 128 MB isolates
  *   options.embedWasmUrl — where sift_embed_wasm_bg.wasm is (default: beside this file)
  */
 export class Sift {
@@ -50,7 +54,7 @@ export class Sift {
   #shards = new Map(); // file → Promise<Uint8Array> (bytes kept so a rebuilt engine reloads fast)
   #embedder = null; // Promise<(text) => Float32Array> once started
   #embedMemory = () => 0;
-  #embedState = "off"; // off | idle | loading | ready | failed
+  #embedState = "off"; // off | static (the bundle's encoder) | idle | loading | ready | failed (the model)
   #embedError = null;
   #listeners = new Set();
   #facts; // from the manifest, which never changes: read once
@@ -69,7 +73,10 @@ export class Sift {
       vectors: m.vectors ? { model: m.vectors.model, dim: m.vectors.dim } : null,
     };
     const wantsSemantic = opts.semantic !== false && this.#engine.hasVectors();
-    this.#embedState = wantsSemantic ? "idle" : "off";
+    // The bundle's static encoder embeds queries (no download) unless the page asks for the
+    // model, or the bundle has vectors but no encoder (format 1).
+    const useModel = opts.embedder === "model" || typeof opts.embedder === "function" || !this.#engine.hasQueryEncoder();
+    this.#embedState = !wantsSemantic ? "off" : useModel ? "idle" : "static";
   }
 
   static async load(base = "/_sift/", options = {}) {
@@ -94,7 +101,7 @@ export class Sift {
     return coreMemoryBytes() + this.#embedMemory();
   }
 
-  /** "off" | "idle" | "loading" | "ready" | "failed" */
+  /** "off" | "static" (ready: the bundle embeds queries) | "idle" | "loading" | "ready" | "failed" (the model) */
   get semanticState() {
     return this.#embedState;
   }
@@ -119,6 +126,7 @@ export class Sift {
   /** Start loading the query embedder (a no-op when semantic search is off or loading). */
   loadSemantic() {
     if (this.#embedState === "off") return Promise.resolve(false);
+    if (this.#embedState === "static") return Promise.resolve(true);
     if (!this.#embedder) {
       this.#setEmbedState("loading");
       this.#embedder = this.#makeEmbedder().then(
@@ -154,7 +162,7 @@ export class Sift {
     this.stats.bytesFetched += model.length + tokenizer.length;
     let embedder;
     try {
-      embedder = new mod.SiftEmbedder(model, tokenizer);
+      embedder = new mod.SiftEmbedder(model, tokenizer, this.#opts.modelMemory === "small");
     } catch (e) {
       throw asSiftError(e);
     }
@@ -226,36 +234,51 @@ export class Sift {
     });
   }
 
-  /** Every shard file of the bundle (what an offline copy must hold, besides manifest.json). */
+  /**
+   * The shard files known now (besides manifest.json): the manifest's, and the children of
+   * the semantic index shards once those are loaded. `preload()` loads them all.
+   */
   get files() {
     return this.#call(() => this.#engine.allFiles());
   }
 
-  /** Fetch every shard now (offline copies, warm benchmarks). */
+  /**
+   * Fetch every shard now (offline copies, warm benchmarks): the manifest's shards, then
+   * the files their index shards list, until nothing new appears. Returns the file count.
+   */
   async preload() {
-    const files = this.#call(() => this.#engine.allFiles());
-    await Promise.all(files.map(async (f) => {
-      const b = await this.#shard(f);
-      if (!this.#engine.isLoaded(f)) this.#call(() => this.#engine.addShard(f, b));
-    }));
-    return files.length;
+    for (;;) {
+      const files = this.#call(() => this.#engine.allFiles()).filter((f) => !this.#engine.isLoaded(f));
+      if (files.length === 0) return this.#call(() => this.#engine.allFiles()).length;
+      await Promise.all(files.map(async (f) => {
+        const b = await this.#shard(f);
+        if (!this.#engine.isLoaded(f)) this.#call(() => this.#engine.addShard(f, b));
+      }));
+    }
   }
 
   /**
-   * Search with the JSON contract (a string is `{query}`). Semantic modes embed the query
-   * when the embedder is ready; until then `auto` answers lexically and the response says
-   * `semantic: "loading"` — call again when `onSemanticState` reports "ready".
+   * Search with the JSON contract (a string is `{query}`). The bundle's static encoder embeds
+   * the query in the engine (no download, `semantic: "static"`). With the model as embedder,
+   * semantic modes embed with it once it is ready; until then the encoder answers (or, in a
+   * bundle without one, `auto` answers lexically) and the response says `semantic: "loading"`
+   * — call again when `onSemanticState` reports "ready".
    */
   async search(request) {
     const req = typeof request === "string" ? { query: request } : request;
     if (req === null || typeof req !== "object" || Array.isArray(req)) {
       throw new SiftError("invalid_request", "search takes a request object ({query, …}) or a query string");
     }
-    const body = requestJson(req);
+    if (this.#embedState === "off" && this.#engine.hasVectors() && (req.mode === "semantic" || req.mode === "hybrid")) {
+      throw new SiftError("embedder_required", `${req.mode} search is off on this page (semantic: false); use mode lexical or auto`);
+    }
+    // Semantic search off on a bundle that embeds its own queries: keywords only.
+    const body = requestJson(this.#embedState === "off" && (req.mode === undefined || req.mode === "auto") ? { ...req, mode: "lexical" } : req);
     const t0 = performance.now();
     let vector;
     let semantic = this.#embedState;
-    if (this.#embedState !== "off" && this.#call(() => this.#engine.wantsQueryVector(body))) {
+    const modelEmbeds = !["off", "static"].includes(this.#embedState) && req.mode !== "lexical";
+    if (modelEmbeds) {
       const explicit = req.mode === "semantic" || req.mode === "hybrid";
       if (this.#embedState === "idle") this.loadSemantic();
       if (this.#embedState === "ready" || explicit) {
@@ -263,7 +286,7 @@ export class Sift {
         if (ok) {
           const embed = await this.#embedder;
           const te = performance.now();
-          vector = embed(String(req.query ?? ""));
+          vector = embed(this.#call(() => this.#engine.semanticText(body)));
           semantic = "ready";
           this._lastEmbedMs = performance.now() - te;
         } else if (explicit) {
@@ -281,14 +304,25 @@ export class Sift {
     return res;
   }
 
-  /** Several queries, rank-fused and de-duplicated ({queries: [...], limit, offset}). */
+  /**
+   * Several queries, rank-fused and de-duplicated ({queries: [...], limit, offset}). Each is
+   * embedded like a single search: by the bundle's encoder, or by the model when it is the
+   * page's choice and ready.
+   */
   async multiSearch(request) {
     if (request === null || typeof request !== "object" || Array.isArray(request)) {
       throw new SiftError("invalid_request", "multiSearch takes {queries: [...], limit?, offset?}");
     }
     const body = requestJson(request);
     const now = today();
-    return this.#drive(() => this.#engine.multiSearch(body, now));
+    let vectors;
+    if (this.#embedState === "ready" && Array.isArray(request.queries)) {
+      const embed = await this.#embedder;
+      vectors = JSON.stringify(
+        request.queries.map((q) => (q && q.mode !== "lexical" ? Array.from(embed(this.#call(() => this.#engine.semanticText(requestJson(q))))) : null)),
+      );
+    }
+    return this.#drive(() => this.#engine.multiSearch(body, now, vectors));
   }
 
   /** The stored document (title, url, metadata, sections), or null. */

@@ -1,7 +1,7 @@
 //! The query embedder for browsers, workers and extensions: loaded lazily by the JS wrapper
 //! only when a bundle has vectors and the site leaves semantic search on.
 
-use sift_embed::model::Embedder;
+use sift_embed::model::{Embedder, Weights};
 use wasm_bindgen::prelude::*;
 
 /// Errors cross into JS as a JSON string `{"code","message"}`; the wrapper parses it.
@@ -16,10 +16,14 @@ pub struct SiftEmbedder {
 
 #[wasm_bindgen]
 impl SiftEmbedder {
-    /// Load the ONNX model (f32, or int8 expanded once here) and its `tokenizer.json`.
+    /// Load the ONNX model and its `tokenizer.json`. An int8 model's weights are expanded to
+    /// f32 once (fast queries), or kept int8 with `small_memory` (a worker's 128 MB isolate).
     #[wasm_bindgen(constructor)]
-    pub fn new(model: &[u8], tokenizer: &[u8]) -> Result<SiftEmbedder, JsValue> {
-        Embedder::from_bytes(model, tokenizer).map(|inner| SiftEmbedder { inner }).map_err(|e| err("embedder_unavailable", e.0))
+    pub fn new(model: &[u8], tokenizer: &[u8], small_memory: Option<bool>) -> Result<SiftEmbedder, JsValue> {
+        let weights = if small_memory.unwrap_or(false) { Weights::KeepInt8 } else { Weights::Expand };
+        Embedder::from_bytes_with(model, tokenizer, weights)
+            .map(|inner| SiftEmbedder { inner })
+            .map_err(|e| err("embedder_unavailable", e.0))
     }
 
     /// Bytes of this module's linear memory (wasm memory never shrinks: this is the peak).
@@ -37,7 +41,7 @@ impl SiftEmbedder {
 
     /// The L2-normalised embedding of one query.
     pub fn embed(&self, text: &str) -> Result<Vec<f32>, JsValue> {
-        let mut v = self.inner.embed(&[text]).map_err(|e| err("embedding_failed", e.0))?;
-        v.pop().ok_or_else(|| err("embedding_failed", "the model returned no embedding".into()))
+        let mut v = self.inner.embed(&[text]).map_err(|e| err("internal", format!("embedding failed: {}", e.0)))?;
+        v.pop().ok_or_else(|| err("internal", "the model returned no embedding".into()))
     }
 }

@@ -15,6 +15,19 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 /// A store key: the first 16 bytes of the BLAKE3 hash of the token ids (LE u32).
 pub type Key = [u8; 16];
 
+/// `items.map(f)` on every core with the `parallel` feature, in order.
+fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync + Send) -> Vec<U> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        items.par_iter().map(f).collect()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        items.iter().map(f).collect()
+    }
+}
+
 pub fn key(ids: &[u32]) -> Key {
     let mut h = blake3::Hasher::new();
     for id in ids {
@@ -105,13 +118,15 @@ pub fn semantic_input(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<(SemanticInput, EmbedReport, Vec<Key>), EmbedError> {
     let tok = embedder.tokenizer();
-    let chunk_ids: Vec<Vec<Vec<u32>>> =
-        docs.iter().map(|d| sift_core::chunk::chunks_of(d).iter().map(|c| tok.encode(c)).collect()).collect();
-    let training_ids: Vec<Vec<u32>> = if layout.encoder {
-        sift_core::semantic::training::training_texts(docs).iter().map(|t| tok.encode(t)).collect()
-    } else {
-        Vec::new()
+    let t0 = std::time::Instant::now();
+    let timing = |what: &str| {
+        if std::env::var_os("SIFT_TIMINGS").is_some() {
+            eprintln!("timing: {what} done at {:.2}s", t0.elapsed().as_secs_f64());
+        }
     };
+    let chunk_ids: Vec<Vec<Vec<u32>>> = par_map(docs, |d| sift_core::chunk::chunks_of(d).iter().map(|c| tok.encode(c)).collect());
+    let training_ids: Vec<Vec<u32>> =
+        if layout.encoder { par_map(&sift_core::semantic::training::training_texts(docs), |t| tok.encode(t)) } else { Vec::new() };
     let [cls, sep, unk] = tok.special_ids();
     let special: Vec<u32> =
         [cls, sep, unk].into_iter().chain(["[PAD]", "[MASK]"].iter().filter_map(|t| tok.vocab().get(*t).copied())).collect();
@@ -122,6 +137,7 @@ pub fn semantic_input(
         BTreeSet::new()
     };
     let token_ids: Vec<Vec<u32>> = tokens.iter().map(|&t| vec![cls, t, sep]).collect();
+    timing("tokenized");
 
     // Every distinct sequence once, longest first (the slow ones start early, so the
     // cores finish together).
@@ -146,6 +162,7 @@ pub fn semantic_input(
     #[cfg(not(feature = "parallel"))]
     let fresh: Vec<Result<(Key, Vec<f32>), EmbedError>> = missing.iter().map(embed_one).collect();
     let embedded = fresh.len();
+    timing("embedded");
     for r in fresh {
         let (k, v) = r?;
         store.insert(k, v);
@@ -165,6 +182,7 @@ pub fn semantic_input(
         let vocab: HashMap<u32, String> = tokens.iter().filter_map(|t| by_id.get(t).map(|s| (*t, (*s).clone()))).collect();
         EncoderInput { texts, prior, vocab, special: special.clone(), extra: extra.clone() }
     });
+    timing("assembled");
     let report = EmbedReport {
         chunks: chunk_ids.iter().map(Vec::len).sum(),
         texts: training_ids.len(),

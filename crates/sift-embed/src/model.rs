@@ -29,6 +29,16 @@ pub fn default_model_dir() -> PathBuf {
     home.join(".cache/sift/models/all-minilm-l6-v2")
 }
 
+/// What to do with an int8 model's weights at load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Weights {
+    /// Expand to f32 once: fastest queries, four times the memory (90 MB of weights).
+    Expand,
+    /// Keep int8 (23 MB), dequantised as each query runs: for hosts with a memory limit
+    /// (a Cloudflare isolate has 128 MB).
+    KeepInt8,
+}
+
 pub struct Embedder {
     plan: std::sync::Arc<TypedRunnableModel>,
     tokenizer: Tokenizer,
@@ -49,11 +59,16 @@ impl Embedder {
     /// `DequantizeLinear` of constants are expanded to f32 once here, so each query runs
     /// the plain f32 graph (tract would otherwise dequantize on every call: 4.5× slower).
     pub fn from_bytes(model: &[u8], tokenizer: &[u8]) -> Result<Embedder, EmbedError> {
+        Embedder::from_bytes_with(model, tokenizer, Weights::Expand)
+    }
+
+    /// Load from bytes, keeping int8 weights as they are or expanding them to f32.
+    pub fn from_bytes_with(model: &[u8], tokenizer: &[u8], weights: Weights) -> Result<Embedder, EmbedError> {
         let tokenizer = Tokenizer::from_json(tokenizer).map_err(|e| EmbedError(format!("tokenizer.json: {e}")))?;
         let onnx = tract_onnx::onnx();
         let mut proto =
             onnx.proto_model_for_read(&mut &model[..]).map_err(|e| EmbedError(format!("the model is not a readable ONNX file: {e}")))?;
-        if let Some(graph) = proto.graph.as_mut() {
+        if let (Some(graph), Weights::Expand) = (proto.graph.as_mut(), weights) {
             crate::dequantize::fold_constant_dequantize(graph).map_err(EmbedError)?;
         }
         let plan = onnx

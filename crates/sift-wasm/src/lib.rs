@@ -91,11 +91,26 @@ impl SiftEngine {
         self.engine.has_vectors()
     }
 
-    /// Whether answering this request uses the query's embedding.
+    /// Whether the bundle embeds queries itself (its static encoder): then semantic and
+    /// hybrid search need no model.
+    #[wasm_bindgen(js_name = hasQueryEncoder)]
+    pub fn has_query_encoder(&self) -> bool {
+        self.engine.has_query_encoder()
+    }
+
+    /// Whether answering this request needs the host to embed the query (a bundle with
+    /// vectors but no query encoder).
     #[wasm_bindgen(js_name = wantsQueryVector)]
     pub fn wants_query_vector(&self, req: &str) -> Result<bool, JsValue> {
         let req = SearchRequest::from_json(req.as_bytes()).map_err(|e| err_js(&e))?;
         Ok(self.engine.wants_query_vector(&req))
+    }
+
+    /// The text a request means, for a host that embeds queries with the model.
+    #[wasm_bindgen(js_name = semanticText)]
+    pub fn semantic_text(&self, req: &str) -> Result<String, JsValue> {
+        let req = SearchRequest::from_json(req.as_bytes()).map_err(|e| err_js(&e))?;
+        Ok(self.engine.semantic_text(&req))
     }
 
     /// `req` is the request as JSON text (the same decoder as the CLI and the worker, so
@@ -108,10 +123,19 @@ impl SiftEngine {
         answer(self.engine.search_with(&req, &ctx, query_vector.as_deref()))
     }
 
+    /// `vectors`: the host's embedding of each query (JSON text: an array of arrays or
+    /// nulls), when it embeds queries with the model; else the bundle's encoder does.
     #[wasm_bindgen(js_name = multiSearch)]
-    pub fn multi_search(&self, req: &str, now_days: f64) -> Result<String, JsValue> {
+    pub fn multi_search(&self, req: &str, now_days: f64, vectors: Option<String>) -> Result<String, JsValue> {
         let req = MultiSearchRequest::from_json(req.as_bytes()).map_err(|e| err_js(&e))?;
-        answer(self.engine.multi_search(&req, &Context { now_days: now_days as i64 }))
+        let vectors: Option<Vec<Option<Vec<f32>>>> =
+            match vectors {
+                Some(v) => Some(serde_json::from_str(&v).map_err(|e| {
+                    err_js(&SiftError::invalid(format!("query vectors must be a JSON array of number arrays or nulls: {e}")))
+                })?),
+                None => None,
+            };
+        answer(self.engine.multi_search_with(&req, &Context { now_days: now_days as i64 }, vectors.as_deref()))
     }
 
     /// `{done: document | null}` or `{need: [files]}`.

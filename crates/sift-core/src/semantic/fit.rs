@@ -40,7 +40,9 @@ pub struct FitParams {
 
 impl Default for FitParams {
     fn default() -> Self {
-        FitParams { lambda: 0.3, tolerance: 1e-3, max_iterations: 200 }
+        // Cranfield's dense nDCG@10 is flat from 1e-3 to 1e-2 (0.364–0.365); 5e-3 takes a
+        // third fewer iterations than 1e-3 on the Python docs.
+        FitParams { lambda: 0.3, tolerance: 5e-3, max_iterations: 200 }
     }
 }
 

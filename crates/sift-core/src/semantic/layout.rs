@@ -88,6 +88,25 @@ pub(crate) struct EncoderLayout {
     pub report: FitReport,
 }
 
+/// Stage times on stderr when `SIFT_TIMINGS` is set (native builds; the core has no clock
+/// in wasm, where this is never called).
+struct Clock(Option<std::time::Instant>);
+
+impl Clock {
+    fn start() -> Clock {
+        #[cfg(not(target_family = "wasm"))]
+        if std::env::var_os("SIFT_TIMINGS").is_some() {
+            return Clock(Some(std::time::Instant::now()));
+        }
+        Clock(None)
+    }
+    fn lap(&self, what: &str) {
+        if let Some(t) = self.0 {
+            eprintln!("timing: {what} done at {:.2}s", t.elapsed().as_secs_f64());
+        }
+    }
+}
+
 pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLayout, SiftError> {
     if input.per_doc.len() != n_docs {
         return Err(SiftError::invalid(format!("{n_docs} documents but vectors for {}", input.per_doc.len())));
@@ -107,12 +126,15 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
     }
     let dim = input.dim.clamp(1, model_dim);
     let refs: Vec<&[f32]> = chunks.iter().map(|c| c.1).collect();
+    let clock = Clock::start();
     let projection = Projection::fit(&refs, model_dim, dim);
+    clock.lap("projection");
     let projected: Vec<f32> = par_rows(chunks.len(), |i| projection.apply_normalised(chunks[i].1)).concat();
 
     let n_lists =
         input.lists.unwrap_or(if chunks.len() <= FLAT_MAX_CHUNKS { 1 } else { chunks.len().div_ceil(LIST_CHUNKS) }).clamp(1, chunks.len());
     let (centroids, assign) = if n_lists == 1 { (Vec::new(), vec![0u32; chunks.len()]) } else { kmeans(&projected, dim, n_lists) };
+    clock.lap("lists");
     let mut sets: Vec<VectorSet> = (0..n_lists).map(|_| VectorSet::new_list(dim)).collect();
     for (i, (doc, _)) in chunks.iter().enumerate() {
         sets[assign[i] as usize].push(*doc, &projected[i * dim..(i + 1) * dim])?;
@@ -126,6 +148,7 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
         Some(e) => Some(lay_out_encoder(e, &projection)?),
         None => None,
     };
+    clock.lap("encoder fit");
     Ok(SemanticLayout {
         model_dim,
         dim,

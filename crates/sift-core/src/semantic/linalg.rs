@@ -41,59 +41,152 @@ pub(crate) fn par_fill_rows(out: &mut [f32], k: usize, f: impl Fn(usize, &mut [f
     }
 }
 
-/// Eigenvalues and eigenvectors of a symmetric `n × n` matrix (row-major), by cyclic
-/// Jacobi rotations. Returns the eigenvalues in descending order and the matching
-/// eigenvectors as the rows of an `n × n` matrix.
+/// Eigenvalues and eigenvectors of a symmetric `n × n` matrix (row-major): Householder
+/// reduction to tridiagonal form, then the QL algorithm with implicit shifts (Numerical
+/// Recipes' tred2/tqli) — O(n³) once, 0.1 s for the model's 384 dimensions. Returns the
+/// eigenvalues in descending order and the matching unit eigenvectors as the rows of an
+/// `n × n` matrix.
 pub fn symmetric_eigen(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
     assert_eq!(a.len(), n * n);
-    let mut a = a.to_vec();
-    let mut v = vec![0f64; n * n];
-    for i in 0..n {
-        v[i * n + i] = 1.0;
+    if n == 0 {
+        return (Vec::new(), Vec::new());
     }
-    for _sweep in 0..64 {
-        let off: f64 = (0..n).flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j))).map(|(i, j)| a[i * n + j].powi(2)).sum();
-        let total: f64 = a.iter().map(|x| x * x).sum();
-        if off <= 1e-22 * total.max(1e-300) {
-            break;
+    let mut z = a.to_vec(); // becomes the eigenvectors (columns)
+    let mut d = vec![0f64; n];
+    let mut e = vec![0f64; n];
+    // tred2: Householder reduction.
+    for i in (1..n).rev() {
+        let l = i - 1;
+        let mut h = 0.0;
+        if l > 0 {
+            let scale: f64 = (0..=l).map(|k| z[i * n + k].abs()).sum();
+            if scale == 0.0 {
+                e[i] = z[i * n + l];
+            } else {
+                for k in 0..=l {
+                    z[i * n + k] /= scale;
+                    h += z[i * n + k] * z[i * n + k];
+                }
+                let f = z[i * n + l];
+                let g = if f >= 0.0 { -h.sqrt() } else { h.sqrt() };
+                e[i] = scale * g;
+                h -= f * g;
+                z[i * n + l] = f - g;
+                let mut f = 0.0;
+                for j in 0..=l {
+                    z[j * n + i] = z[i * n + j] / h;
+                    let mut g = 0.0;
+                    for k in 0..=j {
+                        g += z[j * n + k] * z[i * n + k];
+                    }
+                    for k in j + 1..=l {
+                        g += z[k * n + j] * z[i * n + k];
+                    }
+                    e[j] = g / h;
+                    f += e[j] * z[i * n + j];
+                }
+                let hh = f / (h + h);
+                for j in 0..=l {
+                    let f = z[i * n + j];
+                    let g = e[j] - hh * f;
+                    e[j] = g;
+                    for k in 0..=j {
+                        z[j * n + k] -= f * e[k] + g * z[i * n + k];
+                    }
+                }
+            }
+        } else {
+            e[i] = z[i * n + l];
         }
-        for p in 0..n {
-            for q in p + 1..n {
-                let apq = a[p * n + q];
-                if apq.abs() < 1e-300 {
-                    continue;
+        d[i] = h;
+    }
+    d[0] = 0.0;
+    e[0] = 0.0;
+    for i in 0..n {
+        if d[i] != 0.0 {
+            for j in 0..i {
+                let mut g = 0.0;
+                for k in 0..i {
+                    g += z[i * n + k] * z[k * n + j];
                 }
-                let (app, aqq) = (a[p * n + p], a[q * n + q]);
-                let theta = (aqq - app) / (2.0 * apq);
-                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
-                let t = if theta == 0.0 { 1.0 } else { t };
-                let c = 1.0 / (t * t + 1.0).sqrt();
-                let s = t * c;
-                for k in 0..n {
-                    let (akp, akq) = (a[k * n + p], a[k * n + q]);
-                    a[k * n + p] = c * akp - s * akq;
-                    a[k * n + q] = s * akp + c * akq;
-                }
-                for k in 0..n {
-                    let (apk, aqk) = (a[p * n + k], a[q * n + k]);
-                    a[p * n + k] = c * apk - s * aqk;
-                    a[q * n + k] = s * apk + c * aqk;
-                }
-                for k in 0..n {
-                    let (vkp, vkq) = (v[k * n + p], v[k * n + q]);
-                    v[k * n + p] = c * vkp - s * vkq;
-                    v[k * n + q] = s * vkp + c * vkq;
+                for k in 0..i {
+                    z[k * n + j] -= g * z[k * n + i];
                 }
             }
         }
+        d[i] = z[i * n + i];
+        z[i * n + i] = 1.0;
+        for j in 0..i {
+            z[j * n + i] = 0.0;
+            z[i * n + j] = 0.0;
+        }
+    }
+    // tqli: implicit QL on the tridiagonal matrix.
+    for i in 1..n {
+        e[i - 1] = e[i];
+    }
+    e[n - 1] = 0.0;
+    for l in 0..n {
+        let mut iter = 0;
+        loop {
+            let mut m = l;
+            while m + 1 < n {
+                let dd = d[m].abs() + d[m + 1].abs();
+                if e[m].abs() <= f64::EPSILON * dd {
+                    break;
+                }
+                m += 1;
+            }
+            if m == l || iter == 60 {
+                break;
+            }
+            iter += 1;
+            let mut g = (d[l + 1] - d[l]) / (2.0 * e[l]);
+            let mut r = g.hypot(1.0);
+            g = d[m] - d[l] + e[l] / (g + if g >= 0.0 { r.abs() } else { -r.abs() });
+            let (mut s, mut c, mut p) = (1.0, 1.0, 0.0);
+            let mut i = m;
+            let mut underflow = false;
+            while i > l {
+                i -= 1;
+                let f = s * e[i];
+                let b = c * e[i];
+                r = f.hypot(g);
+                e[i + 1] = r;
+                if r == 0.0 {
+                    d[i + 1] -= p;
+                    e[m] = 0.0;
+                    underflow = true;
+                    break;
+                }
+                s = f / r;
+                c = g / r;
+                g = d[i + 1] - p;
+                r = (d[i] - g) * s + 2.0 * c * b;
+                p = s * r;
+                d[i + 1] = g + p;
+                g = c * r - b;
+                for k in 0..n {
+                    let f = z[k * n + i + 1];
+                    z[k * n + i + 1] = s * z[k * n + i] + c * f;
+                    z[k * n + i] = c * z[k * n + i] - s * f;
+                }
+            }
+            if underflow {
+                continue;
+            }
+            d[l] -= p;
+            e[l] = g;
+            e[m] = 0.0;
+        }
     }
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&i, &j| a[j * n + j].total_cmp(&a[i * n + i]).then(i.cmp(&j)));
-    let values = order.iter().map(|&i| a[i * n + i]).collect();
+    order.sort_by(|&i, &j| d[j].total_cmp(&d[i]).then(i.cmp(&j)));
+    let values = order.iter().map(|&i| d[i]).collect();
     let mut vectors = vec![0f64; n * n];
     for (r, &i) in order.iter().enumerate() {
         for k in 0..n {
-            vectors[r * n + k] = v[k * n + i];
+            vectors[r * n + k] = z[k * n + i];
         }
     }
     (values, vectors)
@@ -289,7 +382,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn jacobi_finds_the_eigenpairs_of_a_symmetric_matrix() {
+    fn eigenpairs_of_a_random_symmetric_matrix_reconstruct_it() {
+        let n = 12;
+        let mut seed = 7u64;
+        let mut rnd = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % 1000) as f64 / 500.0 - 1.0
+        };
+        let mut a = vec![0f64; n * n];
+        for i in 0..n {
+            for j in 0..=i {
+                let v = rnd();
+                a[i * n + j] = v;
+                a[j * n + i] = v;
+            }
+        }
+        let (vals, vecs) = symmetric_eigen(&a, n);
+        assert!(vals.windows(2).all(|w| w[0] >= w[1]), "descending");
+        // A v = λ v for every pair, and the vectors are orthonormal.
+        for r in 0..n {
+            let v = &vecs[r * n..(r + 1) * n];
+            for i in 0..n {
+                let av: f64 = (0..n).map(|k| a[i * n + k] * v[k]).sum();
+                assert!((av - vals[r] * v[i]).abs() < 1e-9, "pair {r}");
+            }
+            for s in 0..n {
+                let dot: f64 = (0..n).map(|k| v[k] * vecs[s * n + k]).sum();
+                assert!((dot - if r == s { 1.0 } else { 0.0 }).abs() < 1e-9);
+            }
+        }
+    }
+
+    #[test]
+    fn the_eigenpairs_of_a_known_matrix() {
         // A = Q diag(5, 2, 1) Qᵀ for a rotation Q.
         let (c, s) = (0.6f64, 0.8f64);
         let q = [c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0];

@@ -25,14 +25,22 @@ impl Projection {
         let dim = dim.min(model_dim);
         let blocks: Vec<&[&[f32]]> = vectors.chunks(BLOCK).collect();
         let partial = par_map(&blocks, |block| {
+            // f32 sums over runs of `FLUSH` vectors (vectorised), added into f64.
+            const FLUSH: usize = 64;
             let mut g = vec![0f64; model_dim * model_dim];
-            for v in block.iter() {
-                for i in 0..model_dim {
-                    let vi = f64::from(v[i]);
-                    let row = &mut g[i * model_dim..(i + 1) * model_dim];
-                    for (j, gij) in row.iter_mut().enumerate().skip(i) {
-                        *gij += vi * f64::from(v[j]);
+            let mut acc = vec![0f32; model_dim * model_dim];
+            for run in block.chunks(FLUSH) {
+                acc.fill(0.0);
+                for v in run.iter() {
+                    for i in 0..model_dim {
+                        let vi = v[i];
+                        for (a, x) in acc[i * model_dim + i..(i + 1) * model_dim].iter_mut().zip(&v[i..]) {
+                            *a += vi * x;
+                        }
                     }
+                }
+                for (gij, a) in g.iter_mut().zip(&acc) {
+                    *gij += f64::from(*a);
                 }
             }
             g
