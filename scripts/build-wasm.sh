@@ -4,7 +4,8 @@
 #   sift_embed_wasm*     the query embedder (tract, wasm SIMD), loaded only for semantic search
 #   sift.js, sift-search.js, *.d.ts, index.html (the demo page)
 # wasm-opt comes from npm binaryen@132 (Debian's binaryen breaks wasm-bindgen output).
-# SIFT_SKIP_EMBED_WASM=1 builds the keyword-only runtime alone.
+# SIFT_SKIP_EMBED_WASM=1 builds the engine alone (keyword and hybrid with the bundle's static
+# encoder; only `embedder: "model"` needs the embedder wasm).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$SIFT_ROOT"
@@ -19,12 +20,15 @@ mkdir -p "$DIST" "$WORK"
 OPT_FEATURES=(--enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int --enable-mutable-globals --enable-reference-types --enable-multivalue)
 
 echo "build-wasm: engine core"
-wasm-pack --quiet build crates/sift-wasm --target web --profile wasm-release --no-opt --no-pack --out-dir "$WORK/core" >/dev/null
+# cargo + wasm-bindgen directly (what wasm-pack runs), so the keyword and static-encoder
+# runtime — all the demo needs — does not wait for a wasm-pack install.
+cargo build --quiet --lib -p sift-wasm --target wasm32-unknown-unknown --profile wasm-release
+wasm-bindgen --target web --typescript --out-dir "$WORK/core" "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/sift_wasm.wasm"
 "$WASM_OPT" -Oz "${OPT_FEATURES[@]}" --strip-debug --strip-producers "$WORK/core/sift_wasm_bg.wasm" -o "$DIST/sift_wasm_bg.wasm"
 cp "$WORK/core/sift_wasm.js" "$WORK/core/sift_wasm.d.ts" "$DIST/"
 
 if [ "${SIFT_SKIP_EMBED_WASM:-}" != 1 ]; then
-  echo "build-wasm: query embedder (tract + wasm SIMD; the first build takes several minutes)"
+  echo "build-wasm: full-model query embedder (tract + wasm SIMD; the first build takes several minutes)"
   # A target dir of its own: RUSTFLAGS differ, and sharing one would rebuild both every time.
   CARGO_TARGET_DIR="$CARGO_TARGET_DIR/wasm-simd" RUSTFLAGS="-C target-feature=+simd128" \
     wasm-pack --quiet build crates/sift-embed-wasm --target web --profile wasm-release --no-opt --no-pack --out-dir "$WORK/embed" >/dev/null

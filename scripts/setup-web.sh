@@ -19,12 +19,15 @@ if [ "$have_bindgen" != "$want_bindgen" ]; then
   cargo install wasm-bindgen-cli --version "$want_bindgen" --force
 fi
 
-if ! command -v wasm-pack >/dev/null 2>&1; then
+# SIFT_SETUP_DEMO=1: only what scripts/demo.sh needs (no wasm-pack, Chromium or worker
+# packages: the demo's runtime is the engine wasm, built with cargo and wasm-bindgen).
+DEMO="${SIFT_SETUP_DEMO:-}"
+if [ "$DEMO" != 1 ] && ! command -v wasm-pack >/dev/null 2>&1; then
   echo "setup-web: installing wasm-pack (about 8 minutes, once per machine)"
   cargo install wasm-pack
 fi
 
-if [ "${SIFT_SKIP_CHROMIUM:-}" != 1 ] && ! [ -x /usr/bin/chromium ]; then
+if [ "$DEMO" != 1 ] && [ "${SIFT_SKIP_CHROMIUM:-}" != 1 ] && ! [ -x /usr/bin/chromium ]; then
   echo "setup-web: installing Debian's chromium"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null \
@@ -33,7 +36,8 @@ if [ "${SIFT_SKIP_CHROMIUM:-}" != 1 ] && ! [ -x /usr/bin/chromium ]; then
 fi
 
 # (bench/ installs its peers itself: bench/run.sh, bench/browser.sh)
-for dir in www worker; do
+dirs=(www worker); [ "$DEMO" = 1 ] && dirs=(www)
+for dir in "${dirs[@]}"; do
   if [ -f "$dir/package.json" ]; then
     # npm ci when the lockfile matches, skipped entirely when node_modules is current.
     if ! [ -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then

@@ -1,6 +1,6 @@
 //! Every pain in ../shared/seeds, as a test over the small docs set in tests/corpus.
 
-use sift_core::{MultiSearchRequest, SearchRequest, Step};
+use sift_core::{MultiSearchRequest, SearchRequest, SourceDoc, Step};
 use sift_tests::*;
 
 #[test]
@@ -242,12 +242,75 @@ fn bad_input_gets_clear_errors_not_panics() {
     }
     let huge = format!(r#"{{"query": "{}"}}"#, "word ".repeat(20_000));
     assert_eq!(search_json(&e, &huge).unwrap_err().code, "query_too_long");
-    let many_terms: String = (0..100).map(|i| format!("t{i} ")).collect();
     assert_eq!(search(&e, "cache").results.is_empty(), false);
-    assert_eq!(run(&e, &SearchRequest::new(many_terms)).unwrap_err().code, "query_too_long");
+    // Over 16 KB is refused; a hundred terms are answered (see long_pasted_text_is_answered).
+    let over = "word ".repeat(3400);
+    assert_eq!(run(&e, &SearchRequest::new(over)).unwrap_err().code, "query_too_long");
     // Hostile but valid strings are just queries.
     for q in ["\"", "-", "OR", "-cache", "\u{0}\u{1}", "🦀", "a:b:c", "((()))", "\\", "<script>"] {
         let r = run(&e, &SearchRequest::new(q));
         assert!(r.is_ok() || r.as_ref().unwrap_err().code == "empty_query", "{q:?}: {r:?}");
     }
+}
+
+/// Pain: a pasted paragraph was refused ("query has more than 64 terms"). Now it is answered
+/// with its most informative terms, the page it came from first, and `fallback` says what was
+/// kept. Repeated words count as evidence; words found nowhere are dropped.
+#[test]
+fn long_pasted_text_is_answered_with_its_most_informative_terms() {
+    let e = corpus_engine();
+    let page = corpus_docs().into_iter().find(|d| d.id.contains("state-machine")).expect("state-machine page");
+    let body: String = page.sections.iter().map(|s| s.text.as_str()).collect::<Vec<_>>().join(" ");
+    // The page's own text, padded with many distinct words the bundle has never seen.
+    let noise: String = (0..80).map(|i| format!("zq{i}xv ")).collect();
+    let pasted = format!("{noise}{}", format!("{body} ").repeat(2048 / body.len().max(1) + 2));
+    assert!(pasted.split_whitespace().count() > 100, "a long text");
+    assert!(pasted.len() > 2048, "over the old byte limit");
+    let r = run(&e, &SearchRequest::new(pasted.clone())).expect("answered");
+    assert_eq!(ids(&r).first().copied(), Some(page.id.as_str()), "the source page first: {:?}", ids(&r));
+    let fb = r.fallback.expect("the reduction is reported");
+    assert!(fb.reason.contains("most informative"), "{fb:?}");
+    assert!(!fb.reason.contains("zq1xv"), "words found nowhere are not kept: {fb:?}");
+    // Same answer through the JSON contract, and deterministic.
+    let json = serde_json::json!({ "query": pasted }).to_string();
+    assert_eq!(ids(&search_json(&e, &json).unwrap()), ids(&run(&e, &SearchRequest::new(pasted)).unwrap()));
+}
+
+/// Pain: on an API page every method has an "Examples" section, and `hashmap entry api`
+/// showed three sub-results all labelled "Examples". A repeated heading is now told apart by
+/// the item it sits under, and sections that would still read the same are merged.
+#[test]
+fn sub_results_are_labelled_so_they_can_be_told_apart() {
+    use sift_core::doc::Section;
+    let sec = |heading: &str, anchor: &str, text: &str| Section { heading: heading.into(), anchor: Some(anchor.into()), text: text.into() };
+    let page = SourceDoc {
+        id: "std/collections/hash_map/struct.HashMap.html".into(),
+        url: "/std/collections/hash_map/struct.HashMap.html".into(),
+        title: "HashMap in std::collections".into(),
+        path: "std collections hash_map struct HashMap".into(),
+        sections: vec![
+            sec("", "main", "A hash map implemented with quadratic probing and SIMD lookup."),
+            sec("pub fn insert", "method.insert", "Inserts a key-value pair into the map."),
+            sec("Examples", "examples", "let mut map = HashMap::new(); map.insert(37, \"a\"); the entry api is nicer"),
+            sec("pub fn entry", "method.entry", "Gets the given key's corresponding entry in the map for in-place manipulation."),
+            sec("Examples", "examples-1", "let mut letters = HashMap::new(); letters.entry(ch).or_insert(0); entry api"),
+            sec("pub fn get", "method.get", "Returns a reference to the value corresponding to the key."),
+            sec("Examples", "examples-2", "map.get(&1); the entry api is not needed here"),
+            sec("Notes", "notes", "entry api notes"),
+            sec("Notes", "notes-1", "entry api notes again"),
+        ],
+        metadata: Default::default(),
+        date: None,
+    };
+    let e = sift_core::engine_from_docs(&[page], &sift_core::BuildOptions::default()).unwrap();
+    let r = search(&e, "hashmap entry api");
+    let titles: Vec<&str> = r.results[0].sub_results.iter().map(|s| s.title.as_str()).collect();
+    let mut unique = titles.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), titles.len(), "every sub-result reads differently: {titles:?}");
+    assert!(titles.contains(&"pub fn entry › Examples"), "{titles:?}");
+    assert!(titles.iter().all(|t| *t != "Examples"), "{titles:?}");
+    // Both "Notes" sit under the same item: one sub-result.
+    assert!(titles.iter().filter(|t| t.ends_with("Notes")).count() <= 1, "{titles:?}");
 }

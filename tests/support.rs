@@ -8,8 +8,17 @@ use std::path::{Path, PathBuf};
 #[path = "frozen_cases.rs"]
 pub mod frozen;
 
+/// The repository root, found from the running test's package (cargo sets
+/// `CARGO_MANIFEST_DIR` at run time): the compile-time value can name another clone, because
+/// cargo reuses this library's build from a shared target directory whatever the clone's path.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+    let runtime = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let start = runtime.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    start
+        .ancestors()
+        .find(|p| p.join("tests/corpus").is_dir() && p.join("Cargo.toml").is_file())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf())
 }
 
 /// The small docs set in tests/corpus, extracted like `sift build` does.

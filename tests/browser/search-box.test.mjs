@@ -165,7 +165,7 @@ test("the JS API: search, multiSearch, getDocument, related and errors as reject
       ["limit0", () => s.search({ query: "x", limit: 0 })],
       ["unknownField", () => s.search({ query: "x", bogus: 1 })],
       ["notAnObject", () => s.search(42)],
-      ["longQuery", () => s.search({ query: "a".repeat(5000) })],
+      ["longQuery", () => s.search({ query: "a".repeat(17000) })],
       ["relatedMissing", () => s.related("no/such.md")],
     ]) {
       try {

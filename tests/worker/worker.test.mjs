@@ -73,7 +73,7 @@ test("GET /search bad inputs are 400s with the contract's codes", { skip }, asyn
   await expectError(await get("/search?q=deploy&limit=abc"), 400, "invalid_json");
   await expectError(await get("/search?q=deploy&colour=red"), 400, "invalid_request");
   await expectError(await get("/search?q=deploy&filter.nosuch=x"), 400, "unknown_filter");
-  await expectError(await get(`/search?q=${"a".repeat(3000)}`), 400, "query_too_long");
+  await expectError(await post("/search", { query: "a ".repeat(9000) }), 400, "query_too_long");
   await expectError(await get("/search?q="), 400, "empty_query");
 });
 
@@ -88,6 +88,12 @@ test("POST /search, /multi_search and their bad bodies", { skip }, async () => {
   await expectError(await post("/search", { query: "x", bogus: true }), 400, "invalid_json");
   await expectError(await post("/search", JSON.stringify({ query: "x".repeat(1 << 20) })), 413, "payload_too_large");
   await expectError(await post("/search", [1, 2]), 400, "invalid_request");
+  // A pasted paragraph (over 64 terms, over the old 2 KB limit) is answered, and says what it kept.
+  const para = Array.from({ length: 90 }, (_, i) => `token${i} refresh`).join(" ") + " rotating authentication tokens";
+  const long = await post("/search", { query: para, limit: 3 });
+  assert.equal(long.status, 200);
+  const lr = await long.json();
+  assert.ok(lr.results.length >= 1 && /most informative/.test(lr.fallback?.reason ?? ""), JSON.stringify(lr.fallback));
   const m = await (await post("/multi_search", { queries: [{ query: "cache" }, { query: "memo" }], limit: 5 })).json();
   assert.ok(m.results.some((x) => x.queries.length === 2) || m.results.length >= 2, JSON.stringify(m));
   await expectError(await post("/multi_search", { queries: [] }), 400, "invalid_request");

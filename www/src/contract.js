@@ -3,7 +3,7 @@
 
 /** The contract's limits. */
 export const LIMITS = Object.freeze({
-  maxQueryBytes: 2048, // bytes of a query
+  maxQueryBytes: 16384, // bytes of a query
   maxClauses: 64, // terms, phrases and OR groups of a query
   maxLimit: 50, // results per page
   defaultLimit: 10, // results per page when limit is not given

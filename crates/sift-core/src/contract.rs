@@ -6,10 +6,12 @@ use crate::error::{ErrorCode, SiftError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Queries longer than this are refused (a search box never needs more; a 100 KB query is
-/// an accident or an attack).
-pub const MAX_QUERY_BYTES: usize = 2048;
-/// Bare terms, phrases and OR groups in one query.
+/// Queries longer than this are refused: a pasted paragraph or page section fits (longer
+/// queries keep their most informative terms, see `MAX_CLAUSES`); a 100 KB query is an
+/// accident or an attack.
+pub const MAX_QUERY_BYTES: usize = 16 * 1024;
+/// Terms (bare words, phrases, OR groups) a query searches for: a longer query keeps the
+/// most informative ones and says so in `fallback`.
 pub const MAX_CLAUSES: usize = 64;
 pub const MAX_LIMIT: usize = 50;
 pub const DEFAULT_LIMIT: usize = 10;

@@ -140,7 +140,13 @@ struct Sample {
 
 /// The frozen format-1 bundle, read from the repository.
 pub fn frozen_v1() -> BuiltBundle {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/frozen/v1/bundle");
+    // The run-time package directory first: a build reused from a shared target directory
+    // may carry another clone's compile-time path.
+    let rel = "tests/frozen/v1/bundle";
+    let dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .and_then(|d| d.ancestors().map(|a| a.join(rel)).find(|p| p.is_dir()))
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel));
     let manifest =
         sift_core::bundle::Manifest::parse(&std::fs::read(dir.join("manifest.json")).expect("frozen v1 manifest")).expect("parses");
     let shards = manifest.all_shards().map(|r| (r.file.clone(), std::fs::read(dir.join(&r.file)).expect("frozen v1 shard"))).collect();

@@ -12,20 +12,29 @@ use crate::query::ParsedQuery;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The hard constraints of a request: metadata filters and `since` (None: no filter at
-/// all), and documents excluded by `-words`.
+/// all), documents excluded by `-words`, and the documents that contain every quoted text.
 pub(crate) struct Filter {
     pub allowed: Option<Vec<bool>>,
     pub excluded: Vec<u32>,
+    /// Documents containing every quoted phrase of the query (None: nothing was quoted).
+    /// The lexical side enforces phrases by matching; results by meaning must pass here.
+    pub quoted: Option<Vec<u32>>,
 }
 
 impl Filter {
     /// `filters`: field → accepted values (values of one field OR-ed, fields AND-ed).
     pub fn new(index: &FilterIndex, meta: &DocMeta, filters: &[(String, Vec<String>)], since: Option<i64>, clauses: &[Clause]) -> Filter {
-        Filter { allowed: allowed_docs(index, meta, filters, since), excluded: excluded_docs(clauses) }
+        Filter { allowed: allowed_docs(index, meta, filters, since), excluded: excluded_docs(clauses), quoted: quoted_docs(clauses) }
     }
 
     pub fn admits(&self, doc: u32) -> bool {
         self.allowed.as_ref().is_none_or(|a| a.get(doc as usize).copied().unwrap_or(false)) && self.excluded.binary_search(&doc).is_err()
+    }
+
+    /// Whether a document found by meaning keeps every hard constraint: the filters, the
+    /// exclusions and the quoted text.
+    pub fn admits_by_meaning(&self, doc: u32) -> bool {
+        self.admits(doc) && self.quoted.as_ref().is_none_or(|q| q.binary_search(&doc).is_ok())
     }
 
     /// Whether any filter or `since` narrows the candidates.
@@ -80,6 +89,20 @@ fn allowed_docs(index: &FilterIndex, meta: &DocMeta, filters: &[(String, Vec<Str
         }
     }
     Some(allowed)
+}
+
+/// Documents containing every quoted clause (as typed: its exact alternatives).
+fn quoted_docs(clauses: &[Clause]) -> Option<Vec<u32>> {
+    let mut out: Option<BTreeSet<u32>> = None;
+    for c in clauses.iter().filter(|c| c.quoted) {
+        let docs: BTreeSet<u32> =
+            c.alts.iter().filter(|a| a.kind == AltKind::Exact).flat_map(|a| alt_matches(a).into_iter().map(|(doc, _)| doc)).collect();
+        out = Some(match out {
+            None => docs,
+            Some(prev) => prev.intersection(&docs).copied().collect(),
+        });
+    }
+    out.map(|s| s.into_iter().collect())
 }
 
 /// Documents matching any negated clause (prefix completions never exclude).

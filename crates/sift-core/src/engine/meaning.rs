@@ -138,7 +138,7 @@ pub(crate) fn semantic_hits(res: &Resolver, q: &[f32], depth: usize, filter: &Fi
     let eng = res.eng;
     let mut best: HashMap<u32, f32> = HashMap::new();
     let mut take = |doc: u32, cos: f32| {
-        if filter.admits(doc) {
+        if filter.admits_by_meaning(doc) {
             let e = best.entry(doc).or_insert(f32::MIN);
             *e = e.max(cos);
         }

@@ -72,6 +72,8 @@ pub(crate) struct Clause {
     pub label: String,
     pub alts: Vec<Alt>,
     pub negated: bool,
+    /// Quoted text only (`"connection pool"`): a hard constraint, kept in every mode.
+    pub quoted: bool,
     /// Folded word eligible for fuzzy matching (a single plain word, not an identifier).
     pub fuzzy_word: Option<String>,
     /// A "did you mean" replacement for this clause.
@@ -98,6 +100,55 @@ impl Plan {
     pub fn positive_clauses(&self) -> impl Iterator<Item = &Clause> {
         self.positive.iter().map(|&i| &self.clauses[i])
     }
+
+    /// Long input (a pasted paragraph): keep the `max` positive clauses that say most about
+    /// the documents they match, the way "more like this" queries choose terms — weight
+    /// idf · (1 + ln repeats), `repeats[i]` being how often clause `i` occurs in the text.
+    /// Words found nowhere match nothing and go first; quoted text and exclusions always
+    /// stay. Returns the labels kept, when anything was dropped.
+    pub fn keep_most_informative(&mut self, max: usize, repeats: &[u32], doc_count: u32) -> Option<Vec<String>> {
+        if self.positive.len() <= max {
+            return None;
+        }
+        let weight = |i: usize| {
+            let c = &self.clauses[i];
+            let df = c.exact_df();
+            if df == 0 {
+                return f32::NEG_INFINITY;
+            }
+            rank::idf(doc_count, df) * (1.0 + (repeats.get(i).copied().unwrap_or(1).max(1) as f32).ln())
+        };
+        let quoted = self.positive.iter().filter(|&&i| self.clauses[i].quoted).count();
+        let mut free: Vec<usize> = self.positive.iter().copied().filter(|&i| !self.clauses[i].quoted).collect();
+        // Highest weight first; ties keep the text's order.
+        free.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)).then(a.cmp(&b)));
+        free.retain(|&i| weight(i).is_finite());
+        free.truncate(max.saturating_sub(quoted));
+        let keep: std::collections::HashSet<usize> = free.into_iter().collect();
+        let clauses = std::mem::take(&mut self.clauses);
+        self.clauses = clauses.into_iter().enumerate().filter(|(i, c)| c.negated || c.quoted || keep.contains(i)).map(|(_, c)| c).collect();
+        self.positive = (0..self.clauses.len()).filter(|&i| !self.clauses[i].negated).collect();
+        Some(self.positive_clauses().map(|c| c.label.clone()).collect())
+    }
+}
+
+/// Drafts with repeated clauses (same text, folded) merged, and how often each occurred:
+/// a pasted paragraph says "the" and "cache" many times, and counts are evidence.
+pub(crate) fn merge_repeats(drafts: Vec<Draft>) -> (Vec<Draft>, Vec<u32>) {
+    let mut seen: std::collections::HashMap<(String, bool), usize> = std::collections::HashMap::new();
+    let (mut out, mut counts): (Vec<Draft>, Vec<u32>) = (Vec::new(), Vec::new());
+    for d in drafts {
+        let key = (analyzer::fold(&d.label), d.negated);
+        match seen.get(&key) {
+            Some(&i) => counts[i] += 1,
+            None => {
+                seen.insert(key, out.len());
+                out.push(d);
+                counts.push(1);
+            }
+        }
+    }
+    (out, counts)
 }
 
 /// A clause before resolution: what was typed, and whether it may be expanded.
@@ -107,6 +158,7 @@ pub(crate) struct Draft {
     pub negated: bool,
     /// The word being typed: it also matches as a prefix.
     open: bool,
+    quoted: bool,
     pub fuzzy_word: Option<String>,
 }
 
@@ -144,7 +196,15 @@ pub(crate) fn draft(parsed: &ParsedQuery, typo_tolerant: bool) -> Vec<Draft> {
             })
             .collect::<Vec<_>>()
             .join(" OR ");
-        out.push(Draft { label, items: g.items.clone(), negated: g.negated, open: parsed.open_last && gi + 1 == n_groups, fuzzy_word });
+        let quoted = !g.negated && g.items.iter().all(|i| matches!(i, Item::Phrase(_)));
+        out.push(Draft {
+            label,
+            items: g.items.clone(),
+            negated: g.negated,
+            open: parsed.open_last && gi + 1 == n_groups,
+            quoted,
+            fuzzy_word,
+        });
     }
     out
 }
@@ -212,7 +272,14 @@ impl Draft {
                 }
             }
         }
-        Ok(Clause { label: self.label.clone(), alts, negated: self.negated, fuzzy_word: self.fuzzy_word.clone(), suggestion: None })
+        Ok(Clause {
+            label: self.label.clone(),
+            alts,
+            negated: self.negated,
+            quoted: self.quoted,
+            fuzzy_word: self.fuzzy_word.clone(),
+            suggestion: None,
+        })
     }
 }
 

@@ -113,6 +113,21 @@ fn snippet_focus(sd: &StoredDoc, i: usize, hits: &[(u32, usize)]) -> u32 {
     best.2
 }
 
+/// What a sub-result is called. A heading the page repeats ("Examples" under every method
+/// of an API page, "Parameters" under every function) is told apart by the nearest heading
+/// before it that the page does not repeat — the item it sits under: `entry › Examples`.
+fn section_label(sd: &StoredDoc, i: usize) -> String {
+    let heading = &sd.sections[i].heading;
+    let count = |h: &str| sd.sections.iter().filter(|s| s.heading == h).count();
+    if count(heading) < 2 {
+        return heading.clone();
+    }
+    match sd.sections[..i].iter().rev().map(|s| s.heading.as_str()).find(|h| !h.is_empty() && count(h) == 1) {
+        Some(parent) => format!("{parent} › {heading}"),
+        None => heading.clone(),
+    }
+}
+
 fn build_result(
     sd: &StoredDoc,
     score: f32,
@@ -133,16 +148,24 @@ fn build_result(
     order.sort_by(|&a, &b| quality[b].cmp(&quality[a]).then(a.cmp(&b)));
     let best = order.iter().copied().find(|&i| !sd.sections[i].text.is_empty());
     let snippet = best.map(snippet_of).unwrap_or_default();
-    let mut subs = Vec::new();
+    let mut subs: Vec<SubResult> = Vec::new();
     if sd.sections.len() > 1 {
-        for &i in order.iter().filter(|&&i| quality[i].hits > 0 && !sd.sections[i].heading.is_empty()).take(MAX_SUB_RESULTS) {
+        for &i in order.iter().filter(|&&i| quality[i].hits > 0 && !sd.sections[i].heading.is_empty()) {
+            let title = snippet::escape_html(&section_label(sd, i));
+            // Sections that would read the same are one sub-result: the best-matching one.
+            if subs.iter().any(|s| s.title == title) {
+                continue;
+            }
             let sec = &sd.sections[i];
             let url = match &sec.anchor {
                 Some(a) if !a.is_empty() => format!("{}#{}", sd.url.split('#').next().unwrap_or(""), a),
                 _ => sd.url.clone(),
             };
             let sn = if Some(i) == best { snippet.clone() } else { snippet_of(i) };
-            subs.push(SubResult { title: snippet::escape_html(&sec.heading), url, snippet: sn });
+            subs.push(SubResult { title, url, snippet: sn });
+            if subs.len() == MAX_SUB_RESULTS {
+                break;
+            }
         }
     }
     SearchResult {

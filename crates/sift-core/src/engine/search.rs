@@ -10,7 +10,6 @@ use super::resolve::{Flow, Resolver};
 use super::score::{self, Hit, Scorer};
 use super::{round4, Engine, ShardId};
 use crate::contract::{Fallback, SearchResponse, ValidRequest, MAX_CLAUSES};
-use crate::error::{ErrorCode, SiftError};
 use crate::query;
 use std::collections::{BTreeMap, HashMap};
 
@@ -23,9 +22,10 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let filter_fields = &eng.manifest.filter_fields;
     let parsed = query::parse(&req.query, |f| filter_fields.iter().any(|x| x == f));
     let drafts = plan::draft(&parsed, weights.0 > 0.0);
-    if drafts.iter().filter(|d| !d.negated).count() > MAX_CLAUSES {
-        return Err(SiftError::new(ErrorCode::QueryTooLong, format!("query has more than {MAX_CLAUSES} terms")).into());
-    }
+    // Long input (a pasted paragraph) is answered, not refused: repeats merge here, and
+    // after resolution the most informative terms are kept (`Plan::keep_most_informative`).
+    let long = drafts.iter().filter(|d| !d.negated).count() > MAX_CLAUSES;
+    let (drafts, repeats) = if long { plan::merge_repeats(drafts) } else { (drafts, Vec::new()) };
 
     // One round for everything the plan reads: scoring data, filters, the words' term
     // shards, and the semantic indexes when meaning counts.
@@ -33,6 +33,16 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     res.require([ShardId::DocMeta, ShardId::Filters].into_iter().chain(drafts.iter().flat_map(|d| d.shards(eng))).chain(first_semantic))?;
     let (meta, index) = (res.docmeta()?, res.filters()?);
     let mut plan = plan::resolve(&res, &drafts)?;
+    let distinct = plan.positive.len();
+    let reduced = plan.keep_most_informative(MAX_CLAUSES, &repeats, eng.manifest.doc_count).map(|kept| Fallback {
+        from: format!("{distinct} terms"),
+        to: format!("{} terms", kept.len()),
+        reason: format!(
+            "the query has {distinct} distinct terms; searched for the {} most informative (rarest in this bundle, repeated ones first): {}",
+            kept.len(),
+            kept.join(" ")
+        ),
+    });
     let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), req.since_days, &plan.clauses);
     if plan.positive.is_empty() {
         let reason = "the query only excludes terms; add a word to search for";
@@ -59,7 +69,11 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
         None if semantic && weights.0 == 0.0 => Some(Vec::new()),
         None => None,
     };
-    let mut combined = combine(lexical, by_meaning, weights, relaxed.fallback, req.explain);
+    let fallback = match (reduced, relaxed.fallback) {
+        (Some(r), Some(f)) => Some(Fallback { from: r.from, to: f.to, reason: format!("{}; then {}", r.reason, f.reason) }),
+        (r, f) => r.or(f),
+    };
+    let mut combined = combine(lexical, by_meaning, weights, fallback, req.explain);
     let mut hits = std::mem::take(&mut combined.hits);
 
     // Order, page, facets; then the stored documents of the page.

@@ -1,0 +1,63 @@
+//! Hard constraints hold in every mode: a result found by meaning that lacks the quoted
+//! text, contains an excluded word, or fails a filter or `since` is dropped — in
+//! `semantic`, `hybrid` and `auto` alike. The bundle is built with the toy model
+//! (`sift_core::semantic::toy`), so no model is needed.
+
+use sift_core::{engine_from_docs, BuildOptions, Engine, SearchRequest, SearchResponse};
+use sift_tests::*;
+use std::sync::OnceLock;
+
+fn engine() -> &'static Engine {
+    static E: OnceLock<Engine> = OnceLock::new();
+    E.get_or_init(|| {
+        let docs = corpus_docs();
+        let opts = BuildOptions { semantic: Some(sift_core::semantic::toy::semantic_input(&docs, 64)), ..BuildOptions::default() };
+        engine_from_docs(&docs, &opts).expect("corpus builds with toy vectors")
+    })
+}
+
+fn ask(json: serde_json::Value) -> SearchResponse {
+    search_json(engine(), &json.to_string()).unwrap_or_else(|e| panic!("{json}: {e:?}"))
+}
+
+const MODES: [&str; 3] = ["semantic", "hybrid", "auto"];
+
+#[test]
+fn quoted_text_stays_exact_in_every_mode() {
+    for mode in MODES {
+        let r = ask(serde_json::json!({ "query": "\"switch traffic\" bundle", "mode": mode, "include_content": true, "limit": 50 }));
+        assert!(!r.results.is_empty(), "{mode}: the page with the phrase is found");
+        for x in &r.results {
+            let text = x.content.as_deref().unwrap_or_default().to_lowercase();
+            assert!(text.contains("switch traffic"), "{mode}: {} lacks the quoted text", x.id);
+        }
+        // Without the quotes, meaning brings in other pages about bundles.
+        let loose = ask(serde_json::json!({ "query": "switch traffic bundle", "mode": mode, "limit": 50 }));
+        assert!(loose.results.len() > r.results.len(), "{mode}: {:?} vs {:?}", ids(&loose), ids(&r));
+    }
+    // Quoted text found nowhere: nothing by meaning either.
+    for mode in MODES {
+        let r = ask(serde_json::json!({ "query": "\"traffic switch\" bundle", "mode": mode }));
+        assert!(r.results.iter().all(|x| x.id == "guides/deploy.md"), "{mode}: {:?}", ids(&r));
+        let r = ask(serde_json::json!({ "query": "\"zebra bundle\"", "mode": mode }));
+        assert!(r.results.is_empty(), "{mode}: {:?}", ids(&r));
+    }
+}
+
+#[test]
+fn exclusions_filters_and_since_hold_for_results_by_meaning() {
+    let with_deploy: Vec<String> =
+        ids(&ask(serde_json::json!({ "query": "deploy", "mode": "lexical", "limit": 50 }))).into_iter().map(String::from).collect();
+    assert!(!with_deploy.is_empty());
+    for mode in MODES {
+        let r = ask(serde_json::json!({ "query": "release the bundle -deploy", "mode": mode, "limit": 50 }));
+        assert!(!r.results.is_empty(), "{mode}");
+        for id in ids(&r) {
+            assert!(!with_deploy.iter().any(|d| d == id), "{mode}: {id} contains the excluded word");
+        }
+        let r = ask(serde_json::json!({ "query": "release the bundle", "mode": mode, "filters": { "type": "guide" }, "limit": 50 }));
+        assert!(r.results.iter().all(|x| x.doc_type.as_deref() == Some("guide")), "{mode}: {:?}", ids(&r));
+        let r = ask(serde_json::json!({ "query": "release the bundle", "mode": mode, "since": "2025-01-01", "limit": 50 }));
+        assert!(r.results.iter().all(|x| x.date.as_deref().is_some_and(|d| d >= "2025-01-01")), "{mode}: {:?}", ids(&r));
+    }
+}
