@@ -104,6 +104,22 @@ const PROGRAMS = {
     const r = await s.search({ query, mode: lexical ? "lexical" : "hybrid" });
     return { ms: performance.now() - t0, results: r.results.length, top: r.results[0]?.url ?? null, type: r.search_type, semantic: r.semantic };
   },
+  /** The top ten URLs of each query (the known-item evaluation). */
+  async ranked(kind, base, queries, mode) {
+    const out = [];
+    if (kind === "pagefind") {
+      const pf = await import(`${base}pagefind.js`);
+      for (const q of queries) {
+        const r = await pf.search(q);
+        out.push((await Promise.all(r.results.slice(0, 10).map((x) => x.data()))).map((d) => d.url));
+      }
+      return out;
+    }
+    const { Sift } = await import("/ui/sift.js");
+    const s = await Sift.load(base, { semantic: mode !== "lexical", embedder: "static" });
+    for (const q of queries) out.push((await s.search({ query: q, mode, limit: 10 })).results.map((r) => r.url));
+    return out;
+  },
   async warm(kind, base, queries, rounds, mode) {
     let run;
     let embed = [];
@@ -259,6 +275,33 @@ async function main() {
     if (fs.existsSync(model)) report.results.sift_model = await measure(chrome, origin, "sift-model", "/hyb/", "hybrid");
     else console.error(`bench: --model: ${model} is missing (build the bundle with --copy-model); no sift_model row`);
   }
+  // Known items (bench/known-item): keyword queries and paraphrases of the Python docs, each
+  // with the one page it asks for; MRR@10 per half, Sift's modes beside Pagefind, same page.
+  const ki = path.join(ROOT, "bench/known-item");
+  const readQueries = (f) => fs.readFileSync(path.join(ki, f), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const halves = { keyword: readQueries("python-docs-keyword.jsonl"), paraphrase: readQueries("python-docs-paraphrase.jsonl") };
+  const wanted = new Map(); // query id → the pages that answer it (some queries have several)
+  for (const [q, d] of fs.readFileSync(path.join(ki, "python-docs-qrels.tsv"), "utf8").split("\n").slice(1).filter(Boolean).map((l) => l.split("\t"))) {
+    if (!wanted.has(q)) wanted.set(q, new Set());
+    wanted.get(q).add(d);
+  }
+  const pageOf = (url) => decodeURI(url).split("#")[0].replace(/^\/+/, "").replace(/^(lex|hyb|pagefind)\//, "");
+  const systems = [["sift lexical", "sift", "/lex/", "lexical"], ["sift semantic", "sift-static", "/hyb/", "semantic"], ["sift hybrid", "sift-static", "/hyb/", "hybrid"], ["sift auto", "sift-static", "/hyb/", "auto"], ["pagefind", "pagefind", "/pagefind/", "lexical"]];
+  report.known_item = {};
+  for (const [name, kind, base, mode] of systems) {
+    report.known_item[name] = {};
+    for (const [half, qs] of Object.entries(halves)) {
+      const page = await chrome.ctx.newPage();
+      await page.goto(`${origin}/bench.html`);
+      const lists = await page.evaluate(call(PROGRAMS.ranked, "ranked", [kind, base, qs.map((q) => q.text), mode]));
+      await page.close();
+      const rr = lists.map((urls, i) => {
+        const rank = urls.map(pageOf).findIndex((p) => wanted.get(qs[i]._id)?.has(p));
+        return rank < 0 ? 0 : 1 / (rank + 1);
+      });
+      report.known_item[name][half] = rr.reduce((a, b) => a + b, 0) / rr.length;
+    }
+  }
   await chrome.close();
   server.close();
 
@@ -284,6 +327,10 @@ async function main() {
   for (const [k, v] of Object.entries(report.results)) {
     console.log(`${k} bytes by file until the first result: ${Object.entries(v.bytes_by_file_kind).sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f} ${kb(n)}`).join(", ")}`);
   }
+  console.log(`\n== known items on the Python docs (bench/known-item: ${halves.keyword.length} keyword queries, ${halves.paraphrase.length} paraphrases), MRR@10, same run`);
+  console.log(`${"system".padEnd(14)} ${"keyword".padStart(8)} ${"paraphrase".padStart(11)}`);
+  for (const [k, v] of Object.entries(report.known_item)) console.log(`${k.padEnd(14)} ${v.keyword.toFixed(3).padStart(8)} ${v.paraphrase.toFixed(3).padStart(11)}`);
+  console.log("(goal: paraphrase half ≥ 0.8 in hybrid)");
   console.log("(sift_model's cold row waits for the model: runtime, tract wasm, model download and load; tinysearch returns titles and URLs only — no snippets — and matches whole words only, the index being inside its wasm)");
   if (args.json) fs.writeFileSync(args.json, JSON.stringify(report, null, 2));
 }

@@ -21,14 +21,21 @@ SIFT="$CARGO_TARGET_DIR/release/sift"
 WORK="$CARGO_TARGET_DIR/bench"
 
 echo "== build and query benchmark"
-"$SIFT" bench --site "$SITE" --pagefind bench/node_modules/.bin/pagefind --work "$WORK" "$@"
+# The hybrid bundle of bench/browser.sh, when it has been built: hybrid `sift search` timed too.
+HYB=()
+[ -f "$WORK/browser/sift-hybrid/manifest.json" ] && HYB=(--hybrid "$WORK/browser/sift-hybrid")
+"$SIFT" bench --site "$SITE" --pagefind bench/node_modules/.bin/pagefind --work "$WORK" "${HYB[@]}" "$@"
 
 CRAN="$SIFT_ROOT/../shared/data/cranfield"
 if [ -d "$CRAN" ]; then
   echo
   echo "== relevance on Cranfield"
   "$SIFT" build "$CRAN/corpus.jsonl" --out "$WORK/cranfield" -q
-  echo "sift lexical: $("$SIFT" eval "$WORK/cranfield" --queries "$CRAN/queries.jsonl" --qrels "$CRAN/qrels/test.tsv" --json)"
+  echo "sift lexical: $("$SIFT" eval "$WORK/cranfield" --queries "$CRAN/queries.jsonl" --qrels "$CRAN/qrels/test.tsv" --mode lexical --json)"
+  if [ -f "$("$SIFT" model path)/model-f32.onnx" ]; then
+    echo "sift, every mode, both query encoders:"
+    "$SIFT" eval "$WORK/cranfield" --queries "$CRAN/queries.jsonl" --qrels "$CRAN/qrels/test.tsv" --embedder both
+  fi
   echo "bm25 (bm25s): $(python3 bench/bm25_baseline.py "$CRAN" 1.2 0.75)"
   echo "bm25 (bm25s): $(python3 bench/bm25_baseline.py "$CRAN" 1.5 0.75)"
 else

@@ -31,6 +31,10 @@ pub struct BenchArgs {
     /// A metadata field and value for the filtered queries.
     #[arg(long, default_value = "folder=library")]
     pub filter: String,
+    /// A bundle of the same site built with vectors: `sift search --mode hybrid` per process
+    /// is timed on it too, with the bundle's static encoder and (when installed) the model.
+    #[arg(long)]
+    pub hybrid: Option<PathBuf>,
     /// Also print the figures as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -267,6 +271,30 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     println!("\n`sift search` process, end to end: p50 {p50:.1} ms, p95 {p95:.1} ms");
     report.insert("cli_search_p50_ms".into(), round3(p50).into());
     report.insert("cli_search_p95_ms".into(), round3(p95).into());
+    if let Some(hybrid) = &a.hybrid {
+        for embedder in ["static", "model"] {
+            let mut v = Vec::new();
+            for q in PLAIN.iter().take(10) {
+                let t = Instant::now();
+                let o = Command::new(&exe)
+                    .args(["search", &hybrid.to_string_lossy(), q, "--mode", "hybrid", "--embedder", embedder, "--json"])
+                    .output()?;
+                if !o.status.success() {
+                    println!("`sift search --mode hybrid --embedder {embedder}`: {}", String::from_utf8_lossy(&o.stderr).trim());
+                    v.clear();
+                    break;
+                }
+                v.push(t.elapsed().as_secs_f64() * 1000.0);
+            }
+            if v.is_empty() {
+                continue;
+            }
+            let (p50, p95) = percentiles(v);
+            println!("`sift search --mode hybrid --embedder {embedder}` process, end to end: p50 {p50:.1} ms, p95 {p95:.1} ms (goal for static: ≤ 50 ms)");
+            report.insert(format!("cli_hybrid_{embedder}_p50_ms"), round3(p50).into());
+            report.insert(format!("cli_hybrid_{embedder}_p95_ms"), round3(p95).into());
+        }
+    }
     if a.json {
         println!("{}", serde_json::Value::Object(report));
     }
