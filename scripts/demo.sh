@@ -22,7 +22,7 @@ lap "the engine wasm built"
 OUT="${SIFT_DEMO_OUT:-$CARGO_TARGET_DIR/demo/_sift}"
 "$SIFT" build docs tests/corpus --out "$OUT" --base-url /
 lap "the sample docs indexed (embedded with the model, query encoder fitted)"
-for q in "bundle format" "StateMachine" "authentificate" "cache OR memo" "agentroot type:guide" "publish the site for visitors" "how do I put the search on the internet"; do
+for q in "bundle format" "StateMachine" "authentificate" "cache OR memo" "agentroot type:guide" "publish the site for visitors" "keeping answers in memory"; do
   echo
   echo "\$ sift search $OUT \"$q\" --limit 3"
   "$SIFT" search "$OUT" "$q" --limit 3

@@ -90,6 +90,22 @@ fn int8_model_stays_close_to_the_reference() {
     check_model("model-int8.onnx", 0.98);
 }
 
+/// The worker's setting (`modelMemory: "small"`): int8 weights kept int8, the word table
+/// gathered before it is dequantized. Same vectors as the expanded model, to float rounding.
+#[test]
+fn int8_weights_kept_int8_give_the_same_vectors() {
+    use sift_embed::model::Weights;
+    let (Some(refs), Some(model), Some(tok)) = (reference(), model_file("model-int8.onnx"), model_file("tokenizer.json")) else { return };
+    let (m, t) = (std::fs::read(model).unwrap(), std::fs::read(tok).unwrap());
+    let expanded = Embedder::from_bytes_with(&m, &t, Weights::Expand).unwrap();
+    let kept = Embedder::from_bytes_with(&m, &t, Weights::KeepInt8).unwrap();
+    let texts: Vec<&str> = refs.iter().map(|r| r.text.as_str()).take(12).collect();
+    for ((a, b), r) in expanded.embed(&texts).unwrap().iter().zip(kept.embed(&texts).unwrap()).zip(&refs) {
+        assert!(cosine(a, &b) > 0.9999, "{:?}: {}", r.text, cosine(a, &b));
+        assert!(cosine(&b, &r.embedding) >= 0.98, "{:?}", r.text);
+    }
+}
+
 #[test]
 fn known_similarities_hold() {
     let (Some(model), Some(tok)) = (model_file("model-int8.onnx"), model_file("tokenizer.json")) else { return };

@@ -19,9 +19,9 @@ impl SiftEmbedder {
     /// Load the ONNX model and its `tokenizer.json`. An int8 model's weights are expanded to
     /// f32 once (fast queries), or kept int8 with `small_memory` (a worker's 128 MB isolate).
     #[wasm_bindgen(constructor)]
-    pub fn new(model: &[u8], tokenizer: &[u8], small_memory: Option<bool>) -> Result<SiftEmbedder, JsValue> {
+    pub fn new(model: Vec<u8>, tokenizer: &[u8], small_memory: Option<bool>) -> Result<SiftEmbedder, JsValue> {
         let weights = if small_memory.unwrap_or(false) { Weights::KeepInt8 } else { Weights::Expand };
-        Embedder::from_bytes_with(model, tokenizer, weights)
+        Embedder::from_vec_with(model, tokenizer, weights)
             .map(|inner| SiftEmbedder { inner })
             .map_err(|e| err("embedder_unavailable", e.0))
     }

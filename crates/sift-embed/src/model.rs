@@ -64,18 +64,41 @@ impl Embedder {
 
     /// Load from bytes, keeping int8 weights as they are or expanding them to f32.
     pub fn from_bytes_with(model: &[u8], tokenizer: &[u8], weights: Weights) -> Result<Embedder, EmbedError> {
+        let proto = Embedder::parse(model)?;
+        Embedder::from_proto(proto, tokenizer, weights)
+    }
+
+    /// Like [`Embedder::from_bytes_with`], freeing the file's bytes once they are parsed: a
+    /// lower peak of memory where it counts (a worker's wasm memory never shrinks).
+    pub fn from_vec_with(model: Vec<u8>, tokenizer: &[u8], weights: Weights) -> Result<Embedder, EmbedError> {
+        let proto = Embedder::parse(&model)?;
+        drop(model);
+        Embedder::from_proto(proto, tokenizer, weights)
+    }
+
+    fn parse(model: &[u8]) -> Result<tract_onnx::pb::ModelProto, EmbedError> {
+        tract_onnx::onnx()
+            .proto_model_for_read(&mut &model[..])
+            .map_err(|e| EmbedError(format!("the model is not a readable ONNX file: {e}")))
+    }
+
+    fn from_proto(mut proto: tract_onnx::pb::ModelProto, tokenizer: &[u8], weights: Weights) -> Result<Embedder, EmbedError> {
         let tokenizer = Tokenizer::from_json(tokenizer).map_err(|e| EmbedError(format!("tokenizer.json: {e}")))?;
         let onnx = tract_onnx::onnx();
-        let mut proto =
-            onnx.proto_model_for_read(&mut &model[..]).map_err(|e| EmbedError(format!("the model is not a readable ONNX file: {e}")))?;
-        if let (Some(graph), Weights::Expand) = (proto.graph.as_mut(), weights) {
-            crate::dequantize::fold_constant_dequantize(graph).map_err(EmbedError)?;
+        if let Some(graph) = proto.graph.as_mut() {
+            // Embedding tables stay int8 in both modes: only the rows a query reads are
+            // dequantized (a 47 MB f32 table otherwise).
+            crate::dequantize::gather_before_dequantize(graph).map_err(EmbedError)?;
+            if weights == Weights::Expand {
+                crate::dequantize::fold_constant_dequantize(graph).map_err(EmbedError)?;
+            }
         }
-        let plan = onnx
-            .model_for_proto_model(&proto)
-            .and_then(|m| m.into_optimized())
-            .and_then(|m| m.into_runnable())
-            .map_err(|e| EmbedError(format!("the model cannot be loaded: {e}")))?;
+        let err = |e: TractError| EmbedError(format!("the model cannot be loaded: {e}"));
+        let model = onnx.model_for_proto_model(&proto).map_err(err)?;
+        // The parsed file's weights are copied into the model: free them before the optimiser
+        // makes its own (wasm memory never shrinks, so the peak is what a worker keeps).
+        drop(proto);
+        let plan = model.into_optimized().and_then(|m| m.into_runnable()).map_err(err)?;
         let mut e = Embedder { plan, tokenizer, dim: 0 };
         e.dim = e.embed(&["probe"])?.first().map(Vec::len).unwrap_or(0);
         if e.dim == 0 {
