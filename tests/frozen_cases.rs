@@ -97,6 +97,8 @@ pub const V2_CASES: &[Case] = &[
     search(r#"{"query": "how do I release my app to production?"}"#),
     search(r#"{"query": "cache", "mode": "hybrid", "filters": {"type": "reference"}}"#),
     search(r#"{"query": "publish the site for visitors"}"#),
+    search(r#"{"query": "\"switch traffic\" bundle", "mode": "hybrid"}"#),
+    search(r#"{"query": "release the bundle -deploy", "mode": "semantic"}"#),
     embedded(r#"{"query": "keeping answers in memory", "mode": "semantic"}"#),
     Case {
         call: "multi_search",

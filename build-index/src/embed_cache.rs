@@ -6,8 +6,10 @@
 //! One append-only file per model (`<cache>/embeddings/<model hash>.bin`): an 8-byte
 //! header (`SIFTEMB1`), `u32 dim`, then records of a 16-byte key (BLAKE3 of the token ids),
 //! `dim` f32 and a CRC-32 of both (LE). A torn or damaged record is skipped with the rest of
-//! the file from it, never used; the file is rewritten without unused records when it has
-//! grown to more than twice what a build used.
+//! the file from it, never used. One cache serves every site built on the machine, so a
+//! build never drops another site's records just because it did not use them: only when the
+//! file outgrows its cap (`SIFT_CACHE_MAX_MB`, default 2,048 — about ten sites the size of
+//! the Python docs) is it rewritten, keeping this build's records first, down to half the cap.
 
 use anyhow::{anyhow, Context as _, Result};
 use std::collections::HashMap;
@@ -16,8 +18,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"SIFTEMB1";
-/// Compaction only pays above this many records.
-const COMPACT_ABOVE: usize = 50_000;
+/// The cache file's size limit when `SIFT_CACHE_MAX_MB` is not set.
+const DEFAULT_CAP_MB: u64 = 2048;
+
+fn cap_bytes() -> u64 {
+    std::env::var("SIFT_CACHE_MAX_MB").ok().and_then(|v| v.parse::<u64>().ok()).unwrap_or(DEFAULT_CAP_MB) << 20
+}
 
 #[cfg(test)]
 use sift_embed::corpus::key;
@@ -47,6 +53,8 @@ pub struct EmbedCache {
     /// The file has a torn or damaged tail: the next save rewrites it.
     damaged: bool,
     fresh: Vec<(Key, Vec<f32>)>,
+    /// The file's size limit, bytes (see the module docs).
+    cap: u64,
 }
 
 impl EmbeddingStore for EmbedCache {
@@ -67,7 +75,7 @@ impl EmbedCache {
     /// error: the build embeds what it cannot find.
     pub fn open(dir: &Path, model_hash: &str, dim: usize) -> EmbedCache {
         let path = dir.join("embeddings").join(format!("{model_hash}.bin"));
-        let mut cache = EmbedCache { path, dim, entries: HashMap::new(), records: 0, damaged: false, fresh: Vec::new() };
+        let mut cache = EmbedCache { path, dim, entries: HashMap::new(), records: 0, damaged: false, fresh: Vec::new(), cap: cap_bytes() };
         if let Ok(bytes) = fs::read(&cache.path) {
             cache.load(&bytes);
         }
@@ -124,13 +132,20 @@ impl EmbedCache {
         let dir = self.path.parent().ok_or_else(|| anyhow!("cache path has no folder"))?;
         fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let total = self.records + self.fresh.len();
-        let compact = total > COMPACT_ABOVE && total > 2 * used.len();
+        let cap = self.cap;
+        let compact = (total * self.record_len()) as u64 > cap;
         if compact || self.damaged {
-            // Rewrite: the records this build used (compaction), or every good one (repair).
-            let mut keys: Vec<Key> = if compact { used.to_vec() } else { self.entries.keys().copied().collect() };
-            if !compact {
-                keys.sort_unstable();
+            // Rewrite: every good record (repair), or — over the cap — this build's records
+            // first, then others until half the cap, so the next builds need not rewrite.
+            let used_set: std::collections::HashSet<&Key> = used.iter().collect();
+            let mut others: Vec<Key> = self.entries.keys().filter(|k| !used_set.contains(k)).copied().collect();
+            others.sort_unstable();
+            let mut keys: Vec<Key> = used.to_vec();
+            if compact {
+                let room = (cap / 2 / self.record_len() as u64) as usize;
+                others.truncate(room.saturating_sub(keys.len()));
             }
+            keys.extend(others);
             let mut out = Vec::with_capacity(12 + keys.len() * self.record_len());
             out.extend_from_slice(MAGIC);
             out.extend_from_slice(&(self.dim as u32).to_le_bytes());
@@ -198,6 +213,17 @@ mod tests {
         torn.save(&[a, b]).unwrap();
         let repaired = EmbedCache::open(&dir, "m", 3);
         assert_eq!(repaired.get(&b), Some(&vec![0.25, 0.5, 0.75]));
+        // A build of another site (using only `b`) keeps the first site's record; over the
+        // cap, the file is cut down to this build's records first.
+        let mut other = EmbedCache::open(&dir, "m", 3);
+        other.save(&[b]).unwrap();
+        assert_eq!(EmbedCache::open(&dir, "m", 3).len(), 2, "nothing dropped under the cap");
+        let mut small = EmbedCache::open(&dir, "m", 3);
+        small.cap = 2 * small.record_len() as u64 + 1; // three records are over; half of it holds one
+        small.insert(key(&[9]), vec![0.0, 1.0, 0.0]);
+        small.save(&[b]).unwrap();
+        let after = EmbedCache::open(&dir, "m", 3);
+        assert_eq!((after.len(), after.get(&b).is_some()), (1, true), "this build's record kept first");
         // Another dimension (another model file under the same name): ignored.
         assert_eq!(EmbedCache::open(&dir, "m", 4).len(), 0);
         let _ = fs::remove_dir_all(&dir);

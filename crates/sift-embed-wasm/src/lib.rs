@@ -21,9 +21,7 @@ impl SiftEmbedder {
     #[wasm_bindgen(constructor)]
     pub fn new(model: Vec<u8>, tokenizer: &[u8], small_memory: Option<bool>) -> Result<SiftEmbedder, JsValue> {
         let weights = if small_memory.unwrap_or(false) { Weights::KeepInt8 } else { Weights::Expand };
-        Embedder::from_vec_with(model, tokenizer, weights)
-            .map(|inner| SiftEmbedder { inner })
-            .map_err(|e| err("embedder_unavailable", e.0))
+        Embedder::from_vec_with(model, tokenizer, weights).map(|inner| SiftEmbedder { inner }).map_err(|e| err("embedder_unavailable", e.0))
     }
 
     /// Bytes of this module's linear memory (wasm memory never shrinks: this is the peak).

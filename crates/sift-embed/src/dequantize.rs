@@ -80,7 +80,12 @@ pub fn gather_before_dequantize(graph: &mut GraphProto) -> Result<usize, String>
         let consumers: Vec<&tract_onnx::pb::NodeProto> = graph.node.iter().filter(|n| n.input.iter().any(|i| i == out)).collect();
         let all_gathers = !consumers.is_empty()
             && consumers.iter().all(|n| {
-                n.op_type == "Gather" && n.input.len() == 2 && n.input[0] == *out && n.input[1] != *out && int_attr(n, "axis") == 0 && n.output.len() == 1
+                n.op_type == "Gather"
+                    && n.input.len() == 2
+                    && n.input[0] == *out
+                    && n.input[1] != *out
+                    && int_attr(n, "axis") == 0
+                    && n.output.len() == 1
             });
         if all_gathers && !graph.output.iter().any(|o| o.name == *out) {
             rewrites.insert(out.clone(), (ni, q.name.clone(), scale.name.clone(), per_row));
@@ -109,14 +114,15 @@ pub fn gather_before_dequantize(graph: &mut GraphProto) -> Result<usize, String>
         }
     }
     let dq_nodes: HashSet<usize> = rewrites.values().map(|r| r.0).collect();
-    let op = |op_type: &str, input: Vec<String>, output: String, attribute: Vec<tract_onnx::pb::AttributeProto>| tract_onnx::pb::NodeProto {
-        name: output.clone(),
-        op_type: op_type.into(),
-        input,
-        output: vec![output],
-        attribute,
-        ..Default::default()
-    };
+    let op =
+        |op_type: &str, input: Vec<String>, output: String, attribute: Vec<tract_onnx::pb::AttributeProto>| tract_onnx::pb::NodeProto {
+            name: output.clone(),
+            op_type: op_type.into(),
+            input,
+            output: vec![output],
+            attribute,
+            ..Default::default()
+        };
     let int = |name: &str, i: i64| tract_onnx::pb::AttributeProto {
         name: name.into(),
         i,

@@ -158,6 +158,30 @@ impl VocabGroup {
     }
 }
 
+/// One row as an f32 scale (LE) and ⌈dim/2⌉ bytes of 4-bit values (−7..7 stored as v + 8,
+/// low nibble first): the layout of encoder rows and of the vector index's centroids.
+pub(crate) fn put_int4_row(out: &mut Vec<u8>, row: &[f32]) {
+    let amax = row.iter().fold(0f32, |m, x| m.max(x.abs()));
+    let scale = if amax > 0.0 { amax / 7.0 } else { 1.0 };
+    out.extend_from_slice(&scale.to_le_bytes());
+    let q = |x: f32| ((x / scale).round().clamp(-7.0, 7.0) as i8 + 8) as u8;
+    for pair in row.chunks(2) {
+        out.push(q(pair[0]) | (pair.get(1).map_or(8, |&x| q(x)) << 4));
+    }
+}
+
+/// Read one [`put_int4_row`] row of `dim` values, dequantised, onto `out`.
+pub(crate) fn read_int4_row(r: &mut Reader, dim: usize, out: &mut Vec<f32>) -> Result<(), SiftError> {
+    let s = r.bytes(4)?;
+    let scale = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
+    if !scale.is_finite() {
+        return Err(SiftError::corrupt("a quantised row has an invalid scale"));
+    }
+    let packed = r.bytes(dim.div_ceil(2))?;
+    out.extend((0..dim).map(|i| f32::from(((packed[i / 2] >> (4 * (i % 2))) & 0x0f) as i8 - 8) * scale));
+    Ok(())
+}
+
 /// A row shard, dequantised.
 pub struct EncoderRows {
     pub dim: usize,
@@ -171,13 +195,7 @@ impl EncoderRows {
         varint::put(&mut out, dim as u64);
         varint::put(&mut out, n as u64);
         for row in rows.chunks_exact(dim) {
-            let amax = row.iter().fold(0f32, |m, x| m.max(x.abs()));
-            let scale = if amax > 0.0 { amax / 7.0 } else { 1.0 };
-            out.extend_from_slice(&scale.to_le_bytes());
-            let q = |x: f32| ((x / scale).round().clamp(-7.0, 7.0) as i8 + 8) as u8;
-            for pair in row.chunks(2) {
-                out.push(q(pair[0]) | (pair.get(1).map_or(8, |&x| q(x)) << 4));
-            }
+            put_int4_row(&mut out, row);
         }
         out
     }
@@ -193,16 +211,7 @@ impl EncoderRows {
         }
         let mut rows = Vec::with_capacity(n * dim);
         for _ in 0..n {
-            let s = r.bytes(4)?;
-            let scale = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
-            if !scale.is_finite() {
-                return Err(SiftError::corrupt("encoder row has an invalid scale"));
-            }
-            let packed = r.bytes(dim.div_ceil(2))?;
-            for i in 0..dim {
-                let nib = (packed[i / 2] >> (4 * (i % 2))) & 0x0f;
-                rows.push(f32::from(nib as i8 - 8) * scale);
-            }
+            read_int4_row(&mut r, dim, &mut rows)?;
         }
         if !r.is_empty() {
             return Err(SiftError::corrupt("encoder row shard has trailing data"));

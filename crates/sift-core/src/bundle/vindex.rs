@@ -9,7 +9,9 @@
 //! varint probe            a query reads nearest lists until it has this many vectors
 //! table  lists            the list shards (kind 7), see `table`
 //! n_lists × varint count  vectors per list
-//! n_lists × dim int8 + f32 scale   the lists' centroids (omitted when there is one list)
+//! n_lists × (f32 scale + ⌈dim/2⌉ bytes of int4)   the lists' centroids (omitted with one
+//!                         list; the row layout of `encoder::put_int4_row`: choosing which
+//!                         lists to read needs only their order, and int4 halves the index)
 //! table  projection       one shard (kind 9)
 //! ```
 //!
@@ -17,6 +19,7 @@
 //! row-major. Only hosts that embed queries with the model itself need it; the static
 //! encoder's rows are already in the bundle's space.
 
+use super::encoder::{put_int4_row, read_int4_row};
 use super::frame::ShardKind;
 use super::manifest::ShardRef;
 use super::table::{put_table, read_table};
@@ -39,29 +42,6 @@ pub struct VectorIndex {
     pub projection: ShardRef,
 }
 
-fn put_int8_rows(out: &mut Vec<u8>, rows: &[f32], dim: usize) {
-    for row in rows.chunks_exact(dim) {
-        let amax = row.iter().fold(0f32, |m, x| m.max(x.abs()));
-        let scale = if amax > 0.0 { amax / 127.0 } else { 1.0 };
-        out.extend(row.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8 as u8));
-        out.extend_from_slice(&scale.to_le_bytes());
-    }
-}
-
-fn read_int8_rows(r: &mut Reader, n: usize, dim: usize) -> Result<Vec<f32>, SiftError> {
-    let mut out = Vec::with_capacity(n * dim);
-    for _ in 0..n {
-        let codes = r.bytes(dim)?;
-        let s = r.bytes(4)?;
-        let scale = f32::from_le_bytes([s[0], s[1], s[2], s[3]]);
-        if !scale.is_finite() {
-            return Err(SiftError::corrupt("vector index has an invalid scale"));
-        }
-        out.extend(codes.iter().map(|&c| f32::from(c as i8) * scale));
-    }
-    Ok(out)
-}
-
 impl VectorIndex {
     pub fn encode(&self) -> Result<Vec<u8>, SiftError> {
         let mut out = Vec::new();
@@ -73,7 +53,9 @@ impl VectorIndex {
             varint::put(&mut out, u64::from(c));
         }
         if self.lists.len() > 1 {
-            put_int8_rows(&mut out, &self.centroids, self.dim);
+            for row in self.centroids.chunks_exact(self.dim) {
+                put_int4_row(&mut out, row);
+            }
         }
         put_table(&mut out, ShardKind::Projection, std::slice::from_ref(&self.projection))?;
         Ok(out)
@@ -95,7 +77,12 @@ impl VectorIndex {
         if counts.iter().map(|&c| u64::from(c)).sum::<u64>() != u64::from(chunks) {
             return Err(SiftError::corrupt("vector lists do not add up to the manifest's chunk count"));
         }
-        let centroids = if lists.len() > 1 { read_int8_rows(&mut r, lists.len(), dim)? } else { Vec::new() };
+        let mut centroids = Vec::new();
+        if lists.len() > 1 {
+            for _ in 0..lists.len() {
+                read_int4_row(&mut r, dim, &mut centroids)?;
+            }
+        }
         let projection =
             read_table(&mut r, ShardKind::Projection, 1)?.pop().ok_or_else(|| SiftError::corrupt("vector index names no projection"))?;
         if !r.is_empty() {
