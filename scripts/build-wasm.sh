@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build the browser/worker runtime into www/dist/:
-#   sift_wasm*           the engine core (wasm-pack, profile wasm-release, wasm-opt -Oz)
-#   sift_embed_wasm*     the query embedder (tract, wasm SIMD), loaded only for semantic search
+#   sift_wasm*           the engine core with the static query encoder (cargo + wasm-bindgen,
+#                        profile wasm-release, wasm-opt -Oz)
+#   sift_embed_wasm*     the full-model query embedder (tract, wasm SIMD, wasm-pack), loaded
+#                        only for `embedder: "model"`
 #   sift.js, sift-search.js, *.d.ts, index.html (the demo page)
 # wasm-opt comes from npm binaryen@132 (Debian's binaryen breaks wasm-bindgen output).
 # SIFT_SKIP_EMBED_WASM=1 builds the engine alone (keyword and hybrid with the bundle's static

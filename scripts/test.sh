@@ -27,7 +27,7 @@ echo "== fuzz targets (cargo fuzz, libFuzzer + ASan): build, then a short smoke 
 # Long runs: bash scripts/fuzz.sh --time 1800 --keep-going
 bash scripts/fuzz.sh --smoke --time "${SIFT_FUZZ_SMOKE_SECONDS:-20}"
 
-echo "== web runtime (wasm-pack: engine core and query embedder); end-to-end tests in Chromium and workerd"
+echo "== web runtime (engine core: cargo + wasm-bindgen; full-model embedder: wasm-pack); end-to-end tests in Chromium and workerd"
 bash scripts/build-wasm.sh
 # The differential sample in wasm under Node, the search box, semantic search in wasm, the
 # extension (Chromium) and the worker (workerd).
