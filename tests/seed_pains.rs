@@ -301,6 +301,7 @@ fn sub_results_are_labelled_so_they_can_be_told_apart() {
         ],
         metadata: Default::default(),
         date: None,
+        link_density: 0.0,
     };
     let e = sift_core::engine_from_docs(&[page], &sift_core::BuildOptions::default()).unwrap();
     let r = search(&e, "hashmap entry api");
@@ -313,4 +314,33 @@ fn sub_results_are_labelled_so_they_can_be_told_apart() {
     assert!(titles.iter().all(|t| *t != "Examples"), "{titles:?}");
     // Both "Notes" sit under the same item: one sub-result.
     assert!(titles.iter().filter(|t| t.ends_with("Notes")).count() <= 1, "{titles:?}");
+}
+
+/// Pain: generated index pages (Sphinx `genindex`, rustdoc `all.html`: mostly links) ranked
+/// second for single-word queries on the Python docs. The extractor measures how much of a
+/// page's main text is link text, and ranking weighs a page that is mostly links less —
+/// no generator is special-cased.
+#[test]
+fn navigation_pages_rank_below_content_for_the_same_word() {
+    let opts = sift_extract::html::HtmlOptions::default();
+    let entries: String =
+        (0..40).map(|i| format!("<li><a href=\"library/codecs.html#e{i}\">codec entry {i} (in module codecs)</a></li>")).collect();
+    let index = format!("<html><body><main><h1>Index – C</h1><ul>{entries}</ul></main></body></html>");
+    let prose = "<html><body><main><h1>Text encodings</h1><p>Python reads and writes text through a codec. \
+        A codec turns bytes into text and back; the <a href=\"library/codecs.html\">codecs module</a> lists them. \
+        Choose the codec of a file when you open it, and the codec of a socket when you decode what it sends.</p></main></body></html>";
+    let (index_doc, _) = sift_extract::html::extract(index.as_bytes(), "genindex-C.html", &opts).unwrap();
+    let (prose_doc, _) = sift_extract::html::extract(prose.as_bytes(), "howto/encodings.html", &opts).unwrap();
+    assert!(index_doc.link_density > 0.9, "an index is links: {}", index_doc.link_density);
+    assert!(prose_doc.link_density < 0.2, "prose is not: {}", prose_doc.link_density);
+    let e = sift_core::engine_from_docs(&[index_doc.clone(), prose_doc.clone()], &sift_core::BuildOptions::default()).unwrap();
+    let r = search(&e, "codec");
+    assert_eq!(ids(&r), vec!["howto/encodings.html", "genindex-C.html"], "content first, navigation still found");
+    // The same pages without the signal (as from a source with no links): the index wins on
+    // term frequency — the prior is what turns it around.
+    let flat: Vec<SourceDoc> = [index_doc, prose_doc].into_iter().map(|d| SourceDoc { link_density: 0.0, ..d }).collect();
+    let e = sift_core::engine_from_docs(&flat, &sift_core::BuildOptions::default()).unwrap();
+    assert_eq!(ids(&search(&e, "codec"))[0], "genindex-C.html");
+    let x = run(&e, &SearchRequest { query: "codec".into(), explain: Some(true), ..Default::default() }).unwrap();
+    assert!(x.results.iter().all(|r| r.explain.as_ref().unwrap().get("navigation_prior").is_none()), "content explains as before");
 }

@@ -338,7 +338,8 @@ fn term_shards(postings: &HashMap<String, TermEntry>, target: usize) -> Result<V
     writer.finish()
 }
 
-/// Quantised lengths and dates (a date that is not ISO is ignored with a warning).
+/// Quantised lengths, dates (a date that is not ISO is ignored with a warning) and link
+/// densities.
 fn doc_meta(docs: &[SourceDoc], lens: Vec<[u8; N_FIELDS]>, warnings: &mut Vec<String>) -> DocMeta {
     let dates = docs
         .iter()
@@ -350,7 +351,8 @@ fn doc_meta(docs: &[SourceDoc], lens: Vec<[u8; N_FIELDS]>, warnings: &mut Vec<St
             days
         })
         .collect();
-    DocMeta { lens, dates }
+    let link_density = docs.iter().map(|d| docmeta::encode_density(d.link_density)).collect();
+    DocMeta { lens, dates, link_density }
 }
 
 /// Value → doc set, per filterable field.

@@ -31,4 +31,7 @@ pub struct SourceDoc {
     pub metadata: BTreeMap<String, Vec<String>>,
     /// ISO date, if the source had one.
     pub date: Option<String>,
+    /// Share of the page's main text that is link text (0..1): navigation pages (generated
+    /// indexes) are mostly links. 0 when unknown (Markdown, JSONL).
+    pub link_density: f32,
 }

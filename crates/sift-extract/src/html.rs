@@ -108,6 +108,7 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
         .map(|t| collapse_ws(&t.text().collect::<String>()))
         .unwrap_or_default();
     let root = find_main(&html, opts.selector.as_deref());
+    let link_density = root.map_or(0.0, link_density);
     let mut sections = match root {
         Some(r) => sections_of(r),
         None => Vec::new(),
@@ -135,8 +136,23 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
         sections,
         metadata,
         date,
+        link_density,
     };
     Ok((doc, warnings))
+}
+
+/// The share of the main content's text (non-space characters) inside links: near 1 for a
+/// generated index or a table of contents, near 0 for prose.
+fn link_density(root: ElementRef) -> f32 {
+    let chars = |t: &str| t.chars().filter(|c| !c.is_whitespace()).count();
+    let total: usize = root.text().map(chars).sum();
+    if total == 0 {
+        return 0.0;
+    }
+    let a = Selector::parse("a[href]").expect("static selector");
+    // Headerlinks ("¶") count too: one character a heading, nothing beside a page's text.
+    let linked: usize = root.select(&a).flat_map(|e| e.text()).map(chars).sum();
+    (linked as f32 / total as f32).min(1.0)
 }
 
 /// Deeper than this, html5ever's open-element scans make parsing quadratic (100,000 nested

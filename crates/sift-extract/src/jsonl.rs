@@ -80,6 +80,7 @@ fn record(v: Value) -> Result<SourceDoc, String> {
         sections: vec![Section { heading: String::new(), anchor: None, text: collapse_ws(&text) }],
         metadata,
         date,
+        link_density: 0.0,
     })
 }
 

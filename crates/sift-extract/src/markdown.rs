@@ -97,7 +97,10 @@ pub fn extract(bytes: &[u8], rel_path: &str, base_url: &str) -> Result<(SourceDo
         file.rsplit_once('.').map(|(a, _)| a).unwrap_or(file).to_string()
     });
     let url = url.unwrap_or_else(|| format!("{base_url}{}", md_to_html(rel_path)));
-    Ok((SourceDoc { id: rel_path.to_string(), url, title, path: path_words(rel_path), sections, metadata, date }, warnings))
+    Ok((
+        SourceDoc { id: rel_path.to_string(), url, title, path: path_words(rel_path), sections, metadata, date, link_density: 0.0 },
+        warnings,
+    ))
 }
 
 /// A Markdown page as a standalone HTML page (`sift serve`'s preview of Markdown docs):

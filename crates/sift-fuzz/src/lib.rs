@@ -47,6 +47,7 @@ pub fn sample_docs() -> Vec<SourceDoc> {
             ("tags".to_string(), tags.iter().map(|s| s.to_string()).collect()),
         ]),
         date: date.map(String::from),
+        link_density: 0.0,
     };
     vec![
         page(

@@ -89,7 +89,7 @@ impl Scorer<'_> {
         let mut hits: Vec<Hit> = acc
             .into_iter()
             .filter(|(doc, (_, mask))| (!all || *mask == full) && (*doc as usize) < n && filter.admits(*doc))
-            .map(|(doc, (score, _))| Hit { doc, score })
+            .map(|(doc, (score, _))| Hit { doc, score: score * self.meta.prior(doc) })
             .collect();
         sort_hits(&mut hits);
         hits
@@ -133,7 +133,9 @@ impl Scorer<'_> {
             proximity.push(serde_json::json!({ "pair": [a.term, b.term], "score": round4(bonus) }));
         }
         let p = self.params;
-        serde_json::json!({
+        let prior = self.meta.prior(doc);
+        raw *= prior;
+        let mut out = serde_json::json!({
             "clauses": out_clauses,
             "proximity": proximity,
             "bm25f": round4(raw),
@@ -141,7 +143,12 @@ impl Scorer<'_> {
             "normalised": round4((raw / max_possible).min(1.0)),
             "final": round4(score),
             "params": { "k1": p.k1, "b": p.b, "weights": p.weight, "fields": rank::FIELD_NAMES },
-        })
+        });
+        // Only navigation pages say so (content pages explain as they always did).
+        if prior < 1.0 {
+            out["navigation_prior"] = serde_json::json!(round4(prior));
+        }
+        out
     }
 }
 
