@@ -38,10 +38,18 @@ box.addEventListener("sift-results", (e) => {
 (async () => {
   bundles = await listBundles();
   for (const b of bundles) select.append(new Option(`${b.name}${b.packaged ? "" : ` (${(b.bytes / 1024).toFixed(0)} kB)`}`, b.id));
+  // Listen before the next await: a bundle chosen while the last one is looked up is kept,
+  // not overwritten by it (the extension test picks one that fast, and lost the race).
+  let chosen = false;
+  select.addEventListener("change", () => {
+    chosen = true;
+    use(select.value);
+  });
   const { lastBundle } = await chrome.storage.local.get("lastBundle");
-  select.value = bundles.some((b) => b.id === lastBundle) ? lastBundle : bundles[0].id;
-  use(select.value);
-  select.addEventListener("change", () => use(select.value));
+  if (!chosen) {
+    select.value = bundles.some((b) => b.id === lastBundle) ? lastBundle : bundles[0].id;
+    use(select.value);
+  }
   t0 = performance.now();
   box.open();
 })();
