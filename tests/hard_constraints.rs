@@ -3,7 +3,7 @@
 //! `semantic`, `hybrid` and `auto` alike. The bundle is built with the toy model
 //! (`sift_core::semantic::toy`), so no model is needed.
 
-use sift_core::{engine_from_docs, BuildOptions, Engine, SearchRequest, SearchResponse};
+use sift_core::{engine_from_docs, BuildOptions, Engine, SearchResponse};
 use sift_tests::*;
 use std::sync::OnceLock;
 

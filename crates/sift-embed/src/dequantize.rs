@@ -11,7 +11,7 @@
 //! the int8 rows and their scales first and dequantizes only the rows a query reads.
 
 use std::collections::{HashMap, HashSet};
-use tract_onnx::pb::{tensor_proto::DataType, GraphProto, TensorProto};
+use tract_onnx::pb::{tensor_proto::DataType, GraphProto, NodeProto, TensorProto};
 
 /// Elements of a tensor as f32 (from int8, uint8, int32 or float storage).
 fn values(t: &TensorProto) -> Result<Vec<f32>, String> {
@@ -45,29 +45,48 @@ fn values(t: &TensorProto) -> Result<Vec<f32>, String> {
     Ok(out)
 }
 
+/// Every `DequantizeLinear` whose inputs are all initializers: its node index and inputs
+/// (quantised values, scale, zero point if any).
+fn constant_dequantize_nodes(graph: &GraphProto) -> Vec<(usize, Vec<&TensorProto>)> {
+    let index: HashMap<&str, &TensorProto> = graph.initializer.iter().map(|t| (t.name.as_str(), t)).collect();
+    graph
+        .node
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.op_type == "DequantizeLinear" && n.input.len() >= 2 && n.output.len() == 1)
+        .filter_map(|(ni, n)| Some((ni, n.input.iter().map(|name| index.get(name.as_str()).copied()).collect::<Option<Vec<_>>>()?)))
+        .collect()
+}
+
+/// An integer attribute of a node, or its ONNX default.
+fn int_attr(node: &NodeProto, name: &str, default: i64) -> i64 {
+    node.attribute.iter().find(|a| a.name == name).map_or(default, |a| a.i)
+}
+
+/// Drop the initializers that no node and no graph output reads any more (the int8 inputs
+/// of a fold, a rewrite's zero points): they would stay in memory for nothing.
+fn drop_unused_initializers(graph: &mut GraphProto) {
+    let used: HashSet<String> =
+        graph.node.iter().flat_map(|n| n.input.iter()).chain(graph.output.iter().map(|o| &o.name)).cloned().collect();
+    graph.initializer.retain(|t| used.contains(&t.name));
+}
+
 /// Rewrite `Gather(DequantizeLinear(q, s, z; axis 0), ids)` over constant tables into
 /// `Cast(Gather(q, ids)) · Gather(s as a column, ids)`: the same values for the gathered rows,
 /// with the table kept int8. Only tables with a zero point of 0 and one scale per row (or one
 /// for the whole table), read by nothing but `Gather` along axis 0, are rewritten. Returns how
 /// many tables were.
 pub fn gather_before_dequantize(graph: &mut GraphProto) -> Result<usize, String> {
-    let index: HashMap<String, usize> = graph.initializer.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
-    let int_attr = |n: &tract_onnx::pb::NodeProto, name: &str| n.attribute.iter().find(|a| a.name == name).map_or(0, |a| a.i);
     // dq output → (dq node, q, s, one scale per row)
     let mut rewrites: HashMap<String, (usize, String, String, bool)> = HashMap::new();
-    for (ni, node) in graph.node.iter().enumerate() {
-        if node.op_type != "DequantizeLinear" || node.input.len() < 2 || node.output.len() != 1 {
-            continue;
-        }
-        let Some(inits) = node.input.iter().map(|name| index.get(name).map(|&i| &graph.initializer[i])).collect::<Option<Vec<_>>>() else {
-            continue;
-        };
+    for (ni, inits) in constant_dequantize_nodes(graph) {
+        let node = &graph.node[ni];
         let (q, scale) = (inits[0], inits[1]);
         if q.dims.len() != 2 {
             continue;
         }
         let n_scales: i64 = scale.dims.iter().product();
-        let per_row = n_scales != 1 && n_scales == q.dims[0] && scale.dims.len() == 1 && int_attr(node, "axis") == 0;
+        let per_row = n_scales != 1 && n_scales == q.dims[0] && scale.dims.len() == 1 && int_attr(node, "axis", 1) == 0;
         if !(per_row || n_scales == 1) {
             continue;
         }
@@ -77,14 +96,14 @@ pub fn gather_before_dequantize(graph: &mut GraphProto) -> Result<usize, String>
             }
         }
         let out = &node.output[0];
-        let consumers: Vec<&tract_onnx::pb::NodeProto> = graph.node.iter().filter(|n| n.input.iter().any(|i| i == out)).collect();
+        let consumers: Vec<&NodeProto> = graph.node.iter().filter(|n| n.input.iter().any(|i| i == out)).collect();
         let all_gathers = !consumers.is_empty()
             && consumers.iter().all(|n| {
                 n.op_type == "Gather"
                     && n.input.len() == 2
                     && n.input[0] == *out
                     && n.input[1] != *out
-                    && int_attr(n, "axis") == 0
+                    && int_attr(n, "axis", 0) == 0
                     && n.output.len() == 1
             });
         if all_gathers && !graph.output.iter().any(|o| o.name == *out) {
@@ -100,7 +119,7 @@ pub fn gather_before_dequantize(graph: &mut GraphProto) -> Result<usize, String>
         if *per_row {
             let col = format!("{scale}__sift_column");
             if !graph.initializer.iter().any(|t| t.name == col) {
-                let src = &graph.initializer[index[scale.as_str()]];
+                let src = graph.initializer.iter().find(|t| t.name == *scale).ok_or_else(|| format!("initializer {scale} vanished"))?;
                 let v = values(src)?;
                 graph.initializer.push(TensorProto {
                     name: col.clone(),
@@ -114,15 +133,14 @@ pub fn gather_before_dequantize(graph: &mut GraphProto) -> Result<usize, String>
         }
     }
     let dq_nodes: HashSet<usize> = rewrites.values().map(|r| r.0).collect();
-    let op =
-        |op_type: &str, input: Vec<String>, output: String, attribute: Vec<tract_onnx::pb::AttributeProto>| tract_onnx::pb::NodeProto {
-            name: output.clone(),
-            op_type: op_type.into(),
-            input,
-            output: vec![output],
-            attribute,
-            ..Default::default()
-        };
+    let op = |op_type: &str, input: Vec<String>, output: String, attribute: Vec<tract_onnx::pb::AttributeProto>| NodeProto {
+        name: output.clone(),
+        op_type: op_type.into(),
+        input,
+        output: vec![output],
+        attribute,
+        ..Default::default()
+    };
     let int = |name: &str, i: i64| tract_onnx::pb::AttributeProto {
         name: name.into(),
         i,
@@ -150,25 +168,17 @@ pub fn gather_before_dequantize(graph: &mut GraphProto) -> Result<usize, String>
         }
     }
     graph.node = nodes;
-    // The zero points nothing reads any more.
-    let used: HashSet<String> = graph.node.iter().flat_map(|n| n.input.iter().cloned()).collect();
-    graph.initializer.retain(|t| used.contains(&t.name));
+    drop_unused_initializers(graph);
     Ok(rewrites.len())
 }
 
 /// Replace every `DequantizeLinear` whose inputs are all initializers with its f32 result.
 /// Returns how many nodes were folded.
 pub fn fold_constant_dequantize(graph: &mut GraphProto) -> Result<usize, String> {
-    let index: HashMap<String, usize> = graph.initializer.iter().enumerate().map(|(i, t)| (t.name.clone(), i)).collect();
     let mut new_inits = Vec::new();
     let mut folded = HashSet::new();
-    for (ni, node) in graph.node.iter().enumerate() {
-        if node.op_type != "DequantizeLinear" || node.input.len() < 2 || node.output.len() != 1 {
-            continue;
-        }
-        let Some(inits) = node.input.iter().map(|name| index.get(name).map(|&i| &graph.initializer[i])).collect::<Option<Vec<_>>>() else {
-            continue;
-        };
+    for (ni, inits) in constant_dequantize_nodes(graph) {
+        let node = &graph.node[ni];
         let q = inits[0];
         let x = values(q)?;
         let scale = values(inits[1])?;
@@ -184,7 +194,7 @@ pub fn fold_constant_dequantize(graph: &mut GraphProto) -> Result<usize, String>
         let (stride, len) = if scale.len() == 1 {
             (1, 1)
         } else {
-            let axis = node.attribute.iter().find(|a| a.name == "axis").map_or(1, |a| a.i);
+            let axis = int_attr(node, "axis", 1);
             let axis = if axis < 0 { axis + dims.len() as i64 } else { axis } as usize;
             if axis >= dims.len() || dims[axis] != scale.len() {
                 return Err(format!("DequantizeLinear {}: {} scales for axis {axis} of {:?}", node.name, scale.len(), dims));
@@ -213,11 +223,8 @@ pub fn fold_constant_dequantize(graph: &mut GraphProto) -> Result<usize, String>
         i += 1;
         !folded.contains(&(i - 1))
     });
-    // Drop the int8 initializers nothing reads any more (halves peak memory in the browser).
-    let used: HashSet<&String> = graph.node.iter().flat_map(|n| n.input.iter()).chain(graph.output.iter().map(|o| &o.name)).collect();
-    let keep: Vec<bool> = graph.initializer.iter().map(|t| used.contains(&t.name)).collect();
-    let mut k = keep.into_iter();
-    graph.initializer.retain(|_| k.next().unwrap_or(true));
+    // Without the int8 inputs nothing reads any more: half the peak memory in the browser.
+    drop_unused_initializers(graph);
     graph.initializer.extend(new_inits);
     Ok(folded.len())
 }

@@ -16,15 +16,26 @@ use std::collections::{BTreeMap, BTreeSet};
 pub(crate) struct Filter {
     pub allowed: Option<Vec<bool>>,
     pub excluded: Vec<u32>,
-    /// Documents containing every quoted phrase of the query (None: nothing was quoted).
-    /// The lexical side enforces phrases by matching; results by meaning must pass here.
+    /// Documents containing every quoted phrase of the query (None: nothing was quoted, or
+    /// no meaning is searched). The lexical side enforces phrases by matching; results by
+    /// meaning must pass here.
     pub quoted: Option<Vec<u32>>,
 }
 
 impl Filter {
     /// `filters`: field → accepted values (values of one field OR-ed, fields AND-ed).
-    pub fn new(index: &FilterIndex, meta: &DocMeta, filters: &[(String, Vec<String>)], since: Option<i64>, clauses: &[Clause]) -> Filter {
-        Filter { allowed: allowed_docs(index, meta, filters, since), excluded: excluded_docs(clauses), quoted: quoted_docs(clauses) }
+    /// `by_meaning`: results by meaning will be admitted too, so the quoted text's documents
+    /// are needed (a keyword-only search never computes them).
+    pub fn new(
+        index: &FilterIndex,
+        meta: &DocMeta,
+        filters: &[(String, Vec<String>)],
+        since: Option<i64>,
+        clauses: &[Clause],
+        by_meaning: bool,
+    ) -> Filter {
+        let quoted = if by_meaning { quoted_docs(clauses) } else { None };
+        Filter { allowed: allowed_docs(index, meta, filters, since), excluded: excluded_docs(clauses), quoted }
     }
 
     pub fn admits(&self, doc: u32) -> bool {

@@ -110,21 +110,19 @@ impl Plan {
         if self.positive.len() <= max {
             return None;
         }
-        let weight = |i: usize| {
-            let c = &self.clauses[i];
-            let df = c.exact_df();
-            if df == 0 {
-                return f32::NEG_INFINITY;
-            }
-            rank::idf(doc_count, df) * (1.0 + (repeats.get(i).copied().unwrap_or(1).max(1) as f32).ln())
-        };
         let quoted = self.positive.iter().filter(|&&i| self.clauses[i].quoted).count();
-        let mut free: Vec<usize> = self.positive.iter().copied().filter(|&i| !self.clauses[i].quoted).collect();
+        // (weight, clause) of every unquoted clause found in the bundle.
+        let mut free: Vec<(f32, usize)> = self
+            .positive
+            .iter()
+            .map(|&i| (&self.clauses[i], i))
+            .filter(|(c, _)| !c.quoted && c.exact_df() > 0)
+            .map(|(c, i)| (rank::idf(doc_count, c.exact_df()) * (1.0 + (repeats.get(i).copied().unwrap_or(1).max(1) as f32).ln()), i))
+            .collect();
         // Highest weight first; ties keep the text's order.
-        free.sort_by(|&a, &b| weight(b).total_cmp(&weight(a)).then(a.cmp(&b)));
-        free.retain(|&i| weight(i).is_finite());
+        free.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         free.truncate(max.saturating_sub(quoted));
-        let keep: std::collections::HashSet<usize> = free.into_iter().collect();
+        let keep: std::collections::HashSet<usize> = free.into_iter().map(|(_, i)| i).collect();
         let clauses = std::mem::take(&mut self.clauses);
         self.clauses = clauses.into_iter().enumerate().filter(|(i, c)| c.negated || c.quoted || keep.contains(i)).map(|(_, c)| c).collect();
         self.positive = (0..self.clauses.len()).filter(|&i| !self.clauses[i].negated).collect();

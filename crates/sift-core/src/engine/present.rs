@@ -11,7 +11,7 @@ use crate::bundle::docstore::StoredDoc;
 use crate::bundle::terms::PostingList;
 use crate::contract::{SearchResult, SubResult};
 use crate::snippet::{self, MatchQuality};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::rc::Rc;
 
 const SNIPPET_WORDS: usize = 28;
@@ -116,9 +116,10 @@ fn snippet_focus(sd: &StoredDoc, i: usize, hits: &[(u32, usize)]) -> u32 {
 /// What a sub-result is called. A heading the page repeats ("Examples" under every method
 /// of an API page, "Parameters" under every function) is told apart by the nearest heading
 /// before it that the page does not repeat — the item it sits under: `entry › Examples`.
-fn section_label(sd: &StoredDoc, i: usize) -> String {
+/// `counts`: how often each heading occurs in the page (counted once per page).
+fn section_label(sd: &StoredDoc, i: usize, counts: &HashMap<&str, usize>) -> String {
     let heading = &sd.sections[i].heading;
-    let count = |h: &str| sd.sections.iter().filter(|s| s.heading == h).count();
+    let count = |h: &str| counts.get(h).copied().unwrap_or(0);
     if count(heading) < 2 {
         return heading.clone();
     }
@@ -150,8 +151,12 @@ fn build_result(
     let snippet = best.map(snippet_of).unwrap_or_default();
     let mut subs: Vec<SubResult> = Vec::new();
     if sd.sections.len() > 1 {
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for s in &sd.sections {
+            *counts.entry(s.heading.as_str()).or_insert(0) += 1;
+        }
         for &i in order.iter().filter(|&&i| quality[i].hits > 0 && !sd.sections[i].heading.is_empty()) {
-            let title = snippet::escape_html(&section_label(sd, i));
+            let title = snippet::escape_html(&section_label(sd, i, &counts));
             // Sections that would read the same are one sub-result: the best-matching one.
             if subs.iter().any(|s| s.title == title) {
                 continue;

@@ -43,7 +43,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
             kept.join(" ")
         ),
     });
-    let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), req.since_days, &plan.clauses);
+    let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), req.since_days, &plan.clauses, semantic);
     if plan.positive.is_empty() {
         let reason = "the query only excludes terms; add a word to search for";
         return Ok(empty_response(req, Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() }));
