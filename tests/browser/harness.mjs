@@ -38,8 +38,11 @@ export function serve(bundle, { sites = [], www = path.join(ROOT, "www/dist") } 
   });
 }
 
+// Direct connections only: the tests talk to loopback servers, and a proxy from the
+// environment (CI sets one for package registries) made the extension's fetch to 127.0.0.1
+// hang until the test timed out.
 export const CHROMIUM_ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--no-proxy-server", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
   '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
 ];
