@@ -10,10 +10,13 @@ use sift_embed::corpus::{self, Layout};
 use sift_embed::model::{default_model_dir, Embedder};
 use sift_tests::*;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 struct Setup {
     e: Embedder,
+    /// Embeddings made so far, so a test that builds a variant of the corpus embeds only
+    /// what is new.
+    store: Mutex<HashMap<sift_embed::corpus::Key, Vec<f32>>>,
     engine: Engine,
     built: sift_core::BuiltBundle,
     /// Sentences left out of the encoder's fit (every fourth), for the parity check.
@@ -31,8 +34,17 @@ fn embedder() -> Option<Embedder> {
 }
 
 fn semantic_build(e: &Embedder, docs: &[SourceDoc], layout: Layout, held_out: &[String]) -> sift_core::BuiltBundle {
-    let mut store = HashMap::new();
-    let (mut input, _, _) = corpus::semantic_input(docs, e, "all-MiniLM-L6-v2", layout, &mut store, &|_, _| {}).expect("corpus embeds");
+    semantic_build_with(e, docs, layout, held_out, &mut HashMap::new())
+}
+
+fn semantic_build_with(
+    e: &Embedder,
+    docs: &[SourceDoc],
+    layout: Layout,
+    held_out: &[String],
+    store: &mut HashMap<sift_embed::corpus::Key, Vec<f32>>,
+) -> sift_core::BuiltBundle {
+    let (mut input, _, _) = corpus::semantic_input(docs, e, "all-MiniLM-L6-v2", layout, store, &|_, _| {}).expect("corpus embeds");
     if let Some(enc) = input.encoder.as_mut() {
         let held: std::collections::HashSet<Vec<u32>> = held_out.iter().map(|t| e.tokenizer().encode(t)).collect();
         enc.texts.retain(|t| !held.contains(&t.tokens));
@@ -55,8 +67,9 @@ fn setup() -> Option<&'static Setup> {
             let sentences: Vec<String> =
                 docs.iter().flat_map(|d| d.sections.iter()).flat_map(|s| sift_core::semantic::training::sentences(&s.text)).collect();
             let held_out: Vec<String> = sentences.into_iter().step_by(4).collect();
-            let built = semantic_build(&e, &docs, Layout::default(), &held_out);
-            Some(Setup { engine: open(&built), e, built, held_out })
+            let mut store = HashMap::new();
+            let built = semantic_build_with(&e, &docs, Layout::default(), &held_out, &mut store);
+            Some(Setup { engine: open(&built), e, store: Mutex::new(store), built, held_out })
         })
         .as_ref()
 }
@@ -229,4 +242,29 @@ fn related_pages_by_meaning_find_the_sibling_topic() {
     assert!(!got.contains(&id.as_str()));
     assert_eq!(r.search_type, "hybrid", "a bundle with vectors relates by meaning too");
     assert!(got.iter().any(|d| d.contains("memo")), "memoization is the sibling of caching: {got:?}");
+}
+
+#[test]
+fn a_page_sharing_one_word_of_a_short_query_does_not_outrank_its_clear_meaning() {
+    let Some(s) = setup() else { return };
+    // The demo's corpus: the architecture page shares "site" with the query, the deploy
+    // guide shares no word but is what the query means (MiniLM's clear semantic best).
+    let mut docs = corpus_docs();
+    let arch = repo_root().join("docs/architecture.md");
+    docs.push(sift_extract::markdown::extract(&std::fs::read(&arch).unwrap(), "architecture.md", "/").unwrap().0);
+    let built = semantic_build_with(&s.e, &docs, Layout::default(), &[], &mut s.store.lock().unwrap());
+    let engine = open(&built);
+    let ask = |q: &str| {
+        let req = SearchRequest { query: q.into(), mode: Some("hybrid".into()), explain: Some(true), ..Default::default() };
+        let v = s.e.embed(&[engine.semantic_text(&req).as_str()]).unwrap().remove(0);
+        done(engine.search_with(&req, &ctx(), Some(&v)).unwrap())
+    };
+    let r = ask("publish the site for visitors");
+    assert_eq!(r.results[0].id, "guides/deploy.md", "{:?}", ids(&r));
+    assert_eq!(r.results[1].id, "architecture.md", "the one-word match is kept, just below: {:?}", ids(&r));
+    // Words that cover the query keep their lexical win, and so do identifiers.
+    let r = ask("bundle manifest shards");
+    assert_eq!(r.results[0].id, "architecture.md", "{:?}", ids(&r));
+    let r = ask("StateMachine transitions");
+    assert_eq!(r.results[0].id, "reference/state-machine.md", "{:?}", ids(&r));
 }

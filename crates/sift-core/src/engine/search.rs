@@ -73,7 +73,8 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
         (Some(r), Some(f)) => Some(Fallback { from: r.from, to: f.to, reason: format!("{}; then {}", r.reason, f.reason) }),
         (r, f) => r.or(f),
     };
-    let mut combined = combine(lexical, by_meaning, weights, fallback, req.explain);
+    let coverage = if by_meaning.is_some() { fusion::coverage(&req.query, &plan, &lexical, eng.manifest.doc_count) } else { None };
+    let mut combined = combine(lexical, by_meaning, weights, fallback, req.explain, coverage.as_ref());
     let mut hits = std::mem::take(&mut combined.hits);
 
     // Order, page, facets; then the stored documents of the page.
@@ -113,20 +114,34 @@ struct Combined {
     /// Each side's score per document, kept for `explain`.
     lexical_scores: HashMap<u32, f32>,
     semantic_scores: HashMap<u32, f32>,
+    /// How much of a short query each lexical hit covers, where fusion weighed it.
+    coverage: HashMap<u32, f32>,
 }
 
 impl Combined {
     /// How a document's fused score came about.
     fn explain(&self, doc: u32, (w_lex, w_sem): (f32, f32)) -> serde_json::Value {
-        serde_json::json!({
+        let mut x = serde_json::json!({
             "search_type": self.search_type, "weights": { "lexical": w_lex, "semantic": w_sem },
             "lexical": self.lexical_scores.get(&doc).map(|s| round4(*s)),
             "semantic": self.semantic_scores.get(&doc).map(|s| round4(*s)),
-        })
+        });
+        // Only partial matches say so (full ones explain as they always did).
+        if let Some(c) = self.coverage.get(&doc).filter(|&&c| c < 1.0) {
+            x["coverage"] = serde_json::json!(round4(*c));
+        }
+        x
     }
 }
 
-fn combine(lexical: Vec<Hit>, semantic: Option<Vec<Hit>>, weights: (f32, f32), fallback: Option<Fallback>, explain: bool) -> Combined {
+fn combine(
+    lexical: Vec<Hit>,
+    semantic: Option<Vec<Hit>>,
+    weights: (f32, f32),
+    fallback: Option<Fallback>,
+    explain: bool,
+    coverage: Option<&HashMap<u32, f32>>,
+) -> Combined {
     let Some(sem) = semantic else {
         return Combined {
             hits: lexical,
@@ -134,12 +149,13 @@ fn combine(lexical: Vec<Hit>, semantic: Option<Vec<Hit>>, weights: (f32, f32), f
             fallback,
             lexical_scores: HashMap::new(),
             semantic_scores: HashMap::new(),
+            coverage: HashMap::new(),
         };
     };
-    let (lexical_scores, semantic_scores) = if explain {
-        (lexical.iter().map(|h| (h.doc, h.score)).collect(), sem.iter().map(|h| (h.doc, h.score)).collect())
+    let (lexical_scores, semantic_scores, coverage_kept) = if explain {
+        (lexical.iter().map(|h| (h.doc, h.score)).collect(), sem.iter().map(|h| (h.doc, h.score)).collect(), coverage.cloned().unwrap_or_default())
     } else {
-        (HashMap::new(), HashMap::new())
+        (HashMap::new(), HashMap::new(), HashMap::new())
     };
     let (hits, search_type, fallback) = if weights.0 == 0.0 {
         (sem, "semantic", None)
@@ -157,9 +173,10 @@ fn combine(lexical: Vec<Hit>, semantic: Option<Vec<Hit>>, weights: (f32, f32), f
         };
         (sem, "semantic", fallback)
     } else {
-        (fusion::fuse(&lexical, &sem, weights), "hybrid", fallback)
+        (fusion::fuse(&lexical, &sem, weights, coverage), "hybrid", fallback)
     };
-    Combined { hits, search_type, fallback, lexical_scores, semantic_scores }
+    let coverage = if search_type == "hybrid" { coverage_kept } else { HashMap::new() };
+    Combined { hits, search_type, fallback, lexical_scores, semantic_scores, coverage }
 }
 
 fn empty_response(req: &ValidRequest, fallback: Fallback) -> SearchResponse {
