@@ -6,10 +6,10 @@ use super::matching::alt_match_at;
 use super::plan::Plan;
 use super::score::{sort_hits, Hit};
 use crate::analyzer;
-use crate::rank;
 use crate::bundle::VectorsRef;
 use crate::contract::{Mode, ValidRequest};
 use crate::error::{ErrorCode, SiftError};
+use crate::rank;
 use std::collections::HashMap;
 
 /// Reciprocal rank fusion constant (Cormack et al. 2009).
@@ -155,7 +155,7 @@ pub(crate) const CLEAR_MEANING_MARGIN: f32 = 0.05;
 /// The result stays in 0..1.
 ///
 /// With `coverage` (short natural-language queries), a page that shares a minor part of
-/// the query ("site" in "publish the site for visitors") is placed just below a clear
+/// the query (one word of three) is placed just below a clear
 /// semantic best instead of above it; partial matches otherwise keep their full lexical
 /// score. Scaling every partial match by its coverage instead cost the Python-docs
 /// paraphrases MRR@10 0.771 → 0.715 (static encoder) and 0.848 → 0.783 (MiniLM): a page

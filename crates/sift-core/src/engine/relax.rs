@@ -39,9 +39,11 @@ fn surface(t: &RTerm) -> String {
     }
 }
 
-/// Run the chain. `want`: results the page needs (offset + limit). Adds fuzzy alternatives
-/// to the plan's clauses where it relaxes spelling.
-pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &Filter, want: usize) -> Flow<Relaxed> {
+/// Run the chain. `page`: results the page shows (offset + limit); `want`: candidates the
+/// caller ranks (at least `page`; more when meaning is fused in, so that a page of 10 and a
+/// page of 100 rank alike). Relaxing to any term only for candidates the page does not show
+/// is not reported. Adds fuzzy alternatives to the plan's clauses where it relaxes spelling.
+pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &Filter, page: usize, want: usize) -> Flow<Relaxed> {
     let positive = plan.positive.clone();
     let mut fallback_used = None;
     // 1. Unknown words match similar spellings.
@@ -77,7 +79,9 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
                 format!("only {} document{} contain every term", hits.len(), if hits.len() == 1 { "" } else { "s" })
             };
             let from = if fuzzed.is_empty() { "all terms" } else { "all terms (fuzzy)" };
-            fallback_used = fallback(from, "any term", reason);
+            if hits.len() < page {
+                fallback_used = fallback(from, "any term", reason);
+            }
             hits = or_hits;
         }
     }
