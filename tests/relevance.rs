@@ -4,7 +4,7 @@
 //!   stemmed: nDCG@10 0.3695 — BASELINES.md's first row, reproduced by
 //!   bench/bm25_baseline.py);
 //! - with the embedding model installed (the build embeds with it): the bundle's static
-//!   query encoder — no model at query time — at semantic ≥ 0.36 and hybrid ≥ 0.42, above
+//!   query encoder — no model at query time — at semantic ≥ 0.36 and hybrid ≥ 0.43, above
 //!   every BASELINES row (best: rank fusion 0.4180) and above lexical and semantic; auto at
 //!   least as good as hybrid; the full model as query embedder within 0.01 of exact f32
 //!   MiniLM (0.3817) in semantic mode.
@@ -82,7 +82,8 @@ fn cranfield_every_mode_beats_its_baseline() {
     }
     let (semantic, hybrid, auto) = (&both[0]["static"], &both[1]["static"], &both[2]["static"]);
     assert!(ndcg(semantic) >= 0.36, "static semantic {} below 0.36", ndcg(semantic));
-    assert!(ndcg(hybrid) >= 0.42 && ndcg(hybrid) > RRF_NDCG10, "static hybrid {} below 0.42 / rank fusion {RRF_NDCG10}", ndcg(hybrid));
+    // 0.4350 measured (0.4245 before feedback for paragraph-like queries).
+    assert!(ndcg(hybrid) >= 0.43 && ndcg(hybrid) > RRF_NDCG10, "static hybrid {} below 0.43 / rank fusion {RRF_NDCG10}", ndcg(hybrid));
     assert!(ndcg(hybrid) > ndcg(&lexical) && ndcg(hybrid) > ndcg(semantic));
     assert!(ndcg(auto) >= ndcg(hybrid), "auto {} below hybrid {}", ndcg(auto), ndcg(hybrid));
     let model_semantic = ndcg(&both[0]["model"]);

@@ -298,3 +298,18 @@ fn with_meaning_fused_in_every_page_size_ranks_alike() {
         }
     }
 }
+
+#[test]
+fn paragraph_like_queries_search_again_with_feedback_from_their_best_answers() {
+    let Some(s) = setup() else { return };
+    let ask = |q: &str| {
+        let req = SearchRequest { query: q.into(), mode: Some("hybrid".into()), explain: Some(true), ..Default::default() };
+        done(s.engine.search(&req, &ctx()).unwrap())
+    };
+    let long = ask("how can the cache keep recent answers in memory so that repeated questions from users are fast");
+    let fusion = &long.results[0].explain.as_ref().unwrap()["fusion"];
+    assert_eq!(fusion["feedback_docs"], 3, "{fusion}");
+    assert_eq!(long.results[0].id, "reference/cache.md", "{:?}", ids(&long));
+    let short = ask("cache recent answers");
+    assert!(short.results[0].explain.as_ref().unwrap()["fusion"].get("feedback_docs").is_none(), "short queries name one thing");
+}

@@ -132,9 +132,52 @@ fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
     Ok(q.iter().any(|x| *x != 0.0).then_some(q))
 }
 
+/// Feedback for paragraph-like queries only: short queries name one thing, and on the
+/// Python-docs paraphrases (4-13 words) feedback from the top answers cost MRR@10 0.771 ->
+/// 0.754; on Cranfield's paragraphs it adds 0.011 nDCG@10.
+pub(crate) const FEEDBACK_MIN_CLAUSES: usize = 8;
+/// How many of the best fused answers give feedback, and its weight beside the query
+/// (Cranfield nDCG@10 with feedback from 2/3/5/10 answers: 0.436/0.437/0.432/0.425).
+pub(crate) const FEEDBACK_DOCS: usize = 3;
+pub(crate) const FEEDBACK_WEIGHT: f32 = 1.0;
+
+/// Pseudo-relevance feedback in the vector space (Rocchio): the query's vector plus the
+/// normalised sum of the chunk vectors of the best fused answers, normalised. Reads only
+/// vector lists already loaded, so it costs no extra round of fetches. None when the query
+/// is too short for feedback or nothing was loaded.
+pub(crate) fn feedback(eng: &Engine, q: &[f32], fused: &[Hit], positive_clauses: usize) -> Option<Vec<f32>> {
+    if positive_clauses < FEEDBACK_MIN_CLAUSES || !indexed(eng) {
+        return None;
+    }
+    let mut sum = vec![0f32; q.len()];
+    for h in fused.iter().take(FEEDBACK_DOCS) {
+        for set in eng.vector_lists.iter().flatten() {
+            set.add_doc_vectors(h.doc, &mut sum);
+        }
+    }
+    normalise(&mut sum);
+    if sum.iter().all(|x| *x == 0.0) {
+        return None;
+    }
+    let mut q2: Vec<f32> = q.iter().zip(&sum).map(|(a, b)| a + FEEDBACK_WEIGHT * b).collect();
+    normalise(&mut q2);
+    Some(q2)
+}
+
+/// `semantic_hits` over the vector lists already loaded (no probe, no fetch).
+pub(crate) fn semantic_hits_in_loaded_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter) -> Flow<Vec<Hit>> {
+    let loaded: Vec<usize> = res.eng.vector_lists.iter().enumerate().filter(|(_, l)| l.is_some()).map(|(i, _)| i).collect();
+    best_of_lists(res, q, depth, filter, Some(loaded))
+}
+
 /// Documents by meaning: the best chunks for the query, a document scoring as its best
 /// chunk (cosine, floored at 0), hard constraints applied. Best first, at most `depth`.
 pub(crate) fn semantic_hits(res: &Resolver, q: &[f32], depth: usize, filter: &Filter) -> Flow<Vec<Hit>> {
+    best_of_lists(res, q, depth, filter, None)
+}
+
+/// `lists`: which vector lists to read (None: probe the nearest ones).
+fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists: Option<Vec<usize>>) -> Flow<Vec<Hit>> {
     let eng = res.eng;
     let mut best: HashMap<u32, f32> = HashMap::new();
     let mut take = |doc: u32, cos: f32| {
@@ -150,7 +193,11 @@ pub(crate) fn semantic_hits(res: &Resolver, q: &[f32], depth: usize, filter: &Fi
         // so about as many admissible ones reach the ranking.
         let admitted = filter.admitted_fraction();
         let budget = if admitted > 0.0 { (f64::from(ix.probe) / admitted).ceil() as usize } else { 0 };
-        let lists = if ix.lists.len() == 1 { vec![0] } else { crate::semantic::ivf::probe(&ix.centroids, ix.dim, &ix.counts, q, budget) };
+        let lists = match lists {
+            Some(l) => l,
+            None if ix.lists.len() == 1 => vec![0],
+            None => crate::semantic::ivf::probe(&ix.centroids, ix.dim, &ix.counts, q, budget),
+        };
         res.require(lists.iter().map(|&l| ShardId::VectorList(l)))?;
         for l in lists {
             let set = eng.vector_lists[l].as_ref().expect("required above");

@@ -79,7 +79,15 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
         (r, f) => r.or(f),
     };
     let coverage = if by_meaning.is_some() { fusion::coverage(&req.query, &plan, &lexical, eng.manifest.doc_count) } else { None };
-    let mut combined = combine(lexical, by_meaning, weights, fallback, req.explain, coverage.as_ref());
+    let mut combined = combine(lexical.clone(), by_meaning, weights, fallback.clone(), req.explain, coverage.as_ref());
+    // Paragraph-like queries: the meaning of the best fused answers refines the query's own.
+    if let (Some(qv), "hybrid") = (&q, combined.search_type) {
+        if let Some(q2) = meaning::feedback(eng, qv, &combined.hits, plan.positive.len()) {
+            let again = meaning::semantic_hits_in_loaded_lists(&res, &q2, depth, &filter)?;
+            combined = combine(lexical, Some(again), weights, fallback, req.explain, coverage.as_ref());
+            combined.feedback = true;
+        }
+    }
     let mut hits = std::mem::take(&mut combined.hits);
 
     // Order, page, facets; then the stored documents of the page.
@@ -121,6 +129,8 @@ struct Combined {
     semantic_scores: HashMap<u32, f32>,
     /// How much of a short query each lexical hit covers, where fusion weighed it.
     coverage: HashMap<u32, f32>,
+    /// Whether the semantic side searched again with feedback from the best answers.
+    feedback: bool,
 }
 
 impl Combined {
@@ -134,6 +144,9 @@ impl Combined {
         // Only partial matches say so (full ones explain as they always did).
         if let Some(c) = self.coverage.get(&doc).filter(|&&c| c < 1.0) {
             x["coverage"] = serde_json::json!(round4(*c));
+        }
+        if self.feedback {
+            x["feedback_docs"] = serde_json::json!(meaning::FEEDBACK_DOCS);
         }
         x
     }
@@ -155,6 +168,7 @@ fn combine(
             lexical_scores: HashMap::new(),
             semantic_scores: HashMap::new(),
             coverage: HashMap::new(),
+            feedback: false,
         };
     };
     let (lexical_scores, semantic_scores, coverage_kept) = if explain {
@@ -185,7 +199,7 @@ fn combine(
         (fusion::fuse(&lexical, &sem, weights, coverage), "hybrid", fallback)
     };
     let coverage = if search_type == "hybrid" { coverage_kept } else { HashMap::new() };
-    Combined { hits, search_type, fallback, lexical_scores, semantic_scores, coverage }
+    Combined { hits, search_type, fallback, lexical_scores, semantic_scores, coverage, feedback: false }
 }
 
 fn empty_response(req: &ValidRequest, fallback: Fallback) -> SearchResponse {
