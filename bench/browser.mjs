@@ -8,7 +8,7 @@
 // `sift_model` (with --model, when the bundle has a copy of the model) with the full MiniLM
 // compiled to wasm, measured until its first *hybrid* answer.
 //
-//   node bench/browser.mjs --lex DIR --hybrid DIR --pagefind DIR [--model] [--cold-runs 5] [--rounds 3] [--json FILE]
+//   node bench/browser.mjs --lex DIR --hybrid DIR --pagefind DIR [--model] [--cold-runs 5] [--rounds 3] [--slow-runs 3] [--json FILE]
 
 import http from "node:http";
 import fs from "node:fs";
@@ -17,7 +17,7 @@ import zlib from "node:zlib";
 import { parseArgs } from "node:util";
 import { ROOT, browser } from "../tests/browser/harness.mjs";
 
-const { values: args } = parseArgs({ options: { lex: { type: "string" }, hybrid: { type: "string" }, pagefind: { type: "string" }, tinysearch: { type: "string" }, model: { type: "boolean" }, "cold-runs": { type: "string" }, rounds: { type: "string" }, json: { type: "string" } } });
+const { values: args } = parseArgs({ options: { lex: { type: "string" }, hybrid: { type: "string" }, pagefind: { type: "string" }, tinysearch: { type: "string" }, model: { type: "boolean" }, "cold-runs": { type: "string" }, rounds: { type: "string" }, json: { type: "string" }, "slow-runs": { type: "string" } } });
 const dirs = { ui: path.join(ROOT, "www/dist"), lex: args.lex, hyb: args.hybrid, pagefind: args.pagefind };
 if (args.tinysearch) dirs.ts = args.tinysearch; // optional peer: a tinysearch wasm + its loader
 const COLD_RUNS = Number(args["cold-runs"] ?? 5);
@@ -237,6 +237,29 @@ async function measure(chrome, origin, kind, base, mode) {
   };
 }
 
+// A mobile link (Chromium's network emulation through CDP): 150 ms round trip, 1.6 Mbit/s
+// down, 750 kbit/s up, no cache — the "slow 3G"-class profile Lighthouse uses.
+const SLOW = { offline: false, latency: 150, downloadThroughput: 1.6e6 / 8, uploadThroughput: 0.75e6 / 8 };
+const SLOW_RUNS = Number(args["slow-runs"] ?? 3);
+
+/** From navigation to the first result on the emulated mobile link: page, runtime, index, text. */
+async function slowFirst(chrome, origin, kind, base) {
+  const ms = [];
+  for (let i = 0; i < SLOW_RUNS; i++) {
+    const page = await chrome.ctx.newPage();
+    const cdp = await chrome.ctx.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+    await cdp.send("Network.emulateNetworkConditions", SLOW);
+    const t0 = Date.now();
+    await page.goto(`${origin}/bench.html`);
+    await page.evaluate(call(PROGRAMS.first, "first", [kind, base, QUERIES[i % 12]]));
+    ms.push(Date.now() - t0);
+    await page.close();
+  }
+  return median(ms);
+}
+
 async function main() {
   for (const [k, v] of Object.entries(dirs)) {
     if (!v || !fs.existsSync(v)) throw new Error(`--${k === "hyb" ? "hybrid" : k} ${v ?? "(missing)"} does not exist`);
@@ -274,6 +297,10 @@ async function main() {
   if (args.model) {
     if (fs.existsSync(model)) report.results.sift_model = await measure(chrome, origin, "sift-model", "/hyb/", "hybrid");
     else console.error(`bench: --model: ${model} is missing (build the bundle with --copy-model); no sift_model row`);
+  }
+  report.slow_network = {};
+  for (const [name, kind, base] of [["sift_lexical", "sift", "/lex/"], ["sift_hybrid", "sift-static", "/hyb/"], ["pagefind", "pagefind", "/pagefind/"], ...(dirs.ts ? [["tinysearch", "tinysearch", "/ts/"]] : [])]) {
+    report.slow_network[name] = await slowFirst(chrome, origin, kind, base);
   }
   // Known items (bench/known-item): keyword queries and paraphrases of the Python docs, each
   // with the one page it asks for; MRR@10 per half, Sift's modes beside Pagefind, same page.
@@ -317,6 +344,9 @@ async function main() {
   console.log(`\nratios vs Pagefind: bytes to first result ${(s.bytes_until_first_result / p.bytes_until_first_result).toFixed(2)}×, cold ${(s.cold_first_query_ms / p.cold_first_query_ms).toFixed(2)}×, warm p50 ${(s.warm_p50_ms / p.warm_p50_ms).toFixed(2)}×; keyword runtime gzip ${(report.runtime.sift_keyword.gzip / report.runtime.pagefind.gzip).toFixed(2)}×`);
   const h = report.results.sift_hybrid;
   console.log(`sift_hybrid (static encoder): first answer ${h.first_answer_type}; bytes to the first hybrid result − keyword bytes = ${kb(h.bytes_until_first_result - s.bytes_until_first_result)} (goal ≤ 100 kB); cold ${h.cold_first_query_ms.toFixed(0)} ms (goal ≤ 200); warm p50 ${h.warm_p50_ms.toFixed(2)} ms (goal ≤ 5)`);
+  console.log(`\n== slow network: navigation to the first result on an emulated mobile link (150 ms RTT, 1.6 Mbit/s down; median of ${SLOW_RUNS})`);
+  for (const [k, v] of Object.entries(report.slow_network)) console.log(`${k.padEnd(14)} ${(v + " ms").padStart(9)}`);
+  console.log(`ratio sift_lexical / pagefind: ${(report.slow_network.sift_lexical / report.slow_network.pagefind).toFixed(2)}× (goal ≤ 0.5×)`);
   console.log(`\n== a <sift-search> box typed into ("how do i read a file line by line", 60 ms a key)`);
   console.log(`${"engine".padEnd(14)} ${"1st option".padStart(11)} ${"long tasks".padStart(11)} ${"longest".padStart(9)} ${"last answer".padStart(12)}`);
   for (const [k, v] of Object.entries(report.results)) {
