@@ -410,7 +410,7 @@ fn shard_file(kind: ShardKind, payload: &[u8], version: u16) -> (ShardRef, (Stri
     let bytes = bundle::encode_shard(kind, payload, version);
     let hash = blake3::hash(&bytes);
     let file = format!("{}-{}.bin", kind.prefix(), &hash.to_hex()[..16]);
-    let r = ShardRef { file: file.clone(), bytes: bytes.len() as u64, crc32: crc32fast::hash(&bytes) };
+    let r = ShardRef { file: file.clone(), bytes: bytes.len() as u64, crc32: crate::bundle::crc32::crc32(&bytes) };
     (r, (file, bytes))
 }
 

@@ -85,7 +85,7 @@ pub fn encode_shard(kind: ShardKind, payload: &[u8], version: u16) -> Vec<u8> {
     out.push(kind as u8);
     out.push(1); // codec: deflate
     out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    out.extend_from_slice(&crate::bundle::crc32::crc32(payload).to_le_bytes());
     out.extend_from_slice(&compressed);
     out
 }
@@ -101,7 +101,7 @@ pub fn decode_shard(bytes: &[u8], kind: ShardKind, expected: &ShardRef, version:
             expected.bytes
         )));
     }
-    if crc32fast::hash(bytes) != expected.crc32 {
+    if crate::bundle::crc32::crc32(bytes) != expected.crc32 {
         return Err(SiftError::corrupt(format!("shard {name} fails its checksum (corrupt or from another build)")));
     }
     if bytes.len() < HEADER_LEN || &bytes[0..4] != MAGIC {
@@ -130,7 +130,7 @@ pub fn decode_shard(bytes: &[u8], kind: ShardKind, expected: &ShardRef, version:
             .map_err(|_| SiftError::corrupt(format!("shard {name} does not decompress (corrupt)")))?,
         c => return Err(SiftError::corrupt(format!("shard {name} uses unknown codec {c}"))),
     };
-    if payload.len() != raw_len || crc32fast::hash(&payload) != crc {
+    if payload.len() != raw_len || crate::bundle::crc32::crc32(&payload) != crc {
         return Err(SiftError::corrupt(format!("shard {name} fails its payload checksum (corrupt)")));
     }
     Ok(payload)
@@ -142,7 +142,7 @@ mod tests {
 
     fn framed(payload: &[u8]) -> (Vec<u8>, ShardRef) {
         let b = encode_shard(ShardKind::Terms, payload, FORMAT_VERSION);
-        let r = ShardRef { file: "t-x.bin".into(), bytes: b.len() as u64, crc32: crc32fast::hash(&b) };
+        let r = ShardRef { file: "t-x.bin".into(), bytes: b.len() as u64, crc32: crate::bundle::crc32::crc32(&b) };
         (b, r)
     }
 
@@ -172,7 +172,7 @@ mod tests {
         // a buggy writer) is still caught by the payload checks.
         let mut c = b.clone();
         c[8] = 0xff;
-        let r2 = ShardRef { crc32: crc32fast::hash(&c), ..r.clone() };
+        let r2 = ShardRef { crc32: crate::bundle::crc32::crc32(&c), ..r.clone() };
         assert!(decode_shard(&c, ShardKind::Terms, &r2, FORMAT_VERSION).is_err());
     }
 }

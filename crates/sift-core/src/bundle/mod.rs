@@ -13,7 +13,7 @@
 //! | [`ids`] | `i-<hash>.bin` | fst of document ids → doc numbers, for one id range |
 //! | [`vectors`] | `v-<hash>.bin` | int8 chunk vectors with scales and sign codes |
 //!
-//! [`varint`] holds the integer codecs every payload uses (LEB128, zigzag, delta-coded
+//! [`crc32`] is the checksum of every shard; [`varint`] holds the integer codecs every payload uses (LEB128, zigzag, delta-coded
 //! doc-id lists). Decoders check everything they read: a shard that passed its checksum but
 //! was written by a buggy or hostile builder is still refused with an error, never a panic.
 //!
@@ -22,6 +22,7 @@
 //! field naming new shard kinds) keep the version; `tests/compat.rs` checks that every
 //! frozen bundle of the current version still opens and answers as recorded.
 
+pub mod crc32;
 pub mod docmeta;
 pub mod docstore;
 pub mod encoder;

@@ -223,9 +223,17 @@ pub(crate) fn build_fst<'a>(keys: impl IntoIterator<Item = (&'a str, u64)>) -> R
 
 /// Open an fst map from a shard, verifying its own checksum once. `fst::Map::new` checks
 /// only the header and footer, and walking a damaged automaton panics inside fst (found by
-/// the `bundle` fuzz target): a dictionary that passes is the one the builder wrote.
+/// the `bundle` fuzz target): a dictionary that passes is the one the builder wrote. The
+/// checksum is fst's own (`Fst::verify`), computed here with a 1 KB table instead of fst's
+/// 16 KB one.
 pub(crate) fn open_fst(bytes: Vec<u8>, what: &str) -> Result<fst::Map<Vec<u8>>, SiftError> {
     let map = fst::Map::new(bytes).map_err(|e| SiftError::corrupt(format!("{what}: {e}")))?;
-    map.as_fst().verify().map_err(|e| SiftError::corrupt(format!("{what} fails its checksum: {e}")))?;
+    let all = map.as_fst().as_bytes();
+    // fst::Map::new accepted it, so it holds at least its 36-byte header and footer.
+    let (body, stored) = all.split_at(all.len() - 4);
+    let stored = u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
+    if crate::bundle::crc32::crc32c_masked(body) != stored {
+        return Err(SiftError::corrupt(format!("{what} fails its checksum")));
+    }
     Ok(map)
 }
