@@ -6,10 +6,9 @@
 //! → Snowball English stem. Parts sit at consecutive positions; a compound's joined form sits
 //! at its first part's position, so `StateMachine`, `state_machine` and `state machine` meet.
 
+use crate::decompose;
 use std::borrow::Cow;
 use std::sync::OnceLock;
-use unicode_normalization::char::is_combining_mark;
-use unicode_normalization::UnicodeNormalization;
 use unicode_segmentation::UnicodeSegmentation;
 
 /// Parts longer than this (in chars) are noise — base64, hashes, minified code — and are
@@ -35,8 +34,12 @@ pub fn fold(s: &str) -> String {
     if s.is_ascii() {
         return s.to_ascii_lowercase();
     }
-    let mut out = String::with_capacity(s.len());
-    for c in s.nfkd().filter(|c| !is_combining_mark(*c)) {
+    let mut decomposed = String::with_capacity(s.len());
+    for c in s.chars() {
+        decompose::fold_char(c, &mut decomposed);
+    }
+    let mut out = String::with_capacity(decomposed.len());
+    for c in decomposed.chars() {
         out.extend(c.to_lowercase());
     }
     out
@@ -310,7 +313,7 @@ fn parts(s: &str, base: usize) -> Vec<(usize, usize, String)> {
         if c == '\'' || c == '\u{2019}' {
             continue;
         }
-        if !c.is_alphanumeric() && !is_combining_mark(c) {
+        if !c.is_alphanumeric() && !decompose::folds_to_nothing(c) {
             flush(&mut cur, cur_start, cur_end, &mut out);
             continue;
         }

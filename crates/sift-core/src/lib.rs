@@ -11,6 +11,7 @@ pub mod bundle;
 pub mod chunk;
 pub mod contract;
 pub mod date;
+pub mod decompose;
 pub mod doc;
 mod engine;
 pub mod error;

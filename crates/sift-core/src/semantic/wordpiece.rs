@@ -10,8 +10,7 @@
 //! bundle's vocabulary is a subset of the model's, and holds every piece the word was cut
 //! into, so no longer match can exist in it.
 
-use unicode_normalization::UnicodeNormalization;
-use unicode_properties::{GeneralCategory, GeneralCategoryGroup, UnicodeGeneralCategory};
+use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
 
 /// Token budget per text, `[CLS]` and `[SEP]` included (the model reads at most 256).
 pub const MAX_TOKENS: usize = 256;
@@ -103,8 +102,12 @@ pub fn normalize(text: &str) -> String {
             cleaned.push(c);
         }
     }
-    let mut out = String::with_capacity(cleaned.len());
-    for c in cleaned.nfd().filter(|c| c.general_category() != GeneralCategory::NonspacingMark) {
+    let mut stripped = String::with_capacity(cleaned.len());
+    for c in cleaned.chars() {
+        crate::decompose::bert_char(c, &mut stripped);
+    }
+    let mut out = String::with_capacity(stripped.len());
+    for c in stripped.chars() {
         out.extend(c.to_lowercase());
     }
     out
