@@ -80,16 +80,32 @@ test("the packaged bundle answers a paraphrase by meaning, offline and without a
 });
 
 test("a bundle added by URL is searchable, and still answers offline", { skip }, async () => {
-  const opts = await chrome.ctx.newPage();
+  let opts = await chrome.ctx.newPage();
   await opts.goto(`chrome-extension://${extId}/options.html`);
   await opts.locator("#url").fill(`${server.url}/_sift/`);
   await opts.locator("#name").fill("Fixture <b>site</b>");
   const addStart = Date.now();
   await opts.locator("#add-button").click();
-  // The status says "Added …" or why not: wait for either, then show it if it is not.
-  await opts.locator("#status").filter({ hasText: /Added|\S/ }).waitFor({ timeout: 45000 });
-  await opts.waitForFunction(() => !/…$/.test(document.querySelector("#status").textContent.trim()), null, { timeout: 45000 });
-  assert.match(await opts.locator("#status").textContent(), /Added/);
+  // The status says "Added …" or why not. In full CI runs this headless Chromium sometimes
+  // closed the options page right after the bundle list was saved (the add had finished;
+  // never seen in isolation): then the list on a reopened options page is the evidence.
+  const outcome = await Promise.race([
+    opts
+      .waitForFunction(() => {
+        const t = document.querySelector("#status").textContent.trim();
+        return t !== "" && !/…$/.test(t);
+      }, null, { timeout: 45000 })
+      .then(() => "status"),
+    opts.waitForEvent("close", { timeout: 45000 }).then(() => "closed"),
+  ]);
+  if (outcome === "status") {
+    assert.match(await opts.locator("#status").textContent(), /Added/);
+  } else {
+    console.log("# the options page was closed by Chromium after the add; checking the list on a reopened one");
+    opts = await chrome.ctx.newPage();
+    await opts.goto(`chrome-extension://${extId}/options.html`);
+    await opts.locator("#list tr").nth(1).waitFor({ timeout: 15000 });
+  }
   console.log(`# adding the fixture bundle by URL took ${Date.now() - addStart} ms`);
   const row = opts.locator("#list tr").nth(1);
   assert.match(await row.textContent(), /Fixture <b>site<\/b>/, "the name shows as text");
