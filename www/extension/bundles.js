@@ -29,8 +29,35 @@ export function cachedFetch(id) {
   };
 }
 
+/** How long one file of a bundle may take to arrive before it is asked for again. */
+const FILE_TIMEOUT_MS = 10_000;
+const FILE_ATTEMPTS = 3;
+
+/**
+ * One file of the bundle being added, body included. A request that stalls (a server that
+ * never answers one of several parallel requests was seen in the end-to-end tests) is
+ * abandoned after FILE_TIMEOUT_MS and asked for again, up to FILE_ATTEMPTS times; then the
+ * add fails with a clear `network` error instead of waiting forever.
+ */
+async function getFile(base, file) {
+  const what = file === "manifest.json" ? "the bundle manifest (is this a Sift bundle URL?)" : `bundle shard ${file}`;
+  for (let attempt = 1; ; attempt++) {
+    const signal = AbortSignal.timeout(FILE_TIMEOUT_MS);
+    try {
+      const res = await fetchOk(fetch, base + file, what, { cache: "no-store", signal });
+      const body = await res.arrayBuffer();
+      return new Response(body, { status: res.status, headers: res.headers });
+    } catch (e) {
+      if (!signal.aborted) throw e;
+      if (attempt >= FILE_ATTEMPTS) {
+        throw new SiftError("network", `${what} at ${base + file} did not arrive within ${FILE_TIMEOUT_MS / 1000} s (${FILE_ATTEMPTS} attempts)`);
+      }
+    }
+  }
+}
+
 async function download(id, base) {
-  const get = (file) => fetchOk(fetch, base + file, file === "manifest.json" ? "the bundle manifest (is this a Sift bundle URL?)" : `bundle shard ${file}`, { cache: "no-store" });
+  const get = (file) => getFile(base, file);
   const manifestRes = await get("manifest.json");
   const manifestBytes = await manifestRes.clone().arrayBuffer();
   // Validate before storing anything: the engine refuses what is not a Sift bundle. Every
