@@ -89,18 +89,22 @@ fn hangul(c: char, out: &mut String) -> bool {
     true
 }
 
+/// Append `c` to `out` as `table` replaces it; characters below `identity_below` and
+/// Hangul syllables need no lookup.
+fn decompose(c: char, identity_below: u32, table: &Table, out: &mut String) {
+    if (c as u32) < identity_below {
+        out.push(c);
+    } else if !hangul(c, out) {
+        match table.get(c) {
+            Some(r) => out.push_str(r),
+            None => out.push(c),
+        }
+    }
+}
+
 /// Append `c` folded (NFKD, combining marks dropped; case is the caller's) to `out`.
 pub fn fold_char(c: char, out: &mut String) {
-    if (c as u32) < 0xA0 || hangul(c, out) {
-        if (c as u32) < 0xA0 {
-            out.push(c);
-        }
-        return;
-    }
-    match fold_table().get(c) {
-        Some(r) => out.push_str(r),
-        None => out.push(c),
-    }
+    decompose(c, 0xA0, fold_table(), out);
 }
 
 /// Whether folding drops `c` entirely. Among characters that are not alphanumeric these
@@ -112,16 +116,7 @@ pub fn folds_to_nothing(c: char) -> bool {
 
 /// Append `c` as BertNormalizer strips accents (NFD, nonspacing marks dropped) to `out`.
 pub fn bert_char(c: char, out: &mut String) {
-    if (c as u32) < 0xC0 || hangul(c, out) {
-        if (c as u32) < 0xC0 {
-            out.push(c);
-        }
-        return;
-    }
-    match bert_table().get(c) {
-        Some(r) => out.push_str(r),
-        None => out.push(c),
-    }
+    decompose(c, 0xC0, bert_table(), out);
 }
 
 #[cfg(test)]

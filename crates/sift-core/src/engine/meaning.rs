@@ -141,14 +141,17 @@ pub(crate) const FEEDBACK_MIN_CLAUSES: usize = 8;
 pub(crate) const FEEDBACK_DOCS: usize = 3;
 pub(crate) const FEEDBACK_WEIGHT: f32 = 1.0;
 
+/// Whether a query of `positive_clauses` gets feedback: paragraph-like, in a bundle of
+/// vector lists.
+pub(crate) fn wants_feedback(eng: &Engine, positive_clauses: usize) -> bool {
+    positive_clauses >= FEEDBACK_MIN_CLAUSES && indexed(eng)
+}
+
 /// Pseudo-relevance feedback in the vector space (Rocchio): the query's vector plus the
 /// normalised sum of the chunk vectors of the best fused answers, normalised. Reads only
-/// vector lists already loaded, so it costs no extra round of fetches. None when the query
-/// is too short for feedback or nothing was loaded.
-pub(crate) fn feedback(eng: &Engine, q: &[f32], fused: &[Hit], positive_clauses: usize) -> Option<Vec<f32>> {
-    if positive_clauses < FEEDBACK_MIN_CLAUSES || !indexed(eng) {
-        return None;
-    }
+/// vector lists already loaded, so it costs no extra round of fetches. None when nothing
+/// of those answers was loaded.
+pub(crate) fn feedback(eng: &Engine, q: &[f32], fused: &[Hit]) -> Option<Vec<f32>> {
     let mut sum = vec![0f32; q.len()];
     for h in fused.iter().take(FEEDBACK_DOCS) {
         for set in eng.vector_lists.iter().flatten() {

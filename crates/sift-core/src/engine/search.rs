@@ -79,15 +79,21 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
         (r, f) => r.or(f),
     };
     let coverage = if by_meaning.is_some() { fusion::coverage(&req.query, &plan, &lexical, eng.manifest.doc_count) } else { None };
-    let mut combined = combine(lexical.clone(), by_meaning, weights, fallback.clone(), req.explain, coverage.as_ref());
-    // Paragraph-like queries: the meaning of the best fused answers refines the query's own.
-    if let (Some(qv), "hybrid") = (&q, combined.search_type) {
-        if let Some(q2) = meaning::feedback(eng, qv, &combined.hits, plan.positive.len()) {
-            let again = meaning::semantic_hits_in_loaded_lists(&res, &q2, depth, &filter)?;
-            combined = combine(lexical, Some(again), weights, fallback, req.explain, coverage.as_ref());
-            combined.feedback = true;
+    // Paragraph-like queries: the meaning of the best fused answers refines the query's own,
+    // and the semantic side searches again before the one fusion below.
+    let mut by_meaning = by_meaning;
+    let mut feedback = false;
+    if let (Some(qv), Some(sem)) = (&q, &by_meaning) {
+        if fuses(weights, &lexical) && meaning::wants_feedback(eng, plan.positive.len()) {
+            let first = fusion::fuse(&lexical, sem, weights, coverage.as_ref());
+            if let Some(q2) = meaning::feedback(eng, qv, &first) {
+                by_meaning = Some(meaning::semantic_hits_in_loaded_lists(&res, &q2, depth, &filter)?);
+                feedback = true;
+            }
         }
     }
+    let mut combined = combine(lexical, by_meaning, weights, fallback, req.explain, coverage.as_ref());
+    combined.feedback = feedback;
     let mut hits = std::mem::take(&mut combined.hits);
 
     // Order, page, facets; then the stored documents of the page.
@@ -182,7 +188,7 @@ fn combine(
     };
     let (hits, search_type, fallback) = if weights.0 == 0.0 {
         (sem, "semantic", None)
-    } else if lexical.is_empty() {
+    } else if !fuses(weights, &lexical) {
         // A fallback must not dress up noise as an answer: only real similarity counts.
         let sem: Vec<Hit> = sem.into_iter().filter(|h| h.score >= SEMANTIC_FALLBACK_MIN).collect();
         let fallback = if sem.is_empty() {
@@ -200,6 +206,12 @@ fn combine(
     };
     let coverage = if search_type == "hybrid" { coverage_kept } else { HashMap::new() };
     Combined { hits, search_type, fallback, lexical_scores, semantic_scores, coverage, feedback: false }
+}
+
+/// Whether the two lists are fused (hybrid), given a semantic list: the lexical side has
+/// weight and found something; otherwise meaning answers alone.
+fn fuses((w_lex, _): (f32, f32), lexical: &[Hit]) -> bool {
+    w_lex > 0.0 && !lexical.is_empty()
 }
 
 fn empty_response(req: &ValidRequest, fallback: Fallback) -> SearchResponse {
