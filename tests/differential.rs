@@ -102,7 +102,8 @@ fn group() -> impl Strategy<Value = Group> {
 
 fn query() -> impl Strategy<Value = (Query, bool)> {
     (
-        prop::collection::vec(group(), 1..=4),
+        // Mostly short queries; some of eight clauses or more (relevance feedback).
+        prop_oneof![4 => prop::collection::vec(group(), 1..=4), 1 => prop::collection::vec(group(), 8..=11)],
         prop::option::weighted(0.15, (prop::sample::select(FILTER_FIELDS.to_vec()), 0usize..4)),
         prop::option::weighted(
             0.25,
@@ -245,6 +246,10 @@ fn answer(eng: &Engine, req: &SearchRequest) -> SearchResponse {
 /// Sift's page against the reference's full ranking. Documents whose scores (and dates,
 /// when sorting by date) tie within the printed precision may come in either order.
 fn agree(got: &SearchResponse, want: &Answer, q: &Query) -> Result<(), String> {
+    if want.ambiguous {
+        // Feedback cut a near-tie the reference cannot call (see `Answer::ambiguous`).
+        return Ok(());
+    }
     if got.total != want.total {
         return Err(format!("total {} ≠ reference {}", got.total, want.total));
     }
@@ -437,6 +442,7 @@ fn wasm_sample_is_written() {
             check_case_in(&out.join(format!("case-{i:02}")), &docs, targets, &queries).unwrap_or_else(|e| panic!("sample case {i}: {e}"));
         let requests: Vec<serde_json::Value> = checked
             .iter()
+            .filter(|c| !c.want.ambiguous)
             .map(|c| {
                 serde_json::json!({
                     "request": c.req,

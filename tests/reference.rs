@@ -10,9 +10,11 @@
 //! Scope: the lexical pipeline for words that cannot be misspellings or prefixes of other
 //! words (the property tests draw 4-letter words, for which Sift allows no typos, from a
 //! prefix-free vocabulary): bare words (AND, then scored OR when AND cannot fill the page),
-//! `a OR b`, phrases with stop-word gaps, `-exclusions`, proximity of neighbouring words,
+//! `a OR b`, phrases with stop-word gaps (quoted text required even when any term will do),
+//! `-exclusions`, proximity of neighbouring words,
 //! `field:value` filters in the text and in the request, `since`, `sort: date`,
-//! `boost_recent`, pagination and facets.
+//! `boost_recent`, pagination and facets, and relevance feedback (RM3) for queries of eight
+//! clauses or more.
 
 use sift_core::analyzer;
 use sift_core::bundle::docmeta::{decode_len, encode_len};
@@ -73,6 +75,9 @@ pub struct Answer {
     pub ranked: Vec<Ranked>,
     pub total: usize,
     pub facets: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Relevance feedback cut a near-tie (two answers, or two words, within float noise at
+    /// the cut): which side Sift's f32 arithmetic lands on is not specified.
+    pub ambiguous: bool,
 }
 
 /// One field instance's words in order: the title, the path, each heading, each body.
@@ -148,6 +153,12 @@ pub struct Reference {
 }
 
 const W_PROXIMITY: f64 = 0.5;
+/// Relevance feedback: from how many typed clauses, how many best answers, how many of
+/// their words, how many words of each.
+const FEEDBACK_MIN_CLAUSES: usize = 8;
+const FEEDBACK_DOCS: usize = 5;
+const FEEDBACK_TERMS: usize = 10;
+const FEEDBACK_TOKENS: usize = 1000;
 
 impl Reference {
     pub fn new(docs: &[Doc], filter_fields: &[&str]) -> Reference {
@@ -267,7 +278,7 @@ impl Reference {
         let positive: Vec<&Group> = q.groups.iter().filter(|g| !g.negated && !dropped(g)).collect();
         let negative: Vec<&Group> = q.groups.iter().filter(|g| g.negated).collect();
         if positive.is_empty() {
-            return Answer { ranked: Vec::new(), total: 0, facets: BTreeMap::new() };
+            return Answer { ranked: Vec::new(), total: 0, facets: BTreeMap::new(), ambiguous: false };
         }
         let pairs: Vec<(String, String)> =
             positive.windows(2).filter_map(|w| Some((self.plain_term(w[0])?, self.plain_term(w[1])?))).collect();
@@ -275,18 +286,26 @@ impl Reference {
             + pairs.iter().map(|(a, b)| self.proximity_max(a, b)).sum::<f64>())
         .max(1e-6);
 
+        // Quoted text is a hard constraint, also when "any term" would do.
+        let quoted: Vec<&Group> = positive.iter().copied().filter(|g| g.items.iter().all(|i| matches!(i, Item::Phrase(_)))).collect();
         // Every document, scored by scanning it.
         let candidates: Vec<usize> = (0..self.docs.len())
             .filter(|&d| self.allowed(d, q))
             .filter(|&d| !negative.iter().any(|g| self.clause_score(d, g).is_some()))
+            .filter(|&d| quoted.iter().all(|g| self.clause_score(d, g).is_some()))
             .collect();
-        let score = |d: usize, all: bool| -> Option<f64> {
+        // The query: each typed clause's weight, and words added by feedback (none yet).
+        let mut weights = vec![1.0f64; positive.len()];
+        let mut added: Vec<(String, f64)> = Vec::new();
+        let score = |d: usize, all: bool, weights: &[f64], added: &[(String, f64)]| -> Option<f64> {
             let parts: Vec<Option<f64>> = positive.iter().map(|g| self.clause_score(d, g)).collect();
             let matched = parts.iter().filter(|p| p.is_some()).count();
-            if matched == 0 || (all && matched < parts.len()) {
+            let extra: Vec<f64> =
+                added.iter().filter(|(t, _)| self.analysed[d].contains(t)).map(|(t, w)| w * self.term_score(d, t)).collect();
+            if matched + extra.len() == 0 || (all && matched < parts.len()) {
                 return None;
             }
-            let mut s: f64 = parts.iter().flatten().sum();
+            let mut s: f64 = parts.iter().zip(weights).filter_map(|(p, w)| p.map(|p| p * w)).sum::<f64>() + extra.iter().sum::<f64>();
             for (a, b) in &pairs {
                 let c = f64::from(self.analysed[d].adjacent(a, b));
                 if c > 0.0 {
@@ -295,13 +314,67 @@ impl Reference {
             }
             Some(s)
         };
-        let evaluate = |all: bool| -> Vec<(usize, f64)> { candidates.iter().filter_map(|&d| score(d, all).map(|s| (d, s))).collect() };
-        let mut hits = evaluate(true);
+        let evaluate = |all: bool, weights: &[f64], added: &[(String, f64)]| -> Vec<(usize, f64)> {
+            candidates.iter().filter_map(|&d| score(d, all, weights, added).map(|s| (d, s))).collect()
+        };
+        let mut hits = evaluate(true, &weights, &added);
+        let mut all = true;
         if hits.len() < q.offset + q.limit && positive.len() > 1 {
-            let any = evaluate(false);
+            let any = evaluate(false, &weights, &added);
             if any.len() > hits.len() {
                 hits = any;
+                all = false;
             }
+        }
+        // Relevance feedback (RM3) for paragraph-like queries: the relevance model of the
+        // best answers, P(w|R) = Σ_d P(w|d)·P(d|q) over the FEEDBACK_DOCS best (P(d|q) their
+        // share of the scores; P(w|d) a content word's share of the page's first
+        // FEEDBACK_TOKENS words of title, headings and bodies), its FEEDBACK_TERMS most
+        // probable words with probability p, weigh n·p beside each of the n typed clauses:
+        // a typed word's clause by 1 + n·p, any other word as an optional clause.
+        let mut ambiguous = false;
+        let mut denom = denom;
+        if positive.len() >= FEEDBACK_MIN_CLAUSES && !hits.is_empty() {
+            let mut first: Vec<(usize, f64)> = hits.iter().map(|&(d, s)| (d, (s / denom).min(1.0))).collect();
+            first.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let near = |a: f64, b: f64, eps: f64| a != b && (a - b).abs() < eps;
+            ambiguous |= first.len() > FEEDBACK_DOCS && near(first[FEEDBACK_DOCS - 1].1, first[FEEDBACK_DOCS].1, 1e-4);
+            first.truncate(FEEDBACK_DOCS);
+            let total: f64 = first.iter().map(|(_, s)| s).sum();
+            let mut model: BTreeMap<String, f64> = BTreeMap::new();
+            for &(d, s) in &first {
+                let doc = &self.docs[d];
+                let words: Vec<String> = std::iter::once(&doc.title)
+                    .chain(doc.sections.iter().flat_map(|(h, b)| [h, b]))
+                    .flat_map(|t| analyzer::terms(t))
+                    .take(FEEDBACK_TOKENS)
+                    .filter(|t| t.chars().count() > 1 && !analyzer::is_stop_term(t))
+                    .collect();
+                for w in &words {
+                    *model.entry(w.clone()).or_insert(0.0) += s / total / words.len() as f64;
+                }
+            }
+            let mut model: Vec<(String, f64)> = model.into_iter().collect();
+            model.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            ambiguous |= model.len() > FEEDBACK_TERMS && near(model[FEEDBACK_TERMS - 1].1, model[FEEDBACK_TERMS].1, 1e-5);
+            model.truncate(FEEDBACK_TERMS);
+            let z: f64 = model.iter().map(|(_, p)| p).sum();
+            let excluded = |t: &str| negative.iter().any(|g| g.items.iter().any(|i| Self::item_terms(i).iter().any(|x| x == t)));
+            for (t, p) in model.into_iter().filter(|(t, _)| !excluded(t)) {
+                let w = positive.len() as f64 * p / z;
+                let own = positive.iter().position(|g| {
+                    g.items.iter().map(Self::item_terms).any(|terms| terms.len() == 1 && terms[0] == t && self.resolves(&terms))
+                });
+                match own {
+                    Some(i) => weights[i] *= 1.0 + w,
+                    None => added.push((t, w)),
+                }
+            }
+            hits = evaluate(all, &weights, &added);
+            denom = (positive.iter().zip(&weights).map(|(g, w)| w * self.clause_max(g)).sum::<f64>()
+                + added.iter().map(|(t, w)| w * self.idf(t)).sum::<f64>()
+                + pairs.iter().map(|(a, b)| self.proximity_max(a, b)).sum::<f64>())
+            .max(1e-6);
         }
         let newest = self.docs.iter().filter_map(|d| d.date).max().unwrap_or(0);
         let mut ranked: Vec<(usize, Ranked)> = hits
@@ -330,6 +403,6 @@ impl Reference {
                 }
             }
         }
-        Answer { total: ranked.len(), ranked: ranked.into_iter().map(|(_, r)| r).collect(), facets }
+        Answer { total: ranked.len(), ranked: ranked.into_iter().map(|(_, r)| r).collect(), facets, ambiguous }
     }
 }

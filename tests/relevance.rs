@@ -2,9 +2,9 @@
 //! embedders side by side:
 //! - lexical must not fall below a standard BM25 (bm25s, Lucene variant, k1 1.2, b 0.75,
 //!   stemmed: nDCG@10 0.3695 — BASELINES.md's first row, reproduced by
-//!   bench/bm25_baseline.py);
+//!   bench/bm25_baseline.py), nor below 0.40 (relevance feedback);
 //! - with the embedding model installed (the build embeds with it): the bundle's static
-//!   query encoder — no model at query time — at semantic ≥ 0.36 and hybrid ≥ 0.43, above
+//!   query encoder — no model at query time — at semantic ≥ 0.36 and hybrid ≥ 0.435, above
 //!   every BASELINES row (best: rank fusion 0.4180) and above lexical and semantic; auto at
 //!   least as good as hybrid; the full model as query embedder within 0.01 of exact f32
 //!   MiniLM (0.3817) in semantic mode.
@@ -67,6 +67,8 @@ fn cranfield_every_mode_beats_its_baseline() {
     eprintln!("cranfield lexical: {lexical}");
     assert_eq!(lexical["queries"], 225);
     assert!(ndcg(&lexical) >= BM25_NDCG10, "lexical nDCG@10 {} below standard BM25 {BM25_NDCG10}", ndcg(&lexical));
+    // 0.4032 measured with RM3 feedback for paragraph-like queries (0.3863 without).
+    assert!(ndcg(&lexical) >= 0.40, "lexical nDCG@10 {} below 0.40: relevance feedback lost", ndcg(&lexical));
     assert!(lexical["recall@100"].as_f64().unwrap() >= 0.7354, "Recall@100 below BM25's 0.7354: {lexical}");
 
     if !with_vectors {
@@ -82,8 +84,8 @@ fn cranfield_every_mode_beats_its_baseline() {
     }
     let (semantic, hybrid, auto) = (&both[0]["static"], &both[1]["static"], &both[2]["static"]);
     assert!(ndcg(semantic) >= 0.36, "static semantic {} below 0.36", ndcg(semantic));
-    // 0.4350 measured (0.4245 before feedback for paragraph-like queries).
-    assert!(ndcg(hybrid) >= 0.43 && ndcg(hybrid) > RRF_NDCG10, "static hybrid {} below 0.43 / rank fusion {RRF_NDCG10}", ndcg(hybrid));
+    // 0.4399 measured (0.4350 with the semantic side's feedback only, 0.4245 with none).
+    assert!(ndcg(hybrid) >= 0.435 && ndcg(hybrid) > RRF_NDCG10, "static hybrid {} below 0.435 / rank fusion {RRF_NDCG10}", ndcg(hybrid));
     assert!(ndcg(hybrid) > ndcg(&lexical) && ndcg(hybrid) > ndcg(semantic));
     assert!(ndcg(auto) >= ndcg(hybrid), "auto {} below hybrid {}", ndcg(auto), ndcg(hybrid));
     let model_semantic = ndcg(&both[0]["model"]);

@@ -16,36 +16,24 @@ use std::collections::{BTreeMap, BTreeSet};
 pub(crate) struct Filter {
     pub allowed: Option<Vec<bool>>,
     pub excluded: Vec<u32>,
-    /// Documents containing every quoted phrase of the query (None: nothing was quoted, or
-    /// no meaning is searched). The lexical side enforces phrases by matching; results by
-    /// meaning must pass here.
+    /// Documents containing every quoted phrase of the query (None: nothing was quoted).
+    /// Quoted text is a hard constraint in every mode: when the lexical side relaxes to
+    /// "any term" and when meaning brings in results, a page without it is not an answer.
     pub quoted: Option<Vec<u32>>,
 }
 
 impl Filter {
     /// `filters`: field → accepted values (values of one field OR-ed, fields AND-ed).
-    /// `by_meaning`: results by meaning will be admitted too, so the quoted text's documents
-    /// are needed (a keyword-only search never computes them).
-    pub fn new(
-        index: &FilterIndex,
-        meta: &DocMeta,
-        filters: &[(String, Vec<String>)],
-        since: Option<i64>,
-        clauses: &[Clause],
-        by_meaning: bool,
-    ) -> Filter {
-        let quoted = if by_meaning { quoted_docs(clauses) } else { None };
-        Filter { allowed: allowed_docs(index, meta, filters, since), excluded: excluded_docs(clauses), quoted }
+    pub fn new(index: &FilterIndex, meta: &DocMeta, filters: &[(String, Vec<String>)], since: Option<i64>, clauses: &[Clause]) -> Filter {
+        Filter { allowed: allowed_docs(index, meta, filters, since), excluded: excluded_docs(clauses), quoted: quoted_docs(clauses) }
     }
 
-    pub fn admits(&self, doc: u32) -> bool {
-        self.allowed.as_ref().is_none_or(|a| a.get(doc as usize).copied().unwrap_or(false)) && self.excluded.binary_search(&doc).is_err()
-    }
-
-    /// Whether a document found by meaning keeps every hard constraint: the filters, the
+    /// Whether a document keeps every hard constraint: the filters and `since`, the
     /// exclusions and the quoted text.
-    pub fn admits_by_meaning(&self, doc: u32) -> bool {
-        self.admits(doc) && self.quoted.as_ref().is_none_or(|q| q.binary_search(&doc).is_ok())
+    pub fn admits(&self, doc: u32) -> bool {
+        self.allowed.as_ref().is_none_or(|a| a.get(doc as usize).copied().unwrap_or(false))
+            && self.excluded.binary_search(&doc).is_err()
+            && self.quoted.as_ref().is_none_or(|q| q.binary_search(&doc).is_ok())
     }
 
     /// Whether any filter or `since` narrows the candidates.

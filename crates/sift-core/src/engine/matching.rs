@@ -42,13 +42,15 @@ pub(crate) fn alt_match_at(alt: &Alt, doc: u32) -> Option<Vec<usize>> {
     ok.then_some(ks)
 }
 
-/// Neighbouring plain words of the query (`string methods`): their exact terms, in order.
+/// Neighbouring plain words of the query as typed (`string methods`): their exact terms, in
+/// order.
 pub(crate) fn proximity_pairs<'c>(clauses: &'c [Clause], positive: &[usize]) -> Vec<(&'c RTerm, &'c RTerm)> {
     let plain = |ci: usize| -> Option<&'c RTerm> {
         let a = clauses[ci].alts.first()?;
         (a.kind == AltKind::Exact && a.terms.len() == 1 && !analyzer::is_stop_term(&a.terms[0].term)).then(|| &a.terms[0])
     };
-    positive.windows(2).filter_map(|w| Some((plain(w[0])?, plain(w[1])?))).collect()
+    let typed: Vec<usize> = positive.iter().copied().filter(|&i| !clauses[i].expansion).collect();
+    typed.windows(2).filter_map(|w| Some((plain(w[0])?, plain(w[1])?))).collect()
 }
 
 /// The most a pair can add: half its mean idf.

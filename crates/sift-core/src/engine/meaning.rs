@@ -184,7 +184,7 @@ fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists
     let eng = res.eng;
     let mut best: HashMap<u32, f32> = HashMap::new();
     let mut take = |doc: u32, cos: f32| {
-        if filter.admits_by_meaning(doc) {
+        if filter.admits(doc) {
             let e = best.entry(doc).or_insert(f32::MIN);
             *e = e.max(cos);
         }

@@ -23,6 +23,7 @@
 
 mod collect;
 mod expand;
+mod feedback;
 mod fusion;
 mod lookup;
 mod matching;

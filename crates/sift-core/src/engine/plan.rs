@@ -78,6 +78,8 @@ pub(crate) struct Clause {
     pub fuzzy_word: Option<String>,
     /// A "did you mean" replacement for this clause.
     pub suggestion: Option<String>,
+    /// Added by relevance feedback (`feedback`), not typed: optional, not highlighted.
+    pub expansion: bool,
 }
 
 impl Clause {
@@ -277,6 +279,7 @@ impl Draft {
             quoted: self.quoted,
             fuzzy_word: self.fuzzy_word.clone(),
             suggestion: None,
+            expansion: false,
         })
     }
 }

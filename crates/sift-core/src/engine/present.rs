@@ -28,7 +28,8 @@ struct Highlight {
 impl Highlight {
     fn new(plan: &Plan) -> Highlight {
         let mut terms: BTreeMap<String, Rc<PostingList>> = BTreeMap::new();
-        for a in plan.positive_clauses().flat_map(|c| c.alts.iter()) {
+        // The words the query asked for, not those feedback added.
+        for a in plan.positive_clauses().filter(|c| !c.expansion).flat_map(|c| c.alts.iter()) {
             for t in &a.terms {
                 terms.entry(t.term.clone()).or_insert_with(|| t.pl.clone());
             }

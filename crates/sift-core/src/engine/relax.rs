@@ -20,6 +20,8 @@ use crate::contract::Fallback;
 pub(crate) struct Relaxed {
     pub hits: Vec<Hit>,
     pub fallback: Option<Fallback>,
+    /// Whether the hits contain every term (the chain stopped at step 2).
+    pub all_terms: bool,
 }
 
 fn fallback(from: &str, to: &str, reason: String) -> Option<Fallback> {
@@ -61,6 +63,7 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
     }
     // 2. All terms.
     let mut hits = scorer.rank(plan, true, filter);
+    let mut all_terms = true;
     if !fuzzed.is_empty() {
         fallback_used = fallback("exact", "fuzzy", format!("no document contains {}; matched similar spellings", quote_list(&fuzzed)));
     }
@@ -83,6 +86,7 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
                 fallback_used = fallback(from, "any term", reason);
             }
             hits = or_hits;
+            all_terms = false;
         }
     }
     // 4. Nothing at all: similar spellings of every word.
@@ -98,6 +102,7 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
         }
         if !changed.is_empty() {
             hits = scorer.rank(plan, false, filter);
+            all_terms = false;
             if !hits.is_empty() {
                 fallback_used = fallback(
                     "exact",
@@ -116,7 +121,7 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
         };
         fallback_used = fallback("query", "nothing", reason.into());
     }
-    Ok(Relaxed { hits, fallback: fallback_used })
+    Ok(Relaxed { hits, fallback: fallback_used, all_terms })
 }
 
 /// A clause worth a "did you mean" lookup: a rare plain word, and few results.

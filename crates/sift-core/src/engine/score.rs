@@ -60,7 +60,16 @@ impl Scorer<'_> {
         let n = self.meta.lens.len();
         let mut acc: HashMap<u32, (f32, u64)> = HashMap::new();
         let mut best: HashMap<u32, f32> = HashMap::new();
-        for (bit, clause) in plan.positive_clauses().enumerate() {
+        // One bit per clause of the query's own (`all` requires them); clauses added by
+        // feedback only add to the score.
+        let mut n_own = 0u32;
+        for clause in plan.positive_clauses() {
+            let bit = if clause.expansion {
+                0
+            } else {
+                n_own += 1;
+                1u64.checked_shl(n_own - 1).unwrap_or(0)
+            };
             best.clear();
             for alt in &clause.alts {
                 for (doc, ks) in alt_matches(alt) {
@@ -74,7 +83,7 @@ impl Scorer<'_> {
             for (&doc, &s) in &best {
                 let e = acc.entry(doc).or_insert((0.0, 0));
                 e.0 += s;
-                e.1 |= 1u64 << bit;
+                e.1 |= bit;
             }
         }
         for (a, b) in proximity_pairs(&plan.clauses, &plan.positive) {
@@ -84,8 +93,7 @@ impl Scorer<'_> {
                 }
             }
         }
-        let n_pos = plan.positive.len();
-        let full: u64 = if n_pos >= 64 { u64::MAX } else { (1u64 << n_pos) - 1 };
+        let full: u64 = if n_own >= 64 { u64::MAX } else { (1u64 << n_own) - 1 };
         let mut hits: Vec<Hit> = acc
             .into_iter()
             .filter(|(doc, (_, mask))| (!all || *mask == full) && (*doc as usize) < n && filter.admits(*doc))
@@ -124,7 +132,11 @@ impl Scorer<'_> {
             }
             let (s, detail) = best.unwrap_or((0.0, serde_json::Value::Null));
             raw += s;
-            out_clauses.push(serde_json::json!({ "clause": c.label, "matched": !detail.is_null(), "best": detail }));
+            let mut clause = serde_json::json!({ "clause": c.label, "matched": !detail.is_null(), "best": detail });
+            if c.expansion {
+                clause["feedback"] = serde_json::json!(true);
+            }
+            out_clauses.push(clause);
         }
         let mut proximity = Vec::new();
         for (a, b) in proximity_pairs(&plan.clauses, &plan.positive) {

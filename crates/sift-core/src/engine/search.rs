@@ -1,6 +1,7 @@
 //! The search pipeline: a validated request in, a response out, each stage one module.
 
 use super::collect::{self, Filter};
+use super::feedback;
 use super::fusion::{self, SEMANTIC_DEPTH, SEMANTIC_FALLBACK_MIN};
 use super::meaning;
 use super::plan;
@@ -43,7 +44,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
             kept.join(" ")
         ),
     });
-    let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), req.since_days, &plan.clauses, semantic);
+    let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), req.since_days, &plan.clauses);
     if plan.positive.is_empty() {
         let reason = "the query only excludes terms; add a word to search for";
         return Ok(empty_response(req, Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() }));
@@ -62,7 +63,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let want = if semantic { page_end.max(SEMANTIC_DEPTH) } else { page_end };
     let relaxed = relax::relax(&res, &scorer, &mut plan, &filter, page_end, want)?;
     let suggestions = relax::suggestions(&res, &plan, &req.query, relaxed.hits.len())?;
-    let max_possible = score::max_possible(&plan);
+    let mut max_possible = score::max_possible(&plan);
     let mut lexical = relaxed.hits;
     score::normalise(&mut lexical, max_possible);
 
@@ -79,13 +80,24 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
         (r, f) => r.or(f),
     };
     let coverage = if by_meaning.is_some() { fusion::coverage(&req.query, &plan, &lexical, eng.manifest.doc_count) } else { None };
-    // Paragraph-like queries: the meaning of the best fused answers refines the query's own,
-    // and the semantic side searches again before the one fusion below.
+    // Paragraph-like queries: the best first answers (fused, when meaning counts) refine
+    // the query on both sides — their words join the lexical query (RM3), their meaning
+    // the query's vector — and each side searches again before the one fusion below.
     let mut by_meaning = by_meaning;
     let mut feedback = false;
-    if let (Some(qv), Some(sem)) = (&q, &by_meaning) {
-        if fuses(weights, &lexical) && meaning::wants_feedback(eng, plan.positive.len()) {
-            let first = fusion::fuse(&lexical, sem, weights, coverage.as_ref());
+    let typed_clauses = plan.positive.len();
+    if fuses(weights, &lexical) && typed_clauses >= meaning::FEEDBACK_MIN_CLAUSES {
+        let first = match &by_meaning {
+            Some(sem) => fusion::fuse(&lexical, sem, weights, coverage.as_ref()),
+            None => lexical.clone(),
+        };
+        let model = feedback::relevance_model(&res, &first)?;
+        if feedback::expand(&res, &mut plan, &model)? {
+            lexical = scorer.rank(&plan, relaxed.all_terms, &filter);
+            max_possible = score::max_possible(&plan);
+            score::normalise(&mut lexical, max_possible);
+        }
+        if let (Some(qv), true) = (&q, meaning::wants_feedback(eng, typed_clauses)) {
             if let Some(q2) = meaning::feedback(eng, qv, &first) {
                 by_meaning = Some(meaning::semantic_hits_in_loaded_lists(&res, &q2, depth, &filter)?);
                 feedback = true;
