@@ -336,6 +336,21 @@ fn navigation_pages_rank_below_content_for_the_same_word() {
     let e = sift_core::engine_from_docs(&[index_doc.clone(), prose_doc.clone()], &sift_core::BuildOptions::default()).unwrap();
     let r = search(&e, "codec");
     assert_eq!(ids(&r), vec!["howto/encodings.html", "genindex-C.html"], "content first, navigation still found");
+    // By meaning too: the prior multiplies the cosine as it multiplies BM25F.
+    let by_meaning = |docs: &[SourceDoc]| {
+        let opts = sift_core::BuildOptions { semantic: Some(sift_core::semantic::toy::semantic_input(docs, 64)), ..Default::default() };
+        let e = sift_core::engine_from_docs(docs, &opts).unwrap();
+        let req = SearchRequest { query: "codec entry".into(), mode: Some("semantic".into()), ..Default::default() };
+        let r = run(&e, &req).unwrap();
+        r.results.iter().map(|x| (x.id.clone(), x.score)).collect::<Vec<_>>()
+    };
+    let with_prior = by_meaning(&[index_doc.clone(), prose_doc.clone()]);
+    let without: Vec<SourceDoc> =
+        [index_doc.clone(), prose_doc.clone()].into_iter().map(|d| SourceDoc { link_density: 0.0, ..d }).collect();
+    let without = by_meaning(&without);
+    let score = |v: &[(String, f32)], id: &str| v.iter().find(|x| x.0 == id).map_or(0.0, |x| x.1);
+    assert!(score(&with_prior, "genindex-C.html") < score(&without, "genindex-C.html") * 0.6, "{with_prior:?} vs {without:?}");
+    assert_eq!(score(&with_prior, "howto/encodings.html"), score(&without, "howto/encodings.html"), "content keeps its cosine");
     // The same pages without the signal (as from a source with no links): the index wins on
     // term frequency — the prior is what turns it around.
     let flat: Vec<SourceDoc> = [index_doc, prose_doc].into_iter().map(|d| SourceDoc { link_density: 0.0, ..d }).collect();

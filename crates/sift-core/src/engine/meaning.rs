@@ -174,7 +174,8 @@ pub(crate) fn semantic_hits_in_loaded_lists(res: &Resolver, q: &[f32], depth: us
 }
 
 /// Documents by meaning: the best chunks for the query, a document scoring as its best
-/// chunk (cosine, floored at 0), hard constraints applied. Best first, at most `depth`.
+/// chunk (cosine, floored at 0, times the document's navigation prior), hard constraints
+/// applied. Best first, at most `depth`.
 pub(crate) fn semantic_hits(res: &Resolver, q: &[f32], depth: usize, filter: &Filter) -> Flow<Vec<Hit>> {
     best_of_lists(res, q, depth, filter, None)
 }
@@ -217,7 +218,10 @@ fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists
             }
         }
     }
-    let mut hits: Vec<Hit> = best.into_iter().map(|(doc, s)| Hit { doc, score: s.clamp(0.0, 1.0) }).collect();
+    // A navigation page (mostly links) ranks below content for the same match, by meaning
+    // as by words: its prior multiplies the cosine as it multiplies BM25F.
+    let meta = res.docmeta()?;
+    let mut hits: Vec<Hit> = best.into_iter().map(|(doc, s)| Hit { doc, score: s.clamp(0.0, 1.0) * meta.prior(doc) }).collect();
     sort_hits(&mut hits);
     hits.truncate(depth);
     Ok(hits)
