@@ -151,47 +151,62 @@ pub fn run(a: &ServeArgs) -> Result<()> {
     let server = Server::http((a.host.as_str(), a.port)).map_err(|e| anyhow!("cannot listen on {}:{}: {e}", a.host, a.port))?;
     let addr = server.server_addr().to_ip().ok_or_else(|| anyhow!("the server has no IP address"))?;
     println!("Serving {} at http://{addr}/ (bundle at /_sift/; Ctrl-C stops)", bundle.display());
+    let (bundle, www, sites) = (std::sync::Arc::new(bundle), std::sync::Arc::new(www), std::sync::Arc::new(sites));
     let mut served = 0u64;
-    for mut req in server.incoming_requests() {
+    let mut handlers = Vec::new();
+    for req in server.incoming_requests() {
         served += 1;
-        let url = req.url().to_string();
-        let path = url.split(['?', '#']).next().unwrap_or("/").to_string();
-        let head = *req.method() == Method::Head;
-        let result = if !matches!(req.method(), Method::Get | Method::Head) {
-            req.respond(
-                Response::from_string("method not allowed").with_status_code(StatusCode(405)).with_header(header("Allow", "GET, HEAD")),
-            )
-        } else {
-            // Drain any request body so keep-alive connections stay in step.
-            let _ = std::io::copy(&mut req.as_reader().take(1 << 20), &mut std::io::sink());
-            match resolve(&bundle, &www, &sites, &path) {
-                Some(Body::File(p)) => match fs::File::open(&p) {
-                    Ok(_) if head => req.respond(Response::empty(200).with_header(header("Content-Type", content_type(&p)))),
-                    Ok(f) => {
-                        let len = f.metadata().map(|m| m.len() as usize).ok();
-                        let headers = vec![header("Content-Type", content_type(&p)), header("Cache-Control", "no-cache")];
-                        req.respond(Response::new(StatusCode(200), headers, f, len, None))
-                    }
-                    Err(_) => req.respond(Response::from_string("not found").with_status_code(404)),
-                },
-                Some(Body::Rendered(html)) => {
-                    req.respond(Response::from_string(html).with_header(header("Content-Type", "text/html; charset=utf-8")))
-                }
-                None => req.respond(
-                    Response::from_string(format!("not found: {path}"))
-                        .with_status_code(404)
-                        .with_header(header("Content-Type", "text/plain; charset=utf-8")),
-                ),
-            }
-        };
-        if let Err(e) = result {
-            eprintln!("serve: {url}: {e}");
-        }
+        // One thread per request: a response whose client stopped reading (a page closed
+        // mid-download, a browser extension's worker stopped) blocks only its own write,
+        // never the requests behind it.
+        let (bundle, www, sites) = (bundle.clone(), www.clone(), sites.clone());
+        handlers.push(std::thread::spawn(move || respond(req, &bundle, &www, &sites)));
+        handlers.retain(|h| !h.is_finished());
         if a.max_requests > 0 && served >= a.max_requests {
             break;
         }
     }
+    // Let the last responses finish (a stuck one is abandoned after 10 s).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while handlers.iter().any(|h| !h.is_finished()) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     Ok(())
+}
+
+/// Answer one request: a file of the bundle, the demo or a site; a rendered page; or 404/405.
+fn respond(mut req: tiny_http::Request, bundle: &Path, www: &Path, sites: &[PathBuf]) {
+    let url = req.url().to_string();
+    let path = url.split(['?', '#']).next().unwrap_or("/").to_string();
+    let head = *req.method() == Method::Head;
+    let result = if !matches!(req.method(), Method::Get | Method::Head) {
+        req.respond(Response::from_string("method not allowed").with_status_code(StatusCode(405)).with_header(header("Allow", "GET, HEAD")))
+    } else {
+        // Drain any request body so keep-alive connections stay in step.
+        let _ = std::io::copy(&mut req.as_reader().take(1 << 20), &mut std::io::sink());
+        match resolve(bundle, www, sites, &path) {
+            Some(Body::File(p)) => match fs::File::open(&p) {
+                Ok(_) if head => req.respond(Response::empty(200).with_header(header("Content-Type", content_type(&p)))),
+                Ok(f) => {
+                    let len = f.metadata().map(|m| m.len() as usize).ok();
+                    let headers = vec![header("Content-Type", content_type(&p)), header("Cache-Control", "no-cache")];
+                    req.respond(Response::new(StatusCode(200), headers, f, len, None))
+                }
+                Err(_) => req.respond(Response::from_string("not found").with_status_code(404)),
+            },
+            Some(Body::Rendered(html)) => {
+                req.respond(Response::from_string(html).with_header(header("Content-Type", "text/html; charset=utf-8")))
+            }
+            None => req.respond(
+                Response::from_string(format!("not found: {path}"))
+                    .with_status_code(404)
+                    .with_header(header("Content-Type", "text/plain; charset=utf-8")),
+            ),
+        }
+    };
+    if let Err(e) = result {
+        eprintln!("serve: {url}: {e}");
+    }
 }
 
 #[cfg(test)]
