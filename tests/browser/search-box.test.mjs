@@ -132,6 +132,28 @@ test("a corrupt shard shows an error state, not a frozen box", { skip }, async (
   await alert.waitFor(); // still answering (with the error), not stuck
 });
 
+test("a bundle chosen while another is still loading is the one that answers", { skip }, async () => {
+  // The extension's popup opens the last bundle used and the user picks another at once: the
+  // first one finishing its load later must not take the box over (it did: the popup then
+  // searched the wrong bundle and showed nothing for a word only the chosen one has).
+  await page.goto(server.url + "/");
+  await page.waitForFunction(() => customElements.get("sift-search") !== undefined);
+  await page.evaluate(() => {
+    const box = document.querySelector("sift-search");
+    const slow = (url, init) => new Promise((r) => setTimeout(r, 800)).then(() => fetch(url, init));
+    box.useBundle("/corrupt/_sift/", slow); // damaged: answering from it is an error
+    box.open();
+    box.useBundle("/_sift/", (url, init) => fetch(url, init));
+  });
+  const input = page.locator("sift-search input[role=combobox]");
+  await input.fill("authentication");
+  await options().first().waitFor();
+  await page.waitForTimeout(1500); // well after the first bundle finished loading
+  assert.equal(await page.locator("sift-search [role=alert]").count(), 0, "no answer from the bundle left behind");
+  assert.ok((await options().count()) > 0);
+  assert.match(await options().first().textContent(), /Authenticat/i);
+});
+
 test("a missing bundle is an error state too", { skip }, async () => {
   await openAndType("deploy", "/missing.html");
   const alert = page.locator("sift-search [role=alert]");

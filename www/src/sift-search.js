@@ -198,6 +198,7 @@ export class SiftSearchElement extends HTMLElement {
     this.#filters = {};
     this.sift = null;
     this.#loading = null;
+    this.#seq++; // an answer still coming from the previous bundle is not shown
     this.setAttribute("bundle", bundle);
     if (this.#els.input?.value) this.#search();
   }
@@ -220,18 +221,22 @@ export class SiftSearchElement extends HTMLElement {
       const bundle = this.getAttribute("bundle") ?? "/_sift/";
       const semantic = this.getAttribute("semantic") !== "off";
       const embedder = this.getAttribute("embedder") === "model" ? "model" : "static";
-      this.#loading = Sift.load(bundle, { semantic, embedder, fetch: this.fetchImpl }).then(
+      const loading = Sift.load(bundle, { semantic, embedder, fetch: this.fetchImpl }).then(
         (s) => {
+          // Another bundle was chosen while this one loaded: whoever waited gets that one.
+          if (this.#loading !== loading) return this.#ensureLoaded();
           this.sift = s;
           s.onSemanticState((state) => this.#semanticChanged(state));
           this.#semanticChanged(s.semanticState);
           return s;
         },
         (e) => {
+          if (this.#loading !== loading) return this.#ensureLoaded();
           this.#loading = null; // try again on the next keystroke
           throw e;
         },
       );
+      this.#loading = loading;
     }
     return this.#loading;
   }
