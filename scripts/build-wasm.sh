@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build the browser/worker runtime into www/dist/:
 #   sift_wasm*           the engine core with the static query encoder (cargo + wasm-bindgen,
-#                        profile wasm-release, wasm-opt -Oz)
+#                        profile wasm-release, wasm-opt -Oz): what a search box loads
+#   sift_wasm_full*      the same with per-result explain and multiSearch: workers, MCP, and
+#                        pages the first time they ask for either
 #   sift_embed_wasm*     the full-model query embedder (tract, wasm SIMD, wasm-pack), loaded
 #                        only for `embedder: "model"`
 #   sift.js, sift-search.js, *.d.ts, index.html (the demo page)
@@ -21,13 +23,23 @@ mkdir -p "$DIST" "$WORK"
 # Rust 1.95's wasm32 target emits these features; binaryen must accept them.
 OPT_FEATURES=(--enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-to-int --enable-mutable-globals --enable-reference-types --enable-multivalue)
 
-echo "build-wasm: engine core"
 # cargo + wasm-bindgen directly (what wasm-pack runs), so the keyword and static-encoder
-# runtime — all the demo needs — does not wait for a wasm-pack install.
-cargo build --quiet --lib -p sift-wasm --target wasm32-unknown-unknown --profile wasm-release
-wasm-bindgen --target web --typescript --out-dir "$WORK/core" "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/sift_wasm.wasm"
-"$WASM_OPT" -Oz "${OPT_FEATURES[@]}" --strip-debug --strip-producers "$WORK/core/sift_wasm_bg.wasm" -o "$DIST/sift_wasm_bg.wasm"
-cp "$WORK/core/sift_wasm.js" "$WORK/core/sift_wasm.d.ts" "$DIST/"
+# runtime — all the demo needs — does not wait for a wasm-pack install. Two builds of the
+# engine: the lean one a search box loads, and the full one (per-result `explain`,
+# `multiSearch`) that workers use and pages load the first time they ask for either. Each
+# has a target dir of its own, so neither rebuild undoes the other.
+engine() { # name, cargo target dir, cargo feature args...
+  local name="$1" target="$2"
+  shift 2
+  CARGO_TARGET_DIR="$target" cargo build --quiet --lib -p sift-wasm --target wasm32-unknown-unknown --profile wasm-release "$@"
+  wasm-bindgen --target web --typescript --out-name "$name" --out-dir "$WORK/core" "$target/wasm32-unknown-unknown/wasm-release/sift_wasm.wasm"
+  "$WASM_OPT" -Oz "${OPT_FEATURES[@]}" --strip-debug --strip-producers "$WORK/core/${name}_bg.wasm" -o "$DIST/${name}_bg.wasm"
+  cp "$WORK/core/$name.js" "$WORK/core/$name.d.ts" "$DIST/"
+}
+echo "build-wasm: engine core (lean, for search boxes)"
+engine sift_wasm "$CARGO_TARGET_DIR"
+echo "build-wasm: engine core (full: explain and multiSearch)"
+engine sift_wasm_full "$CARGO_TARGET_DIR/wasm-full" --features full
 
 if [ "${SIFT_SKIP_EMBED_WASM:-}" != 1 ]; then
   echo "build-wasm: full-model query embedder (tract + wasm SIMD; the first build takes several minutes)"

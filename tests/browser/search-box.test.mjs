@@ -173,13 +173,17 @@ test("the box works on a page with hostile CSS (shadow DOM)", { skip }, async ()
   await page.screenshot({ path: path.join(OUT, "hostile.png") });
 });
 
-test("the JS API: search, multiSearch, getDocument, related and errors as rejected promises", { skip }, async () => {
+test("the JS API: search, multiSearch, explain, getDocument, related and errors as rejected promises", { skip }, async () => {
   await page.goto(server.url + "/");
   const r = await page.evaluate(async () => {
     const { Sift } = await import("/sift.js");
+    const fullFetched = () => performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/sift_wasm_full_bg.wasm")).length;
     const s = await Sift.load("/_sift/", { semantic: false });
     const res = await s.search({ query: "cache", limit: 2 });
+    const fullBefore = fullFetched();
     const multi = await s.multiSearch({ queries: [{ query: "cache" }, { query: "deploy" }], limit: 5 });
+    const explained = await s.search({ query: "cache", limit: 1, explain: true });
+    const fullAfter = fullFetched();
     const doc = await s.getDocument(res.results[0].id);
     const rel = await s.related(res.results[0].id, { limit: 3 });
     const errs = {};
@@ -200,6 +204,7 @@ test("the JS API: search, multiSearch, getDocument, related and errors as reject
     return {
       first: res.results[0].id, total: res.total, multi: multi.results.length, docTitle: doc.title, hasSp: "sp" in doc,
       related: rel.results.map((x) => x.id), missingDoc: await s.getDocument("nope"), errs, stats: s.stats,
+      fullBefore, fullAfter, explained: explained.results[0].explain, explainedFirst: explained.results[0].id,
     };
   });
   assert.equal(r.first, "reference/cache.md");
@@ -216,4 +221,10 @@ test("the JS API: search, multiSearch, getDocument, related and errors as reject
     relatedMissing: "SiftError:not_found",
   });
   assert.ok(r.stats.shardsFetched >= 3);
+  // The lean runtime answers searches; the full one (explain, multiSearch) is fetched once,
+  // on the first call that needs it.
+  assert.equal(r.fullBefore, 0, "a plain search does not load the full runtime");
+  assert.equal(r.fullAfter, 1, "multiSearch and explain load it once");
+  assert.equal(r.explainedFirst, "reference/cache.md");
+  assert.ok(Array.isArray(r.explained?.clauses) && r.explained.bm25f > 0, JSON.stringify(r.explained));
 });

@@ -29,7 +29,7 @@ export function makeApp({ coreWasm, embedWasm }) {
       // Semantic search by the bundle's static encoder, or by the model in the model entry.
       const semantic = env.SIFT_SEMANTIC !== "off";
       siftPromise = Sift.load("https://assets.local/", {
-        fetch: fetchAsset, wasmUrl: coreWasm, embedWasmUrl: embedWasm, semantic, embedder: embedWasm ? "model" : "static",
+        fetch: fetchAsset, runtime: "full", wasmUrl: coreWasm, embedWasmUrl: embedWasm, semantic, embedder: embedWasm ? "model" : "static",
         modelMemory: "small", // a Cloudflare isolate has 128 MB
       }).catch((e) => {
         siftPromise = null; // retry on the next request

@@ -104,7 +104,12 @@ export type SemanticState = "off" | "static" | "idle" | "loading" | "ready" | "f
 
 export interface LoadOptions {
   fetch?: typeof fetch;
+  /** "lean" (default): the search box's engine; the full one (explain, multiSearch) loads on first use. "full": everything at once (workers, APIs). */
+  runtime?: "lean" | "full";
+  /** The runtime's wasm: sift_wasm_bg.wasm, or sift_wasm_full_bg.wasm with runtime "full" (default: beside sift.js). */
   wasmUrl?: string | URL | WebAssembly.Module;
+  /** sift_wasm_full_bg.wasm, for a lean page's first explain or multiSearch (default: beside sift.js). */
+  fullWasmUrl?: string | URL | WebAssembly.Module;
   semantic?: boolean;
   modelUrl?: string;
   /** Who embeds queries: the bundle's static encoder (default), "model" (all-MiniLM-L6-v2 in wasm), or your own function (the model's space). */

@@ -11,22 +11,31 @@ import { LIMITS, ERRORS, statusOf, isClientError } from "./contract.js";
 
 export { SiftError, asSiftError, markedParts, plainText, bundleBase, LIMITS, ERRORS, statusOf, isClientError };
 
-const coreReady = new Map(); // wasm URL (or "default") → init promise: one instance per page
+// Two builds of the engine: the lean one (what a search box needs) and the full one (also
+// per-result `explain` and `multiSearch`), which workers load at once and pages only the
+// first time they ask for either. A glue module is wasm-bindgen's JS for one of them.
+const leanGlue = { default: initCore, SiftEngine, memoryBytes: coreMemoryBytes };
+const runtimes = new Map(); // "lean|full" + wasm URL (or "default") → Promise<glue>: one instance per page
 
-function initOnce(wasmUrl, fetchImpl) {
-  const key = wasmUrl ? String(wasmUrl) : "default";
-  if (!coreReady.has(key)) {
+function runtime(kind, wasmUrl, fetchImpl) {
+  const key = `${kind}|${wasmUrl ? String(wasmUrl) : "default"}`;
+  if (!runtimes.has(key)) {
     let input;
     if (wasmUrl instanceof WebAssembly.Module) input = { module_or_path: wasmUrl };
     else if (wasmUrl) input = { module_or_path: fetchImpl(String(wasmUrl)) };
     else input = undefined;
-    const p = initCore(input).catch((e) => {
-      coreReady.delete(key);
-      throw new SiftError("runtime_unavailable", `the Sift runtime (wasm) could not be loaded: ${e && e.message ? e.message : e}`, e);
+    const glue = kind === "full" ? import("./sift_wasm_full.js") : Promise.resolve(leanGlue);
+    const p = glue.then(async (g) => {
+      await g.default(input);
+      return g;
+    }).catch((e) => {
+      runtimes.delete(key);
+      const what = kind === "full" ? "the full Sift runtime (explain, multiSearch)" : "the Sift runtime";
+      throw new SiftError("runtime_unavailable", `${what} (wasm) could not be loaded: ${e && e.message ? e.message : e}`, e);
     });
-    coreReady.set(key, p);
+    runtimes.set(key, p);
   }
-  return coreReady.get(key);
+  return runtimes.get(key);
 }
 
 const today = () => Math.floor(Date.now() / 86400000);
@@ -35,7 +44,14 @@ const today = () => Math.floor(Date.now() / 86400000);
  * A loaded bundle. `Sift.load(base, options)`:
  *   base      — URL of the bundle folder (default "/_sift/")
  *   options.fetch      — fetch implementation (workers pass their assets binding)
- *   options.wasmUrl    — where sift_wasm_bg.wasm is (default: beside this file), or a WebAssembly.Module
+ *   options.runtime    — "lean" (default: what a search box needs; the full runtime is loaded
+ *                        the first time a call asks for `explain` or `multiSearch`) or "full"
+ *                        (workers and APIs: everything in one engine)
+ *   options.wasmUrl    — where the runtime's wasm is (sift_wasm_bg.wasm, or with runtime
+ *                        "full" sift_wasm_full_bg.wasm; default: beside this file), or a
+ *                        WebAssembly.Module
+ *   options.fullWasmUrl — where sift_wasm_full_bg.wasm is for a lean page's first `explain`
+ *                        or `multiSearch` (default: beside this file), or a WebAssembly.Module
  *   options.semantic   — false turns semantic search off; default on when the bundle has vectors
  *   options.embedder   — who embeds queries: the bundle's static encoder by default (nothing
  *                        to download); "model" for the full model (tract in wasm, the model
@@ -50,7 +66,8 @@ export class Sift {
   #fetch;
   #opts;
   #manifestBytes;
-  #engine;
+  #main; // {glue, engine, full}: the runtime every call uses
+  #full = null; // Promise<{glue, engine, full}>: a lean page's full runtime, once asked for
   #shards = new Map(); // file → Promise<Uint8Array> (bytes kept so a rebuilt engine reloads fast)
   #embedder = null; // Promise<(text) => Float32Array> once started
   #embedMemory = () => 0;
@@ -60,12 +77,12 @@ export class Sift {
   #facts; // from the manifest, which never changes: read once
   stats = { shardsFetched: 0, bytesFetched: 0 };
 
-  constructor(base, fetchImpl, opts, manifestBytes) {
+  constructor(base, fetchImpl, opts, manifestBytes, glue = leanGlue) {
     this.#base = base;
     this.#fetch = fetchImpl;
     this.#opts = opts;
     this.#manifestBytes = manifestBytes;
-    this.#engine = new SiftEngine(manifestBytes);
+    this.#main = { glue, engine: new glue.SiftEngine(manifestBytes), full: opts.runtime === "full" };
     const m = this.#engine.manifest();
     this.#facts = {
       documents: m.doc_count,
@@ -82,10 +99,13 @@ export class Sift {
   static async load(base = "/_sift/", options = {}) {
     const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
     const url = bundleBase(base);
-    await initOnce(options.wasmUrl, fetchImpl);
+    if (options.runtime !== undefined && options.runtime !== "lean" && options.runtime !== "full") {
+      throw new SiftError("invalid_request", `options.runtime is "lean" or "full", not ${JSON.stringify(options.runtime)}`);
+    }
+    const glue = await runtime(options.runtime === "full" ? "full" : "lean", options.wasmUrl, fetchImpl);
     const manifest = await fetchBytes(fetchImpl, url + "manifest.json", "the bundle manifest");
     try {
-      return new Sift(url, fetchImpl, options, manifest);
+      return new Sift(url, fetchImpl, options, manifest, glue);
     } catch (e) {
       throw asSiftError(e);
     }
@@ -98,7 +118,28 @@ export class Sift {
 
   /** Bytes of wasm linear memory in use (engine + embedder; wasm memory only grows). */
   get wasmMemoryBytes() {
-    return coreMemoryBytes() + this.#embedMemory();
+    return this.#main.glue.memoryBytes() + this.#fullMemory() + this.#embedMemory();
+  }
+
+  #fullMemory = () => 0;
+
+  // The engine of the runtime every call uses.
+  get #engine() {
+    return this.#main.engine;
+  }
+
+  /** The full runtime (explain, multiSearch): this one, or a second engine loaded once. */
+  #fullSlot() {
+    if (this.#main.full) return Promise.resolve(this.#main);
+    if (!this.#full) {
+      this.#full = runtime("full", this.#opts.fullWasmUrl, this.#fetch).then((glue) => {
+        const slot = { glue, engine: this.#call(() => new glue.SiftEngine(this.#manifestBytes)), full: true };
+        this.#fullMemory = () => glue.memoryBytes();
+        return slot;
+      });
+      this.#full.catch(() => (this.#full = null)); // the next call tries again
+    }
+    return this.#full;
   }
 
   /** "off" | "static" (ready: the bundle embeds queries) | "idle" | "loading" | "ready" | "failed" (the model) */
@@ -193,21 +234,21 @@ export class Sift {
     return bytes;
   }
 
-  #call(fn) {
+  #call(fn, slot = this.#main) {
     try {
       return fn();
     } catch (e) {
       const err = asSiftError(e);
-      if (err.code === "internal") this.#rebuild();
+      if (err.code === "internal") this.#rebuild(slot);
       throw err;
     }
   }
 
   // After a trap the wasm instance's state cannot be trusted: a fresh engine over the same
   // manifest, fed the shards already downloaded.
-  #rebuild() {
+  #rebuild(slot) {
     try {
-      this.#engine = new SiftEngine(this.#manifestBytes);
+      slot.engine = new slot.glue.SiftEngine(this.#manifestBytes);
     } catch (_) {
       /* reported by the next call */
     }
@@ -226,11 +267,13 @@ export class Sift {
     return this.#shards.get(file);
   }
 
-  #drive(call) {
-    return drive(() => this.#call(call), {
+  // `call(engine)` until it is done, fetching what it needs; on `slot`'s engine (the main one
+  // unless given).
+  #drive(call, slot = this.#main) {
+    return drive(() => this.#call(() => call(slot.engine), slot), {
       shardBytes: (f) => this.#shard(f),
-      isLoaded: (f) => this.#engine.isLoaded(f),
-      addShard: (f, bytes) => this.#call(() => this.#engine.addShard(f, bytes)),
+      isLoaded: (f) => slot.engine.isLoaded(f),
+      addShard: (f, bytes) => this.#call(() => slot.engine.addShard(f, bytes), slot),
     });
   }
 
@@ -297,7 +340,9 @@ export class Sift {
       }
     }
     const now = today();
-    const res = await this.#drive(() => this.#engine.search(body, now, vector));
+    // Per-result scoring details are in the full runtime only.
+    const slot = req.explain === true ? await this.#fullSlot() : this.#main;
+    const res = await this.#drive((e) => e.search(body, now, vector), slot);
     res.timings_ms = { ...(res.timings_ms ?? {}), total: round2(performance.now() - t0) };
     if (vector && this._lastEmbedMs !== undefined) res.timings_ms.embed = round2(this._lastEmbedMs);
     if (this.#embedState !== "off") res.semantic = semantic;
@@ -322,20 +367,20 @@ export class Sift {
         request.queries.map((q) => (q && q.mode !== "lexical" ? Array.from(embed(this.#call(() => this.#engine.semanticText(requestJson(q))))) : null)),
       );
     }
-    return this.#drive(() => this.#engine.multiSearch(body, now, vectors));
+    return this.#drive((e) => e.multiSearch(body, now, vectors), await this.#fullSlot());
   }
 
   /** The stored document (title, url, metadata, sections), or null. */
   async getDocument(id) {
     if (typeof id !== "string" || id === "") throw new SiftError("invalid_request", "getDocument takes a document id string");
-    return (await this.#drive(() => this.#engine.getDocument(id))) ?? null;
+    return (await this.#drive((e) => e.getDocument(id))) ?? null;
   }
 
   /** Pages like the page `id` (by meaning when the bundle has vectors), without it. */
   async related(id, { limit } = {}) {
     if (typeof id !== "string" || id === "") throw new SiftError("invalid_request", "related takes a document id string");
     const now = today();
-    return this.#drive(() => this.#engine.related(id, limit ?? undefined, now));
+    return this.#drive((e) => e.related(id, limit ?? undefined, now));
   }
 }
 

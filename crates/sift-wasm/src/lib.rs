@@ -6,7 +6,9 @@
 
 use serde::Serialize;
 use sift_core::error::ErrorCode;
-use sift_core::{Context, Engine, MultiSearchRequest, SearchRequest, SiftError, Step};
+#[cfg(feature = "full")]
+use sift_core::MultiSearchRequest;
+use sift_core::{Context, Engine, SearchRequest, SiftError, Step};
 use wasm_bindgen::prelude::*;
 
 fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
@@ -123,6 +125,22 @@ impl SiftEngine {
         answer(self.engine.search_with(&req, &ctx, query_vector.as_deref()))
     }
 
+    /// `{done: document | null}` or `{need: [files]}`.
+    #[wasm_bindgen(js_name = getDocument)]
+    pub fn get_document(&self, id: &str) -> Result<String, JsValue> {
+        answer(self.engine.get_document(id))
+    }
+
+    pub fn related(&self, id: &str, limit: Option<f64>, now_days: f64) -> Result<String, JsValue> {
+        let limit = limit.map(|l| if l.is_finite() { l as i64 } else { -1 });
+        answer(self.engine.related(id, limit, &Context { now_days: now_days as i64 }))
+    }
+}
+
+/// What only the full runtime has (see the `full` feature).
+#[cfg(feature = "full")]
+#[wasm_bindgen]
+impl SiftEngine {
     /// `vectors`: the host's embedding of each query (JSON text: an array of arrays or
     /// nulls), when it embeds queries with the model; else the bundle's encoder does.
     #[wasm_bindgen(js_name = multiSearch)]
@@ -136,16 +154,5 @@ impl SiftEngine {
                 None => None,
             };
         answer(self.engine.multi_search_with(&req, &Context { now_days: now_days as i64 }, vectors.as_deref()))
-    }
-
-    /// `{done: document | null}` or `{need: [files]}`.
-    #[wasm_bindgen(js_name = getDocument)]
-    pub fn get_document(&self, id: &str) -> Result<String, JsValue> {
-        answer(self.engine.get_document(id))
-    }
-
-    pub fn related(&self, id: &str, limit: Option<f64>, now_days: f64) -> Result<String, JsValue> {
-        let limit = limit.map(|l| if l.is_finite() { l as i64 } else { -1 });
-        answer(self.engine.related(id, limit, &Context { now_days: now_days as i64 }))
     }
 }

@@ -31,6 +31,7 @@ pub(crate) enum AltKind {
 }
 
 impl AltKind {
+    #[cfg(feature = "explain")]
     pub fn name(self) -> &'static str {
         match self {
             AltKind::Exact => "exact",

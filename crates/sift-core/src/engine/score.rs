@@ -4,12 +4,17 @@
 //! both call it, so an explanation always adds up to the score it explains.
 
 use super::collect::Filter;
-use super::matching::{alt_match_at, alt_matches, proximity_at, proximity_max, proximity_pairs};
+#[cfg(feature = "explain")]
+use super::matching::alt_match_at;
+use super::matching::{alt_matches, proximity_at, proximity_max, proximity_pairs};
 use super::plan::{Alt, Plan, RTerm};
+#[cfg(feature = "explain")]
 use super::round4;
 use crate::bundle::docmeta::DocMeta;
 use crate::rank::{self, Bm25fParams, NormTable, N_FIELDS};
-use std::collections::{BTreeMap, HashMap};
+#[cfg(feature = "explain")]
+use std::collections::BTreeMap;
+use std::collections::HashMap;
 
 /// A scored candidate.
 #[derive(Debug, Clone, Copy)]
@@ -24,6 +29,7 @@ pub(crate) fn sort_hits(hits: &mut [Hit]) {
 }
 
 /// One term's part of a document's score.
+#[cfg_attr(not(feature = "explain"), allow(dead_code))]
 pub(crate) struct TermScore {
     pub idf: f32,
     /// BM25F's `tf~`: field-weighted, length-normalised term frequency.
@@ -105,6 +111,7 @@ impl Scorer<'_> {
 
     /// Per-result scoring details: which alternative matched each clause, in which fields,
     /// each term's part; proximity; the normalisation.
+    #[cfg(feature = "explain")]
     pub fn explain(&self, doc: u32, plan: &Plan, max_possible: f32, score: f32) -> serde_json::Value {
         let mut out_clauses = Vec::new();
         let mut raw = 0.0;

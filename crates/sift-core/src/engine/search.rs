@@ -8,8 +8,10 @@ use super::plan;
 use super::present;
 use super::relax;
 use super::resolve::{Flow, Resolver};
+#[cfg(feature = "explain")]
+use super::round4;
 use super::score::{self, Hit, Scorer};
-use super::{round4, Engine, ShardId};
+use super::{Engine, ShardId};
 use crate::contract::{Fallback, SearchResponse, ValidRequest, MAX_CLAUSES};
 use crate::query;
 use std::collections::{BTreeMap, HashMap};
@@ -17,6 +19,11 @@ use std::collections::{BTreeMap, HashMap};
 /// `query_vector`: the host's embedding of the query (the model's space), if it made one;
 /// `meaning`: the text to embed instead of the query's own words (`related`).
 pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>, meaning: Option<&str>) -> Flow<SearchResponse> {
+    #[cfg(not(feature = "explain"))]
+    if req.explain {
+        let why = "explain is not built into this runtime (the lean browser engine); sift.js answers it with the full runtime";
+        return Err(crate::error::SiftError::new(crate::error::ErrorCode::InvalidRequest, why).into());
+    }
     let res = Resolver::new(eng);
     let (weights, host_vector) = fusion::mode_weights(req, eng.manifest.vectors.as_ref(), eng.has_query_encoder(), query_vector)?;
     let semantic = weights.1 > 0.0;
@@ -114,6 +121,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let page: Vec<Hit> = hits.iter().skip(req.offset).take(req.limit).copied().collect();
     let facets = collect::facets(index, eng.manifest.doc_count as usize, &hits);
     res.require(page.iter().map(|h| ShardId::Docs(eng.doc_shard_of(h.doc))))?;
+    #[cfg(feature = "explain")]
     let explain = |h: &Hit| {
         let mut x = scorer.explain(h.doc, &plan, max_possible, h.score);
         if q.is_some() {
@@ -121,7 +129,11 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
         }
         x
     };
-    let results = present::results(&res, &plan, &page, req.include_content, req.explain.then_some(&explain))?;
+    #[cfg(feature = "explain")]
+    let explain: Option<&dyn Fn(&Hit) -> serde_json::Value> = if req.explain { Some(&explain) } else { None };
+    #[cfg(not(feature = "explain"))]
+    let explain = None;
+    let results = present::results(&res, &plan, &page, req.include_content, explain)?;
     Ok(SearchResponse {
         has_more: req.offset + results.len() < total,
         results,
@@ -138,6 +150,8 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
 }
 
 /// The two halves as one list, and what the response says about it.
+// The per-side scores are read only by `explain` (not in the lean browser runtime).
+#[cfg_attr(not(feature = "explain"), allow(dead_code))]
 struct Combined {
     hits: Vec<Hit>,
     search_type: &'static str,
@@ -153,6 +167,7 @@ struct Combined {
 
 impl Combined {
     /// How a document's fused score came about.
+    #[cfg(feature = "explain")]
     fn explain(&self, doc: u32, (w_lex, w_sem): (f32, f32)) -> serde_json::Value {
         let mut x = serde_json::json!({
             "search_type": self.search_type, "weights": { "lexical": w_lex, "semantic": w_sem },
