@@ -16,7 +16,7 @@ rm -rf "$DIR"
 mkdir -p "$DIR"
 cp www/extension/*.json www/extension/*.js www/extension/*.html www/extension/*.css "$DIR/"
 # The runtime: the engine core only (the extension searches keywords offline; no model).
-cp www/dist/sift.js www/dist/host.js www/dist/contract.js www/dist/sift-search.js www/dist/sift_wasm.js www/dist/sift_wasm_bg.wasm "$DIR/"
+cp www/dist/sift.js www/dist/sift-search.js www/dist/sift_wasm_bg.wasm "$DIR/"
 # With the embedding model installed, the sample bundle carries vectors and its static query
 # encoder: semantic search offline, no model in the extension.
 EMBED=(--no-embedder)

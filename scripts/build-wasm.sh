@@ -53,6 +53,13 @@ if [ "${SIFT_SKIP_EMBED_WASM:-}" != 1 ]; then
 fi
 
 cp www/src/*.js www/src/*.d.ts "$DIST/"
+# sift.js as one file (with host.js, contract.js and the lean runtime's glue): a page learns
+# of its imports only after it has fetched it, so each level of modules is one more round
+# trip (150 ms on a mobile link) and one more request before the first result. The full
+# runtime and the embedder stay separate, loaded on first use. <sift-search> imports it.
+"$SIFT_ROOT/www/node_modules/.bin/esbuild" "$DIST/sift.js" --bundle --format=esm --log-level=warning \
+  --external:./sift_wasm_full.js --external:./sift_embed_wasm.js --legal-comments=none --outfile="$WORK/sift.js"
+mv "$WORK/sift.js" "$DIST/sift.js"
 cp www/demo/index.html "$DIST/index.html"
 for f in "$DIST"/*.wasm; do
   printf 'build-wasm: %-24s %9d bytes, %8d gzip\n' "$(basename "$f")" "$(stat -c %s "$f")" "$(gzip -9c "$f" | wc -c)"

@@ -3,8 +3,7 @@
 // the manifest lists) and read from there ever after, so they answer offline; the list
 // lives in chrome.storage.local. Shared by the service worker, the popup and the options page.
 
-import { Sift, SiftError, bundleBase } from "./sift.js";
-import { fetchOk } from "./host.js";
+import { Sift, SiftError, bundleBase, fetchOk } from "./sift.js";
 
 export const PACKAGED = { id: "sample", name: "Sift sample docs", base: chrome.runtime.getURL("bundles/sample/"), packaged: true };
 const LIST_KEY = "bundles";

@@ -119,6 +119,9 @@ export interface LoadOptions {
   embedWasmUrl?: string | URL | WebAssembly.Module;
 }
 
+/** fetch, with one error mapping: a failed request is a `network` SiftError, HTTP 404 `bundle_missing`, any other status `network`. */
+export declare function fetchOk(fetchImpl: typeof fetch, url: string, what: string, init?: RequestInit): Promise<Response>;
+
 export declare class SiftError extends Error {
   /** One of the contract's codes (keys of ERRORS): invalid_request, query_too_long, not_found, bundle_missing, bundle_corrupt, network, no_vectors, embedder_unavailable, internal, … */
   code: string;

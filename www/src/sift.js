@@ -6,10 +6,11 @@
 // and the engine is rebuilt on the next call, so one bad moment never freezes a search box.
 
 import initCore, { SiftEngine, memoryBytes as coreMemoryBytes } from "./sift_wasm.js";
-import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchBytes, drive } from "./host.js";
+import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, fetchBytes, drive } from "./host.js";
 import { LIMITS, ERRORS, statusOf, isClientError } from "./contract.js";
 
-export { SiftError, asSiftError, markedParts, plainText, bundleBase, LIMITS, ERRORS, statusOf, isClientError };
+// Everything a surface needs comes from here (one module: the built sift.js is one file).
+export { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, LIMITS, ERRORS, statusOf, isClientError };
 
 // Two builds of the engine: the lean one (what a search box needs) and the full one (also
 // per-result `explain` and `multiSearch`), which workers load at once and pages only the
@@ -102,8 +103,11 @@ export class Sift {
     if (options.runtime !== undefined && options.runtime !== "lean" && options.runtime !== "full") {
       throw new SiftError("invalid_request", `options.runtime is "lean" or "full", not ${JSON.stringify(options.runtime)}`);
     }
+    // The runtime and the manifest at once: one round trip fewer on a slow link.
+    const manifestBytes = fetchBytes(fetchImpl, url + "manifest.json", "the bundle manifest");
+    manifestBytes.catch(() => {}); // reported below, after the runtime's own error if both fail
     const glue = await runtime(options.runtime === "full" ? "full" : "lean", options.wasmUrl, fetchImpl);
-    const manifest = await fetchBytes(fetchImpl, url + "manifest.json", "the bundle manifest");
+    const manifest = await manifestBytes;
     try {
       return new Sift(url, fetchImpl, options, manifest, glue);
     } catch (e) {
