@@ -5,6 +5,7 @@ mod bundle_io;
 mod embed_cache;
 mod embedding;
 mod eval;
+mod http;
 mod model_fetch;
 mod serve;
 mod sources;

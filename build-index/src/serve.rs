@@ -7,11 +7,11 @@
 //!
 //! Loopback by default; only GET/HEAD; paths cannot leave their roots.
 
+use crate::http::{self, Request, Response};
 use anyhow::{anyhow, bail, Context as _, Result};
 use std::fs;
-use std::io::Read;
 use std::path::{Component, Path, PathBuf};
-use tiny_http::{Header, Method, Response, Server, StatusCode};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 #[derive(clap::Args)]
 pub struct ServeArgs {
@@ -129,10 +129,6 @@ fn resolve(bundle: &Path, www: &Path, sites: &[PathBuf], path: &str) -> Option<B
     None
 }
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("static header is valid")
-}
-
 pub fn run(a: &ServeArgs) -> Result<()> {
     let bundle = a.dir.canonicalize().with_context(|| format!("no bundle directory at {}", a.dir.display()))?;
     if !bundle.join(sift_core::bundle::MANIFEST_FILE).is_file() {
@@ -148,64 +144,48 @@ pub fn run(a: &ServeArgs) -> Result<()> {
         .iter()
         .map(|s| s.canonicalize().with_context(|| format!("--site {} does not exist", s.display())))
         .collect::<Result<_>>()?;
-    let server = Server::http((a.host.as_str(), a.port)).map_err(|e| anyhow!("cannot listen on {}:{}: {e}", a.host, a.port))?;
-    let addr = server.server_addr().to_ip().ok_or_else(|| anyhow!("the server has no IP address"))?;
+    let listener =
+        std::net::TcpListener::bind((a.host.as_str(), a.port)).map_err(|e| anyhow!("cannot listen on {}:{}: {e}", a.host, a.port))?;
+    let addr = listener.local_addr().context("the server has no address")?;
     println!("Serving {} at http://{addr}/ (bundle at /_sift/; Ctrl-C stops)", bundle.display());
-    let (bundle, www, sites) = (std::sync::Arc::new(bundle), std::sync::Arc::new(www), std::sync::Arc::new(sites));
-    let mut served = 0u64;
-    let mut handlers = Vec::new();
-    for req in server.incoming_requests() {
-        served += 1;
-        // One thread per request: a response whose client stopped reading (a page closed
-        // mid-download, a browser extension's worker stopped) blocks only its own write,
-        // never the requests behind it.
-        let (bundle, www, sites) = (bundle.clone(), www.clone(), sites.clone());
-        handlers.push(std::thread::spawn(move || respond(req, &bundle, &www, &sites)));
-        handlers.retain(|h| !h.is_finished());
-        if a.max_requests > 0 && served >= a.max_requests {
-            break;
-        }
-    }
-    // Let the last responses finish (a stuck one is abandoned after 10 s).
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while handlers.iter().any(|h| !h.is_finished()) && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    let max = a.max_requests;
+    let served = AtomicU64::new(0);
+    http::serve(
+        listener,
+        move |req: &Request| respond(req, &bundle, &www, &sites),
+        move || {
+            // Tests and benchmarks: stop after `--max-requests` answers.
+            if served.fetch_add(1, Ordering::SeqCst) + 1 == max {
+                std::process::exit(0);
+            }
+        },
+    );
     Ok(())
 }
 
 /// Answer one request: a file of the bundle, the demo or a site; a rendered page; or 404/405.
-fn respond(mut req: tiny_http::Request, bundle: &Path, www: &Path, sites: &[PathBuf]) {
-    let url = req.url().to_string();
-    let path = url.split(['?', '#']).next().unwrap_or("/").to_string();
-    let head = *req.method() == Method::Head;
-    let result = if !matches!(req.method(), Method::Get | Method::Head) {
-        req.respond(Response::from_string("method not allowed").with_status_code(StatusCode(405)).with_header(header("Allow", "GET, HEAD")))
-    } else {
-        // Drain any request body so keep-alive connections stay in step.
-        let _ = std::io::copy(&mut req.as_reader().take(1 << 20), &mut std::io::sink());
-        match resolve(bundle, www, sites, &path) {
-            Some(Body::File(p)) => match fs::File::open(&p) {
-                Ok(_) if head => req.respond(Response::empty(200).with_header(header("Content-Type", content_type(&p)))),
-                Ok(f) => {
-                    let len = f.metadata().map(|m| m.len() as usize).ok();
-                    let headers = vec![header("Content-Type", content_type(&p)), header("Cache-Control", "no-cache")];
-                    req.respond(Response::new(StatusCode(200), headers, f, len, None))
-                }
-                Err(_) => req.respond(Response::from_string("not found").with_status_code(404)),
+fn respond(req: &Request, bundle: &Path, www: &Path, sites: &[PathBuf]) -> Response {
+    if req.method != "GET" && req.method != "HEAD" {
+        let mut r = Response::text(405, "method not allowed");
+        r.headers.push(("Allow", "GET, HEAD".into()));
+        return r;
+    }
+    let path = req.target.split(['?', '#']).next().unwrap_or("/");
+    match resolve(bundle, www, sites, path) {
+        Some(Body::File(p)) => match fs::File::open(&p).and_then(|f| Ok((f.metadata()?.len(), f))) {
+            Ok((len, f)) => Response {
+                status: 200,
+                headers: vec![("Content-Type", content_type(&p).into()), ("Cache-Control", "no-cache".into())],
+                body: http::Body::File(f, len),
             },
-            Some(Body::Rendered(html)) => {
-                req.respond(Response::from_string(html).with_header(header("Content-Type", "text/html; charset=utf-8")))
-            }
-            None => req.respond(
-                Response::from_string(format!("not found: {path}"))
-                    .with_status_code(404)
-                    .with_header(header("Content-Type", "text/plain; charset=utf-8")),
-            ),
-        }
-    };
-    if let Err(e) = result {
-        eprintln!("serve: {url}: {e}");
+            Err(_) => Response::text(404, "not found"),
+        },
+        Some(Body::Rendered(html)) => Response {
+            status: 200,
+            headers: vec![("Content-Type", "text/html; charset=utf-8".into())],
+            body: http::Body::Bytes(html.into_bytes()),
+        },
+        None => Response::text(404, format!("not found: {path}")),
     }
 }
 
