@@ -33,10 +33,10 @@ const FILE_TIMEOUT_MS = 10_000;
 const FILE_ATTEMPTS = 3;
 
 /**
- * One file of the bundle being added, body included. A request that stalls (a server that
- * never answers one of several parallel requests was seen in the end-to-end tests) is
- * abandoned after FILE_TIMEOUT_MS and asked for again, up to FILE_ATTEMPTS times; then the
- * add fails with a clear `network` error instead of waiting forever.
+ * One file of the bundle being added, body included. A request that stalls (a server or a
+ * link that stops answering one of several parallel requests) is abandoned after
+ * FILE_TIMEOUT_MS and asked for again, up to FILE_ATTEMPTS times; then the add fails with a
+ * clear `network` error instead of "Adding…" forever.
  */
 async function getFile(base, file) {
   const what = file === "manifest.json" ? "the bundle manifest (is this a Sift bundle URL?)" : `bundle shard ${file}`;

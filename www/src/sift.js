@@ -67,8 +67,8 @@ export class Sift {
   #fetch;
   #opts;
   #manifestBytes;
-  #main; // {glue, engine, full}: the runtime every call uses
-  #full = null; // Promise<{glue, engine, full}>: a lean page's full runtime, once asked for
+  #main; // {glue, engine}: the runtime every call uses
+  #full = null; // Promise<{glue, engine}>: a lean page's full runtime, once asked for
   #shards = new Map(); // file → Promise<Uint8Array> (bytes kept so a rebuilt engine reloads fast)
   #embedder = null; // Promise<(text) => Float32Array> once started
   #embedMemory = () => 0;
@@ -83,7 +83,7 @@ export class Sift {
     this.#fetch = fetchImpl;
     this.#opts = opts;
     this.#manifestBytes = manifestBytes;
-    this.#main = { glue, engine: new glue.SiftEngine(manifestBytes), full: opts.runtime === "full" };
+    this.#main = { glue, engine: new glue.SiftEngine(manifestBytes) };
     const m = this.#engine.manifest();
     this.#facts = {
       documents: m.doc_count,
@@ -134,12 +134,17 @@ export class Sift {
 
   /** The full runtime (explain, multiSearch): this one, or a second engine loaded once. */
   #fullSlot() {
-    if (this.#main.full) return Promise.resolve(this.#main);
+    if (this.#opts.runtime === "full") return Promise.resolve(this.#main);
     if (!this.#full) {
       this.#full = runtime("full", this.#opts.fullWasmUrl, this.#fetch).then((glue) => {
-        const slot = { glue, engine: this.#call(() => new glue.SiftEngine(this.#manifestBytes)), full: true };
+        let engine;
+        try {
+          engine = new glue.SiftEngine(this.#manifestBytes);
+        } catch (e) {
+          throw asSiftError(e);
+        }
         this.#fullMemory = () => glue.memoryBytes();
-        return slot;
+        return { glue, engine };
       });
       this.#full.catch(() => (this.#full = null)); // the next call tries again
     }

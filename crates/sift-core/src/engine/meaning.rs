@@ -132,28 +132,19 @@ fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
     Ok(q.iter().any(|x| *x != 0.0).then_some(q))
 }
 
-/// Feedback for paragraph-like queries only: short queries name one thing, and on the
-/// Python-docs paraphrases (4-13 words) feedback from the top answers cost MRR@10 0.771 ->
-/// 0.754; on Cranfield's paragraphs it adds 0.011 nDCG@10.
-pub(crate) const FEEDBACK_MIN_CLAUSES: usize = 8;
-/// How many of the best fused answers give feedback, and its weight beside the query
-/// (Cranfield nDCG@10 with feedback from 2/3/5/10 answers: 0.436/0.437/0.432/0.425).
-pub(crate) const FEEDBACK_DOCS: usize = 3;
-pub(crate) const FEEDBACK_WEIGHT: f32 = 1.0;
-
-/// Whether a query of `positive_clauses` gets feedback: paragraph-like, in a bundle of
-/// vector lists.
-pub(crate) fn wants_feedback(eng: &Engine, positive_clauses: usize) -> bool {
-    positive_clauses >= FEEDBACK_MIN_CLAUSES && indexed(eng)
-}
+/// How many of the best fused answers give the query's vector feedback (Rocchio), and
+/// their weight beside it (Cranfield nDCG@10 with feedback from 2/3/5/10 answers:
+/// 0.436/0.437/0.432/0.425). Which queries get it: `feedback::applies`.
+pub(crate) const ROCCHIO_DOCS: usize = 3;
+pub(crate) const ROCCHIO_WEIGHT: f32 = 1.0;
 
 /// Pseudo-relevance feedback in the vector space (Rocchio): the query's vector plus the
 /// normalised sum of the chunk vectors of the best fused answers, normalised. Reads only
 /// vector lists already loaded, so it costs no extra round of fetches. None when nothing
-/// of those answers was loaded.
+/// of those answers was loaded (always, in a format-1 bundle: it has no lists).
 pub(crate) fn feedback(eng: &Engine, q: &[f32], fused: &[Hit]) -> Option<Vec<f32>> {
     let mut sum = vec![0f32; q.len()];
-    for h in fused.iter().take(FEEDBACK_DOCS) {
+    for h in fused.iter().take(ROCCHIO_DOCS) {
         for set in eng.vector_lists.iter().flatten() {
             set.add_doc_vectors(h.doc, &mut sum);
         }
@@ -162,7 +153,7 @@ pub(crate) fn feedback(eng: &Engine, q: &[f32], fused: &[Hit]) -> Option<Vec<f32
     if sum.iter().all(|x| *x == 0.0) {
         return None;
     }
-    let mut q2: Vec<f32> = q.iter().zip(&sum).map(|(a, b)| a + FEEDBACK_WEIGHT * b).collect();
+    let mut q2: Vec<f32> = q.iter().zip(&sum).map(|(a, b)| a + ROCCHIO_WEIGHT * b).collect();
     normalise(&mut q2);
     Some(q2)
 }

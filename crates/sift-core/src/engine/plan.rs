@@ -50,6 +50,17 @@ pub(crate) struct RTerm {
     pub idf: f32,
 }
 
+impl RTerm {
+    /// The word as people write it: the term's most common surface form.
+    pub fn surface(&self) -> String {
+        if self.pl.surface.is_empty() {
+            self.term.clone()
+        } else {
+            self.pl.surface.clone()
+        }
+    }
+}
+
 /// One way a clause can match: a term, or a sequence of terms that must be adjacent.
 pub(crate) struct Alt {
     pub terms: Vec<RTerm>,

@@ -11,7 +11,7 @@
 
 use super::collect::Filter;
 use super::expand::{fuzzy_alts, fuzzy_shards, FuzzyScope};
-use super::plan::{Clause, Plan, RTerm};
+use super::plan::{Clause, Plan};
 use super::resolve::{Flow, Resolver};
 use super::score::{Hit, Scorer};
 use crate::contract::Fallback;
@@ -32,15 +32,6 @@ fn quote_list(words: &[String]) -> String {
     words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ")
 }
 
-/// The word as people write it: the term's most common surface form.
-fn surface(t: &RTerm) -> String {
-    if t.pl.surface.is_empty() {
-        t.term.clone()
-    } else {
-        t.pl.surface.clone()
-    }
-}
-
 /// Run the chain. `page`: results the page shows (offset + limit); `want`: candidates the
 /// caller ranks (at least `page`; more when meaning is fused in, so that a page of 10 and a
 /// page of 100 rank alike). Relaxing to any term only for candidates the page does not show
@@ -56,7 +47,7 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
         let alts = fuzzy_alts(res, &w, FuzzyScope::Everywhere)?;
         if !alts.is_empty() {
             let c = &mut plan.clauses[i];
-            c.suggestion = Some(surface(&alts[0].terms[0]));
+            c.suggestion = Some(alts[0].terms[0].surface());
             c.alts.extend(alts);
             fuzzed.push(c.label.clone());
         }
@@ -146,7 +137,7 @@ pub(crate) fn suggestions(res: &Resolver, plan: &Plan, query: &str, found: usize
         let df = c.exact_df();
         let alts = fuzzy_alts(res, w, FuzzyScope::SameInitial)?;
         if let Some(best) = alts.iter().filter(|a| a.terms[0].pl.df >= (20 * df).max(5)).max_by_key(|a| a.terms[0].pl.df) {
-            rewrites.push((c.label.clone(), surface(&best.terms[0])));
+            rewrites.push((c.label.clone(), best.terms[0].surface()));
         }
     }
     if rewrites.is_empty() {

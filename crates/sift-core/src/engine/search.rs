@@ -93,7 +93,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let mut by_meaning = by_meaning;
     let mut feedback = false;
     let typed_clauses = plan.positive.len();
-    if fuses(weights, &lexical) && typed_clauses >= meaning::FEEDBACK_MIN_CLAUSES {
+    if fuses(weights, &lexical) && feedback::applies(typed_clauses) {
         let first = match &by_meaning {
             Some(sem) => fusion::fuse(&lexical, sem, weights, coverage.as_ref()),
             None => lexical.clone(),
@@ -104,11 +104,9 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
             max_possible = score::max_possible(&plan);
             score::normalise(&mut lexical, max_possible);
         }
-        if let (Some(qv), true) = (&q, meaning::wants_feedback(eng, typed_clauses)) {
-            if let Some(q2) = meaning::feedback(eng, qv, &first) {
-                by_meaning = Some(meaning::semantic_hits_in_loaded_lists(&res, &q2, depth, &filter)?);
-                feedback = true;
-            }
+        if let Some(q2) = q.as_deref().and_then(|qv| meaning::feedback(eng, qv, &first)) {
+            by_meaning = Some(meaning::semantic_hits_in_loaded_lists(&res, &q2, depth, &filter)?);
+            feedback = true;
         }
     }
     let mut combined = combine(lexical, by_meaning, weights, fallback, req.explain, coverage.as_ref());
@@ -179,7 +177,7 @@ impl Combined {
             x["coverage"] = serde_json::json!(round4(*c));
         }
         if self.feedback {
-            x["feedback_docs"] = serde_json::json!(meaning::FEEDBACK_DOCS);
+            x["feedback_docs"] = serde_json::json!(meaning::ROCCHIO_DOCS);
         }
         x
     }
