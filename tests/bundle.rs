@@ -17,18 +17,14 @@ fn same_input_same_bytes() {
     assert!(a.shards.len() > 5, "small targets give several shards");
 }
 
-#[test]
-fn lazy_loading_fetches_only_what_the_query_needs() {
-    let b = built();
+/// Run `query` through the host loop, recording every file the engine asked for.
+fn search_fetching(b: &sift_core::BuiltBundle, query: &str) -> (sift_core::SearchResponse, Vec<String>) {
     let mut e = Engine::new(&b.manifest_bytes()).unwrap();
-    let req = SearchRequest::new("cache");
+    let req = SearchRequest::new(query);
     let mut fetched = Vec::new();
     loop {
         match e.search(&req, &ctx()).unwrap() {
-            Step::Done(r) => {
-                assert_eq!(r.results[0].id, "reference/cache.md");
-                break;
-            }
+            Step::Done(r) => return (r, fetched),
             Step::Need(files) => {
                 assert!(!files.is_empty());
                 for f in files {
@@ -38,9 +34,20 @@ fn lazy_loading_fetches_only_what_the_query_needs() {
                 }
             }
         }
-        assert!(fetched.len() < 100, "no endless loop");
+        assert!(fetched.len() < 1000, "no endless loop");
     }
-    let term_shards_fetched = fetched.iter().filter(|f| f.starts_with("t-")).count();
+}
+
+fn term_shards_in(fetched: &[String]) -> usize {
+    fetched.iter().filter(|f| f.starts_with("t-")).count()
+}
+
+#[test]
+fn lazy_loading_fetches_only_what_the_query_needs() {
+    let b = built();
+    let (r, fetched) = search_fetching(&b, "cache");
+    assert_eq!(r.results[0].id, "reference/cache.md");
+    let term_shards_fetched = term_shards_in(&fetched);
     assert!(
         term_shards_fetched < b.manifest.term_shards.len(),
         "fetched {term_shards_fetched} of {} term shards",
@@ -48,6 +55,26 @@ fn lazy_loading_fetches_only_what_the_query_needs() {
     );
     let doc_shards_fetched = fetched.iter().filter(|f| f.starts_with("d-")).count();
     assert!(doc_shards_fetched < b.manifest.doc_shards.len());
+}
+
+#[test]
+fn a_typo_after_the_first_letter_is_corrected_from_that_letters_term_shards() {
+    // Many small term shards, as a real site has (66 on the Python docs).
+    let b = build(&corpus_docs(), &BuildOptions { term_shard_target: 24, ..Default::default() }).unwrap();
+    let (r, fetched) = search_fetching(&b, "cachr");
+    assert_eq!(r.results[0].id, "reference/cache.md");
+    let f = r.fallback.as_ref().expect("fuzzy matching is reported");
+    assert_eq!((f.from.as_str(), f.to.as_str()), ("exact", "fuzzy"));
+    let (t, all) = (term_shards_in(&fetched), b.manifest.term_shards.len());
+    assert!(all >= 20 && t * 4 <= all, "a mistyped word read {t} of {all} term shards: the whole dictionary");
+}
+
+#[test]
+fn a_typo_in_the_first_letter_is_still_corrected_by_reading_every_term_shard() {
+    let b = built();
+    let (r, fetched) = search_fetching(&b, "xache");
+    assert_eq!(r.results[0].id, "reference/cache.md", "no word starts like it, so every spelling is a candidate");
+    assert_eq!(term_shards_in(&fetched), b.manifest.term_shards.len());
 }
 
 #[test]

@@ -86,7 +86,10 @@ pub(crate) fn prefix_alts(res: &Resolver, folded: &str, out: &mut Vec<Alt>) -> F
 /// Where fuzzy matching looks for neighbours.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FuzzyScope {
-    /// Every term shard (fetched only when the exact query is relaxed).
+    /// Neighbours with the word's first letter when one is a single edit away (read from
+    /// that letter's shards), else every term shard: for words the exact query does not
+    /// know. Typos rarely hit the first letter, and every term shard is the whole
+    /// dictionary (2.7 MB on the Python docs, for one mistyped word in a browser).
     Everywhere,
     /// Only the shards that can hold words with the word's first letter: for optional
     /// suggestions, which must not make a browser fetch the whole dictionary.
@@ -106,27 +109,27 @@ pub(crate) fn fuzzy_shards(eng: &Engine, word: &str, scope: FuzzyScope) -> Vec<S
     }
 }
 
-/// Fuzzy neighbours of a folded word: the closest first, then the most common.
+/// Fuzzy neighbours of a folded word: the closest first, then the most common. With
+/// `Everywhere`, neighbours sharing the word's first letter win when one is a single edit
+/// away; otherwise every term shard is read.
 pub(crate) fn fuzzy_alts(res: &Resolver, word: &str, scope: FuzzyScope) -> Flow<Vec<Alt>> {
     let d = fuzzy::max_distance(word);
     if d == 0 {
         return Ok(Vec::new());
     }
-    let shards = fuzzy_shards(res.eng, word, scope);
-    res.require(shards.iter().copied())?;
     let stemmed = analyzer::stem(word).into_owned();
-    let mut hits: BTreeMap<String, u8> = BTreeMap::new();
-    for id in shards {
-        let ShardId::Terms(si) = id else { continue };
-        let shard = res.term_shard(si)?;
-        for probe in [word, stemmed.as_str()] {
-            for h in fuzzy::fuzzy_terms(shard, probe, d, 64) {
-                if h.term == stemmed || h.term == word {
-                    continue;
-                }
-                let e = hits.entry(h.term).or_insert(h.distance);
-                *e = (*e).min(h.distance);
-            }
+    let initial = word.chars().next();
+    let same_initial = fuzzy_shards(res.eng, word, FuzzyScope::SameInitial);
+    res.require(same_initial.iter().copied())?;
+    let mut hits = neighbours(res, &same_initial, word, &stemmed, d)?;
+    if let FuzzyScope::Everywhere = scope {
+        hits.retain(|t, _| t.chars().next() == initial);
+        // A neighbour one edit away is as close as any can be; only two edits away, one
+        // with another first letter may be closer (`ubprocess` → `subprocess`).
+        if !hits.values().any(|&dist| dist <= 1) {
+            let all = fuzzy_shards(res.eng, word, FuzzyScope::Everywhere);
+            res.require(all.iter().copied())?;
+            hits = neighbours(res, &all, word, &stemmed, d)?;
         }
     }
     let mut alts = Vec::new();
@@ -141,6 +144,26 @@ pub(crate) fn fuzzy_alts(res: &Resolver, word: &str, scope: FuzzyScope) -> Flow<
     let exact_df = res.postings(&stemmed)?.map(|pl| pl.df).unwrap_or(0);
     share_group_idf(res, &mut alts, exact_df);
     Ok(alts)
+}
+
+/// Terms within distance `d` of the word or its stem in `shards` (loaded), with the
+/// smaller distance of the two.
+fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, stemmed: &str, d: u8) -> Flow<BTreeMap<String, u8>> {
+    let mut hits: BTreeMap<String, u8> = BTreeMap::new();
+    for id in shards {
+        let ShardId::Terms(si) = *id else { continue };
+        let shard = res.term_shard(si)?;
+        for probe in [word, stemmed] {
+            for h in fuzzy::fuzzy_terms(shard, probe, d, 64) {
+                if h.term == stemmed || h.term == word {
+                    continue;
+                }
+                let e = hits.entry(h.term).or_insert(h.distance);
+                *e = (*e).min(h.distance);
+            }
+        }
+    }
+    Ok(hits)
 }
 
 /// Expansions of one typed word (prefix completions, fuzzy neighbours) act as one synonym
