@@ -35,20 +35,17 @@ OPT_FEATURES=(--enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-
 # `optimize_for_size` variants. Lean engine gzip 242.7 -> 220.3 -> 201.0 kB (warm keyword
 # p50 in Chromium 2.5-2.6 -> 2.5 -> 3.4-3.6 ms: std's smaller code is a little slower).
 # Without nightly (or with SIFT_WASM_STABLE=1) it is built on stable: the same engine, larger.
-size_build() {
-  [ "${SIFT_WASM_STABLE:-}" != 1 ] &&
-    rustup component list --toolchain nightly --installed 2>/dev/null | grep -q '^rust-src' &&
-    rustup target list --toolchain nightly --installed 2>/dev/null | grep -qx wasm32-unknown-unknown
-}
+SIZE_BUILD=0
+if sift_has_size_toolchain; then SIZE_BUILD=1; fi
 engine() { # name, cargo target dir, cargo feature args...
   local name="$1" target="$2" wasm
   shift 2
-  if size_build && CARGO_TARGET_DIR="$target/size" RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
+  if [ "$SIZE_BUILD" = 1 ] && CARGO_TARGET_DIR="$target/size" RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
     cargo +nightly build --quiet --lib -p sift-wasm --target wasm32-unknown-unknown --profile wasm-release \
     -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size "$@"; then
     wasm="$target/size/wasm32-unknown-unknown/wasm-release/sift_wasm.wasm"
   else
-    if size_build; then echo "build-wasm: warning: the nightly size build failed; building $name on stable"; fi
+    if [ "$SIZE_BUILD" = 1 ]; then echo "build-wasm: warning: the nightly size build failed; building $name on stable"; fi
     CARGO_TARGET_DIR="$target" cargo build --quiet --lib -p sift-wasm --target wasm32-unknown-unknown --profile wasm-release "$@"
     wasm="$target/wasm32-unknown-unknown/wasm-release/sift_wasm.wasm"
   fi

@@ -7,3 +7,12 @@ export WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false WRANGLER_HI
 export NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
 SIFT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export SIFT_ROOT
+
+# Whether the browser engine's size build can run (scripts/build-wasm.sh; scripts/setup.sh
+# adds what it needs): a nightly toolchain with rust-src and the wasm32 target, unless
+# SIFT_WASM_STABLE=1 asks for stable.
+sift_has_size_toolchain() {
+  [ "${SIFT_WASM_STABLE:-}" != 1 ] &&
+    rustup component list --toolchain nightly --installed 2>/dev/null | grep -q '^rust-src' &&
+    rustup target list --toolchain nightly --installed 2>/dev/null | grep -qx wasm32-unknown-unknown
+}

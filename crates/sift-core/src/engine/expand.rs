@@ -90,46 +90,44 @@ pub(crate) enum FuzzyScope {
     /// that letter's shards), else every term shard: for words the exact query does not
     /// know. Typos rarely hit the first letter, and every term shard is the whole
     /// dictionary (2.7 MB on the Python docs, for one mistyped word in a browser).
-    Everywhere,
+    InitialFirst,
     /// Only the shards that can hold words with the word's first letter: for optional
     /// suggestions, which must not make a browser fetch the whole dictionary.
     SameInitial,
 }
 
-/// The term shards fuzzy expansion of `word` reads (none for words too short to fuzz).
-pub(crate) fn fuzzy_shards(eng: &Engine, word: &str, scope: FuzzyScope) -> Vec<ShardId> {
+/// The term shards that can hold the neighbours of `word` with its first letter: what fuzzy
+/// expansion reads first (none for words too short to fuzz).
+pub(crate) fn initial_shards(eng: &Engine, word: &str) -> Vec<ShardId> {
     if fuzzy::max_distance(word) == 0 {
         return Vec::new();
     }
-    match scope {
-        FuzzyScope::Everywhere => (0..eng.term_shards.len()).map(ShardId::Terms).collect(),
-        FuzzyScope::SameInitial => {
-            eng.shards_for_prefix(&word.chars().take(1).collect::<String>()).into_iter().map(ShardId::Terms).collect()
-        }
-    }
+    eng.shards_for_prefix(&word.chars().take(1).collect::<String>()).into_iter().map(ShardId::Terms).collect()
 }
 
 /// Fuzzy neighbours of a folded word: the closest first, then the most common. With
-/// `Everywhere`, neighbours sharing the word's first letter win when one is a single edit
-/// away; otherwise every term shard is read.
+/// `InitialFirst`, neighbours sharing the word's first letter win when one is a single
+/// edit away; otherwise every term shard is read.
 pub(crate) fn fuzzy_alts(res: &Resolver, word: &str, scope: FuzzyScope) -> Flow<Vec<Alt>> {
     let d = fuzzy::max_distance(word);
     if d == 0 {
         return Ok(Vec::new());
     }
     let stemmed = analyzer::stem(word).into_owned();
-    let initial = word.chars().next();
-    let same_initial = fuzzy_shards(res.eng, word, FuzzyScope::SameInitial);
+    let same_initial = initial_shards(res.eng, word);
     res.require(same_initial.iter().copied())?;
-    let mut hits = neighbours(res, &same_initial, word, &stemmed, d)?;
-    if let FuzzyScope::Everywhere = scope {
-        hits.retain(|t, _| t.chars().next() == initial);
+    let mut hits = BTreeMap::new();
+    neighbours(res, &same_initial, word, &stemmed, d, &mut hits)?;
+    if scope == FuzzyScope::InitialFirst {
+        let initial = word.chars().next();
         // A neighbour one edit away is as close as any can be; only two edits away, one
         // with another first letter may be closer (`ubprocess` → `subprocess`).
-        if !hits.values().any(|&dist| dist <= 1) {
-            let all = fuzzy_shards(res.eng, word, FuzzyScope::Everywhere);
-            res.require(all.iter().copied())?;
-            hits = neighbours(res, &all, word, &stemmed, d)?;
+        if hits.iter().any(|(t, &dist)| dist <= 1 && t.chars().next() == initial) {
+            hits.retain(|t, _| t.chars().next() == initial);
+        } else {
+            let rest: Vec<ShardId> = (0..res.eng.term_shards.len()).map(ShardId::Terms).filter(|s| !same_initial.contains(s)).collect();
+            res.require(rest.iter().copied())?;
+            neighbours(res, &rest, word, &stemmed, d, &mut hits)?;
         }
     }
     let mut alts = Vec::new();
@@ -146,10 +144,9 @@ pub(crate) fn fuzzy_alts(res: &Resolver, word: &str, scope: FuzzyScope) -> Flow<
     Ok(alts)
 }
 
-/// Terms within distance `d` of the word or its stem in `shards` (loaded), with the
-/// smaller distance of the two.
-fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, stemmed: &str, d: u8) -> Flow<BTreeMap<String, u8>> {
-    let mut hits: BTreeMap<String, u8> = BTreeMap::new();
+/// Add to `hits` the terms within distance `d` of the word or its stem in `shards`
+/// (loaded), each with its smallest distance.
+fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, stemmed: &str, d: u8, hits: &mut BTreeMap<String, u8>) -> Flow<()> {
     for id in shards {
         let ShardId::Terms(si) = *id else { continue };
         let shard = res.term_shard(si)?;
@@ -163,7 +160,7 @@ fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, stemmed: &str, d: 
             }
         }
     }
-    Ok(hits)
+    Ok(())
 }
 
 /// Expansions of one typed word (prefix completions, fuzzy neighbours) act as one synonym

@@ -10,7 +10,7 @@
 //! Suggestions ("did you mean") come from the same fuzzy matching.
 
 use super::collect::Filter;
-use super::expand::{fuzzy_alts, fuzzy_shards, FuzzyScope};
+use super::expand::{fuzzy_alts, initial_shards, FuzzyScope};
 use super::plan::{Clause, Plan};
 use super::resolve::{Flow, Resolver};
 use super::score::{Hit, Scorer};
@@ -44,7 +44,7 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
     let mut fuzzed = Vec::new();
     for &i in &unknown {
         let Some(w) = plan.clauses[i].fuzzy_word.clone() else { continue };
-        let alts = fuzzy_alts(res, &w, FuzzyScope::Everywhere)?;
+        let alts = fuzzy_alts(res, &w, FuzzyScope::InitialFirst)?;
         if !alts.is_empty() {
             let c = &mut plan.clauses[i];
             c.suggestion = Some(alts[0].terms[0].surface());
@@ -85,7 +85,7 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
         let mut changed = Vec::new();
         for &i in positive.iter().filter(|i| !unknown.contains(i)) {
             let Some(w) = plan.clauses[i].fuzzy_word.clone() else { continue };
-            let alts = fuzzy_alts(res, &w, FuzzyScope::Everywhere)?;
+            let alts = fuzzy_alts(res, &w, FuzzyScope::InitialFirst)?;
             if !alts.is_empty() {
                 plan.clauses[i].alts.extend(alts);
                 changed.push(plan.clauses[i].label.clone());
@@ -126,7 +126,7 @@ fn wants_suggestion(c: &Clause, found: usize) -> Option<&str> {
 /// more common neighbour (only in the term shards of the word's first letter).
 pub(crate) fn suggestions(res: &Resolver, plan: &Plan, query: &str, found: usize) -> Flow<Vec<String>> {
     let lookups: Vec<&str> = plan.positive_clauses().filter_map(|c| wants_suggestion(c, found)).collect();
-    res.require(lookups.iter().flat_map(|w| fuzzy_shards(res.eng, w, FuzzyScope::SameInitial)))?;
+    res.require(lookups.iter().flat_map(|w| initial_shards(res.eng, w)))?;
     let mut rewrites: Vec<(String, String)> = Vec::new();
     for c in plan.positive_clauses() {
         if let Some(s) = &c.suggestion {
