@@ -97,7 +97,7 @@ fn the_bundle_embeds_its_own_queries() {
     assert!(!s.engine.wants_query_vector(&req), "no host embedding needed");
     let m = s.built.manifest.vectors.as_ref().unwrap();
     assert_eq!((m.dim, m.model_dim), (128, Some(384)));
-    assert_eq!(s.built.manifest.format_version, 2);
+    assert_eq!(s.built.manifest.format_version, sift_core::bundle::FORMAT_VERSION);
 }
 
 #[test]

@@ -153,9 +153,9 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let doc_payloads = doc_store(docs, inverted.section_starts, opts.doc_shard_target)?;
     let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
     let semantic = opts.semantic.as_ref().map(|s| lay_out(s, docs.len())).transpose()?;
-    // Format 2 only when the bundle uses its parts: keyword bundles stay readable by older
-    // runtimes.
-    let version = if semantic.is_some() { 2 } else { 1 };
+    // Every bundle is written in the newest format: its term shards use the column layout
+    // (format 3), which older runtimes cannot read; they say so and ask for a rebuild.
+    let version = bundle::FORMAT_VERSION;
 
     // Frame, compress and name every shard (in parallel on native builds): first the
     // shards the manifest names and the children of the semantic index shards, then the

@@ -16,8 +16,10 @@ use super::manifest::ShardRef;
 use crate::error::{ErrorCode, SiftError};
 
 pub const MAGIC: &[u8; 4] = b"SIFT";
-/// The newest format this build writes and reads (it reads every older one too).
-pub const FORMAT_VERSION: u16 = 2;
+/// The newest format this build writes and reads (it reads every older one too): 1 keyword
+/// bundles, 2 adds partitioned vectors and the static query encoder, 3 lays term postings
+/// out column by column ([`super::terms`]). Every shard carries its bundle's version.
+pub const FORMAT_VERSION: u16 = 3;
 const HEADER_LEN: usize = 16;
 /// Refuse to inflate a shard claiming more than this: a corrupt or hostile length must not
 /// allocate gigabytes.

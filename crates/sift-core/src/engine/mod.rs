@@ -244,7 +244,7 @@ impl Engine {
         match id {
             ShardId::DocMeta => self.docmeta = Some(DocMeta::decode(&payload, n)?),
             ShardId::Filters => self.filters = Some(FilterIndex::decode(&payload, n)?),
-            ShardId::Terms(i) => self.term_shards[i] = Some(TermShard::decode(payload)?),
+            ShardId::Terms(i) => self.term_shards[i] = Some(TermShard::decode(payload, self.manifest.format_version)?),
             ShardId::Docs(i) => self.doc_shards[i] = Some(StoredDoc::decode(&payload, self.manifest.doc_shards[i].docs)?),
             ShardId::Ids(i) => self.id_shards[i] = Some(IdShard::decode(payload, n)?),
             ShardId::Vectors(i) => {
