@@ -11,19 +11,17 @@ use sift_core::MultiSearchRequest;
 use sift_core::{Context, Engine, SearchRequest, SiftError, Step};
 use wasm_bindgen::prelude::*;
 
-fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
-    v.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| err_js(&SiftError::new(ErrorCode::Internal, e.to_string())))
-}
-
+/// An error crosses as the JSON text of `{code, message}` (the host's `asSiftError` parses
+/// it): building a JS object field by field would take serde-wasm-bindgen and its glue into
+/// the runtime for this alone.
 fn err_js(e: &SiftError) -> JsValue {
     #[derive(Serialize)]
     struct ErrorObject<'a> {
         code: &'a str,
         message: &'a str,
     }
-    ErrorObject { code: e.code.as_str(), message: &e.message }
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .unwrap_or(JsValue::NULL)
+    let json = serde_json::to_string(&ErrorObject { code: e.code.as_str(), message: &e.message });
+    JsValue::from_str(&json.unwrap_or_else(|_| r#"{"code":"internal","message":"an error could not be reported"}"#.to_string()))
 }
 
 #[derive(Serialize)]
@@ -66,9 +64,9 @@ impl SiftEngine {
         Ok(SiftEngine { engine: Engine::new(manifest).map_err(|e| err_js(&e))? })
     }
 
-    /// The manifest as an object (document count, filter fields, vectors, shard list).
-    pub fn manifest(&self) -> Result<JsValue, JsValue> {
-        to_js(self.engine.manifest())
+    /// The manifest as JSON text (document count, filter fields, vectors, shard list).
+    pub fn manifest(&self) -> Result<String, JsValue> {
+        serde_json::to_string(self.engine.manifest()).map_err(|e| err_js(&SiftError::new(ErrorCode::Internal, e.to_string())))
     }
 
     /// Every shard file of the bundle (for preloading or offline copies).
