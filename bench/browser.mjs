@@ -77,6 +77,17 @@ const fileBytes = (files) => {
     gz += zlib.gzipSync(b, { level: 9 }).length;
   }
   return { raw, gzip: gz };
+/** Bytes of every file under `dir` (as deployed: shards are compressed already), leaving out
+ * the top-level folders named in `skip`. */
+const dirBytes = (dir, skip = []) => {
+  let n = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (skip.includes(e.name)) continue;
+    const p = path.join(dir, e.name);
+    n += e.isDirectory() ? dirBytes(p) : fs.statSync(p).size;
+  }
+  return n;
+};
 };
 
 // In-page programs: load the engine, search, return timings. `kind` picks the peer.
@@ -288,6 +299,11 @@ async function main() {
   const pfWasmRaw = pfWasm.length ? zlib.gunzipSync(fs.readFileSync(pfWasm[0])).length : 0;
   report.runtime.pagefind = { raw: pfWasmRaw + pfJs.raw, gzip: pfW + pfJs.gzip };
 
+  // The whole bundle: every file a site deploys for search (the hybrid bundle without the
+  // model it was given with --copy-model; tinysearch's index is inside its wasm).
+  report.bundle = { sift_keyword: dirBytes(dirs.lex), sift_hybrid: dirBytes(dirs.hyb, ["model"]), pagefind: dirBytes(dirs.pagefind) };
+  if (dirs.ts) report.bundle.tinysearch = fileBytes([path.join(dirs.ts, "tinysearch_engine.wasm"), path.join(dirs.ts, "tinysearch_engine.js")]).raw;
+
   report.results.sift_lexical = await measure(chrome, origin, "sift", "/lex/", "lexical");
   report.results.pagefind = await measure(chrome, origin, "pagefind", "/pagefind/", "lexical");
   if (dirs.ts) {
@@ -336,6 +352,10 @@ async function main() {
   const kb = (b) => `${(b / 1024).toFixed(1)} kB`;
   console.log("\n== runtime bytes (wasm + JS)                raw        gzip");
   for (const [k, v] of Object.entries(report.runtime)) console.log(`${k.padEnd(36)} ${kb(v.raw).padStart(10)} ${kb(v.gzip).padStart(11)}`);
+  const mb = (b) => `${(b / 1e6).toFixed(2)} MB`;
+  console.log("\n== whole bundle (every file a site deploys for search)");
+  for (const [k, v] of Object.entries(report.bundle)) console.log(`${k.padEnd(16)} ${mb(v).padStart(9)}`);
+  console.log(`ratio sift_keyword / pagefind: ${(report.bundle.sift_keyword / report.bundle.pagefind).toFixed(2)}× (goal ≤ 0.5×)`);
   console.log(`\n== queries in Chromium (${QUERIES.length} queries × ${ROUNDS} rounds warm; ${COLD_RUNS} cold loads, medians)`);
   console.log(`${"engine".padEnd(14)} ${"bytes→1st result".padStart(17)} ${"requests".padStart(9)} ${"cold 1st query".padStart(15)} ${"warm p50".padStart(9)} ${"warm p95".padStart(9)} ${"embed p50".padStart(10)}`);
   for (const [k, v] of Object.entries(report.results)) {

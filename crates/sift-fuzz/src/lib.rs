@@ -366,17 +366,24 @@ pub fn bundle(data: &[u8]) {
             }
             return;
         };
-        // Format-1 vector shards live only in bundles written before format 2: the frozen v1
-        // bundle is their sample.
-        let base = if kind == ShardKind::Vectors { &sample.v1 } else { &sample.built };
-        let (manifest, shards) = replaced(base, kind, selector as usize / (KINDS.len() + 1), rest);
-        let Some(eng) = loaded(&manifest, shards.iter().map(|(n, b)| (n.as_str(), b.as_slice()))) else { return };
-        for q in ["state machine", "cach", "authentification", "\"rotate keys\" -oauth2", "type:reference evicts", "日本語"] {
-            exercise(&eng, q, selector);
-        }
-        for d in &sample.doc_ids {
-            let _ = eng.get_document(d);
-            let _ = eng.related(d, Some(5), &ctx());
+        // Format-1 vector shards live only in bundles written before format 2, and term
+        // shards are read in two layouts (columns since format 3, rows before): the frozen
+        // v1 bundle is the sample of the older ones.
+        let bases: &[&BuiltBundle] = match kind {
+            ShardKind::Vectors => &[&sample.v1],
+            ShardKind::Terms => &[&sample.built, &sample.v1],
+            _ => &[&sample.built],
+        };
+        for base in bases {
+            let (manifest, shards) = replaced(base, kind, selector as usize / (KINDS.len() + 1), rest);
+            let Some(eng) = loaded(&manifest, shards.iter().map(|(n, b)| (n.as_str(), b.as_slice()))) else { continue };
+            for q in ["state machine", "cach", "authentification", "\"rotate keys\" -oauth2", "type:reference evicts", "日本語"] {
+                exercise(&eng, q, selector);
+            }
+            for d in &sample.doc_ids {
+                let _ = eng.get_document(d);
+                let _ = eng.related(d, Some(5), &ctx());
+            }
         }
     });
 }
@@ -384,9 +391,15 @@ pub fn bundle(data: &[u8]) {
 /// Each shard kind's payload in the sample bundle, with the selector that feeds it to the
 /// bundle target (for seeds), and the manifest (selector 0).
 pub fn sample_payloads() -> Vec<(u8, Vec<u8>)> {
+    let mut samples: Vec<(u8, ShardKind, BuiltBundle)> = KINDS
+        .iter()
+        .enumerate()
+        .map(|(k, kind)| ((k + 1) as u8, *kind, if *kind == ShardKind::Vectors { frozen_v1() } else { sample_bundle() }))
+        .collect();
+    // A term shard in the row layout of formats 1 and 2 (selector: the terms, second shard).
+    samples.push((1 + (KINDS.len() + 1) as u8, ShardKind::Terms, frozen_v1()));
     let mut out = Vec::new();
-    for (k, kind) in KINDS.iter().enumerate() {
-        let b = if *kind == ShardKind::Vectors { frozen_v1() } else { sample_bundle() };
+    for (selector, kind, b) in samples {
         let version = b.manifest.format_version;
         let mut eng = Engine::new(&b.manifest_bytes()).expect("sample opens");
         // The first shard of this kind the engine can name (children once their index is in).
@@ -403,7 +416,7 @@ pub fn sample_payloads() -> Vec<(u8, Vec<u8>)> {
         };
         let bytes = &b.shards.iter().find(|(n, _)| *n == name).expect("listed").1;
         let sref = ShardRef { file: name.clone(), bytes: bytes.len() as u64, crc32: crc32fast::hash(bytes) };
-        out.push(((k + 1) as u8, bundle::decode_shard(bytes, *kind, &sref, version).expect("sample shard decodes")));
+        out.push((selector, bundle::decode_shard(bytes, kind, &sref, version).expect("sample shard decodes")));
     }
     out.push((0, sample_bundle().manifest_bytes()));
     out
