@@ -77,6 +77,7 @@ const fileBytes = (files) => {
     gz += zlib.gzipSync(b, { level: 9 }).length;
   }
   return { raw, gzip: gz };
+};
 /** Bytes of every file under `dir` (as deployed: shards are compressed already), leaving out
  * the top-level folders named in `skip`. */
 const dirBytes = (dir, skip = []) => {
@@ -87,7 +88,6 @@ const dirBytes = (dir, skip = []) => {
     n += e.isDirectory() ? dirBytes(p) : fs.statSync(p).size;
   }
   return n;
-};
 };
 
 // In-page programs: load the engine, search, return timings. `kind` picks the peer.

@@ -94,34 +94,35 @@ fn percent_decode(s: &str) -> Option<String> {
     (!s.contains('\0')).then_some(s)
 }
 
-enum Body {
+/// What a path resolves to (the HTTP layer's own `http::Body` carries the bytes).
+enum Found {
     File(PathBuf),
     Rendered(String),
 }
 
 /// What `/path` serves, first match wins.
-fn resolve(bundle: &Path, www: &Path, sites: &[PathBuf], path: &str) -> Option<Body> {
+fn resolve(bundle: &Path, www: &Path, sites: &[PathBuf], path: &str) -> Option<Found> {
     if let Some(rest) = path.strip_prefix("/_sift/") {
-        return safe_join(bundle, rest).filter(|p| p.is_file()).map(Body::File);
+        return safe_join(bundle, rest).filter(|p| p.is_file()).map(Found::File);
     }
     let path = if path == "/" { "/index.html" } else { path };
     if let Some(p) = safe_join(www, path).filter(|p| p.is_file()) {
-        return Some(Body::File(p));
+        return Some(Found::File(p));
     }
     for site in sites {
         let Some(p) = safe_join(site, path) else { return None };
         if p.is_file() {
-            return Some(Body::File(p));
+            return Some(Found::File(p));
         }
         if p.is_dir() && p.join("index.html").is_file() {
-            return Some(Body::File(p.join("index.html")));
+            return Some(Found::File(p.join("index.html")));
         }
         if p.extension().is_some_and(|e| e == "html") {
             let md = p.with_extension("md");
             if let Ok(bytes) = fs::read(&md) {
                 let rel = md.strip_prefix(site).unwrap_or(&md).to_string_lossy().replace('\\', "/");
                 if let Ok(html) = sift_extract::markdown::render_page(&bytes, &rel) {
-                    return Some(Body::Rendered(html));
+                    return Some(Found::Rendered(html));
                 }
             }
         }
@@ -172,7 +173,7 @@ fn respond(req: &Request, bundle: &Path, www: &Path, sites: &[PathBuf]) -> Respo
     }
     let path = req.target.split(['?', '#']).next().unwrap_or("/");
     match resolve(bundle, www, sites, path) {
-        Some(Body::File(p)) => match fs::File::open(&p).and_then(|f| Ok((f.metadata()?.len(), f))) {
+        Some(Found::File(p)) => match fs::File::open(&p).and_then(|f| Ok((f.metadata()?.len(), f))) {
             Ok((len, f)) => Response {
                 status: 200,
                 headers: vec![("Content-Type", content_type(&p).into()), ("Cache-Control", "no-cache".into())],
@@ -180,7 +181,7 @@ fn respond(req: &Request, bundle: &Path, www: &Path, sites: &[PathBuf]) -> Respo
             },
             Err(_) => Response::text(404, "not found"),
         },
-        Some(Body::Rendered(html)) => Response {
+        Some(Found::Rendered(html)) => Response {
             status: 200,
             headers: vec![("Content-Type", "text/html; charset=utf-8".into())],
             body: http::Body::Bytes(html.into_bytes()),

@@ -69,6 +69,7 @@ export class Sift {
   #manifestBytes;
   #main; // {glue, engine}: the runtime every call uses
   #full = null; // Promise<{glue, engine}>: a lean page's full runtime, once asked for
+  #fullMemory = () => 0; // its wasm memory, once loaded
   #shards = new Map(); // file → Promise<Uint8Array> (bytes kept so a rebuilt engine reloads fast)
   #embedder = null; // Promise<(text) => Float32Array> once started
   #embedMemory = () => 0;
@@ -124,8 +125,6 @@ export class Sift {
   get wasmMemoryBytes() {
     return this.#main.glue.memoryBytes() + this.#fullMemory() + this.#embedMemory();
   }
-
-  #fullMemory = () => 0;
 
   // The engine of the runtime every call uses.
   get #engine() {

@@ -148,7 +148,7 @@ impl TermShard {
                 let mut doc = 0u32;
                 for k in 0..n {
                     doc = r.doc_delta(doc, k == 0, doc_count)?;
-                    let tf = read_tf(&mut r)?;
+                    let tf = tf_of_mask(r.byte()?, &mut r)?;
                     let npos = self.position_count(r.u32()?)?;
                     read_positions(&mut r, npos, &mut pl.positions)?;
                     pl.docs.push(doc);
@@ -166,16 +166,16 @@ impl TermShard {
                 for &mask in masks {
                     pl.tf.push(tf_of_mask(mask, &mut r)?);
                 }
-                let mut counts = Vec::with_capacity(n);
-                for tf in &pl.tf {
-                    counts.push(match positions {
+                // Only terms whose counts differ from their tfs store them (a column of
+                // their own, before the positions).
+                let stored = if positions == POS_COUNTED { (0..n).map(|_| r.u32()).collect::<Result<Vec<u32>, _>>()? } else { Vec::new() };
+                for (k, tf) in pl.tf.iter().enumerate() {
+                    let npos = match positions {
                         POS_NONE => 0,
-                        POS_EVERY => self.position_count(tf.iter().fold(0u32, |a, &t| a.saturating_add(t)))?,
-                        _ => self.position_count(r.u32()?)?,
-                    });
-                }
-                for npos in counts {
-                    read_positions(&mut r, npos, &mut pl.positions)?;
+                        POS_EVERY => tf.iter().fold(0u32, |a, &t| a.saturating_add(t)),
+                        _ => stored[k],
+                    };
+                    read_positions(&mut r, self.position_count(npos)?, &mut pl.positions)?;
                     pl.pos_start.push(pl.positions.len() as u32);
                 }
             }
@@ -191,12 +191,6 @@ impl TermShard {
         }
         Ok(npos)
     }
-}
-
-/// A field mask and the tfs of its set bits (the row layout).
-fn read_tf(r: &mut Reader) -> Result<[u32; N_FIELDS], SiftError> {
-    let mask = r.byte()?;
-    tf_of_mask(mask, r)
 }
 
 /// The per-field tfs for `mask`: one varint per set bit, in field order.
