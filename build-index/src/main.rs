@@ -103,6 +103,10 @@ pub struct BuildArgs {
     /// first page of results, more files.
     #[arg(long, default_value_t = sift_core::BuildOptions::default().doc_shard_target / 1024)]
     pub doc_shard_kb: usize,
+    /// Postings per term shard (decoded), kB: smaller shards mean fewer bytes fetched per
+    /// query word, more files and a longer manifest.
+    #[arg(long, default_value_t = sift_core::BuildOptions::default().term_shard_target / 1024)]
+    pub term_shard_kb: usize,
     /// No progress bar or summary.
     #[arg(long, short)]
     pub quiet: bool,
@@ -262,6 +266,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
         filter_fields: (!a.filter_fields.is_empty()).then(|| a.filter_fields.clone()),
         semantic,
         doc_shard_target: a.doc_shard_kb.max(1) * 1024,
+        term_shard_target: a.term_shard_kb.max(1) * 1024,
         ..Default::default()
     };
     let spinner = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };

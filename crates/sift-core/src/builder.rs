@@ -23,9 +23,17 @@ pub struct BuildOptions {
     /// Fields usable in `filters`/`facets`. `None`: every metadata field whose values look
     /// like categories (short, repeated).
     pub filter_fields: Option<Vec<String>>,
-    /// Target decoded size of a term shard's postings, in bytes.
+    /// Target decoded size of a term shard's postings, in bytes. A query reads one shard
+    /// per word (more for prefixes and typos), so this is most of its term bytes; each
+    /// shard costs a manifest entry. 32 KB: on the Python docs the browser benchmark's
+    /// queries read 82 kB of term shards against 113 kB at 48 KB, for a 1 kB larger
+    /// manifest (gzip); 16 KB would read 54 kB but adds a request per query.
     pub term_shard_target: usize,
-    /// Target decoded size of a document-store shard, in bytes.
+    /// Target decoded size of a document-store shard, in bytes. A result reads the shard
+    /// holding its page, so a page bigger than this is alone in its shard and a first
+    /// page of results reads ten pages, not ten pages and their neighbours. 4 KB: 142 kB of
+    /// doc shards per first page on the Python docs against 225 kB at 48 KB, for a 6 kB
+    /// larger manifest (gzip) and a 3% larger bundle.
     pub doc_shard_target: usize,
     /// Recorded in the manifest (`sift 0.1.0`).
     pub generator: String,
@@ -39,8 +47,8 @@ impl Default for BuildOptions {
         BuildOptions {
             params: Bm25fParams::default(),
             filter_fields: None,
-            term_shard_target: 48 * 1024,
-            doc_shard_target: 48 * 1024,
+            term_shard_target: 32 * 1024,
+            doc_shard_target: 4 * 1024,
             generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
             semantic: None,
         }
