@@ -85,6 +85,53 @@ fn bad_input_exits_with_clear_errors() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("no Sift bundle"), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// Shard sizes trade bytes per query against files; they never change an answer.
+#[test]
+fn shard_sizes_change_the_files_not_the_answers() {
+    let d = scratch("cli-shard-sizes");
+    let corpus = repo_root().join("tests/corpus");
+    let (small, large) = (d.join("small"), d.join("large"));
+    for (out, kb) in [(&small, "1"), (&large, "4096")] {
+        let o = sift(&[
+            "build",
+            corpus.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+            "--no-embedder",
+            "--term-shard-kb",
+            kb,
+            "--doc-shard-kb",
+            kb,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let count = |dir: &Path, prefix: &str| dir_bytes(dir).iter().filter(|(n, _)| n.starts_with(prefix)).count();
+    assert!(count(&small, "t-") > count(&large, "t-") && count(&large, "t-") == 1, "term shards");
+    assert!(count(&small, "d-") > count(&large, "d-") && count(&large, "d-") == 1, "doc shards");
+    for q in ["agentroot", "cache memo", "\"mcp server\"", "deploy the site", "agentrot"] {
+        let answer = |dir: &Path| {
+            let mut v = json(&sift(&["search", dir.to_str().unwrap(), q, "--json", "--limit", "20"]));
+            v.as_object_mut().expect("a response object").remove("timings_ms");
+            v
+        };
+        assert_eq!(answer(&small), answer(&large), "{q}");
+    }
+    // Sizes outside 1 kB to 64 MB are refused before anything is built.
+    for bad in ["0", "-3", "65537", "lots"] {
+        let out = d.join("bad");
+        let flag = format!("--term-shard-kb={bad}");
+        let o = sift(&["build", corpus.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q", "--no-embedder", &flag]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("expected a size in kB from 1 to 65536"),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(!out.exists(), "nothing is written for {bad}");
+    }
+}
+
 #[test]
 fn a_corrupt_shard_is_refused_with_a_clear_error() {
     let d = scratch("cli-corrupt");

@@ -101,11 +101,11 @@ pub struct BuildArgs {
     pub no_encoder: bool,
     /// Text per document-store shard, kB: smaller shards mean fewer bytes fetched for a
     /// first page of results, more files.
-    #[arg(long, default_value_t = sift_core::BuildOptions::default().doc_shard_target / 1024)]
+    #[arg(long, default_value_t = sift_core::BuildOptions::default().doc_shard_target / 1024, value_parser = parse_shard_kb)]
     pub doc_shard_kb: usize,
     /// Postings per term shard (decoded), kB: smaller shards mean fewer bytes fetched per
     /// query word, more files and a longer manifest.
-    #[arg(long, default_value_t = sift_core::BuildOptions::default().term_shard_target / 1024)]
+    #[arg(long, default_value_t = sift_core::BuildOptions::default().term_shard_target / 1024, value_parser = parse_shard_kb)]
     pub term_shard_kb: usize,
     /// No progress bar or summary.
     #[arg(long, short)]
@@ -265,8 +265,8 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
         params,
         filter_fields: (!a.filter_fields.is_empty()).then(|| a.filter_fields.clone()),
         semantic,
-        doc_shard_target: a.doc_shard_kb.max(1) * 1024,
-        term_shard_target: a.term_shard_kb.max(1) * 1024,
+        doc_shard_target: a.doc_shard_kb * 1024,
+        term_shard_target: a.term_shard_kb * 1024,
         ..Default::default()
     };
     let spinner = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
@@ -327,6 +327,15 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
 
 pub fn now_days() -> i64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64 / 86_400).unwrap_or(0)
+}
+
+/// A shard size target in kB: 1 (a shard per term range or page, however small) to 65,536
+/// (everything in one shard).
+fn parse_shard_kb(raw: &str) -> Result<usize, String> {
+    match raw.parse::<usize>() {
+        Ok(kb) if (1..=65_536).contains(&kb) => Ok(kb),
+        _ => Err(format!("expected a size in kB from 1 to 65536, got {raw:?}")),
+    }
 }
 
 fn parse_filters(raw: &[String]) -> Result<BTreeMap<String, FilterValue>, SiftError> {
