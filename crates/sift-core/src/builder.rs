@@ -158,7 +158,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let meta_payload = doc_meta(docs, inverted.lens, &mut warnings).encode();
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
     let filter_payload = filter_index(docs, &filter_fields).encode();
-    let doc_payloads = doc_store(docs, inverted.section_starts, opts.doc_shard_target)?;
+    let doc_payloads = doc_store(docs, inverted.section_starts, opts.doc_shard_target, MAX_DOC_SHARDS)?;
     let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
     let semantic = opts.semantic.as_ref().map(|s| lay_out(s, docs.len())).transpose()?;
     // Every bundle is written in the newest format: its term shards use the column layout
@@ -378,7 +378,31 @@ fn filter_index(docs: &[SourceDoc], fields: &[String]) -> FilterIndex {
 }
 
 /// Document-store payloads (first doc, doc count, payload), cut at about `target` bytes of text.
-fn doc_store(docs: &[SourceDoc], mut section_starts: Vec<Vec<u32>>, target: usize) -> Result<Vec<(u32, u32, Vec<u8>)>, SiftError> {
+/// At most this many document-store shards, whatever the target: the manifest lists every
+/// one and every page load fetches the manifest, and static hosts cap a site's files
+/// (Cloudflare's Worker assets: 20,000). A corpus too big for the target in that many
+/// shards gets bigger shards; the Python docs (530 pages, 390 shards) are far below it,
+/// Debian's rust-doc (32,101 pages) would otherwise take one file per page.
+pub const MAX_DOC_SHARDS: usize = 2048;
+
+/// What a document weighs in the store, for cutting shards (text, headings, and about 128
+/// bytes of id, url, title and structure).
+fn stored_weight(d: &SourceDoc) -> usize {
+    d.sections.iter().map(|s| s.text.len() + s.heading.len()).sum::<usize>() + 128
+}
+
+/// The document store's shards, each holding whole pages in order until it reaches
+/// `target` bytes (raised so that there are at most `max_shards`): (first doc, docs, payload).
+fn doc_store(
+    docs: &[SourceDoc],
+    mut section_starts: Vec<Vec<u32>>,
+    target: usize,
+    max_shards: usize,
+) -> Result<Vec<(u32, u32, Vec<u8>)>, SiftError> {
+    // Every closed shard holds at least `target` bytes, so there are at most
+    // total / target + 1 shards, and at most `max_shards` with this target.
+    let total: usize = docs.iter().map(stored_weight).sum();
+    let target = target.max(total.div_ceil(max_shards.max(1)));
     let mut out = Vec::new();
     let mut batch: Vec<StoredDoc> = Vec::new();
     let mut batch_bytes = 0usize;
@@ -393,7 +417,7 @@ fn doc_store(docs: &[SourceDoc], mut section_starts: Vec<Vec<u32>>, target: usiz
             sections: d.sections.clone(),
             section_pos: std::mem::take(&mut section_starts[i]),
         };
-        batch_bytes += sd.sections.iter().map(|s| s.text.len() + s.heading.len()).sum::<usize>() + 128;
+        batch_bytes += stored_weight(d);
         batch.push(sd);
         if batch_bytes >= target || i + 1 == docs.len() {
             out.push((first_doc, batch.len() as u32, StoredDoc::encode(&batch)?));
@@ -477,5 +501,55 @@ mod limits {
         let w: Vec<&String> = built.warnings.iter().filter(|w| w.contains("distinct words")).collect();
         assert_eq!(w.len(), 1, "{:?}", built.warnings);
         assert!(w[0].starts_with("dictionary.html: more than 100000 distinct words; 26 further words were not indexed"), "{w:?}");
+    }
+}
+
+#[cfg(test)]
+mod doc_store_shards {
+    use super::*;
+    use crate::doc::Section;
+
+    fn pages(n: usize, words: usize) -> Vec<SourceDoc> {
+        (0..n)
+            .map(|i| SourceDoc {
+                id: format!("p{i}.html"),
+                title: format!("Page {i}"),
+                sections: vec![Section { heading: "Intro".into(), anchor: None, text: "word ".repeat(words) }],
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    fn shards(docs: &[SourceDoc], target: usize, cap: usize) -> Vec<(u32, u32)> {
+        let starts = vec![Vec::new(); docs.len()];
+        doc_store(docs, starts, target, cap).unwrap().into_iter().map(|(first, n, _)| (first, n)).collect()
+    }
+
+    #[test]
+    fn a_page_above_the_target_is_alone_and_small_pages_share() {
+        let mut docs = pages(3, 2000); // ~10 KB each
+        docs.extend(pages(6, 100)); // ~630 bytes each
+        let got = shards(&docs, 4096, MAX_DOC_SHARDS);
+        assert_eq!(&got[..3], &[(0, 1), (1, 1), (2, 1)]);
+        assert!(got[3..].iter().all(|&(_, n)| n > 1), "{got:?}");
+        // Every page is in exactly one shard, in order.
+        let mut next = 0;
+        for (first, n) in got {
+            assert_eq!(first, next);
+            next += n;
+        }
+        assert_eq!(next, 9);
+    }
+
+    #[test]
+    fn the_shard_count_is_capped_by_raising_the_target() {
+        let docs = pages(100, 2000);
+        assert_eq!(shards(&docs, 1024, MAX_DOC_SHARDS).len(), 100);
+        for cap in [1, 7, 10, 33, 99] {
+            let got = shards(&docs, 1024, cap);
+            assert!(got.len() <= cap, "cap {cap}: {} shards", got.len());
+            assert_eq!(got.iter().map(|s| s.1).sum::<u32>(), 100);
+        }
+        assert_eq!(shards(&docs, 1024, 0).len(), 1, "a zero cap means one shard, not a division by zero");
     }
 }
