@@ -66,7 +66,9 @@ pub fn parse_since(s: &str, now_days: i64) -> Result<i64, SiftError> {
     if t.len() < 2 || t.len() > 8 {
         return Err(bad());
     }
-    let (num, unit) = t.split_at(t.len() - 1);
+    // The unit is the last character, which need not be one byte ("7語").
+    let unit_at = t.char_indices().next_back().map_or(0, |(i, _)| i);
+    let (num, unit) = t.split_at(unit_at);
     let n: i64 = num.parse().map_err(|_| bad())?;
     if n < 0 {
         return Err(bad());
@@ -108,7 +110,8 @@ mod tests {
         assert_eq!(parse_since("2w", now).unwrap(), 19_986);
         assert_eq!(parse_since("1y", now).unwrap(), 19_635);
         assert_eq!(parse_since("2024-01-01", now).unwrap(), days_from_civil(2024, 1, 1));
-        for bad in ["7x", "-3d", "d", "99999999999d", "soon"] {
+        // Found by the request_json fuzz target: a multi-byte last character used to panic.
+        for bad in ["7x", "-3d", "d", "99999999999d", "soon", "ince語", "7語", "語d", "é", "1é"] {
             assert_eq!(parse_since(bad, now).unwrap_err().code, "invalid_since", "{bad}");
         }
     }
