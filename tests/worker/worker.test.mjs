@@ -75,6 +75,9 @@ test("GET /search bad inputs are 400s with the contract's codes", { skip }, asyn
   await expectError(await get("/search?q=deploy&filter.nosuch=x"), 400, "unknown_filter");
   await expectError(await post("/search", { query: "a ".repeat(9000) }), 400, "query_too_long");
   await expectError(await get("/search?q="), 400, "empty_query");
+  // A span whose unit is a multi-byte character once panicked the engine (a trap, a 500).
+  await expectError(await get("/search?q=deploy&since=7%E8%AA%9E"), 400, "invalid_since");
+  await expectError(await get("/search?q=deploy&since=soon"), 400, "invalid_since");
 });
 
 test("POST /search, /multi_search and their bad bodies", { skip }, async () => {
