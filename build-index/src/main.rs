@@ -100,7 +100,8 @@ pub struct BuildArgs {
     #[arg(long)]
     pub no_encoder: bool,
     /// Text per document-store shard, kB: smaller shards mean fewer bytes fetched for a
-    /// first page of results, more files.
+    /// first page of results, more files (raised when the store would need more than
+    /// 2,048 shards).
     #[arg(long, default_value_t = sift_core::BuildOptions::default().doc_shard_target / 1024, value_parser = parse_shard_kb)]
     pub doc_shard_kb: usize,
     /// Postings per term shard (decoded), kB: smaller shards mean fewer bytes fetched per

@@ -377,7 +377,6 @@ fn filter_index(docs: &[SourceDoc], fields: &[String]) -> FilterIndex {
     index
 }
 
-/// Document-store payloads (first doc, doc count, payload), cut at about `target` bytes of text.
 /// At most this many document-store shards, whatever the target: the manifest lists every
 /// one and every page load fetches the manifest, and static hosts cap a site's files
 /// (Cloudflare's Worker assets: 20,000). A corpus too big for the target in that many
@@ -399,8 +398,8 @@ fn doc_store(
     target: usize,
     max_shards: usize,
 ) -> Result<Vec<(u32, u32, Vec<u8>)>, SiftError> {
-    // Every closed shard holds at least `target` bytes, so there are at most
-    // total / target + 1 shards, and at most `max_shards` with this target.
+    // Every shard but the last holds at least `target` bytes, so there are at most
+    // ceil(total / target) shards: at most `max_shards` with this target.
     let total: usize = docs.iter().map(stored_weight).sum();
     let target = target.max(total.div_ceil(max_shards.max(1)));
     let mut out = Vec::new();
