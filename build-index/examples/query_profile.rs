@@ -5,11 +5,8 @@
 use sift_core::{Context, Engine, SearchRequest, Step};
 use std::time::Instant;
 
-/// The browser benchmark's queries (bench/queries.json).
-fn queries() -> Vec<String> {
-    let v: serde_json::Value = serde_json::from_str(include_str!("../../bench/queries.json")).expect("bench/queries.json is JSON");
-    v["queries"].as_array().expect("a queries array").iter().filter_map(|q| q.as_str().map(str::to_string)).collect()
-}
+#[path = "support/queries.rs"]
+mod queries;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -22,7 +19,7 @@ fn main() {
         }
     }
     let ctx = Context { now_days: 20_000 };
-    let queries = queries();
+    let queries = queries::bench_queries();
     let mut per_query = vec![0f64; queries.len()];
     for _ in 0..rounds {
         for (i, q) in queries.iter().enumerate() {

@@ -15,12 +15,8 @@ use wasm_bindgen::prelude::*;
 /// it): building a JS object field by field would take serde-wasm-bindgen and its glue into
 /// the runtime for this alone.
 fn err_js(e: &SiftError) -> JsValue {
-    #[derive(Serialize)]
-    struct ErrorObject<'a> {
-        code: &'a str,
-        message: &'a str,
-    }
-    let json = serde_json::to_string(&ErrorObject { code: e.code.as_str(), message: &e.message });
+    // `SiftError` serialises as `{code, message}`.
+    let json = serde_json::to_string(e);
     JsValue::from_str(&json.unwrap_or_else(|_| r#"{"code":"internal","message":"an error could not be reported"}"#.to_string()))
 }
 

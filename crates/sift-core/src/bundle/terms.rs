@@ -358,15 +358,20 @@ mod tests {
         TermEntry { docs, surfaces: HashMap::new() }
     }
 
-    /// One shard holding `terms` (sorted), read back as a bundle of `version` would.
-    fn shard(terms: &[(&str, &TermEntry)]) -> TermShard {
+    /// The payload of one shard holding `terms` (sorted), as the builder writes it.
+    fn payload(terms: &[(&str, &TermEntry)]) -> Vec<u8> {
         let mut w = ShardWriter::new(1 << 20);
         for (t, e) in terms {
             w.push(t, e).unwrap();
         }
-        let shards = w.finish().unwrap();
+        let mut shards = w.finish().unwrap();
         assert_eq!(shards.len(), 1);
-        TermShard::decode(shards[0].2.clone(), super::super::FORMAT_VERSION).unwrap()
+        shards.remove(0).2
+    }
+
+    /// That shard, read back as a bundle of the newest format would.
+    fn shard(terms: &[(&str, &TermEntry)]) -> TermShard {
+        TermShard::decode(payload(terms), super::super::FORMAT_VERSION).unwrap()
     }
 
     fn read(s: &TermShard, term: &str, docs: u32) -> PostingList {
@@ -414,11 +419,7 @@ mod tests {
     fn damaged_postings_are_errors() {
         let e = entry(vec![(0, [1, 0, 0, 2], vec![0, 40, 41]), (7, [0, 0, 0, 1], vec![99])]);
         let good = shard(&[("t", &e)]);
-        let base = {
-            let mut w = ShardWriter::new(1 << 20);
-            w.push("t", &e).unwrap();
-            w.finish().unwrap().remove(0).2
-        };
+        let base = payload(&[("t", &e)]);
         let start = 4 + u32::from_le_bytes([base[0], base[1], base[2], base[3]]) as usize;
         let off = good.offset("t").unwrap();
         assert_eq!(off, 0);
