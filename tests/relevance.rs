@@ -84,8 +84,10 @@ fn cranfield_every_mode_beats_its_baseline() {
     }
     let (semantic, hybrid, auto) = (&both[0]["static"], &both[1]["static"], &both[2]["static"]);
     assert!(ndcg(semantic) >= 0.36, "static semantic {} below 0.36", ndcg(semantic));
-    // 0.4399 measured (0.4350 with the semantic side's feedback only, 0.4245 with none).
-    assert!(ndcg(hybrid) >= 0.435 && ndcg(hybrid) > RRF_NDCG10, "static hybrid {} below 0.435 / rank fusion {RRF_NDCG10}", ndcg(hybrid));
+    // The goal (issue 16): 0.44. 0.4411 measured with a page's second section counted
+    // (0.4399 by its best section alone, 0.4350 with the semantic side's feedback only,
+    // 0.4245 with none).
+    assert!(ndcg(hybrid) >= 0.44 && ndcg(hybrid) > RRF_NDCG10, "static hybrid {} below 0.44 / rank fusion {RRF_NDCG10}", ndcg(hybrid));
     assert!(ndcg(hybrid) > ndcg(&lexical) && ndcg(hybrid) > ndcg(semantic));
     assert!(ndcg(auto) >= ndcg(hybrid), "auto {} below hybrid {}", ndcg(auto), ndcg(hybrid));
     let model_semantic = ndcg(&both[0]["model"]);
