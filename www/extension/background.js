@@ -10,7 +10,10 @@ function omniboxMarkup(html) {
   return markedParts(html).map(({ text, mark }) => (mark ? `<match>${xml(text)}</match>` : xml(text))).join("");
 }
 
-/** Top results over every bundle, best first, as omnibox suggestions. */
+/** Top results over every bundle, best first, as omnibox suggestions. Scores of different
+ * bundles are compared as they are, except that a bundle which found none of the words and
+ * answered by meaning (`fallback` to semantic) ranks below every bundle that matched them:
+ * a guess must not bury an exact match elsewhere. */
 async function suggestionsFor(text, limit = 6) {
   const query = text.trim();
   if (!query) return [];
@@ -19,14 +22,15 @@ async function suggestionsFor(text, limit = 6) {
     try {
       const sift = await openBundle(b);
       const res = await sift.search({ query, limit });
-      return res.results.map((r) => ({ b, r }));
+      const guess = res.fallback?.to === "semantic";
+      return res.results.map((r) => ({ b, r, guess }));
     } catch (_) {
       return []; // one broken bundle must not silence the others
     }
   }));
   return answers
     .flat()
-    .sort((x, y) => y.r.score - x.r.score)
+    .sort((x, y) => x.guess - y.guess || y.r.score - x.r.score)
     .slice(0, limit)
     .map(({ b, r }) => ({
       content: pageUrl(b, r),
