@@ -63,7 +63,9 @@ fn ask(e: &Engine, q: &str) -> SearchResponse {
 
 /// The clauses of a result's explanation: (label, added by feedback, matched).
 fn clauses(r: &SearchResponse, id: &str) -> Vec<(String, bool, bool)> {
-    let x = r.results.iter().find(|x| x.id == id).unwrap_or_else(|| panic!("{id} not in {:?}", ids(r))).explain.as_ref().unwrap();
+    let x = sift_tests::value(
+        r.results.iter().find(|x| x.id == id).unwrap_or_else(|| panic!("{id} not in {:?}", ids(r))).explain.as_ref().unwrap(),
+    );
     x["clauses"]
         .as_array()
         .unwrap()

@@ -168,12 +168,13 @@ pub fn load_all(engine: &mut sift_core::Engine, mut read: impl FnMut(&str) -> Ve
 /// Run one case against an engine with every shard it asks for at hand, and give the
 /// answer as the contract's JSON: the response, or the error object.
 pub fn answer_case(engine: &sift_core::Engine, case: &Case) -> serde_json::Value {
+    use sift_core::json::ToJson;
     use sift_core::{MultiSearchRequest, SearchRequest, Step};
-    fn done<T: serde::Serialize>(step: Result<Step<T>, sift_core::SiftError>) -> serde_json::Value {
+    fn done<T: ToJson>(step: Result<Step<T>, sift_core::SiftError>) -> serde_json::Value {
         match step {
-            Ok(Step::Done(v)) => serde_json::to_value(v).expect("answer serialises"),
+            Ok(Step::Done(v)) => crate::value(&v.to_json()),
             Ok(Step::Need(files)) => panic!("an engine with every shard asked for {files:?}"),
-            Err(e) => e.to_json(),
+            Err(e) => crate::value(&e.to_error_object()),
         }
     }
     let ctx = crate::ctx();
@@ -184,11 +185,11 @@ pub fn answer_case(engine: &sift_core::Engine, case: &Case) -> serde_json::Value
                 let v = case.embed.then(|| query_vector(engine, &req));
                 done(engine.search_with(&req, &ctx, v.as_deref()))
             }
-            Err(e) => e.to_json(),
+            Err(e) => crate::value(&e.to_error_object()),
         },
         "multi_search" => match MultiSearchRequest::from_json(case.request.as_bytes()) {
             Ok(req) => done(engine.multi_search(&req, &ctx)),
-            Err(e) => e.to_json(),
+            Err(e) => crate::value(&e.to_error_object()),
         },
         "get_document" => {
             let mut v = done(engine.get_document(args["id"].as_str().unwrap_or_default()));

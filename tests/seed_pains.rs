@@ -188,7 +188,7 @@ fn pagination_total_and_has_more() {
 fn explain_says_which_terms_matched_where() {
     let e = corpus_engine();
     let r = search_json(&e, r#"{"query": "mcp server", "explain": true}"#).unwrap();
-    let x = r.results[0].explain.as_ref().expect("explain");
+    let x = &sift_tests::value(r.results[0].explain.as_ref().expect("explain"));
     let first = &x["clauses"][0];
     assert_eq!(first["clause"], "mcp");
     assert!(first["best"]["terms"][0]["fields"]["title"].as_u64().unwrap() >= 1);
@@ -199,8 +199,8 @@ fn explain_says_which_terms_matched_where() {
 #[test]
 fn multi_search_fuses_and_deduplicates() {
     let e = corpus_engine();
-    let req: MultiSearchRequest = serde_json::from_str(
-        r#"{"queries": [{"query": "cache"}, {"query": "memo"}, {"query": "cache memory"}, {"query": "agentroot", "filters": {"type": "reference"}}]}"#,
+    let req = MultiSearchRequest::from_json(
+        br#"{"queries": [{"query": "cache"}, {"query": "memo"}, {"query": "cache memory"}, {"query": "agentroot", "filters": {"type": "reference"}}]}"#,
     )
     .unwrap();
     let Step::Done(r) = e.multi_search(&req, &ctx()).unwrap() else { panic!("all loaded") };

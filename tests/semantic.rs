@@ -5,6 +5,7 @@
 //! model on texts it was not fitted to, the full model stays an option, bad vectors and
 //! bad shards are refused. Skipped, saying why, when the model is not installed.
 
+use sift_core::contract::{FilterValue, Scalar};
 use sift_core::{build, BuildOptions, Engine, SearchRequest, SearchResponse, SiftError, SourceDoc, Step};
 use sift_embed::corpus::{self, Layout};
 use sift_embed::model::{default_model_dir, Embedder};
@@ -181,13 +182,13 @@ fn hybrid_results_respect_filters_and_explain_the_fusion() {
     let req = SearchRequest {
         query: "keeping answers in memory".into(),
         mode: Some("hybrid".into()),
-        filters: serde_json::from_str(r#"{"type": "blog"}"#).unwrap(),
+        filters: [("type".to_string(), FilterValue::One(Scalar::Str("blog".into())))].into(),
         explain: Some(true),
         ..Default::default()
     };
     let r = done(s.engine.search(&req, &ctx()).unwrap());
     assert_eq!(ids(&r), vec!["blog/release-notes.md"]);
-    let x = r.results[0].explain.as_ref().unwrap();
+    let x = sift_tests::value(r.results[0].explain.as_ref().unwrap());
     assert!(x["fusion"]["semantic"].as_f64().unwrap() > 0.0, "{x}");
 }
 
@@ -264,7 +265,7 @@ fn a_page_sharing_one_word_of_a_short_query_does_not_outrank_its_clear_meaning()
     let r = ask("publish the site for visitors");
     assert_eq!(r.results[0].id, "guides/deploy.md", "{:?}", ids(&r));
     assert_eq!(r.results[1].id, "ranking.md", "the one-word match is kept, just below: {:?}", ids(&r));
-    let coverage = &r.results[1].explain.as_ref().unwrap()["fusion"]["coverage"];
+    let coverage = &sift_tests::value(r.results[1].explain.as_ref().unwrap())["fusion"]["coverage"];
     assert!(coverage.as_f64().is_some_and(|c| c < 0.5), "explain shows the partial coverage: {coverage}");
     // Words that cover the query keep their lexical win, and so do identifiers.
     let r = ask("proximity bonus for titles");
@@ -307,9 +308,12 @@ fn paragraph_like_queries_search_again_with_feedback_from_their_best_answers() {
         done(s.engine.search(&req, &ctx()).unwrap())
     };
     let long = ask("how can the cache keep recent answers in memory so that repeated questions from users are fast");
-    let fusion = &long.results[0].explain.as_ref().unwrap()["fusion"];
+    let fusion = &sift_tests::value(long.results[0].explain.as_ref().unwrap())["fusion"];
     assert_eq!(fusion["feedback_docs"], 3, "{fusion}");
     assert_eq!(long.results[0].id, "reference/cache.md", "{:?}", ids(&long));
     let short = ask("cache recent answers");
-    assert!(short.results[0].explain.as_ref().unwrap()["fusion"].get("feedback_docs").is_none(), "short queries name one thing");
+    assert!(
+        sift_tests::value(short.results[0].explain.as_ref().unwrap())["fusion"].get("feedback_docs").is_none(),
+        "short queries name one thing"
+    );
 }

@@ -129,3 +129,9 @@ mod tests {
         }
     }
 }
+
+/// A value the engine wrote (`sift_core::json`), read back by serde_json (the independent
+/// reader the tests compare against).
+pub fn value(j: &sift_core::json::Json) -> serde_json::Value {
+    serde_json::from_str(&j.to_text()).unwrap_or_else(|e| panic!("the engine wrote invalid JSON ({e}): {}", j.to_text()))
+}

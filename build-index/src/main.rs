@@ -15,6 +15,7 @@ use bundle_io::DiskBundle;
 use clap::{Parser, Subcommand};
 use sift_core::contract::{FilterValue, Scalar};
 use sift_core::error::ErrorCode;
+use sift_core::json::ToJson;
 use sift_core::{BuildOptions, Context, MultiSearchRequest, SearchRequest, SiftError};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -356,7 +357,7 @@ fn search(a: &SearchArgs) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if a.json {
-                println!("{}", e.to_json());
+                println!("{}", e.to_error_object().to_text());
             } else {
                 eprintln!("error: {}", e.message);
             }
@@ -394,7 +395,7 @@ fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
         let mut resp = bundle.drive(|e| e.multi_search_with(&req, &ctx, Some(&vectors)))?;
         resp.timings_ms.insert("total".into(), t0.elapsed().as_secs_f64() * 1000.0);
         if a.json {
-            println!("{}", serde_json::to_string_pretty(&resp).unwrap_or_default());
+            println!("{}", resp.to_json().to_pretty_text());
         } else {
             println!("{} results for {} queries (merged by rank fusion)", resp.total, resp.queries.len());
             for (i, q) in resp.queries.iter().enumerate() {
@@ -430,7 +431,7 @@ fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
     let mut resp = bundle.drive(|e| e.search_with(&req, &ctx, qv.as_deref()))?;
     resp.timings_ms.insert("total".into(), t0.elapsed().as_secs_f64() * 1000.0);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&resp).unwrap_or_default());
+        println!("{}", resp.to_json().to_pretty_text());
         return Ok(());
     }
     println!(
@@ -459,7 +460,7 @@ fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
             println!("{c}");
         }
         if let Some(x) = &r.explain {
-            println!("{}", serde_json::to_string_pretty(x).unwrap_or_default());
+            println!("{}", x.to_pretty_text());
         }
     }
     if !resp.facets.is_empty() {

@@ -3,7 +3,7 @@
 //! so they cannot drift apart.
 
 use crate::error::{ErrorCode, SiftError};
-use serde::{Deserialize, Serialize};
+use crate::json::{self, members, Fields, Json, Num, ToJson};
 use std::collections::BTreeMap;
 
 /// Queries longer than this are refused: a pasted paragraph or page section fits (longer
@@ -22,11 +22,11 @@ pub const MAX_MULTI_QUERIES: usize = 30;
 /// rows; the vector lists; fuzzy matching; suggestions; the page's documents — eight.
 pub const MAX_HOST_ROUNDS: usize = 16;
 
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
-#[serde(untagged)]
+/// A filter value as JSON gives it: a string, a number or a boolean (matched as its text).
+#[derive(Debug, Clone, PartialEq)]
 pub enum Scalar {
     Str(String),
-    Num(serde_json::Number),
+    Num(Num),
     Bool(bool),
 }
 
@@ -40,11 +40,49 @@ impl Scalar {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum FilterValue {
     One(Scalar),
     Many(Vec<Scalar>),
+}
+
+impl Scalar {
+    fn from_json(v: &Json, field: &str) -> Result<Scalar, String> {
+        match v {
+            Json::Str(s) => Ok(Scalar::Str(s.clone())),
+            Json::Num(n) => Ok(Scalar::Num(*n)),
+            Json::Bool(b) => Ok(Scalar::Bool(*b)),
+            _ => Err(format!("filter {field:?}: a value must be a string, a number or a boolean, not {}", v.kind())),
+        }
+    }
+}
+
+impl ToJson for Scalar {
+    fn to_json(&self) -> Json {
+        match self {
+            Scalar::Str(s) => Json::from(s),
+            Scalar::Num(n) => Json::Num(*n),
+            Scalar::Bool(b) => Json::Bool(*b),
+        }
+    }
+}
+
+impl FilterValue {
+    fn from_json(v: &Json, field: &str) -> Result<FilterValue, String> {
+        match v {
+            Json::Arr(items) => Ok(FilterValue::Many(items.iter().map(|x| Scalar::from_json(x, field)).collect::<Result<_, _>>()?)),
+            _ => Ok(FilterValue::One(Scalar::from_json(v, field)?)),
+        }
+    }
+}
+
+impl ToJson for FilterValue {
+    fn to_json(&self) -> Json {
+        match self {
+            FilterValue::One(s) => s.to_json(),
+            FilterValue::Many(v) => v.to_json(),
+        }
+    }
 }
 
 impl FilterValue {
@@ -58,27 +96,17 @@ impl FilterValue {
 
 /// A search request as JSON gives it. Unknown fields are refused: a misspelt `limt` should
 /// be an error, not silently ignored.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SearchRequest {
     pub query: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub filters: BTreeMap<String, FilterValue>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boost_recent: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_content: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explain: Option<bool>,
 }
 
@@ -87,26 +115,80 @@ impl SearchRequest {
         SearchRequest { query: query.into(), ..Default::default() }
     }
 
-    /// Decode a JSON request body; malformed JSON is a clear error.
+    /// Decode a JSON request body; malformed JSON and unknown fields are clear errors.
     pub fn from_json(body: &[u8]) -> Result<SearchRequest, SiftError> {
-        serde_json::from_slice(body)
+        json::parse(body)
+            .and_then(|v| SearchRequest::from_value(&v, "search request"))
             .map_err(|e| SiftError::new(ErrorCode::InvalidJson, format!("request body is not a valid search request: {e}")))
+    }
+
+    const FIELDS: [&'static str; 10] =
+        ["query", "mode", "filters", "since", "limit", "offset", "sort", "boost_recent", "include_content", "explain"];
+
+    fn from_value(v: &Json, what: &str) -> Result<SearchRequest, String> {
+        let f = Fields::of(v, what, Some(&Self::FIELDS))?;
+        let filters = match f.get("filters") {
+            None => BTreeMap::new(),
+            Some(m) => match m {
+                // A field named twice: the last value counts (a map, as JSON objects are).
+                Json::Obj(members) => {
+                    members.iter().map(|(k, v)| Ok((k.clone(), FilterValue::from_json(v, k)?))).collect::<Result<_, String>>()?
+                }
+                _ => return Err(format!("{what}: field \"filters\" must be an object, not {}", m.kind())),
+            },
+        };
+        Ok(SearchRequest {
+            query: f.str("query")?,
+            mode: f.opt_str("mode")?,
+            filters,
+            since: f.opt_str("since")?,
+            limit: f.opt_i64("limit")?,
+            offset: f.opt_i64("offset")?,
+            sort: f.opt_str("sort")?,
+            boost_recent: f.opt_bool("boost_recent")?,
+            include_content: f.opt_bool("include_content")?,
+            explain: f.opt_bool("explain")?,
+        })
     }
 }
 
-#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+impl ToJson for SearchRequest {
+    fn to_json(&self) -> Json {
+        let filters = Json::Obj(self.filters.iter().map(|(k, v)| (k.clone(), v.to_json())).collect());
+        members(vec![
+            ("query", Json::from(&self.query), true),
+            ("mode", Json::from(self.mode.clone()), self.mode.is_some()),
+            ("filters", filters, !self.filters.is_empty()),
+            ("since", Json::from(self.since.clone()), self.since.is_some()),
+            ("limit", Json::from(self.limit), self.limit.is_some()),
+            ("offset", Json::from(self.offset), self.offset.is_some()),
+            ("sort", Json::from(self.sort.clone()), self.sort.is_some()),
+            ("boost_recent", Json::from(self.boost_recent), self.boost_recent.is_some()),
+            ("include_content", Json::from(self.include_content), self.include_content.is_some()),
+            ("explain", Json::from(self.explain), self.explain.is_some()),
+        ])
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct MultiSearchRequest {
     pub queries: Vec<SearchRequest>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offset: Option<i64>,
 }
 
 impl MultiSearchRequest {
     pub fn from_json(body: &[u8]) -> Result<MultiSearchRequest, SiftError> {
-        serde_json::from_slice(body)
+        json::parse(body)
+            .and_then(|v| {
+                let f = Fields::of(&v, "multi_search request", Some(&["queries", "limit", "offset"]))?;
+                f.need("queries")?;
+                Ok(MultiSearchRequest {
+                    queries: f.list("queries", |q| SearchRequest::from_value(q, "a query of queries"))?,
+                    limit: f.opt_i64("limit")?,
+                    offset: f.opt_i64("offset")?,
+                })
+            })
             .map_err(|e| SiftError::new(ErrorCode::InvalidJson, format!("request body is not a valid multi_search request: {e}")))
     }
 }
@@ -218,7 +300,7 @@ impl SearchRequest {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubResult {
     pub title: String,
     pub url: String,
@@ -227,38 +309,31 @@ pub struct SubResult {
 
 /// One result. `title` and `snippet` are HTML-safe (escaped; matches wrapped in `<mark>`);
 /// every other string is plain text that a client must escape itself.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SearchResult {
     pub id: String,
     pub url: String,
     pub title: String,
-    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
     pub doc_type: Option<String>,
     pub snippet: String,
     pub score: f32,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sub_results: Vec<SubResult>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metadata: BTreeMap<String, Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub explain: Option<serde_json::Value>,
+    pub explain: Option<Json>,
     /// multi_search: indexes of the queries that found this document.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queries: Option<Vec<usize>>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Fallback {
     pub from: String,
     pub to: String,
     pub reason: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SearchResponse {
     pub results: Vec<SearchResult>,
     pub total: usize,
@@ -267,42 +342,35 @@ pub struct SearchResponse {
     pub has_more: bool,
     pub query: String,
     pub search_type: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<Fallback>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub suggestions: Vec<String>,
     /// field → value → number of matching documents.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub facets: BTreeMap<String, BTreeMap<String, usize>>,
     /// Filled by the host (the core has no clock).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub timings_ms: BTreeMap<String, f64>,
 }
 
 /// A page as `get_document` returns it: its sections in order, with their headings and
 /// anchors (`url#anchor` deep-links to a section). Strings are plain text.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Document {
     pub id: String,
     pub url: String,
     pub title: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metadata: BTreeMap<String, Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
     pub sections: Vec<crate::doc::Section>,
 }
 
 /// Per-query summary inside a multi_search response.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MultiQuerySummary {
     pub query: String,
     pub total: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<Fallback>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MultiSearchResponse {
     pub results: Vec<SearchResult>,
     pub total: usize,
@@ -311,8 +379,95 @@ pub struct MultiSearchResponse {
     pub has_more: bool,
     pub queries: Vec<MultiQuerySummary>,
     pub search_type: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub timings_ms: BTreeMap<String, f64>,
+}
+
+impl ToJson for SubResult {
+    fn to_json(&self) -> Json {
+        Json::obj([("title", Json::from(&self.title)), ("url", Json::from(&self.url)), ("snippet", Json::from(&self.snippet))])
+    }
+}
+
+impl ToJson for SearchResult {
+    fn to_json(&self) -> Json {
+        members(vec![
+            ("id", Json::from(&self.id), true),
+            ("url", Json::from(&self.url), true),
+            ("title", Json::from(&self.title), true),
+            ("type", Json::from(self.doc_type.clone()), self.doc_type.is_some()),
+            ("snippet", Json::from(&self.snippet), true),
+            ("score", Json::from(self.score), true),
+            ("sub_results", self.sub_results.to_json(), !self.sub_results.is_empty()),
+            ("metadata", Json::from(&self.metadata), !self.metadata.is_empty()),
+            ("date", Json::from(self.date.clone()), self.date.is_some()),
+            ("content", Json::from(self.content.clone()), self.content.is_some()),
+            ("explain", self.explain.clone().unwrap_or(Json::Null), self.explain.is_some()),
+            ("queries", Json::from(self.queries.clone()), self.queries.is_some()),
+        ])
+    }
+}
+
+impl ToJson for Fallback {
+    fn to_json(&self) -> Json {
+        Json::obj([("from", Json::from(&self.from)), ("to", Json::from(&self.to)), ("reason", Json::from(&self.reason))])
+    }
+}
+
+impl ToJson for SearchResponse {
+    fn to_json(&self) -> Json {
+        let facets = Json::Obj(self.facets.iter().map(|(k, v)| (k.clone(), Json::from(v))).collect());
+        members(vec![
+            ("results", self.results.to_json(), true),
+            ("total", Json::from(self.total), true),
+            ("limit", Json::from(self.limit), true),
+            ("offset", Json::from(self.offset), true),
+            ("has_more", Json::from(self.has_more), true),
+            ("query", Json::from(&self.query), true),
+            ("search_type", Json::from(&self.search_type), true),
+            ("fallback", self.fallback.to_json(), self.fallback.is_some()),
+            ("suggestions", Json::from(&self.suggestions[..]), !self.suggestions.is_empty()),
+            ("facets", facets, !self.facets.is_empty()),
+            ("timings_ms", Json::from(&self.timings_ms), !self.timings_ms.is_empty()),
+        ])
+    }
+}
+
+impl ToJson for Document {
+    fn to_json(&self) -> Json {
+        members(vec![
+            ("id", Json::from(&self.id), true),
+            ("url", Json::from(&self.url), true),
+            ("title", Json::from(&self.title), true),
+            ("metadata", Json::from(&self.metadata), !self.metadata.is_empty()),
+            ("date", Json::from(self.date.clone()), self.date.is_some()),
+            ("sections", self.sections.to_json(), true),
+        ])
+    }
+}
+
+impl ToJson for MultiQuerySummary {
+    fn to_json(&self) -> Json {
+        members(vec![
+            ("query", Json::from(&self.query), true),
+            ("total", Json::from(self.total), true),
+            ("fallback", self.fallback.to_json(), self.fallback.is_some()),
+        ])
+    }
+}
+
+impl ToJson for MultiSearchResponse {
+    fn to_json(&self) -> Json {
+        members(vec![
+            ("results", self.results.to_json(), true),
+            ("total", Json::from(self.total), true),
+            ("limit", Json::from(self.limit), true),
+            ("offset", Json::from(self.offset), true),
+            ("has_more", Json::from(self.has_more), true),
+            ("queries", self.queries.to_json(), true),
+            ("search_type", Json::from(&self.search_type), true),
+            ("timings_ms", Json::from(&self.timings_ms), !self.timings_ms.is_empty()),
+        ])
+    }
 }
 
 /// `www/src/contract.js`: the contract's limits and error codes for the JavaScript surfaces

@@ -2,20 +2,40 @@
 //! What the bundle keeps of it for display is `bundle::docstore::StoredDoc`; what a client
 //! reads back is the contract's `Document`.
 
-use serde::{Deserialize, Serialize};
+use crate::json::{members, Fields, Json, ToJson};
 use std::collections::BTreeMap;
 
 /// One section of a page: the text under a heading. The first section of a page may have no
 /// heading (the introduction).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Section {
-    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub heading: String,
     /// The heading's id, for deep links (`page.html#anchor`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anchor: Option<String>,
-    #[serde(default)]
     pub text: String,
+}
+
+impl Section {
+    /// A section as the document store and the contract write it (`heading` and `anchor`
+    /// only when present).
+    pub fn from_json(v: &Json) -> Result<Section, String> {
+        let f = Fields::of(v, "section", None)?;
+        Ok(Section {
+            heading: f.opt_str("heading")?.unwrap_or_default(),
+            anchor: f.opt_str("anchor")?,
+            text: f.opt_str("text")?.unwrap_or_default(),
+        })
+    }
+}
+
+impl ToJson for Section {
+    fn to_json(&self) -> Json {
+        members(vec![
+            ("heading", Json::from(&self.heading), !self.heading.is_empty()),
+            ("anchor", Json::from(self.anchor.clone()), self.anchor.is_some()),
+            ("text", Json::from(&self.text), true),
+        ])
+    }
 }
 
 /// A document as an extractor hands it to the index builder.

@@ -5,7 +5,7 @@
 //! `contract::js_module` writes the same table into `www/src/contract.js` for the
 //! JavaScript surfaces, so the two cannot disagree.
 
-use serde::{Serialize, Serializer};
+use crate::json::{Json, ToJson};
 use std::fmt;
 
 /// Who is at fault, and so how a surface reports it.
@@ -93,12 +93,6 @@ impl fmt::Display for ErrorCode {
     }
 }
 
-impl Serialize for ErrorCode {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
 impl PartialEq<&str> for ErrorCode {
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
@@ -111,7 +105,7 @@ impl PartialEq<ErrorCode> for &str {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SiftError {
     pub code: ErrorCode,
     pub message: String,
@@ -137,9 +131,16 @@ impl SiftError {
     pub fn is_client_error(&self) -> bool {
         self.code.class() != ErrorClass::Server
     }
-    /// The contract's error object.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({ "error": { "code": self.code.as_str(), "message": self.message } })
+    /// The contract's error object, `{"error": {code, message}}`.
+    pub fn to_error_object(&self) -> Json {
+        Json::obj([("error", self.to_json())])
+    }
+}
+
+/// `{code, message}`: how an error crosses to a host (the wasm runtime's errors).
+impl ToJson for SiftError {
+    fn to_json(&self) -> Json {
+        Json::obj([("code", Json::from(self.code.as_str())), ("message", Json::from(&self.message))])
     }
 }
 
@@ -166,6 +167,6 @@ mod tests {
         assert!(!SiftError::corrupt("x").is_client_error());
         assert!(SiftError::new(ErrorCode::NotFound, "x").is_client_error());
         assert_eq!(SiftError::new(ErrorCode::PayloadTooLarge, "x").code.class().http_status(), 413);
-        assert_eq!(SiftError::invalid("x").to_json()["error"]["code"], "invalid_request");
+        assert_eq!(SiftError::invalid("x").to_error_object().to_text(), r#"{"error":{"code":"invalid_request","message":"x"}}"#);
     }
 }

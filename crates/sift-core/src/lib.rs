@@ -16,6 +16,7 @@ pub mod doc;
 mod engine;
 pub mod error;
 pub mod fuzzy;
+pub mod json;
 pub mod query;
 pub mod rank;
 pub mod semantic;

@@ -4,8 +4,7 @@
 //! objects; nothing here panics on input (the core returns errors for bad requests and
 //! corrupt shards).
 
-use serde::Serialize;
-use sift_core::error::ErrorCode;
+use sift_core::json::{Json, ToJson};
 #[cfg(feature = "full")]
 use sift_core::MultiSearchRequest;
 use sift_core::{Context, Engine, SearchRequest, SiftError, Step};
@@ -15,27 +14,19 @@ use wasm_bindgen::prelude::*;
 /// it): building a JS object field by field would take serde-wasm-bindgen and its glue into
 /// the runtime for this alone.
 fn err_js(e: &SiftError) -> JsValue {
-    // `SiftError` serialises as `{code, message}`.
-    let json = serde_json::to_string(e);
-    JsValue::from_str(&json.unwrap_or_else(|_| r#"{"code":"internal","message":"an error could not be reported"}"#.to_string()))
+    JsValue::from_str(&e.to_json().to_text())
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "lowercase")]
-enum Answer<T> {
-    Done(T),
-    Need(Vec<String>),
-}
-
-/// Answers cross as JSON text (parsed by the wrapper): serde_json writes the contract's f32
-/// scores in their shortest form (0.7965), where a JS-object bridge would widen them to
-/// f64 noise (0.796500027…), and one JSON.parse is faster than building objects field by field.
-fn answer<T: Serialize>(step: Result<Step<T>, SiftError>) -> Result<String, JsValue> {
-    let json = match step.map_err(|e| err_js(&e))? {
-        Step::Done(v) => serde_json::to_string(&Answer::Done(v)),
-        Step::Need(files) => serde_json::to_string(&Answer::<()>::Need(files)),
+/// Answers cross as JSON text (parsed by the wrapper), `{"done": answer}` or
+/// `{"need": [files]}`: the core's writer keeps the contract's f32 scores in their shortest
+/// form (0.7965), where a JS-object bridge would widen them to f64 noise (0.796500027…), and
+/// one JSON.parse is faster than building objects field by field.
+fn answer<T: ToJson>(step: Result<Step<T>, SiftError>) -> Result<String, JsValue> {
+    let envelope = match step.map_err(|e| err_js(&e))? {
+        Step::Done(v) => ("done", v.to_json()),
+        Step::Need(files) => ("need", Json::from(files)),
     };
-    json.map_err(|e| err_js(&SiftError::new(ErrorCode::Internal, e.to_string())))
+    Ok(Json::obj([envelope]).to_text())
 }
 
 /// Bytes of the engine module's linear memory (wasm memory never shrinks: this is the peak).
@@ -62,7 +53,7 @@ impl SiftEngine {
 
     /// The manifest as JSON text (document count, filter fields, vectors, shard list).
     pub fn manifest(&self) -> Result<String, JsValue> {
-        serde_json::to_string(self.engine.manifest()).map_err(|e| err_js(&SiftError::new(ErrorCode::Internal, e.to_string())))
+        Ok(self.engine.manifest().to_json().to_text())
     }
 
     /// Every shard file of the bundle (for preloading or offline copies).
@@ -140,13 +131,34 @@ impl SiftEngine {
     #[wasm_bindgen(js_name = multiSearch)]
     pub fn multi_search(&self, req: &str, now_days: f64, vectors: Option<String>) -> Result<String, JsValue> {
         let req = MultiSearchRequest::from_json(req.as_bytes()).map_err(|e| err_js(&e))?;
-        let vectors: Option<Vec<Option<Vec<f32>>>> =
+        let vectors =
             match vectors {
-                Some(v) => Some(serde_json::from_str(&v).map_err(|e| {
+                Some(v) => Some(query_vectors(&v).map_err(|e| {
                     err_js(&SiftError::invalid(format!("query vectors must be a JSON array of number arrays or nulls: {e}")))
                 })?),
                 None => None,
             };
         answer(self.engine.multi_search_with(&req, &Context { now_days: now_days as i64 }, vectors.as_deref()))
+    }
+}
+
+/// `[[0.1, …], null, …]`: one vector (or none) per query.
+#[cfg(feature = "full")]
+fn query_vectors(text: &str) -> Result<Vec<Option<Vec<f32>>>, String> {
+    let not = |v: &Json| format!("got {}", v.kind());
+    match sift_core::json::parse(text.as_bytes())? {
+        Json::Arr(items) => items
+            .iter()
+            .map(|item| match item {
+                Json::Null => Ok(None),
+                Json::Arr(xs) => xs
+                    .iter()
+                    .map(|x| sift_core::json::as_f64(x).map(|f| f as f32).ok_or_else(|| not(x)))
+                    .collect::<Result<_, _>>()
+                    .map(Some),
+                v => Err(not(v)),
+            })
+            .collect(),
+        v => Err(not(&v)),
     }
 }

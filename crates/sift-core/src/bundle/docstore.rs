@@ -2,7 +2,8 @@
 //!
 //! Payload: a JSON array of [`StoredDoc`] for the contiguous doc-number range the manifest
 //! gives (deflate makes JSON nearly as small as a custom layout, and keeps the store
-//! readable with standard tools).
+//! readable with standard tools). Each document is an object `{id, url, title, metadata?,
+//! date?, sections, sp?}` (members absent when empty); written and read by `crate::json`.
 //!
 //! # The position layout
 //! Every token of a document has a position in one space: the title, then the path, then
@@ -15,44 +16,71 @@
 
 use crate::analyzer::{self, Token};
 use crate::doc::{Section, SourceDoc};
-use crate::error::{ErrorCode, SiftError};
+use crate::error::SiftError;
+use crate::json::{self, Fields, Json, ToJson};
 use crate::rank;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Positions left empty between fields and between sections.
 pub const POSITION_GAP: u32 = 8;
 
 /// A document as the bundle's document store keeps it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct StoredDoc {
     pub id: String,
     pub url: String,
     pub title: String,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metadata: BTreeMap<String, Vec<String>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
-    #[serde(default)]
     pub sections: Vec<Section>,
     /// Where each section starts in the document's position space (the index's layout),
     /// so result building can find the matching sections from postings without
     /// re-analysing the page.
-    #[serde(rename = "sp", default, skip_serializing_if = "Vec::is_empty")]
     pub section_pos: Vec<u32>,
 }
 
 impl StoredDoc {
     pub fn encode(docs: &[StoredDoc]) -> Result<Vec<u8>, SiftError> {
-        serde_json::to_vec(docs).map_err(|e| SiftError::new(ErrorCode::Internal, e.to_string()))
+        Ok(docs.to_json().to_text().into_bytes())
     }
 
     pub fn decode(payload: &[u8], expected: u32) -> Result<Vec<StoredDoc>, SiftError> {
-        let docs: Vec<StoredDoc> = serde_json::from_slice(payload).map_err(|e| SiftError::corrupt(format!("document store: {e}")))?;
+        let corrupt = |e: String| SiftError::corrupt(format!("document store: {e}"));
+        let docs: Vec<StoredDoc> = match json::parse(payload).map_err(corrupt)? {
+            Json::Arr(items) => items.iter().map(StoredDoc::from_json).collect::<Result<_, _>>().map_err(corrupt)?,
+            v => return Err(corrupt(format!("a shard must be an array of documents, not {}", v.kind()))),
+        };
         if docs.len() != expected as usize {
             return Err(SiftError::corrupt("document store shard holds the wrong number of documents"));
         }
         Ok(docs)
+    }
+
+    fn from_json(v: &Json) -> Result<StoredDoc, String> {
+        let f = Fields::of(v, "document", None)?;
+        let metadata = match f.get("metadata") {
+            None => BTreeMap::new(),
+            Some(Json::Obj(m)) => m
+                .iter()
+                .map(|(k, v)| match v {
+                    Json::Arr(vals) => {
+                        Ok((k.clone(), vals.iter().map(|x| json::string_in(x, "a metadata value")).collect::<Result<_, _>>()?))
+                    }
+                    _ => Err(format!("metadata {k:?} must be an array of strings")),
+                })
+                .collect::<Result<_, String>>()?,
+            Some(v) => return Err(format!("metadata must be an object, not {}", v.kind())),
+        };
+        Ok(StoredDoc {
+            id: f.str("id")?,
+            url: f.str("url")?,
+            title: f.str("title")?,
+            metadata,
+            date: f.opt_str("date")?,
+            sections: f.list("sections", Section::from_json)?,
+            section_pos: f
+                .list("sp", |x| json::as_u64(x).and_then(|p| u32::try_from(p).ok()).ok_or_else(|| "sp must hold positions".to_string()))?,
+        })
     }
 
     /// The contract's view of the page (no storage details).
@@ -96,6 +124,17 @@ impl StoredDoc {
     /// the top of a result.
     pub fn doc_type(&self) -> Option<&str> {
         self.metadata.get("type").and_then(|v| v.first()).map(String::as_str)
+    }
+}
+
+impl ToJson for StoredDoc {
+    /// The contract's `Document` and, when known, where each section starts (`sp`).
+    fn to_json(&self) -> Json {
+        let mut doc = self.to_document().to_json();
+        if !self.section_pos.is_empty() {
+            doc.set("sp", Json::from(&self.section_pos[..]));
+        }
+        doc
     }
 }
 

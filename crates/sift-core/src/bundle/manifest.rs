@@ -6,14 +6,14 @@
 
 use super::frame::FORMAT_VERSION;
 use crate::error::{ErrorCode, SiftError};
+use crate::json::{self, members, Fields, Json, ToJson};
 use crate::rank::Bm25fParams;
-use serde::{Deserialize, Serialize};
 
 pub const MANIFEST_MAGIC: &str = "sift-bundle";
 pub const MANIFEST_FILE: &str = "manifest.json";
 
 /// A shard file as the manifest lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ShardRef {
     pub file: String,
     pub bytes: u64,
@@ -22,25 +22,23 @@ pub struct ShardRef {
 }
 
 /// A shard holding a sorted range of keys (terms, document ids).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct KeyRangeShardRef {
-    #[serde(flatten)]
     pub shard: ShardRef,
     /// First and last key of the shard's range (inclusive).
     pub first: String,
     pub last: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DocShardRef {
-    #[serde(flatten)]
     pub shard: ShardRef,
     pub first_doc: u32,
     pub docs: u32,
 }
 
 /// The vector set: which model made it, and where its vectors are.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct VectorsRef {
     /// The embedding model's name (`all-MiniLM-L6-v2`): queries must be embedded by it (or
     /// by the bundle's static encoder, fitted to it).
@@ -49,14 +47,11 @@ pub struct VectorsRef {
     pub dim: u32,
     pub chunks: u32,
     /// Format 1: the vector shards (kind 5), chunk ranges in order.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<ShardRef>,
     /// Format 2: the vector index (kind 8: lists, centroids, projection).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<ShardRef>,
     /// Format 2: dimensions of the model's own vectors (what a host that embeds queries
     /// with the model passes; the projection maps them to `dim`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_dim: Option<u32>,
 }
 
@@ -68,7 +63,7 @@ impl VectorsRef {
 }
 
 /// The static query encoder (format 2).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EncoderRef {
     /// The encoder index (kind 10: vocabulary and row shards).
     pub index: ShardRef,
@@ -78,7 +73,7 @@ pub struct EncoderRef {
     pub texts: u32,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Manifest {
     pub magic: String,
     pub format_version: u16,
@@ -96,32 +91,28 @@ pub struct Manifest {
     pub doc_shards: Vec<DocShardRef>,
     /// Document id → doc number, in id ranges (absent in bundles written before it existed:
     /// then lookups by id scan the document store).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub id_shards: Vec<KeyRangeShardRef>,
     /// Present when the bundle was built with an embedder.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vectors: Option<VectorsRef>,
     /// Present when the bundle was built with a static query encoder.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub encoder: Option<EncoderRef>,
 }
 
 impl Manifest {
     /// Parse and validate a manifest: magic, version and internal consistency.
     pub fn parse(bytes: &[u8]) -> Result<Manifest, SiftError> {
-        let v: serde_json::Value =
-            serde_json::from_slice(bytes).map_err(|e| SiftError::corrupt(format!("manifest.json is not valid JSON: {e}")))?;
+        let v = json::parse(bytes).map_err(|e| SiftError::corrupt(format!("manifest.json is not valid JSON: {e}")))?;
         if v.get("magic").and_then(|m| m.as_str()) != Some(MANIFEST_MAGIC) {
             return Err(SiftError::corrupt("manifest.json is not a Sift bundle manifest (wrong magic)"));
         }
-        let ver = v.get("format_version").and_then(|m| m.as_u64()).unwrap_or(0);
+        let ver = v.get("format_version").and_then(json::as_u64).unwrap_or(0);
         if !(1..=u64::from(FORMAT_VERSION)).contains(&ver) {
             return Err(SiftError::new(
                 ErrorCode::BundleVersion,
                 format!("bundle format version {ver} is not supported (this build reads versions 1 to {FORMAT_VERSION}); rebuild the bundle with this version of sift"),
             ));
         }
-        let m: Manifest = serde_json::from_value(v).map_err(|e| SiftError::corrupt(format!("manifest.json is malformed: {e}")))?;
+        let m = Manifest::from_json(&v).map_err(|e| SiftError::corrupt(format!("manifest.json is malformed: {e}")))?;
         m.validate()?;
         Ok(m)
     }
@@ -187,9 +178,155 @@ impl Manifest {
     }
 
     pub fn to_json_bytes(&self) -> Vec<u8> {
-        let mut b = serde_json::to_vec_pretty(self).expect("manifest serialises");
+        let mut b = self.to_json().to_pretty_text().into_bytes();
         b.push(b'\n');
         b
+    }
+}
+
+// Reading and writing. Members a newer build adds are ignored (its format version says
+// whether this runtime may read the bundle at all); optional members are written only when
+// present, as the bundle has always had them.
+
+fn u32_of(f: &Fields, name: &str) -> Result<u32, String> {
+    f.uint(name, u64::from(u32::MAX)).map(|v| v as u32)
+}
+
+impl ShardRef {
+    fn from_fields(f: &Fields) -> Result<ShardRef, String> {
+        Ok(ShardRef { file: f.str("file")?, bytes: f.uint("bytes", u64::MAX)?, crc32: u32_of(f, "crc32")? })
+    }
+
+    fn from_json(v: &Json) -> Result<ShardRef, String> {
+        ShardRef::from_fields(&Fields::of(v, "shard", None)?)
+    }
+
+    fn members(&self) -> Vec<(&'static str, Json, bool)> {
+        vec![("file", Json::from(&self.file), true), ("bytes", Json::from(self.bytes), true), ("crc32", Json::from(self.crc32), true)]
+    }
+}
+
+impl ToJson for ShardRef {
+    fn to_json(&self) -> Json {
+        members(self.members())
+    }
+}
+
+impl KeyRangeShardRef {
+    fn from_json(v: &Json) -> Result<KeyRangeShardRef, String> {
+        let f = Fields::of(v, "key-range shard", None)?;
+        Ok(KeyRangeShardRef { shard: ShardRef::from_fields(&f)?, first: f.str("first")?, last: f.str("last")? })
+    }
+}
+
+impl ToJson for KeyRangeShardRef {
+    fn to_json(&self) -> Json {
+        let mut m = self.shard.members();
+        m.extend([("first", Json::from(&self.first), true), ("last", Json::from(&self.last), true)]);
+        members(m)
+    }
+}
+
+impl DocShardRef {
+    fn from_json(v: &Json) -> Result<DocShardRef, String> {
+        let f = Fields::of(v, "doc shard", None)?;
+        Ok(DocShardRef { shard: ShardRef::from_fields(&f)?, first_doc: u32_of(&f, "first_doc")?, docs: u32_of(&f, "docs")? })
+    }
+}
+
+impl ToJson for DocShardRef {
+    fn to_json(&self) -> Json {
+        let mut m = self.shard.members();
+        m.extend([("first_doc", Json::from(self.first_doc), true), ("docs", Json::from(self.docs), true)]);
+        members(m)
+    }
+}
+
+impl VectorsRef {
+    fn from_json(v: &Json) -> Result<VectorsRef, String> {
+        let f = Fields::of(v, "vectors", None)?;
+        Ok(VectorsRef {
+            model: f.str("model")?,
+            dim: u32_of(&f, "dim")?,
+            chunks: u32_of(&f, "chunks")?,
+            shards: f.list("shards", ShardRef::from_json)?,
+            index: f.get("index").map(ShardRef::from_json).transpose()?,
+            model_dim: f.opt_uint("model_dim", u64::from(u32::MAX))?.map(|d| d as u32),
+        })
+    }
+}
+
+impl ToJson for VectorsRef {
+    fn to_json(&self) -> Json {
+        members(vec![
+            ("model", Json::from(&self.model), true),
+            ("dim", Json::from(self.dim), true),
+            ("chunks", Json::from(self.chunks), true),
+            ("shards", self.shards.to_json(), !self.shards.is_empty()),
+            ("index", self.index.to_json(), self.index.is_some()),
+            ("model_dim", Json::from(self.model_dim), self.model_dim.is_some()),
+        ])
+    }
+}
+
+impl EncoderRef {
+    fn from_json(v: &Json) -> Result<EncoderRef, String> {
+        let f = Fields::of(v, "encoder", None)?;
+        Ok(EncoderRef { index: ShardRef::from_json(f.need("index")?)?, tokens: u32_of(&f, "tokens")?, texts: u32_of(&f, "texts")? })
+    }
+}
+
+impl ToJson for EncoderRef {
+    fn to_json(&self) -> Json {
+        Json::obj([("index", self.index.to_json()), ("tokens", Json::from(self.tokens)), ("texts", Json::from(self.texts))])
+    }
+}
+
+impl Manifest {
+    fn from_json(v: &Json) -> Result<Manifest, String> {
+        let f = Fields::of(v, "manifest", None)?;
+        for required in ["filter_fields", "term_shards", "doc_shards"] {
+            f.need(required)?;
+        }
+        Ok(Manifest {
+            magic: f.str("magic")?,
+            format_version: f.uint("format_version", u64::from(u16::MAX))? as u16,
+            generator: f.str("generator")?,
+            doc_count: u32_of(&f, "doc_count")?,
+            term_count: f.uint("term_count", u64::MAX)?,
+            params: Bm25fParams::from_json(f.need("params")?)?,
+            avg_field_len: crate::rank::f32_array(&f, "avg_field_len")?,
+            filter_fields: f.list("filter_fields", |x| json::string_in(x, "a filter field"))?,
+            docmeta: ShardRef::from_json(f.need("docmeta")?)?,
+            filters: ShardRef::from_json(f.need("filters")?)?,
+            term_shards: f.list("term_shards", KeyRangeShardRef::from_json)?,
+            doc_shards: f.list("doc_shards", DocShardRef::from_json)?,
+            id_shards: f.list("id_shards", KeyRangeShardRef::from_json)?,
+            vectors: f.get("vectors").map(VectorsRef::from_json).transpose()?,
+            encoder: f.get("encoder").map(EncoderRef::from_json).transpose()?,
+        })
+    }
+}
+
+impl ToJson for Manifest {
+    fn to_json(&self) -> Json {
+        members(vec![
+            ("magic", Json::from(&self.magic), true),
+            ("format_version", Json::from(self.format_version), true),
+            ("generator", Json::from(&self.generator), true),
+            ("doc_count", Json::from(self.doc_count), true),
+            ("term_count", Json::from(self.term_count), true),
+            ("params", self.params.to_json(), true),
+            ("avg_field_len", Json::from(&self.avg_field_len[..]), true),
+            ("filter_fields", Json::from(&self.filter_fields[..]), true),
+            ("docmeta", self.docmeta.to_json(), true),
+            ("filters", self.filters.to_json(), true),
+            ("term_shards", self.term_shards.to_json(), true),
+            ("doc_shards", self.doc_shards.to_json(), true),
+            ("id_shards", self.id_shards.to_json(), !self.id_shards.is_empty()),
+            ("vectors", self.vectors.to_json(), self.vectors.is_some()),
+            ("encoder", self.encoder.to_json(), self.encoder.is_some()),
+        ])
     }
 }
 

@@ -54,7 +54,7 @@ pub(crate) fn results(
     plan: &Plan,
     page: &[Hit],
     include_content: bool,
-    explain: Option<&dyn Fn(&Hit) -> serde_json::Value>,
+    explain: Option<&dyn Fn(&Hit) -> crate::json::Json>,
 ) -> Flow<Vec<SearchResult>> {
     let highlight = Highlight::new(plan);
     let mut out = Vec::with_capacity(page.len());

@@ -11,9 +11,9 @@ use super::plan::{Alt, Plan, RTerm};
 #[cfg(feature = "explain")]
 use super::round4;
 use crate::bundle::docmeta::DocMeta;
-use crate::rank::{self, Bm25fParams, NormTable, N_FIELDS};
 #[cfg(feature = "explain")]
-use std::collections::BTreeMap;
+use crate::json::Json;
+use crate::rank::{self, Bm25fParams, NormTable, N_FIELDS};
 use std::collections::HashMap;
 
 /// A scored candidate.
@@ -112,61 +112,73 @@ impl Scorer<'_> {
     /// Per-result scoring details: which alternative matched each clause, in which fields,
     /// each term's part; proximity; the normalisation.
     #[cfg(feature = "explain")]
-    pub fn explain(&self, doc: u32, plan: &Plan, max_possible: f32, score: f32) -> serde_json::Value {
+    pub fn explain(&self, doc: u32, plan: &Plan, max_possible: f32, score: f32) -> Json {
         let mut out_clauses = Vec::new();
         let mut raw = 0.0;
         for c in plan.positive_clauses() {
-            let mut best: Option<(f32, serde_json::Value)> = None;
+            let mut best: Option<(f32, Json)> = None;
             for alt in &c.alts {
                 let Some(ks) = alt_match_at(alt, doc) else { continue };
                 let mut terms = Vec::new();
                 let s = self.alt(alt, &ks, doc, |t, tf, ts| {
-                    let fields: BTreeMap<&str, u32> = (0..N_FIELDS).filter(|&f| tf[f] > 0).map(|f| (rank::FIELD_NAMES[f], tf[f])).collect();
-                    terms.push(serde_json::json!({
-                        "term": t.term, "fields": fields, "idf": round4(ts.idf),
-                        "weighted_tf": round4(ts.weighted_tf), "score": round4(ts.score),
-                    }));
+                    let fields = Json::obj((0..N_FIELDS).filter(|&f| tf[f] > 0).map(|f| (rank::FIELD_NAMES[f], Json::from(tf[f]))));
+                    terms.push(Json::obj([
+                        ("fields", fields),
+                        ("idf", round4(ts.idf).into()),
+                        ("score", round4(ts.score).into()),
+                        ("term", Json::from(&t.term)),
+                        ("weighted_tf", round4(ts.weighted_tf).into()),
+                    ]));
                 });
                 if best.as_ref().is_none_or(|b| s > b.0) {
-                    best = Some((
-                        s,
-                        serde_json::json!({
-                            "match": alt.kind.name(), "weight": alt.weight, "phrase": alt.phrase,
-                            "terms": terms, "score": round4(s),
-                        }),
-                    ));
+                    let detail = Json::obj([
+                        ("match", Json::from(alt.kind.name())),
+                        ("phrase", alt.phrase.into()),
+                        ("score", round4(s).into()),
+                        ("terms", Json::Arr(terms)),
+                        ("weight", alt.weight.into()),
+                    ]);
+                    best = Some((s, detail));
                 }
             }
-            let (s, detail) = best.unwrap_or((0.0, serde_json::Value::Null));
+            let (s, detail) = best.unwrap_or((0.0, Json::Null));
             raw += s;
-            let mut clause = serde_json::json!({ "clause": c.label, "matched": !detail.is_null(), "best": detail });
+            let matched = !detail.is_null();
+            let mut clause = Json::obj([("best", detail), ("clause", Json::from(&c.label))]);
             if c.expansion {
-                clause["feedback"] = serde_json::json!(true);
+                clause.set("feedback", true.into());
             }
+            clause.set("matched", matched.into());
             out_clauses.push(clause);
         }
         let mut proximity = Vec::new();
         for (a, b) in proximity_pairs(&plan.clauses, &plan.positive) {
             let bonus = proximity_at(a, b, doc).unwrap_or(0.0);
             raw += bonus;
-            proximity.push(serde_json::json!({ "pair": [a.term, b.term], "score": round4(bonus) }));
+            proximity.push(Json::obj([("pair", Json::from(vec![a.term.clone(), b.term.clone()])), ("score", round4(bonus).into())]));
         }
         let p = self.params;
         let prior = self.meta.prior(doc);
         raw *= prior;
-        let mut out = serde_json::json!({
-            "clauses": out_clauses,
-            "proximity": proximity,
-            "bm25f": round4(raw),
-            "max_possible": round4(max_possible),
-            "normalised": round4((raw / max_possible).min(1.0)),
-            "final": round4(score),
-            "params": { "k1": p.k1, "b": p.b, "weights": p.weight, "fields": rank::FIELD_NAMES },
-        });
+        let params = Json::obj([
+            ("b", Json::from(&p.b[..])),
+            ("fields", Json::from(&rank::FIELD_NAMES[..])),
+            ("k1", p.k1.into()),
+            ("weights", Json::from(&p.weight[..])),
+        ]);
+        let mut out = Json::obj([
+            ("bm25f", round4(raw).into()),
+            ("clauses", Json::Arr(out_clauses)),
+            ("final", round4(score).into()),
+            ("max_possible", round4(max_possible).into()),
+        ]);
         // Only navigation pages say so (content pages explain as they always did).
         if prior < 1.0 {
-            out["navigation_prior"] = serde_json::json!(round4(prior));
+            out.set("navigation_prior", round4(prior).into());
         }
+        out.set("normalised", round4((raw / max_possible).min(1.0)).into());
+        out.set("params", params);
+        out.set("proximity", Json::Arr(proximity));
         out
     }
 }

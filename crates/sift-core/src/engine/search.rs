@@ -13,6 +13,8 @@ use super::round4;
 use super::score::{self, Hit, Scorer};
 use super::{Engine, ShardId};
 use crate::contract::{Fallback, SearchResponse, ValidRequest, MAX_CLAUSES};
+#[cfg(feature = "explain")]
+use crate::json::Json;
 use crate::query;
 use std::collections::{BTreeMap, HashMap};
 
@@ -123,12 +125,12 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let explain = |h: &Hit| {
         let mut x = scorer.explain(h.doc, &plan, max_possible, h.score);
         if q.is_some() {
-            x["fusion"] = combined.explain(h.doc, weights);
+            x.set("fusion", combined.explain(h.doc, weights));
         }
         x
     };
     #[cfg(feature = "explain")]
-    let explain: Option<&dyn Fn(&Hit) -> serde_json::Value> = if req.explain { Some(&explain) } else { None };
+    let explain: Option<&dyn Fn(&Hit) -> crate::json::Json> = if req.explain { Some(&explain) } else { None };
     #[cfg(not(feature = "explain"))]
     let explain = None;
     let results = present::results(&res, &plan, &page, req.include_content, explain)?;
@@ -166,19 +168,18 @@ struct Combined {
 impl Combined {
     /// How a document's fused score came about.
     #[cfg(feature = "explain")]
-    fn explain(&self, doc: u32, (w_lex, w_sem): (f32, f32)) -> serde_json::Value {
-        let mut x = serde_json::json!({
-            "search_type": self.search_type, "weights": { "lexical": w_lex, "semantic": w_sem },
-            "lexical": self.lexical_scores.get(&doc).map(|s| round4(*s)),
-            "semantic": self.semantic_scores.get(&doc).map(|s| round4(*s)),
-        });
+    fn explain(&self, doc: u32, (w_lex, w_sem): (f32, f32)) -> Json {
+        let mut x = Json::obj([("lexical", Json::from(self.lexical_scores.get(&doc).map(|s| round4(*s))))]);
         // Only partial matches say so (full ones explain as they always did).
         if let Some(c) = self.coverage.get(&doc).filter(|&&c| c < 1.0) {
-            x["coverage"] = serde_json::json!(round4(*c));
+            x.set("coverage", round4(*c).into());
         }
         if self.feedback {
-            x["feedback_docs"] = serde_json::json!(meaning::ROCCHIO_DOCS);
+            x.set("feedback_docs", meaning::ROCCHIO_DOCS.into());
         }
+        x.set("search_type", self.search_type.into());
+        x.set("semantic", self.semantic_scores.get(&doc).map(|s| round4(*s)).into());
+        x.set("weights", Json::obj([("lexical", Json::from(w_lex)), ("semantic", Json::from(w_sem))]));
         x
     }
 }
