@@ -6,11 +6,7 @@
 use proptest::prelude::*;
 use sift_core::json::{self, Json};
 use sift_core::{MultiSearchRequest, SearchRequest};
-
-/// serde_json's reading of the engine's value (numbers compared as f64).
-fn as_serde(j: &Json) -> serde_json::Value {
-    serde_json::from_str(&j.to_text()).unwrap_or_else(|e| panic!("engine wrote invalid JSON ({e}): {}", j.to_text()))
-}
+use sift_tests::value;
 
 fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
     use serde_json::Value::*;
@@ -32,7 +28,7 @@ fn agree(text: &[u8]) -> Result<(), String> {
     let theirs = serde_json::from_slice::<serde_json::Value>(text);
     match (&ours, &theirs) {
         (Err(_), Err(_)) => Ok(()),
-        (Ok(v), Ok(w)) if same(&as_serde(v), w) => Ok(()),
+        (Ok(v), Ok(w)) if same(&value(v), w) => Ok(()),
         _ => Err(format!("{:?}: sift {:?}, serde_json {:?}", String::from_utf8_lossy(text), ours, theirs)),
     }
 }
@@ -87,7 +83,7 @@ proptest! {
     fn reads_what_serde_json_writes_and_writes_what_it_reads(v in any_json()) {
         for text in [serde_json::to_string(&v).unwrap(), serde_json::to_string_pretty(&v).unwrap()] {
             let ours = json::parse(text.as_bytes()).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
-            prop_assert!(same(&as_serde(&ours), &v), "{} read as {}", text, ours.to_text());
+            prop_assert!(same(&value(&ours), &v), "{} read as {}", text, ours.to_text());
             // Written again, compact and pretty, it reads back as the same tree.
             prop_assert_eq!(json::parse(ours.to_text().as_bytes()).unwrap(), ours.clone());
             prop_assert_eq!(json::parse(ours.to_pretty_text().as_bytes()).unwrap(), ours.clone());

@@ -30,6 +30,12 @@ pub enum Scalar {
     Bool(bool),
 }
 
+#[derive(Debug, Clone, PartialEq)]
+pub enum FilterValue {
+    One(Scalar),
+    Many(Vec<Scalar>),
+}
+
 impl Scalar {
     pub fn as_string(&self) -> String {
         match self {
@@ -38,15 +44,7 @@ impl Scalar {
             Scalar::Bool(b) => b.to_string(),
         }
     }
-}
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum FilterValue {
-    One(Scalar),
-    Many(Vec<Scalar>),
-}
-
-impl Scalar {
     fn from_json(v: &Json, field: &str) -> Result<Scalar, String> {
         match v {
             Json::Str(s) => Ok(Scalar::Str(s.clone())),
@@ -68,6 +66,13 @@ impl ToJson for Scalar {
 }
 
 impl FilterValue {
+    pub fn values(&self) -> Vec<String> {
+        match self {
+            FilterValue::One(s) => vec![s.as_string()],
+            FilterValue::Many(v) => v.iter().map(Scalar::as_string).collect(),
+        }
+    }
+
     fn from_json(v: &Json, field: &str) -> Result<FilterValue, String> {
         match v {
             Json::Arr(items) => Ok(FilterValue::Many(items.iter().map(|x| Scalar::from_json(x, field)).collect::<Result<_, _>>()?)),
@@ -81,15 +86,6 @@ impl ToJson for FilterValue {
         match self {
             FilterValue::One(s) => s.to_json(),
             FilterValue::Many(v) => v.to_json(),
-        }
-    }
-}
-
-impl FilterValue {
-    pub fn values(&self) -> Vec<String> {
-        match self {
-            FilterValue::One(s) => vec![s.as_string()],
-            FilterValue::Many(v) => v.iter().map(Scalar::as_string).collect(),
         }
     }
 }

@@ -42,12 +42,15 @@ pub enum Json {
 }
 
 /// A number as written: integers stay exact (as serde_json keeps them), anything with a
-/// fraction or exponent, or out of the 64-bit range, is an f64.
+/// fraction or exponent, or out of the 64-bit range, is an f64. `F32` is an f32 the engine
+/// computed (a score), kept as one so it is written in its own shortest form (`0.7965`,
+/// not the f64 widening `0.7965000271797180`); the reader never makes one.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Num {
     Int(i64),
     UInt(u64),
     Float(f64),
+    F32(f32),
 }
 
 impl Num {
@@ -56,6 +59,7 @@ impl Num {
             Num::Int(i) => i as f64,
             Num::UInt(u) => u as f64,
             Num::Float(f) => f,
+            Num::F32(f) => f64::from(f),
         }
     }
 }
@@ -68,6 +72,7 @@ impl std::fmt::Display for Num {
             Num::Int(i) => write!(f, "{i}"),
             Num::UInt(u) => write!(f, "{u}"),
             Num::Float(x) => write::float(f, x),
+            Num::F32(x) => write::float(f, x),
         }
     }
 }
@@ -113,7 +118,7 @@ impl Json {
         match self {
             Json::Null => "null",
             Json::Bool(_) => "a boolean",
-            Json::Num(Num::Float(_)) => "a floating-point number",
+            Json::Num(Num::Float(_) | Num::F32(_)) => "a floating-point number",
             Json::Num(_) => "an integer",
             Json::Str(_) => "a string",
             Json::Arr(_) => "an array",
@@ -161,11 +166,8 @@ impl From<&String> for Json {
 }
 
 impl From<f32> for Json {
-    /// An f32 is written in its own shortest form (`0.7965`, not the f64 widening
-    /// `0.7965000271797180`).
     fn from(x: f32) -> Json {
-        // The shortest decimal that reads back as this f32, carried as the f64 nearest to it.
-        Json::Num(Num::Float(if x.is_finite() { format!("{x}").parse::<f64>().unwrap_or(f64::from(x)) } else { f64::NAN }))
+        Json::Num(Num::F32(x))
     }
 }
 

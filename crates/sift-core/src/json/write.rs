@@ -56,22 +56,22 @@ fn newline(out: &mut String, level: usize) {
 }
 
 fn number(out: &mut String, n: Num) {
-    match n {
-        Num::Float(x) if !x.is_finite() => out.push_str("null"),
-        _ => {
-            let _ = write!(out, "{n}");
-        }
-    }
+    let _ = write!(out, "{n}");
 }
 
 /// The shortest text that reads back as `x` (Rust's float formatting), with `.0` added when
 /// it is integral, so a float stays a float to a reader that tells them apart; very small
 /// and very large magnitudes in exponent form (`5.4e-39`, not 39 zeros).
-pub(super) fn float(f: &mut std::fmt::Formatter<'_>, x: f64) -> std::fmt::Result {
-    if !x.is_finite() {
+/// `x` is an f64, or an f32 written in its own (shorter) form.
+pub(super) fn float<T>(f: &mut std::fmt::Formatter<'_>, x: T) -> std::fmt::Result
+where
+    T: Copy + std::fmt::Display + std::fmt::LowerExp + Into<f64>,
+{
+    let wide: f64 = x.into();
+    if !wide.is_finite() {
         return f.write_str("null");
     }
-    if x != 0.0 && !(1e-5..1e16).contains(&x.abs()) {
+    if wide != 0.0 && !(1e-5..1e16).contains(&wide.abs()) {
         return write!(f, "{x:e}");
     }
     let s = format!("{x}");
