@@ -100,14 +100,14 @@ fn manifest_problems_are_clear_errors() {
     let b = built();
     let m = b.manifest_bytes();
     assert_eq!(Engine::new(&m[..m.len() / 2]).err().unwrap().code, "bundle_corrupt");
-    // Every bundle is written in the newest format (3: column-laid term postings).
-    assert_eq!(b.manifest.format_version, 3);
-    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 3", "\"format_version\": 99");
+    // Every bundle is written in the newest format (4: long pages in parts).
+    assert_eq!(b.manifest.format_version, 4);
+    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 4", "\"format_version\": 99");
     let err = Engine::new(future.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_version");
     assert!(err.message.contains("rebuild"), "{}", err.message);
     // A manifest claiming another version than its shards: each shard is refused.
-    let v2 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 3", "\"format_version\": 2");
+    let v2 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 4", "\"format_version\": 2");
     let mut e = Engine::new(v2.as_bytes()).unwrap();
     let (name, bytes) = &b.shards[0];
     assert_eq!(e.add_shard(name, bytes).unwrap_err().code, "bundle_version");

@@ -35,7 +35,7 @@ pub fn toy_embedding(text: &str) -> Vec<f32> {
 }
 
 /// The build options of the newest frozen bundle: the seed corpus with small shard
-/// targets (several term and doc shards) and the toy model's vectors and query encoder
+/// targets (several term and doc shards, longer pages in parts) and the toy model's vectors and query encoder
 /// (`sift_core::semantic::toy`), so no model is needed to rebuild or replay it.
 pub fn current_options(docs: &[SourceDoc]) -> BuildOptions {
     let mut semantic = sift_core::semantic::toy::semantic_input(docs, TOY_DIM);
@@ -45,6 +45,8 @@ pub fn current_options(docs: &[SourceDoc]) -> BuildOptions {
     BuildOptions {
         term_shard_target: 512,
         doc_shard_target: 1024,
+        // The seed pages are short: a small part target cuts the longer ones.
+        doc_part_target: 160,
         generator: format!("sift frozen-v{}", sift_core::bundle::FORMAT_VERSION),
         semantic: Some(semantic),
         ..BuildOptions::default()
@@ -72,8 +74,9 @@ const fn embedded(request: &'static str) -> Case {
 pub fn cases_of(version: &str) -> Option<&'static [Case]> {
     match version {
         "v1" => Some(V1_CASES),
-        // Format 3 changed the term shards' layout, not what a bundle can answer.
-        "v2" | "v3" => Some(V2_CASES),
+        // Format 3 changed the term shards' layout and format 4 stores long pages in
+        // parts (the frozen corpus's longer pages are), not what a bundle can answer.
+        "v2" | "v3" | "v4" => Some(V2_CASES),
         _ => None,
     }
 }

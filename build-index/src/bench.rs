@@ -157,6 +157,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         vector_probe: sift_core::semantic::layout::DEFAULT_PROBE,
         no_encoder: false,
         doc_shard_kb: sift_core::BuildOptions::default().doc_shard_target / 1024,
+        doc_part_kb: sift_core::BuildOptions::default().doc_part_target / 1024,
         term_shard_kb: sift_core::BuildOptions::default().term_shard_target / 1024,
         quiet: true,
     })?;

@@ -105,6 +105,11 @@ pub struct BuildArgs {
     /// 2,048 shards).
     #[arg(long, default_value_t = sift_core::BuildOptions::default().doc_shard_target / 1024, value_parser = parse_shard_kb)]
     pub doc_shard_kb: usize,
+    /// A page with more text than this, kB, is stored in parts of about this size (runs of
+    /// its sections), so a result fetches only the part its snippet comes from; 0 keeps
+    /// every page whole.
+    #[arg(long, default_value_t = sift_core::BuildOptions::default().doc_part_target / 1024, value_parser = parse_part_kb)]
+    pub doc_part_kb: usize,
     /// Postings per term shard (decoded), kB: smaller shards mean fewer bytes fetched per
     /// query word, more files and a longer manifest.
     #[arg(long, default_value_t = sift_core::BuildOptions::default().term_shard_target / 1024, value_parser = parse_shard_kb)]
@@ -268,6 +273,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
         filter_fields: (!a.filter_fields.is_empty()).then(|| a.filter_fields.clone()),
         semantic,
         doc_shard_target: a.doc_shard_kb * 1024,
+        doc_part_target: a.doc_part_kb * 1024,
         term_shard_target: a.term_shard_kb * 1024,
         ..Default::default()
     };
@@ -338,6 +344,13 @@ fn parse_shard_kb(raw: &str) -> Result<usize, String> {
         Ok(kb) if (1..=65_536).contains(&kb) => Ok(kb),
         _ => Err(format!("expected a size in kB from 1 to 65536, got {raw:?}")),
     }
+}
+
+fn parse_part_kb(raw: &str) -> Result<usize, String> {
+    if raw == "0" {
+        return Ok(0);
+    }
+    parse_shard_kb(raw).map_err(|e| format!("{e} (or 0: never)"))
 }
 
 fn parse_filters(raw: &[String]) -> Result<BTreeMap<String, FilterValue>, SiftError> {

@@ -35,6 +35,10 @@ pub struct BuildOptions {
     /// doc shards per first page on the Python docs against 225 kB at 48 KB, for a 6 kB
     /// larger manifest (gzip) and a 3% larger bundle.
     pub doc_shard_target: usize,
+    /// A page whose text is bigger than this, in bytes, is stored in parts of about this
+    /// size (runs of its sections; 0: never), so a result fetches only the part its snippet
+    /// comes from. The Python docs' answer pages run to 100–400 kB of text.
+    pub doc_part_target: usize,
     /// Recorded in the manifest (`sift 0.1.0`).
     pub generator: String,
     /// The semantic half, when building with an embedder: the chunks' embeddings and the
@@ -49,6 +53,7 @@ impl Default for BuildOptions {
             filter_fields: None,
             term_shard_target: 32 * 1024,
             doc_shard_target: 4 * 1024,
+            doc_part_target: 16 * 1024,
             generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
             semantic: None,
         }
@@ -158,7 +163,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let meta_payload = doc_meta(docs, inverted.lens, &mut warnings).encode();
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
     let filter_payload = filter_index(docs, &filter_fields).encode();
-    let doc_payloads = doc_store(docs, inverted.section_starts, opts.doc_shard_target, MAX_DOC_SHARDS)?;
+    let doc_payloads = doc_store(docs, inverted.section_starts, opts.doc_shard_target, opts.doc_part_target, MAX_DOC_SHARDS)?;
     let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
     let semantic = opts.semantic.as_ref().map(|s| lay_out(s, docs.len())).transpose()?;
     // Every bundle is written in the newest format: its term shards use the column layout
@@ -170,7 +175,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     // index shards, which list their children by name.
     let mut jobs: Vec<(ShardKind, &[u8])> = vec![(ShardKind::DocMeta, &meta_payload), (ShardKind::Filters, &filter_payload)];
     jobs.extend(term_payloads.iter().map(|t| (ShardKind::Terms, t.2.as_slice())));
-    jobs.extend(doc_payloads.iter().map(|d| (ShardKind::Docs, d.2.as_slice())));
+    jobs.extend(doc_payloads.iter().map(|d| (ShardKind::Docs, d.3.as_slice())));
     jobs.extend(id_payloads.iter().map(|t| (ShardKind::Ids, t.2.as_slice())));
     if let Some(sem) = &semantic {
         jobs.extend(sem.lists.iter().map(|l| (ShardKind::VectorList, l.as_slice())));
@@ -186,7 +191,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let doc_shards: Vec<DocShardRef> = doc_payloads
         .iter()
         .zip(refs.by_ref())
-        .map(|((first_doc, n, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n })
+        .map(|((first_doc, n, first_pos, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n, first_pos: *first_pos })
         .collect();
     let id_shards = key_ranges(&id_payloads, &mut refs);
     let (vectors, encoder) = match (&semantic, &opts.semantic) {
@@ -390,39 +395,100 @@ fn stored_weight(d: &SourceDoc) -> usize {
     d.sections.iter().map(|s| s.text.len() + s.heading.len()).sum::<usize>() + 128
 }
 
+/// What one document-store shard holds: whole pages `first_doc..first_doc + docs`, or one
+/// part of a long page — its sections `sections`, starting at position `first_pos`.
+enum StoreShard {
+    Pages { first_doc: usize, docs: usize },
+    Part { doc: usize, sections: std::ops::Range<usize> },
+}
+
+/// A long page's parts: runs of consecutive sections, a run ending before the section that
+/// would take it over `target` bytes (a section bigger than that is a part of its own).
+fn parts_of(d: &SourceDoc, target: usize) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let (mut start, mut bytes) = (0, 0);
+    for (i, sec) in d.sections.iter().enumerate() {
+        let w = sec.text.len() + sec.heading.len();
+        if i > start && bytes + w > target {
+            out.push(start..i);
+            (start, bytes) = (i, 0);
+        }
+        bytes += w;
+    }
+    out.push(start..d.sections.len());
+    out
+}
+
 /// The document store's shards, each holding whole pages in order until it reaches
-/// `target` bytes (raised so that there are at most `max_shards`): (first doc, docs, payload).
+/// `target` bytes (raised so that there are at most `max_shards`), and a page bigger than
+/// `part_target` in parts of about that size (unless that would take more than
+/// `max_shards` shards): (first doc, docs, first position of a part, payload).
 fn doc_store(
     docs: &[SourceDoc],
     mut section_starts: Vec<Vec<u32>>,
     target: usize,
+    part_target: usize,
     max_shards: usize,
-) -> Result<Vec<(u32, u32, Vec<u8>)>, SiftError> {
+) -> Result<Vec<(u32, u32, Option<u32>, Vec<u8>)>, SiftError> {
     // Every shard but the last holds at least `target` bytes, so there are at most
     // ceil(total / target) shards: at most `max_shards` with this target.
     let total: usize = docs.iter().map(stored_weight).sum();
-    let target = target.max(total.div_ceil(max_shards.max(1)));
-    let mut out = Vec::new();
-    let mut batch: Vec<StoredDoc> = Vec::new();
-    let mut batch_bytes = 0usize;
-    let mut first_doc = 0u32;
-    for (i, d) in docs.iter().enumerate() {
-        let sd = StoredDoc {
-            id: d.id.clone(),
-            url: d.url.clone(),
-            title: d.title.clone(),
-            metadata: d.metadata.clone(),
-            date: d.date.clone(),
-            sections: d.sections.clone(),
-            section_pos: std::mem::take(&mut section_starts[i]),
-        };
-        batch_bytes += stored_weight(d);
-        batch.push(sd);
-        if batch_bytes >= target || i + 1 == docs.len() {
-            out.push((first_doc, batch.len() as u32, StoredDoc::encode(&batch)?));
-            first_doc = i as u32 + 1;
-            batch.clear();
-            batch_bytes = 0;
+    let raised = target.max(total.div_ceil(max_shards.max(1)));
+    let plan = |parts: bool| {
+        let mut out = Vec::new();
+        let (mut first_doc, mut batch_bytes) = (0usize, 0usize);
+        for (i, d) in docs.iter().enumerate() {
+            let split = parts && part_target > 0 && stored_weight(d) > part_target && d.sections.len() > 1;
+            if split {
+                if first_doc < i {
+                    out.push(StoreShard::Pages { first_doc, docs: i - first_doc });
+                }
+                out.extend(parts_of(d, part_target).into_iter().map(|sections| StoreShard::Part { doc: i, sections }));
+                (first_doc, batch_bytes) = (i + 1, 0);
+                continue;
+            }
+            batch_bytes += stored_weight(d);
+            if batch_bytes >= raised || i + 1 == docs.len() {
+                out.push(StoreShard::Pages { first_doc, docs: i + 1 - first_doc });
+                (first_doc, batch_bytes) = (i + 1, 0);
+            }
+        }
+        out
+    };
+    // Parts only when they fit under the cap.
+    let mut shards = plan(true);
+    if shards.len() > max_shards {
+        shards = plan(false);
+    }
+    let stored = |i: usize, starts: &mut Vec<Vec<u32>>| StoredDoc {
+        id: docs[i].id.clone(),
+        url: docs[i].url.clone(),
+        title: docs[i].title.clone(),
+        metadata: docs[i].metadata.clone(),
+        date: docs[i].date.clone(),
+        sections: docs[i].sections.clone(),
+        section_pos: std::mem::take(&mut starts[i]),
+        labels: Vec::new(),
+    };
+    let mut whole: Option<(usize, StoredDoc, Vec<String>)> = None;
+    let mut out = Vec::with_capacity(shards.len());
+    for shard in shards {
+        match shard {
+            StoreShard::Pages { first_doc, docs: n } => {
+                let batch: Vec<StoredDoc> = (first_doc..first_doc + n).map(|i| stored(i, &mut section_starts)).collect();
+                out.push((first_doc as u32, n as u32, None, StoredDoc::encode(&batch)?));
+            }
+            StoreShard::Part { doc, sections } => {
+                if whole.as_ref().is_none_or(|w| w.0 != doc) {
+                    let sd = stored(doc, &mut section_starts);
+                    let labels = sd.section_labels();
+                    whole = Some((doc, sd, labels));
+                }
+                let (_, sd, labels) = whole.as_ref().expect("set above");
+                // Where its first section starts (the page's title and path come before).
+                let first_pos = sd.section_pos.get(sections.start).copied().unwrap_or(0);
+                out.push((doc as u32, 1, Some(first_pos), StoredDoc::encode(&[sd.part(sections, labels)])?));
+            }
         }
     }
     Ok(out)
@@ -521,7 +587,7 @@ mod doc_store_shards {
 
     fn shards(docs: &[SourceDoc], target: usize, cap: usize) -> Vec<(u32, u32)> {
         let starts = vec![Vec::new(); docs.len()];
-        doc_store(docs, starts, target, cap).unwrap().into_iter().map(|(first, n, _)| (first, n)).collect()
+        doc_store(docs, starts, target, 0, cap).unwrap().into_iter().map(|(first, n, _, _)| (first, n)).collect()
     }
 
     #[test]

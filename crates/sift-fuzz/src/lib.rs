@@ -100,7 +100,14 @@ fn build_sample(docs: &[SourceDoc]) -> BuiltBundle {
     let mut semantic = sift_core::semantic::toy::semantic_input(docs, VECTOR_DIM);
     semantic.lists = Some(3);
     semantic.probe = 4;
-    let opts = BuildOptions { term_shard_target: 256, doc_shard_target: 512, semantic: Some(semantic), ..BuildOptions::default() };
+    // Small targets: several shards of each kind, and long pages in parts.
+    let opts = BuildOptions {
+        term_shard_target: 256,
+        doc_shard_target: 512,
+        doc_part_target: 400,
+        semantic: Some(semantic),
+        ..BuildOptions::default()
+    };
     sift_core::build(docs, &opts).expect("the sample site builds")
 }
 

@@ -19,7 +19,7 @@ use crate::doc::{Section, SourceDoc};
 use crate::error::SiftError;
 use crate::json::{self, Fields, Json, ToJson};
 use crate::rank;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Positions left empty between fields and between sections.
 pub const POSITION_GAP: u32 = 8;
@@ -37,6 +37,11 @@ pub struct StoredDoc {
     /// so result building can find the matching sections from postings without
     /// re-analysing the page.
     pub section_pos: Vec<u32>,
+    /// Format 4, in a part of a long page ([`StoredDoc::part`]): what each of the part's
+    /// sections is called as a sub-result, worked out over the whole page (a repeated
+    /// heading is told apart by the item it sits under, which may be in an earlier part).
+    /// Empty when every label is the heading itself.
+    pub labels: Vec<String>,
 }
 
 impl StoredDoc {
@@ -80,7 +85,75 @@ impl StoredDoc {
             sections: f.list("sections", Section::from_json)?,
             section_pos: f
                 .list("sp", |x| json::as_u64(x).and_then(|p| u32::try_from(p).ok()).ok_or_else(|| "sp must hold positions".to_string()))?,
+            labels: match f.get("labels") {
+                None => Vec::new(),
+                Some(_) => f.list("labels", |x| json::string_in(x, "a section label"))?,
+            },
         })
+    }
+
+    /// What each section is called as a sub-result. A heading the page repeats ("Examples"
+    /// under every method of an API page, "Parameters" under every function) is told apart
+    /// by the nearest heading before it that the page does not repeat — the item it sits
+    /// under: `entry › Examples`. A part of a long page carries the labels the whole page
+    /// gave its sections.
+    pub fn section_labels(&self) -> Vec<String> {
+        if self.labels.len() == self.sections.len() {
+            return self.labels.clone();
+        }
+        let mut counts: HashMap<&str, usize> = HashMap::new();
+        for s in &self.sections {
+            *counts.entry(s.heading.as_str()).or_insert(0) += 1;
+        }
+        let count = |h: &str| counts.get(h).copied().unwrap_or(0);
+        (0..self.sections.len())
+            .map(|i| {
+                let heading = &self.sections[i].heading;
+                if count(heading) < 2 {
+                    return heading.clone();
+                }
+                match self.sections[..i].iter().rev().map(|s| s.heading.as_str()).find(|h| !h.is_empty() && count(h) == 1) {
+                    Some(parent) => format!("{parent} › {heading}"),
+                    None => heading.clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// The part of this page holding sections `range`, for a format-4 store: the page's
+    /// fields, those sections, and their labels as the whole page gives them.
+    pub fn part(&self, range: std::ops::Range<usize>, labels: &[String]) -> StoredDoc {
+        let labels = &labels[range.clone()];
+        let named = labels.iter().zip(&self.sections[range.clone()]).any(|(l, s)| *l != s.heading);
+        let mut part = self.clone_fields();
+        part.sections = self.sections[range.clone()].to_vec();
+        part.section_pos = self.section_pos.get(range).map(<[u32]>::to_vec).unwrap_or_default();
+        if named {
+            part.labels = labels.to_vec();
+        }
+        part
+    }
+
+    /// A page put back together from its parts, in order.
+    pub fn join(parts: &[&StoredDoc]) -> StoredDoc {
+        let mut whole = parts.first().map(|p| p.clone_fields()).unwrap_or_default();
+        for p in parts {
+            whole.sections.extend(p.sections.iter().cloned());
+            whole.section_pos.extend(&p.section_pos);
+        }
+        whole
+    }
+
+    /// The page's own fields, without sections.
+    fn clone_fields(&self) -> StoredDoc {
+        StoredDoc {
+            id: self.id.clone(),
+            url: self.url.clone(),
+            title: self.title.clone(),
+            metadata: self.metadata.clone(),
+            date: self.date.clone(),
+            ..StoredDoc::default()
+        }
     }
 
     /// The contract's view of the page (no storage details).
@@ -133,6 +206,9 @@ impl ToJson for StoredDoc {
         let mut doc = self.to_document().to_json();
         if !self.section_pos.is_empty() {
             doc.set("sp", Json::from(&self.section_pos[..]));
+        }
+        if !self.labels.is_empty() {
+            doc.set("labels", Json::Arr(self.labels.iter().map(Json::from).collect()));
         }
         doc
     }

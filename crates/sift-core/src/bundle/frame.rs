@@ -18,8 +18,10 @@ use crate::error::{ErrorCode, SiftError};
 pub const MAGIC: &[u8; 4] = b"SIFT";
 /// The newest format this build writes and reads (it reads every older one too): 1 keyword
 /// bundles, 2 adds partitioned vectors and the static query encoder, 3 lays term postings
-/// out column by column ([`super::terms`]). Every shard carries its bundle's version.
-pub const FORMAT_VERSION: u16 = 3;
+/// out column by column ([`super::terms`]), 4 stores a long page in parts (runs of its
+/// sections, [`super::manifest::DocShardRef::first_pos`]) so a result fetches only the part
+/// its snippet comes from. Every shard carries its bundle's version.
+pub const FORMAT_VERSION: u16 = 4;
 const HEADER_LEN: usize = 16;
 /// Refuse to inflate a shard claiming more than this: a corrupt or hostile length must not
 /// allocate gigabytes.

@@ -35,6 +35,11 @@ pub struct DocShardRef {
     pub shard: ShardRef,
     pub first_doc: u32,
     pub docs: u32,
+    /// Format 4: set when the shard holds one *part* of a long page — a run of its
+    /// consecutive sections — and says where that run's first section starts in the page's
+    /// position space. A page's parts are consecutive entries of one `first_doc`, so the
+    /// engine can pick the part a result's snippet comes from before fetching it.
+    pub first_pos: Option<u32>,
 }
 
 /// The vector set: which model made it, and where its vectors are.
@@ -117,12 +122,14 @@ impl Manifest {
         Ok(m)
     }
 
-    /// The oldest format that describes this bundle: 2 when it uses the format-2 vector
-    /// layout or a static encoder, else 1 (so keyword bundles stay readable by older
-    /// runtimes).
+    /// The oldest format that describes this bundle: 4 when a long page is stored in parts,
+    /// 2 when it uses the format-2 vector layout or a static encoder, else 1 (so keyword
+    /// bundles stay readable by older runtimes).
     pub fn required_version(&self) -> u16 {
         let v2 = self.encoder.is_some() || self.vectors.as_ref().is_some_and(|v| v.index.is_some());
-        if v2 {
+        if self.doc_shards.iter().any(|d| d.first_pos.is_some()) {
+            4
+        } else if v2 {
             2
         } else {
             1
@@ -131,7 +138,11 @@ impl Manifest {
 
     fn validate(&self) -> Result<(), SiftError> {
         if self.format_version < self.required_version() {
-            return Err(SiftError::corrupt("manifest uses format-2 parts but says format 1"));
+            return Err(SiftError::corrupt(format!(
+                "manifest uses format-{} parts but says format {}",
+                self.required_version(),
+                self.format_version
+            )));
         }
         if let Some(v) = &self.vectors {
             if v.shards.is_empty() == v.index.is_none() {
@@ -142,11 +153,23 @@ impl Manifest {
             return Err(SiftError::corrupt("manifest has a query encoder but no format-2 vectors"));
         }
         let mut next_doc = 0u32;
+        let mut prev: Option<&DocShardRef> = None;
         for d in &self.doc_shards {
-            if d.first_doc != next_doc {
-                return Err(SiftError::corrupt("manifest doc shards do not tile the doc ids"));
+            match (prev, d.first_pos) {
+                // A further part of the page the previous entry is a part of.
+                (Some(p), Some(pos)) if p.first_pos.is_some() && p.first_doc == d.first_doc => {
+                    if p.first_pos.is_some_and(|q| q >= pos) || d.docs != 1 {
+                        return Err(SiftError::corrupt("manifest doc shard parts are not in order"));
+                    }
+                }
+                _ => {
+                    if d.first_doc != next_doc || (d.first_pos.is_some() && d.docs != 1) {
+                        return Err(SiftError::corrupt("manifest doc shards do not tile the doc ids"));
+                    }
+                    next_doc = d.first_doc.checked_add(d.docs).ok_or_else(|| SiftError::corrupt("doc count overflow"))?;
+                }
             }
-            next_doc = d.first_doc.checked_add(d.docs).ok_or_else(|| SiftError::corrupt("doc count overflow"))?;
+            prev = Some(d);
         }
         if next_doc != self.doc_count {
             return Err(SiftError::corrupt("manifest doc shards do not cover every document"));
@@ -230,14 +253,19 @@ impl ToJson for KeyRangeShardRef {
 impl DocShardRef {
     fn from_json(v: &Json) -> Result<DocShardRef, String> {
         let f = Fields::of(v, "doc shard", None)?;
-        Ok(DocShardRef { shard: ShardRef::from_fields(&f)?, first_doc: u32_of(&f, "first_doc")?, docs: u32_of(&f, "docs")? })
+        let first_pos = f.opt_uint("first_pos", u64::from(u32::MAX))?.map(|p| p as u32);
+        Ok(DocShardRef { shard: ShardRef::from_fields(&f)?, first_doc: u32_of(&f, "first_doc")?, docs: u32_of(&f, "docs")?, first_pos })
     }
 }
 
 impl ToJson for DocShardRef {
     fn to_json(&self) -> Json {
         let mut m = self.shard.members();
-        m.extend([("first_doc", Json::from(self.first_doc), true), ("docs", Json::from(self.docs), true)]);
+        m.extend([
+            ("first_doc", Json::from(self.first_doc), true),
+            ("docs", Json::from(self.docs), true),
+            ("first_pos", Json::from(self.first_pos.unwrap_or(0)), self.first_pos.is_some()),
+        ]);
         members(m)
     }
 }

@@ -9,21 +9,22 @@ use crate::analyzer;
 use crate::bundle::docstore::StoredDoc;
 use crate::contract::{validate_page, Document, SearchRequest, SearchResponse, MAX_QUERY_BYTES};
 use crate::error::{ErrorCode, SiftError};
+use std::borrow::Cow;
 
 /// Title and heading words `related` searches with, at most.
 const RELATED_KEYWORDS: usize = 24;
 /// Opening words of a page that `related` embeds with its title and headings.
 const RELATED_LEAD_WORDS: usize = 120;
 
-/// A stored document and its number, or None for an unknown id.
-fn locate<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, &'a StoredDoc)>> {
+/// A stored document (all of it) and its number, or None for an unknown id.
+fn locate<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, Cow<'a, StoredDoc>)>> {
     let eng = res.eng;
     if eng.manifest.id_shards.is_empty() {
         return scan(res, id);
     }
     let Some(i) = key_range_shard(&eng.manifest.id_shards, id) else { return Ok(None) };
     let Some(doc) = res.id_shard(i)?.get(id) else { return Ok(None) };
-    let sd = res.stored(doc)?;
+    let sd = res.whole(doc)?;
     if sd.id != id {
         return Err(Halt::Fail(SiftError::corrupt(format!("the id index sends {id:?} to a document with another id"))));
     }
@@ -32,12 +33,12 @@ fn locate<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, &'a StoredDoc)>
 
 /// Without an id index: look through the loaded doc shards in order, asking for all the
 /// others at once if the id is not among them.
-fn scan<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, &'a StoredDoc)>> {
+fn scan<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, Cow<'a, StoredDoc>)>> {
     let eng = res.eng;
     for (i, docs) in eng.doc_shards.iter().enumerate() {
         if let Some(k) = docs.as_ref().and_then(|docs| docs.iter().position(|d| d.id == id)) {
             let doc = eng.manifest.doc_shards[i].first_doc + k as u32;
-            return Ok(Some((doc, res.stored(doc)?)));
+            return Ok(Some((doc, res.whole(doc)?)));
         }
     }
     res.require((0..eng.doc_shards.len()).map(ShardId::Docs))?;
@@ -90,7 +91,7 @@ pub(crate) fn related(eng: &Engine, id: &str, limit: Option<i64>, ctx: &Context)
     let mut meaning = None;
     if let Some(v) = &eng.manifest.vectors {
         if eng.has_query_encoder() {
-            meaning = Some(page_meaning(stored));
+            meaning = Some(page_meaning(&stored));
         } else if v.index.is_none() {
             let mut mean = vec![0f32; v.dim as usize];
             for set in res.vector_sets()? {

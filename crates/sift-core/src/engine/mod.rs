@@ -422,8 +422,33 @@ impl Engine {
             .collect()
     }
 
+    /// The doc shard holding `doc` — for a page stored in parts (format 4), its first part.
     fn doc_shard_of(&self, doc: u32) -> usize {
         self.manifest.doc_shards.partition_point(|d| d.first_doc + d.docs <= doc)
+    }
+
+    /// Every doc shard holding part of `doc`: one, or a long page's parts in order.
+    fn doc_parts(&self, doc: u32) -> std::ops::Range<usize> {
+        let first = self.doc_shard_of(doc);
+        let shards = &self.manifest.doc_shards;
+        let n = shards[first.min(shards.len())..].iter().skip(1).take_while(|d| d.first_doc == doc && d.first_pos.is_some()).count();
+        first..(first + 1 + n).min(shards.len())
+    }
+
+    /// The doc shard holding position `pos` of `doc` (the part whose run of sections it
+    /// falls in; the first part for the title and path, which come before any section).
+    fn doc_part_at(&self, doc: u32, pos: u32) -> usize {
+        let parts = self.doc_parts(doc);
+        let start = parts.start;
+        start + self.manifest.doc_shards[parts].partition_point(|d| d.first_pos.unwrap_or(0) <= pos).saturating_sub(1)
+    }
+
+    /// Where the part in doc shard `shard` ends in its page's position space (None: at the
+    /// page's end).
+    fn doc_part_end(&self, shard: usize) -> Option<u32> {
+        let this = self.manifest.doc_shards.get(shard)?;
+        let next = self.manifest.doc_shards.get(shard + 1)?;
+        (this.first_pos.is_some() && next.first_doc == this.first_doc).then_some(next.first_pos?)
     }
 }
 

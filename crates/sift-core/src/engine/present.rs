@@ -7,11 +7,12 @@ use super::plan::Plan;
 use super::resolve::{Flow, Resolver};
 use super::round4;
 use super::score::Hit;
+use super::{Engine, ShardId};
 use crate::bundle::docstore::StoredDoc;
 use crate::bundle::terms::PostingList;
 use crate::contract::{SearchResult, SubResult};
 use crate::snippet::{self, MatchQuality};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 const SNIPPET_WORDS: usize = 28;
@@ -39,16 +40,52 @@ impl Highlight {
         Highlight { terms, term_set, prefixes }
     }
 
-    /// A document's result (its `explain` is filled by the caller).
-    fn result(&self, sd: &StoredDoc, doc: u32, score: f32, include_content: bool) -> SearchResult {
-        let positions: Vec<&[u32]> =
-            self.terms.values().filter_map(|pl| pl.docs.binary_search(&doc).ok().map(|k| pl.positions_of(k))).collect();
-        build_result(sd, score, &self.term_set, &self.prefixes, &positions, include_content)
+    /// Where the query's terms occur in `doc` (positions from the postings), per term.
+    fn positions(&self, doc: u32) -> Vec<&[u32]> {
+        self.terms.values().filter_map(|pl| pl.docs.binary_search(&doc).ok().map(|k| pl.positions_of(k))).collect()
+    }
+
+    /// The doc shard a result reads: for a page stored in parts, the part with the best
+    /// match — most distinct terms, then most hits, then the earliest (the page's opening
+    /// when nothing matched, as for an answer found by meaning alone).
+    fn shard_for(&self, eng: &Engine, doc: u32) -> usize {
+        let parts = eng.doc_parts(doc);
+        if parts.len() < 2 {
+            return parts.start;
+        }
+        // Title and path matches are in every part's result; the sections' decide.
+        let sections_start = eng.manifest.doc_shards[parts.start].first_pos.unwrap_or(0);
+        let mut per_part: Vec<Vec<(u32, usize)>> = vec![Vec::new(); parts.len()];
+        for (ti, positions) in self.positions(doc).iter().enumerate() {
+            for &p in positions.iter().filter(|&&p| p >= sections_start) {
+                per_part[eng.doc_part_at(doc, p) - parts.start].push((p, ti));
+            }
+        }
+        let quality: Vec<MatchQuality> = per_part.iter().map(|h| quality_of(h)).collect();
+        let best = (0..parts.len()).max_by(|&a, &b| quality[a].cmp(&quality[b]).then(b.cmp(&a))).unwrap_or(0);
+        parts.start + best
+    }
+
+    /// A document's result from doc shard `si` (its `explain` is filled by the caller).
+    fn result(&self, res: &Resolver, doc: u32, si: usize, score: f32, include_content: bool) -> Flow<SearchResult> {
+        let sd = res.stored_in(doc, si)?;
+        // A part sees only the matches in its own run of sections.
+        let end = res.eng.doc_part_end(si);
+        let positions: Vec<Vec<u32>> =
+            self.positions(doc).into_iter().map(|p| p.iter().copied().filter(|&x| end.is_none_or(|e| x < e)).collect()).collect();
+        let positions: Vec<&[u32]> = positions.iter().map(Vec::as_slice).collect();
+        let in_parts = res.eng.doc_parts(doc).len() > 1;
+        let mut r = build_result(sd, score, &self.term_set, &self.prefixes, &positions, in_parts);
+        if include_content {
+            r.content = Some(res.whole(doc)?.content());
+        }
+        Ok(r)
     }
 }
 
-/// The results of a page (its doc shards must be loaded), with `explain` filled by
-/// `explain` when the request asks for it.
+/// The results of a page, with `explain` filled by `explain` when the request asks for
+/// it. Reads one doc shard per result — for a long page, the part its snippet comes from
+/// (all its parts with `include_content`).
 pub(crate) fn results(
     res: &Resolver,
     plan: &Plan,
@@ -57,9 +94,12 @@ pub(crate) fn results(
     explain: Option<&dyn Fn(&Hit) -> crate::json::Json>,
 ) -> Flow<Vec<SearchResult>> {
     let highlight = Highlight::new(plan);
+    let shards: Vec<usize> = page.iter().map(|h| highlight.shard_for(res.eng, h.doc)).collect();
+    let whole = page.iter().filter(|_| include_content).flat_map(|h| res.eng.doc_parts(h.doc));
+    res.require(shards.iter().copied().chain(whole).map(ShardId::Docs))?;
     let mut out = Vec::with_capacity(page.len());
-    for h in page {
-        let mut r = highlight.result(res.stored(h.doc)?, h.doc, h.score, include_content);
+    for (h, &si) in page.iter().zip(&shards) {
+        let mut r = highlight.result(res, h.doc, si, h.score, include_content)?;
         r.explain = explain.map(|f| f(h));
         out.push(r);
     }
@@ -114,29 +154,13 @@ fn snippet_focus(sd: &StoredDoc, i: usize, hits: &[(u32, usize)]) -> u32 {
     best.2
 }
 
-/// What a sub-result is called. A heading the page repeats ("Examples" under every method
-/// of an API page, "Parameters" under every function) is told apart by the nearest heading
-/// before it that the page does not repeat — the item it sits under: `entry › Examples`.
-/// `counts`: how often each heading occurs in the page (counted once per page).
-fn section_label(sd: &StoredDoc, i: usize, counts: &HashMap<&str, usize>) -> String {
-    let heading = &sd.sections[i].heading;
-    let count = |h: &str| counts.get(h).copied().unwrap_or(0);
-    if count(heading) < 2 {
-        return heading.clone();
-    }
-    match sd.sections[..i].iter().rev().map(|s| s.heading.as_str()).find(|h| !h.is_empty() && count(h) == 1) {
-        Some(parent) => format!("{parent} › {heading}"),
-        None => heading.clone(),
-    }
-}
-
 fn build_result(
     sd: &StoredDoc,
     score: f32,
     match_terms: &BTreeSet<String>,
     prefixes: &[String],
     term_positions: &[&[u32]],
-    include_content: bool,
+    in_parts: bool,
 ) -> SearchResult {
     let is_match = |t: &str| match_terms.contains(t);
     let hits = section_hits(sd, term_positions);
@@ -151,13 +175,12 @@ fn build_result(
     let best = order.iter().copied().find(|&i| !sd.sections[i].text.is_empty());
     let snippet = best.map(snippet_of).unwrap_or_default();
     let mut subs: Vec<SubResult> = Vec::new();
-    if sd.sections.len() > 1 {
-        let mut counts: HashMap<&str, usize> = HashMap::new();
-        for s in &sd.sections {
-            *counts.entry(s.heading.as_str()).or_insert(0) += 1;
-        }
+    // Sub-results when the page has more than one section (a part of a long page may hold
+    // just one).
+    if sd.sections.len() > 1 || in_parts {
+        let labels = sd.section_labels();
         for &i in order.iter().filter(|&&i| quality[i].hits > 0 && !sd.sections[i].heading.is_empty()) {
-            let title = snippet::escape_html(&section_label(sd, i, &counts));
+            let title = snippet::escape_html(&labels[i]);
             // Sections that would read the same are one sub-result: the best-matching one.
             if subs.iter().any(|s| s.title == title) {
                 continue;
@@ -184,7 +207,7 @@ fn build_result(
         sub_results: subs,
         metadata: sd.metadata.clone(),
         date: sd.date.clone(),
-        content: include_content.then(|| sd.content()),
+        content: None,
         explain: None,
         queries: None,
     }

@@ -14,6 +14,7 @@ use crate::bundle::ids::IdShard;
 use crate::bundle::terms::{PostingList, TermShard};
 use crate::bundle::vectors::VectorSet;
 use crate::error::SiftError;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
@@ -76,12 +77,28 @@ impl<'a> Resolver<'a> {
         self.loaded(ShardId::Ids(i), self.eng.id_shards[i].as_ref())
     }
 
-    /// The stored document `doc`.
+    /// The stored document `doc` — for a page stored in parts, its first part (the page's
+    /// opening).
     pub fn stored(&self, doc: u32) -> Flow<&'a StoredDoc> {
-        let si = self.eng.doc_shard_of(doc);
+        self.stored_in(doc, self.eng.doc_shard_of(doc))
+    }
+
+    /// Document `doc` as doc shard `si` holds it (all of it, or one part).
+    pub fn stored_in(&self, doc: u32, si: usize) -> Flow<&'a StoredDoc> {
         let docs = self.loaded(ShardId::Docs(si), self.eng.doc_shards.get(si).and_then(Option::as_ref))?;
         let k = doc.checked_sub(self.eng.manifest.doc_shards[si].first_doc).map(|k| k as usize);
         k.and_then(|k| docs.get(k)).ok_or_else(|| Halt::Fail(SiftError::corrupt(format!("document {doc} is not in its doc shard"))))
+    }
+
+    /// The whole of document `doc`: a page stored in parts is read in full and joined.
+    pub fn whole(&self, doc: u32) -> Flow<Cow<'a, StoredDoc>> {
+        let parts = self.eng.doc_parts(doc);
+        if parts.len() == 1 {
+            return self.stored(doc).map(Cow::Borrowed);
+        }
+        self.require(parts.clone().map(ShardId::Docs))?;
+        let parts: Vec<&StoredDoc> = parts.map(|si| self.stored_in(doc, si)).collect::<Flow<_>>()?;
+        Ok(Cow::Owned(StoredDoc::join(&parts)))
     }
 
     /// Every vector shard (semantic search reads them all).

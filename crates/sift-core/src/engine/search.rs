@@ -120,7 +120,6 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let total = hits.len();
     let page: Vec<Hit> = hits.iter().skip(req.offset).take(req.limit).copied().collect();
     let facets = collect::facets(index, eng.manifest.doc_count as usize, &hits);
-    res.require(page.iter().map(|h| ShardId::Docs(eng.doc_shard_of(h.doc))))?;
     #[cfg(feature = "explain")]
     let explain = |h: &Hit| {
         let mut x = scorer.explain(h.doc, &plan, max_possible, h.score);

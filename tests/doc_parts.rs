@@ -1,0 +1,148 @@
+//! Format 4: a long page is stored in parts (runs of its sections), and a result reads only
+//! the part its snippet comes from; whole-page reads (`content`, `get_document`, `related`)
+//! put the parts back together.
+
+use sift_core::doc::{Section, SourceDoc};
+use sift_core::{build, BuildOptions, BuiltBundle, Engine, SearchRequest, Step};
+use sift_tests::*;
+
+/// A long reference page — twelve sections of about 600 bytes, a distinct word in each
+/// ("alpha" … "lambda"), "Examples" under every item — and a short page.
+fn corpus() -> Vec<SourceDoc> {
+    let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "mu", "lambda"];
+    let mut sections = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let heading = if i % 2 == 0 { format!("item_{w}()") } else { "Examples".to_string() };
+        let text = format!("The {w} entry explains {w} in detail. {}", "Plain filler prose about the library. ".repeat(15));
+        sections.push(Section { heading, anchor: Some(format!("s{i}")), text });
+    }
+    let long = SourceDoc { id: "long".into(), url: "/long.html".into(), title: "Long reference".into(), sections, ..Default::default() };
+    let short = SourceDoc {
+        id: "short".into(),
+        url: "/short.html".into(),
+        title: "Short note".into(),
+        sections: vec![Section { heading: String::new(), anchor: None, text: "A short note that mentions lambda once.".into() }],
+        ..Default::default()
+    };
+    vec![long, short]
+}
+
+fn built(part_target: usize) -> BuiltBundle {
+    let opts = BuildOptions { doc_shard_target: 512, doc_part_target: part_target, ..Default::default() };
+    build(&corpus(), &opts).unwrap()
+}
+
+/// Run a call through the host loop, recording the doc-store files it read.
+fn run<T>(b: &BuiltBundle, call: impl Fn(&Engine) -> Result<Step<T>, sift_core::SiftError>) -> (T, Vec<String>) {
+    let mut e = Engine::new(&b.manifest_bytes()).unwrap();
+    let mut docs_read = Vec::new();
+    let v = e
+        .drive(call, |f| {
+            if f.starts_with("d-") {
+                docs_read.push(f.to_string());
+            }
+            Ok(b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone())
+        })
+        .unwrap();
+    (v, docs_read)
+}
+
+fn parts_of_long(b: &BuiltBundle) -> Vec<(String, u32)> {
+    b.manifest.doc_shards.iter().filter(|d| d.first_doc == 0).map(|d| (d.shard.file.clone(), d.first_pos.unwrap_or(0))).collect()
+}
+
+#[test]
+fn a_long_page_is_stored_in_runs_of_its_sections_and_a_short_one_whole() {
+    let b = built(1500);
+    assert_eq!(b.manifest.format_version, 4);
+    let parts = parts_of_long(&b);
+    assert!(parts.len() >= 4, "twelve 600-byte sections in parts of 1.5 kB: {parts:?}");
+    assert!(parts[0].1 > 0, "the first part starts at the first section, after the title");
+    assert!(parts.windows(2).all(|w| w[0].1 < w[1].1), "parts in position order: {parts:?}");
+    let short: Vec<_> = b.manifest.doc_shards.iter().filter(|d| d.first_doc + d.docs > 1).collect();
+    assert_eq!(short.len(), 1);
+    assert_eq!(short[0].first_pos, None);
+
+    // Without parts (target 0) the page is one shard, and the bundle format 4 all the same.
+    let whole = built(0);
+    assert_eq!(parts_of_long(&whole).len(), 1);
+    assert!(whole.manifest.doc_shards.iter().all(|d| d.first_pos.is_none()));
+}
+
+#[test]
+fn a_result_reads_only_the_part_its_snippet_comes_from() {
+    let b = built(1500);
+    let parts = parts_of_long(&b);
+    let (r, read) = run(&b, |e| e.search(&SearchRequest::new("kappa"), &ctx()));
+    assert_eq!(r.results[0].id, "long");
+    assert!(r.results[0].snippet.contains("<mark>kappa</mark>"), "{}", r.results[0].snippet);
+    assert_eq!(read.len(), 1, "one doc-store file for one result: {read:?}");
+    assert_ne!(read[0], parts[0].0, "not the page's opening: the part with section 9");
+    // The sub-result is labelled as the whole page labels it: a repeated heading by the
+    // item above it.
+    let sub: Vec<&str> = r.results[0].sub_results.iter().map(|s| s.title.as_str()).collect();
+    assert_eq!(sub, ["item_iota() › Examples"]);
+    assert_eq!(r.results[0].sub_results[0].url, "/long.html#s9");
+
+    // A word of the first section reads the first part; the same result as a whole page.
+    let (r, read) = run(&b, |e| e.search(&SearchRequest::new("alpha"), &ctx()));
+    assert_eq!(read, [parts[0].0.clone()]);
+    let whole = built(0);
+    let (w, _) = run(&whole, |e| e.search(&SearchRequest::new("alpha"), &ctx()));
+    assert_eq!(r.results[0].snippet, w.results[0].snippet);
+    assert_eq!(r.results[0].title, w.results[0].title);
+}
+
+#[test]
+fn the_best_part_is_the_one_with_most_distinct_query_words() {
+    let b = built(1500);
+    // "beta" and "gamma" sit in neighbouring sections (1 and 2), "lambda" at the end.
+    let (r, read) = run(&b, |e| e.search(&SearchRequest::new("beta OR gamma OR lambda"), &ctx()));
+    let long = r.results.iter().find(|x| x.id == "long").expect("the long page matches");
+    assert!(long.snippet.contains("<mark>beta</mark>") || long.snippet.contains("<mark>gamma</mark>"), "{}", long.snippet);
+    assert_eq!(read.iter().filter(|f| parts_of_long(&b).iter().any(|p| &p.0 == *f)).count(), 1, "{read:?}");
+}
+
+#[test]
+fn whole_page_reads_put_the_parts_back_together() {
+    let docs = corpus();
+    let b = built(1500);
+    let whole = built(0);
+    let (doc, read) = run(&b, |e| e.get_document("long"));
+    let doc = doc.expect("found");
+    assert_eq!(read.len(), parts_of_long(&b).len(), "every part: {read:?}");
+    assert_eq!(doc.sections, docs[0].sections, "every section, in order, as built");
+    let (doc_whole, _) = run(&whole, |e| e.get_document("long"));
+    assert_eq!(Some(doc), doc_whole);
+
+    let mut req = SearchRequest::new("kappa");
+    req.include_content = Some(true);
+    let (r, _) = run(&b, |e| e.search(&req, &ctx()));
+    let (w, _) = run(&whole, |e| e.search(&req, &ctx()));
+    assert_eq!(r.results[0].content, w.results[0].content);
+    assert!(r.results[0].content.as_deref().is_some_and(|c| c.contains("alpha") && c.contains("lambda")));
+
+    let (rel, _) = run(&b, |e| e.related("long", Some(5), &ctx()));
+    let (rel_whole, _) = run(&whole, |e| e.related("long", Some(5), &ctx()));
+    let ids = |r: &sift_core::SearchResponse| r.results.iter().map(|x| x.id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&rel), ids(&rel_whole));
+}
+
+#[test]
+fn a_manifest_with_parts_out_of_order_or_under_an_older_format_is_refused() {
+    let b = built(1500);
+    let text = String::from_utf8(b.manifest_bytes()).unwrap();
+    let mut m: serde_json::Value = serde_json::from_str(&text).unwrap();
+
+    let mut older = m.clone();
+    older["format_version"] = 3.into();
+    let e = Engine::new(older.to_string().as_bytes()).err().expect("refused");
+    assert!(e.message.contains("format-4 parts but says format 3"), "{}", e.message);
+
+    let shards = m["doc_shards"].as_array_mut().unwrap();
+    let (a, c) = (shards[1]["first_pos"].clone(), shards[2]["first_pos"].clone());
+    shards[1]["first_pos"] = c;
+    shards[2]["first_pos"] = a;
+    let e = Engine::new(m.to_string().as_bytes()).err().expect("refused");
+    assert!(e.message.contains("parts are not in order"), "{}", e.message);
+}
