@@ -435,14 +435,6 @@ impl Engine {
         first..(first + 1 + n).min(shards.len())
     }
 
-    /// The doc shard holding position `pos` of `doc` (the part whose run of sections it
-    /// falls in; the first part for the title and path, which come before any section).
-    fn doc_part_at(&self, doc: u32, pos: u32) -> usize {
-        let parts = self.doc_parts(doc);
-        let start = parts.start;
-        start + self.manifest.doc_shards[parts].partition_point(|d| d.first_pos.unwrap_or(0) <= pos).saturating_sub(1)
-    }
-
     /// Where the part in doc shard `shard` ends in its page's position space (None: at the
     /// page's end).
     fn doc_part_end(&self, shard: usize) -> Option<u32> {

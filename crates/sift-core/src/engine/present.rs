@@ -53,12 +53,13 @@ impl Highlight {
         if parts.len() < 2 {
             return parts.start;
         }
-        // Title and path matches are in every part's result; the sections' decide.
-        let sections_start = eng.manifest.doc_shards[parts.start].first_pos.unwrap_or(0);
+        // Where each part's sections start. Title and path matches come before the first
+        // and are in every part's result; the sections' matches decide.
+        let starts: Vec<u32> = eng.manifest.doc_shards[parts.clone()].iter().map(|d| d.first_pos.unwrap_or(0)).collect();
         let mut per_part: Vec<Vec<(u32, usize)>> = vec![Vec::new(); parts.len()];
         for (ti, positions) in self.positions(doc).iter().enumerate() {
-            for &p in positions.iter().filter(|&&p| p >= sections_start) {
-                per_part[eng.doc_part_at(doc, p) - parts.start].push((p, ti));
+            for &p in positions.iter().filter(|&&p| p >= starts[0]) {
+                per_part[starts.partition_point(|&s| s <= p) - 1].push((p, ti));
             }
         }
         let quality: Vec<MatchQuality> = per_part.iter().map(|h| quality_of(h)).collect();
@@ -69,11 +70,12 @@ impl Highlight {
     /// A document's result from doc shard `si` (its `explain` is filled by the caller).
     fn result(&self, res: &Resolver, doc: u32, si: usize, score: f32, include_content: bool) -> Flow<SearchResult> {
         let sd = res.stored_in(doc, si)?;
-        // A part sees only the matches in its own run of sections.
-        let end = res.eng.doc_part_end(si);
-        let positions: Vec<Vec<u32>> =
-            self.positions(doc).into_iter().map(|p| p.iter().copied().filter(|&x| end.is_none_or(|e| x < e)).collect()).collect();
-        let positions: Vec<&[u32]> = positions.iter().map(Vec::as_slice).collect();
+        // A part sees only the matches up to its end (positions are sorted; those before its
+        // first section fall to the title or to no section).
+        let mut positions = self.positions(doc);
+        if let Some(end) = res.eng.doc_part_end(si) {
+            positions.iter_mut().for_each(|p| *p = &p[..p.partition_point(|&x| x < end)]);
+        }
         let in_parts = res.eng.doc_parts(doc).len() > 1;
         let mut r = build_result(sd, score, &self.term_set, &self.prefixes, &positions, in_parts);
         if include_content {
