@@ -8,6 +8,7 @@
 pub mod analyzer;
 pub mod builder;
 pub mod bundle;
+pub mod charclass;
 pub mod chunk;
 pub mod contract;
 pub mod date;

@@ -10,7 +10,7 @@
 //! bundle's vocabulary is a subset of the model's, and holds every piece the word was cut
 //! into, so no longer match can exist in it.
 
-use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
+use crate::charclass;
 
 /// Token budget per text, `[CLS]` and `[SEP]` included (the model reads at most 256).
 pub const MAX_TOKENS: usize = 256;
@@ -73,11 +73,11 @@ fn is_bert_whitespace(c: char) -> bool {
 }
 
 fn is_bert_control(c: char) -> bool {
-    !matches!(c, '\t' | '\n' | '\r') && c.general_category_group() == GeneralCategoryGroup::Other
+    !matches!(c, '\t' | '\n' | '\r') && charclass::is_other(c)
 }
 
 fn is_bert_punctuation(c: char) -> bool {
-    c.is_ascii_punctuation() || c.general_category_group() == GeneralCategoryGroup::Punctuation
+    c.is_ascii_punctuation() || charclass::is_punctuation(c)
 }
 
 fn is_chinese_char(c: char) -> bool {
