@@ -20,6 +20,7 @@
 //! `5.4e-39`), non-finite floats as `null`; the pretty form
 //! indents by two spaces as `serde_json::to_string_pretty` does.
 
+mod number;
 mod read;
 mod write;
 

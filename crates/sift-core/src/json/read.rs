@@ -247,9 +247,9 @@ impl Parser<'_> {
                 return Ok(Num::Int(i));
             }
         }
-        match text.parse::<f64>() {
-            Ok(x) if x.is_finite() => Ok(Num::Float(x)),
-            _ => Err(self.err("number out of range")),
+        match super::number::parse_f64(text.as_bytes()) {
+            Some(x) => Ok(Num::Float(x)),
+            None => Err(self.err("number out of range")),
         }
     }
 
