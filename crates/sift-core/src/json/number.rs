@@ -165,7 +165,7 @@ fn compose(mant: u128, sticky: bool, exp2: i64) -> f64 {
 }
 
 /// An unsigned big integer, little-endian u32 limbs, no high zero limbs.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 struct Big(Vec<u32>);
 
 impl Big {
@@ -284,12 +284,6 @@ impl Big {
             }
         }
         (q, self)
-    }
-}
-
-impl Default for Big {
-    fn default() -> Big {
-        Big(Vec::new())
     }
 }
 
