@@ -2,7 +2,7 @@
 # Build the browser/worker runtime into www/dist/:
 #   sift_wasm*           the engine core with the static query encoder (cargo + wasm-bindgen,
 #                        profile wasm-release, wasm-opt -Oz): what a search box loads
-#   sift_wasm_full*      the same with per-result explain and multiSearch: workers, MCP, and
+#   sift_wasm_full*      the same with per-result explain, multiSearch and related: workers, MCP, and
 #                        pages the first time they ask for either
 #   sift_embed_wasm*     the full-model query embedder (tract, wasm SIMD, wasm-pack), loaded
 #                        only for `embedder: "model"`
@@ -55,7 +55,7 @@ engine() { # name, cargo target dir, cargo feature args...
 }
 echo "build-wasm: engine core (lean, for search boxes)"
 engine sift_wasm "$CARGO_TARGET_DIR"
-echo "build-wasm: engine core (full: explain and multiSearch)"
+echo "build-wasm: engine core (full: explain, multiSearch, related)"
 engine sift_wasm_full "$CARGO_TARGET_DIR/wasm-full" --features full
 
 if [ "${SIFT_SKIP_EMBED_WASM:-}" != 1 ]; then

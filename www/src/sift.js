@@ -13,7 +13,7 @@ import { LIMITS, ERRORS, statusOf, isClientError } from "./contract.js";
 export { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, LIMITS, ERRORS, statusOf, isClientError };
 
 // Two builds of the engine: the lean one (what a search box needs) and the full one (also
-// per-result `explain` and `multiSearch`), which workers load at once and pages only the
+// per-result `explain`, `multiSearch` and `related`), which workers load at once and pages only the
 // first time they ask for either. A glue module is wasm-bindgen's JS for one of them.
 const leanGlue = { default: initCore, SiftEngine, memoryBytes: coreMemoryBytes };
 const runtimes = new Map(); // "lean|full" + wasm URL (or "default") → Promise<glue>: one instance per page
@@ -31,7 +31,7 @@ function runtime(kind, wasmUrl, fetchImpl) {
       return g;
     }).catch((e) => {
       runtimes.delete(key);
-      const what = kind === "full" ? "the full Sift runtime (explain, multiSearch)" : "the Sift runtime";
+      const what = kind === "full" ? "the full Sift runtime (explain, multiSearch, related)" : "the Sift runtime";
       throw new SiftError("runtime_unavailable", `${what} (wasm) could not be loaded: ${e && e.message ? e.message : e}`, e);
     });
     runtimes.set(key, p);
@@ -46,7 +46,7 @@ const today = () => Math.floor(Date.now() / 86400000);
  *   base      — URL of the bundle folder (default "/_sift/")
  *   options.fetch      — fetch implementation (workers pass their assets binding)
  *   options.runtime    — "lean" (default: what a search box needs; the full runtime is loaded
- *                        the first time a call asks for `explain` or `multiSearch`) or "full"
+ *                        the first time a call asks for `explain`, `multiSearch` or `related`) or "full"
  *                        (workers and APIs: everything in one engine)
  *   options.wasmUrl    — where the runtime's wasm is (sift_wasm_bg.wasm, or with runtime
  *                        "full" sift_wasm_full_bg.wasm; default: beside this file), or a
@@ -131,7 +131,7 @@ export class Sift {
     return this.#main.engine;
   }
 
-  /** The full runtime (explain, multiSearch): this one, or a second engine loaded once. */
+  /** The full runtime (explain, multiSearch, related): this one, or a second engine loaded once. */
   #fullSlot() {
     if (this.#opts.runtime === "full") return Promise.resolve(this.#main);
     if (!this.#full) {
@@ -388,7 +388,8 @@ export class Sift {
   async related(id, { limit } = {}) {
     if (typeof id !== "string" || id === "") throw new SiftError("invalid_request", "related takes a document id string");
     const now = today();
-    return this.#drive((e) => e.related(id, limit ?? undefined, now));
+    // In the full runtime only: a search box never asks for it.
+    return this.#drive((e) => e.related(id, limit ?? undefined, now), await this.#fullSlot());
   }
 }
 

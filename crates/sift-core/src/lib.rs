@@ -17,6 +17,7 @@ pub mod doc;
 mod engine;
 pub mod error;
 pub mod fuzzy;
+pub mod hashing;
 pub mod json;
 pub mod query;
 pub mod rank;

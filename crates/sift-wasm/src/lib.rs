@@ -115,17 +115,19 @@ impl SiftEngine {
     pub fn get_document(&self, id: &str) -> Result<String, JsValue> {
         answer(self.engine.get_document(id))
     }
-
-    pub fn related(&self, id: &str, limit: Option<f64>, now_days: f64) -> Result<String, JsValue> {
-        let limit = limit.map(|l| if l.is_finite() { l as i64 } else { -1 });
-        answer(self.engine.related(id, limit, &Context { now_days: now_days as i64 }))
-    }
 }
 
 /// What only the full runtime has (see the `full` feature).
 #[cfg(feature = "full")]
 #[wasm_bindgen]
 impl SiftEngine {
+    /// Pages like the page `id`: `{done: [results]}` or `{need: [files]}`. (A search box
+    /// does not ask for it; a page that does loads the full runtime then.)
+    pub fn related(&self, id: &str, limit: Option<f64>, now_days: f64) -> Result<String, JsValue> {
+        let limit = limit.map(|l| if l.is_finite() { l as i64 } else { -1 });
+        answer(self.engine.related(id, limit, &Context { now_days: now_days as i64 }))
+    }
+
     /// `vectors`: the host's embedding of each query (JSON text: an array of arrays or
     /// nulls), when it embeds queries with the model; else the bundle's encoder does.
     #[wasm_bindgen(js_name = multiSearch)]

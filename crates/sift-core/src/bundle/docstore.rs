@@ -17,9 +17,10 @@
 use crate::analyzer::{self, Token};
 use crate::doc::{Section, SourceDoc};
 use crate::error::SiftError;
+use crate::hashing::HashMap;
 use crate::json::{self, Fields, Json, ToJson};
 use crate::rank;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// Positions left empty between fields and between sections.
 pub const POSITION_GAP: u32 = 8;
@@ -101,7 +102,7 @@ impl StoredDoc {
         if self.labels.len() == self.sections.len() {
             return self.labels.clone();
         }
-        let mut counts: HashMap<&str, usize> = HashMap::new();
+        let mut counts: HashMap<&str, usize> = HashMap::default();
         for s in &self.sections {
             *counts.entry(s.heading.as_str()).or_insert(0) += 1;
         }

@@ -31,8 +31,8 @@
 
 use super::varint::{self, Reader};
 use crate::error::{ErrorCode, SiftError};
+use crate::hashing::HashMap;
 use crate::rank::N_FIELDS;
-use std::collections::HashMap;
 
 /// A term shard: an fst (term → offset) and the postings area it points into.
 pub struct TermShard {
@@ -355,7 +355,7 @@ mod tests {
     use super::*;
 
     fn entry(docs: Vec<(u32, [u32; N_FIELDS], Vec<u32>)>) -> TermEntry {
-        TermEntry { docs, surfaces: HashMap::new() }
+        TermEntry { docs, surfaces: HashMap::default() }
     }
 
     /// The payload of one shard holding `terms` (sorted), as the builder writes it.

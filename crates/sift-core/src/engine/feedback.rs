@@ -19,7 +19,7 @@ use super::resolve::{Flow, Resolver};
 use super::score::Hit;
 use super::ShardId;
 use crate::analyzer::{self, Token};
-use std::collections::HashMap;
+use crate::hashing::HashMap;
 
 /// Feedback is for queries of this many typed clauses or more. On the Python-docs
 /// paraphrases (4–13 words, one right page each) feedback for every query cost MRR@10
@@ -52,7 +52,7 @@ pub(crate) fn relevance_model(res: &Resolver, first: &[Hit]) -> Flow<Vec<(String
     let top: Vec<&Hit> = first.iter().take(FEEDBACK_DOCS).filter(|h| h.score > 0.0).collect();
     res.require(top.iter().map(|h| ShardId::Docs(res.eng.doc_shard_of(h.doc))))?;
     let total: f32 = top.iter().map(|h| h.score).sum();
-    let mut model: HashMap<String, f32> = HashMap::new();
+    let mut model: HashMap<String, f32> = HashMap::default();
     let mut toks: Vec<Token> = Vec::new();
     for h in &top {
         let doc = res.stored(h.doc)?;
@@ -67,7 +67,7 @@ pub(crate) fn relevance_model(res: &Resolver, first: &[Hit]) -> Flow<Vec<(String
             analyzer::tokenize_filtered(text, &|_| true, 0, budget - 1, &mut toks);
             budget = budget.saturating_sub((toks.len() - before) as u32);
         }
-        let mut tf: HashMap<&str, u32> = HashMap::new();
+        let mut tf: HashMap<&str, u32> = HashMap::default();
         for t in toks.iter().filter(|t| content_term(t)) {
             *tf.entry(t.term.as_str()).or_insert(0) += 1;
         }

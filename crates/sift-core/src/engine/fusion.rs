@@ -9,8 +9,8 @@ use crate::analyzer;
 use crate::bundle::VectorsRef;
 use crate::contract::{Mode, ValidRequest};
 use crate::error::{ErrorCode, SiftError};
+use crate::hashing::HashMap;
 use crate::rank;
-use std::collections::HashMap;
 
 /// Reciprocal rank fusion constant (Cormack et al. 2009).
 pub const RRF_K: f32 = 60.0;
@@ -237,7 +237,7 @@ mod tests {
         let lex = vec![Hit { doc: 1, score: 0.2 }];
         let sem = vec![Hit { doc: 2, score: 0.45 }, Hit { doc: 1, score: 0.2 }, Hit { doc: 3, score: 0.1 }];
         let order = |cov: f32, sem: &[Hit]| {
-            let c: HashMap<u32, f32> = [(1, cov)].into();
+            let c: HashMap<u32, f32> = [(1, cov)].into_iter().collect();
             fuse(&lex, sem, HYBRID_WEIGHTS, Some(&c)).iter().map(|h| h.doc).collect::<Vec<_>>()
         };
         assert_eq!(fuse(&lex, &sem, HYBRID_WEIGHTS, None)[0].doc, 1, "without coverage the word match wins");

@@ -12,11 +12,12 @@ use super::resolve::{Flow, Resolver};
 use super::score::{sort_hits, Hit};
 use super::{Engine, ShardId};
 use crate::bundle::encoder::{group_of, word_group};
+use crate::hashing::HashMap;
 use crate::query::{self, Item};
 use crate::semantic::projection::normalise;
 use crate::semantic::wordpiece::{self, Vocab, MAX_TOKENS};
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The words and phrases of a query, without operators, exclusions or `field:value`
 /// filters: what it means.
@@ -223,7 +224,7 @@ pub(crate) fn semantic_hits(res: &Resolver, q: &[f32], depth: usize, filter: &Fi
 /// `lists`: which vector lists to read (None: probe the nearest ones).
 fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists: Option<Vec<usize>>) -> Flow<Vec<Hit>> {
     let eng = res.eng;
-    let mut best: HashMap<u32, TwoBest> = HashMap::new();
+    let mut best: HashMap<u32, TwoBest> = HashMap::default();
     let mut take = |doc: u32, cos: f32| {
         if filter.admits(doc) {
             best.entry(doc).or_default().add(cos);
@@ -271,7 +272,7 @@ mod tests {
     use super::*;
 
     fn scores(chunks: &[(u32, f32)]) -> Vec<(u32, f32)> {
-        let mut best: HashMap<u32, TwoBest> = HashMap::new();
+        let mut best: HashMap<u32, TwoBest> = HashMap::default();
         for &(doc, cos) in chunks {
             best.entry(doc).or_default().add(cos);
         }

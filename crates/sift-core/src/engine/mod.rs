@@ -47,10 +47,10 @@ use crate::bundle::vindex::{decode_projection, VectorIndex};
 use crate::bundle::{self, Manifest, ShardKind, ShardRef};
 use crate::contract::{Document, MultiSearchRequest, MultiSearchResponse, SearchRequest, SearchResponse, MAX_HOST_ROUNDS};
 use crate::error::{ErrorCode, SiftError};
+use crate::hashing::HashMap;
 use crate::rank::NormTable;
 use crate::semantic::projection::Projection;
 use resolve::{Flow, Halt};
-use std::collections::HashMap;
 
 pub use fusion::RRF_K;
 
@@ -136,7 +136,7 @@ impl Engine {
             encoder_index: None,
             encoder_vocab: Vec::new(),
             encoder_rows: Vec::new(),
-            by_file: HashMap::new(),
+            by_file: HashMap::default(),
             manifest,
         };
         let semantic_index = eng.manifest.vectors.as_ref().is_some_and(|v| v.index.is_some());

@@ -14,9 +14,10 @@ use crate::bundle::ids::IdShard;
 use crate::bundle::terms::{PostingList, TermShard};
 use crate::bundle::vectors::VectorSet;
 use crate::error::SiftError;
+use crate::hashing::HashMap;
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 /// Why a step stopped: it needs shard files, or it failed.
@@ -43,7 +44,7 @@ pub(crate) struct Resolver<'a> {
 
 impl<'a> Resolver<'a> {
     pub fn new(eng: &'a Engine) -> Self {
-        Resolver { eng, postings: RefCell::new(HashMap::new()) }
+        Resolver { eng, postings: RefCell::new(HashMap::default()) }
     }
 
     /// Every shard in `shards` is loaded, or the step halts asking for all the missing ones.

@@ -11,10 +11,10 @@ use super::plan::{Alt, Plan, RTerm};
 #[cfg(feature = "explain")]
 use super::round4;
 use crate::bundle::docmeta::DocMeta;
+use crate::hashing::HashMap;
 #[cfg(feature = "explain")]
 use crate::json::Json;
 use crate::rank::{self, Bm25fParams, NormTable, N_FIELDS};
-use std::collections::HashMap;
 
 /// A scored candidate.
 #[derive(Debug, Clone, Copy)]
@@ -64,8 +64,8 @@ impl Scorer<'_> {
     /// else any (scored OR). Best first.
     pub fn rank(&self, plan: &Plan, all: bool, filter: &Filter) -> Vec<Hit> {
         let n = self.meta.lens.len();
-        let mut acc: HashMap<u32, (f32, u64)> = HashMap::new();
-        let mut best: HashMap<u32, f32> = HashMap::new();
+        let mut acc: HashMap<u32, (f32, u64)> = HashMap::default();
+        let mut best: HashMap<u32, f32> = HashMap::default();
         // One bit per clause of the query's own (`all` requires them); clauses added by
         // feedback only add to the score.
         let mut n_own = 0u32;

@@ -13,10 +13,11 @@ use super::round4;
 use super::score::{self, Hit, Scorer};
 use super::{Engine, ShardId};
 use crate::contract::{Fallback, SearchResponse, ValidRequest, MAX_CLAUSES};
+use crate::hashing::HashMap;
 #[cfg(feature = "explain")]
 use crate::json::Json;
 use crate::query;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// `query_vector`: the host's embedding of the query (the model's space), if it made one;
 /// `meaning`: the text to embed instead of the query's own words (`related`).
@@ -196,9 +197,9 @@ fn combine(
             hits: lexical,
             search_type: "lexical",
             fallback,
-            lexical_scores: HashMap::new(),
-            semantic_scores: HashMap::new(),
-            coverage: HashMap::new(),
+            lexical_scores: HashMap::default(),
+            semantic_scores: HashMap::default(),
+            coverage: HashMap::default(),
             feedback: false,
         };
     };
@@ -209,7 +210,7 @@ fn combine(
             coverage.cloned().unwrap_or_default(),
         )
     } else {
-        (HashMap::new(), HashMap::new(), HashMap::new())
+        (HashMap::default(), HashMap::default(), HashMap::default())
     };
     let (hits, search_type, fallback) = if weights.0 == 0.0 {
         (sem, "semantic", None)
@@ -229,7 +230,7 @@ fn combine(
     } else {
         (fusion::fuse(&lexical, &sem, weights, coverage), "hybrid", fallback)
     };
-    let coverage = if search_type == "hybrid" { coverage_kept } else { HashMap::new() };
+    let coverage = if search_type == "hybrid" { coverage_kept } else { HashMap::default() };
     Combined { hits, search_type, fallback, lexical_scores, semantic_scores, coverage, feedback: false }
 }
 
