@@ -216,7 +216,7 @@ async function measure(chrome, origin, kind, base, mode) {
       requests += 1;
       const pathname = new URL(r.url()).pathname;
       const kind = /\/fragment\//.test(pathname) ? "pf fragments" : /\/index\//.test(pathname) ? "pf index"
-        : /\.pf_meta$/.test(pathname) ? "pf meta" : path.basename(pathname).replace(/-[0-9a-f]{6,}\.bin$/, " shards");
+        : /\.pf_meta$/.test(pathname) ? "pf meta" : path.basename(pathname).replace(/-[0-9a-f]{6,}(-[0-9]+)?\.bin$/, " shards");
       kinds[kind] = (kinds[kind] ?? 0) + n;
     })));
     const query = QUERIES[i % 12];

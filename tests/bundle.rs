@@ -100,19 +100,89 @@ fn manifest_problems_are_clear_errors() {
     let b = built();
     let m = b.manifest_bytes();
     assert_eq!(Engine::new(&m[..m.len() / 2]).err().unwrap().code, "bundle_corrupt");
-    // Every bundle is written in the newest format (4: long pages in parts).
-    assert_eq!(b.manifest.format_version, 4);
-    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 4", "\"format_version\": 99");
+    // Every bundle is written in the newest format (5: doc shards named by rule).
+    assert_eq!(b.manifest.format_version, 5);
+    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 5", "\"format_version\": 99");
     let err = Engine::new(future.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_version");
     assert!(err.message.contains("rebuild"), "{}", err.message);
-    // A manifest claiming another version than its shards: each shard is refused.
-    let v2 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 4", "\"format_version\": 2");
-    let mut e = Engine::new(v2.as_bytes()).unwrap();
-    let (name, bytes) = &b.shards[0];
-    assert_eq!(e.add_shard(name, bytes).unwrap_err().code, "bundle_version");
+    // A manifest claiming an older version than its layout is refused outright.
+    let v4 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 5", "\"format_version\": 4");
+    let err = Engine::new(v4.as_bytes()).err().unwrap();
+    assert!(err.message.contains("needs format 5"), "{}", err.message);
+    // A shard of another version than its manifest is refused (a doc shard, which has no
+    // listed checksum, so its header is what is checked).
+    let mut e = Engine::new(&m).unwrap();
+    let (name, bytes) = b.shards.iter().find(|(n, _)| n.starts_with("d-")).unwrap();
+    let mut older = bytes.clone();
+    older[4..6].copy_from_slice(&4u16.to_le_bytes());
+    assert_eq!(e.add_shard(name, &older).unwrap_err().code, "bundle_version");
     let evil = String::from_utf8(m).unwrap().replacen("\"file\": \"t-", "\"file\": \"../t-", 1);
     assert_eq!(Engine::new(evil.as_bytes()).err().unwrap().code, "bundle_corrupt");
+}
+
+#[test]
+fn doc_shards_are_named_by_rule_and_listed_as_columns() {
+    let b = built();
+    let files = b.manifest.doc_files.clone().expect("format 5 names doc shards by rule");
+    assert!(files.starts_with("d-") && files.len() == 18, "{files}");
+    for (n, d) in b.manifest.doc_shards.iter().enumerate() {
+        assert_eq!(d.shard.file, format!("{files}-{n}.bin"));
+        assert!(d.shard.check.is_none());
+        assert!(b.shards.iter().any(|(name, _)| *name == d.shard.file), "{} is written", d.shard.file);
+    }
+    let text = String::from_utf8(b.manifest_bytes()).unwrap();
+    assert!(!text.contains("\"doc_shards\"") && text.contains("\"doc_store\""));
+    // Read back, the manifest is the same.
+    assert_eq!(sift_core::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    // Another build of other pages names its doc shards apart.
+    let mut docs = corpus_docs();
+    docs[0].title.push_str(" (edited)");
+    let other = build(&docs, &BuildOptions { term_shard_target: 256, doc_shard_target: 512, ..Default::default() }).unwrap();
+    assert_ne!(other.manifest.doc_files, b.manifest.doc_files);
+}
+
+#[test]
+fn a_doc_shard_under_another_doc_shards_name_is_refused() {
+    let b = built();
+    assert!(b.manifest.doc_shards.len() >= 2);
+    let (first, second) = (&b.manifest.doc_shards[0].shard.file, &b.manifest.doc_shards[1].shard.file);
+    let bytes_of = |f: &str| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone();
+    let mut e = Engine::new(&b.manifest_bytes()).unwrap();
+    let err = e.add_shard(first, &bytes_of(second)).unwrap_err();
+    assert_eq!(err.code, "bundle_corrupt");
+    assert!(err.message.contains("served under another shard's name"), "{}", err.message);
+    // Any change to a doc shard's bytes fails its payload checksum or its inflation.
+    let good = bytes_of(first);
+    for i in (0..good.len()).step_by(7) {
+        let mut bad = good.clone();
+        bad[i] ^= 0x21;
+        assert!(e.add_shard(first, &bad).is_err(), "flip at {i} accepted");
+    }
+    e.add_shard(first, &good).unwrap();
+}
+
+#[test]
+fn a_malformed_doc_store_is_a_clear_error() {
+    let b = built();
+    let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
+    let refused = |m: &serde_json::Value| Engine::new(m.to_string().as_bytes()).err().expect("refused");
+    let mut short = m.clone();
+    short["doc_store"]["docs"].as_array_mut().unwrap().pop();
+    assert!(refused(&short).message.contains("columns differ in length"));
+    let mut orphan = m.clone();
+    orphan["doc_store"]["docs"][0] = 0.into();
+    orphan["doc_store"]["first_pos"][0] = 5.into();
+    assert!(refused(&orphan).message.contains("further part that follows no part"));
+    let mut unsafe_name = m.clone();
+    unsafe_name["doc_store"]["files"] = "../d-x".into();
+    assert!(refused(&unsafe_name).message.contains("unsafe shard file"));
+    let mut missing = m.clone();
+    missing.as_object_mut().unwrap().remove("doc_store");
+    assert_eq!(refused(&missing).code, "bundle_corrupt");
+    let mut uncovered = m;
+    uncovered["doc_store"]["docs"][0] = 1000.into();
+    assert!(refused(&uncovered).message.contains("cover every document"));
 }
 
 #[test]

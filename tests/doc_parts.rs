@@ -54,7 +54,7 @@ fn parts_of_long(b: &BuiltBundle) -> Vec<(String, u32)> {
 #[test]
 fn a_long_page_is_stored_in_runs_of_its_sections_and_a_short_one_whole() {
     let b = built(1500);
-    assert_eq!(b.manifest.format_version, 4);
+    assert_eq!(b.manifest.format_version, 5);
     let parts = parts_of_long(&b);
     assert!(parts.len() >= 4, "twelve 600-byte sections in parts of 1.5 kB: {parts:?}");
     assert!(parts[0].1 > 0, "the first part starts at the first section, after the title");
@@ -63,7 +63,7 @@ fn a_long_page_is_stored_in_runs_of_its_sections_and_a_short_one_whole() {
     assert_eq!(short.len(), 1);
     assert_eq!(short[0].first_pos, None);
 
-    // Without parts (target 0) the page is one shard, and the bundle format 4 all the same.
+    // Without parts (target 0) the page is one shard, and the bundle format 5 all the same.
     let whole = built(0);
     assert_eq!(parts_of_long(&whole).len(), 1);
     assert!(whole.manifest.doc_shards.iter().all(|d| d.first_pos.is_none()));
@@ -137,12 +137,11 @@ fn a_manifest_with_parts_out_of_order_or_under_an_older_format_is_refused() {
     let mut older = m.clone();
     older["format_version"] = 3.into();
     let e = Engine::new(older.to_string().as_bytes()).err().expect("refused");
-    assert!(e.message.contains("format-4 parts but says format 3"), "{}", e.message);
+    assert!(e.message.contains("needs format 5 (its layout) but says format 3"), "{}", e.message);
 
-    let shards = m["doc_shards"].as_array_mut().unwrap();
-    let (a, c) = (shards[1]["first_pos"].clone(), shards[2]["first_pos"].clone());
-    shards[1]["first_pos"] = c;
-    shards[2]["first_pos"] = a;
+    let first_pos = m["doc_store"]["first_pos"].as_array_mut().unwrap();
+    assert!(first_pos[1].is_u64() && first_pos[2].is_u64(), "the first page is in parts: {first_pos:?}");
+    first_pos.swap(1, 2);
     let e = Engine::new(m.to_string().as_bytes()).err().expect("refused");
     assert!(e.message.contains("parts are not in order"), "{}", e.message);
 }

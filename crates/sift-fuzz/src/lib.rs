@@ -295,8 +295,9 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
     let mut files = built.shards.clone();
     let frame = |kind: ShardKind, payload: &[u8], sref: &mut ShardRef, files: &mut Vec<(String, Vec<u8>)>| {
         let framed = bundle::encode_shard(kind, payload, version);
-        sref.bytes = framed.len() as u64;
-        sref.crc32 = crc32fast::hash(&framed);
+        if sref.check.is_some() {
+            *sref = ShardRef::new(sref.file.clone(), framed.len() as u64, crc32fast::hash(&framed));
+        }
         if let Some(f) = files.iter_mut().find(|(name, _)| *name == sref.file) {
             f.1 = framed;
         }
@@ -422,7 +423,7 @@ pub fn sample_payloads() -> Vec<(u8, Vec<u8>)> {
             }
         };
         let bytes = &b.shards.iter().find(|(n, _)| *n == name).expect("listed").1;
-        let sref = ShardRef { file: name.clone(), bytes: bytes.len() as u64, crc32: crc32fast::hash(bytes) };
+        let sref = ShardRef::new(name.clone(), bytes.len() as u64, crc32fast::hash(bytes));
         out.push((selector, bundle::decode_shard(bytes, kind, &sref, version).expect("sample shard decodes")));
     }
     out.push((0, sample_bundle().manifest_bytes()));

@@ -2,7 +2,9 @@
 //!
 //! Payload: a JSON array of [`StoredDoc`] for the contiguous doc-number range the manifest
 //! gives (deflate makes JSON nearly as small as a custom layout, and keeps the store
-//! readable with standard tools). Each document is an object `{id, url, title, metadata?,
+//! readable with standard tools). Format 5 wraps it as `{"shard": n, "docs": [...]}`: its
+//! doc shards are named by rule and listed without a checksum each, so a shard names its
+//! own place in the store, and one served under another's name is refused. Each document is an object `{id, url, title, metadata?,
 //! date?, sections, sp?}` (members absent when empty); written and read by `crate::json`.
 //!
 //! # The position layout
@@ -46,16 +48,40 @@ pub struct StoredDoc {
 }
 
 impl StoredDoc {
-    pub fn encode(docs: &[StoredDoc]) -> Result<Vec<u8>, SiftError> {
-        Ok(docs.to_json().to_text().into_bytes())
+    /// `shard`: the shard's place in a format-5 store (None: the bare array of format 1–4).
+    pub fn encode(docs: &[StoredDoc], shard: Option<u32>) -> Result<Vec<u8>, SiftError> {
+        let docs = docs.to_json();
+        let v = match shard {
+            Some(n) => Json::obj([("shard", Json::from(n)), ("docs", docs)]),
+            None => docs,
+        };
+        Ok(v.to_text().into_bytes())
     }
 
-    pub fn decode(payload: &[u8], expected: u32) -> Result<Vec<StoredDoc>, SiftError> {
+    /// `shard`: the place the manifest gives the shard in a format-5 store, which the
+    /// payload must name (None: a format 1–4 array).
+    pub fn decode(payload: &[u8], expected: u32, shard: Option<u32>) -> Result<Vec<StoredDoc>, SiftError> {
         let corrupt = |e: String| SiftError::corrupt(format!("document store: {e}"));
-        let docs: Vec<StoredDoc> = match json::parse(payload).map_err(corrupt)? {
-            Json::Arr(items) => items.iter().map(StoredDoc::from_json).collect::<Result<_, _>>().map_err(corrupt)?,
-            v => return Err(corrupt(format!("a shard must be an array of documents, not {}", v.kind()))),
+        let v = json::parse(payload).map_err(corrupt)?;
+        let items = match (shard, &v) {
+            (None, Json::Arr(items)) => items,
+            (Some(n), Json::Obj(_)) => {
+                let f = Fields::of(&v, "doc shard", Some(&["shard", "docs"])).map_err(corrupt)?;
+                let named = f.uint("shard", u64::from(u32::MAX)).map_err(corrupt)?;
+                if named != u64::from(n) {
+                    return Err(SiftError::corrupt(format!(
+                        "document store: shard {n} holds shard {named}'s documents (served under another shard's name)"
+                    )));
+                }
+                match f.need("docs").map_err(corrupt)? {
+                    Json::Arr(items) => items,
+                    v => return Err(corrupt(format!("a shard's docs must be an array of documents, not {}", v.kind()))),
+                }
+            }
+            (None, v) => return Err(corrupt(format!("a shard must be an array of documents, not {}", v.kind()))),
+            (Some(_), v) => return Err(corrupt(format!("a format-5 shard must be an object {{shard, docs}}, not {}", v.kind()))),
         };
+        let docs: Vec<StoredDoc> = items.iter().map(StoredDoc::from_json).collect::<Result<_, _>>().map_err(corrupt)?;
         if docs.len() != expected as usize {
             return Err(SiftError::corrupt("document store shard holds the wrong number of documents"));
         }

@@ -243,8 +243,8 @@ mod tests {
         assert!(encode_groups(&["a", "a"], 1).is_err(), "tokens must be distinct");
         assert!(VocabGroup::decode(encode_groups(&tokens, 2).unwrap().remove(0), 1).is_err(), "rows in range");
 
-        let shard = |i: u8| ShardRef { file: format!("e-{i:016x}.bin"), bytes: 10, crc32: 3 };
-        let vocab = |i: u8| ShardRef { file: format!("g-{i:016x}.bin"), bytes: 10, crc32: 3 };
+        let shard = |i: u8| ShardRef::new(format!("e-{i:016x}.bin"), 10, 3);
+        let vocab = |i: u8| ShardRef::new(format!("g-{i:016x}.bin"), 10, 3);
         let idx = EncoderIndex {
             dim: 3,
             rows_per_shard: 64,

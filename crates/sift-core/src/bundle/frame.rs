@@ -10,7 +10,9 @@
 //! | 12 | 4 | CRC-32 of the decoded payload (u32 LE) |
 //!
 //! The manifest also records the CRC-32 and size of every file as stored, so a shard
-//! swapped in from another build is refused even when its own header is intact.
+//! swapped in from another build is refused even when its own header is intact — but for
+//! format 5's doc shards, whose names carry their build instead (a hash of the whole store);
+//! any change to such a file still fails its payload checksum or does not decompress.
 
 use super::manifest::ShardRef;
 use crate::error::{ErrorCode, SiftError};
@@ -20,8 +22,9 @@ pub const MAGIC: &[u8; 4] = b"SIFT";
 /// bundles, 2 adds partitioned vectors and the static query encoder, 3 lays term postings
 /// out column by column ([`super::terms`]), 4 stores a long page in parts (runs of its
 /// sections, [`super::manifest::DocShardRef::first_pos`]) so a result fetches only the part
-/// its snippet comes from. Every shard carries its bundle's version.
-pub const FORMAT_VERSION: u16 = 4;
+/// its snippet comes from, 5 names the doc shards by rule and lists them as columns
+/// ([`super::manifest::Manifest::doc_files`]). Every shard carries its bundle's version.
+pub const FORMAT_VERSION: u16 = 5;
 const HEADER_LEN: usize = 16;
 /// Refuse to inflate a shard claiming more than this: a corrupt or hostile length must not
 /// allocate gigabytes.
@@ -98,15 +101,19 @@ pub fn encode_shard(kind: ShardKind, payload: &[u8], version: u16) -> Vec<u8> {
 /// bundle's format version (every shard carries its bundle's).
 pub fn decode_shard(bytes: &[u8], kind: ShardKind, expected: &ShardRef, version: u16) -> Result<Vec<u8>, SiftError> {
     let name = &expected.file;
-    if bytes.len() as u64 != expected.bytes {
-        return Err(SiftError::corrupt(format!(
-            "shard {name} has {} bytes, the manifest says {} (truncated or from another build)",
-            bytes.len(),
-            expected.bytes
-        )));
-    }
-    if crate::bundle::crc32::crc32(bytes) != expected.crc32 {
-        return Err(SiftError::corrupt(format!("shard {name} fails its checksum (corrupt or from another build)")));
+    // Without a listed size and checksum (format 5's doc shards), the payload's own
+    // checksum below still refuses any change to the file.
+    if let Some(check) = expected.check {
+        if bytes.len() as u64 != check.bytes {
+            return Err(SiftError::corrupt(format!(
+                "shard {name} has {} bytes, the manifest says {} (truncated or from another build)",
+                bytes.len(),
+                check.bytes
+            )));
+        }
+        if crate::bundle::crc32::crc32(bytes) != check.crc32 {
+            return Err(SiftError::corrupt(format!("shard {name} fails its checksum (corrupt or from another build)")));
+        }
     }
     if bytes.len() < HEADER_LEN || &bytes[0..4] != MAGIC {
         return Err(SiftError::corrupt(format!("shard {name} is not a Sift shard (bad magic)")));
@@ -146,7 +153,7 @@ mod tests {
 
     fn framed(payload: &[u8]) -> (Vec<u8>, ShardRef) {
         let b = encode_shard(ShardKind::Terms, payload, FORMAT_VERSION);
-        let r = ShardRef { file: "t-x.bin".into(), bytes: b.len() as u64, crc32: crate::bundle::crc32::crc32(&b) };
+        let r = ShardRef::new("t-x.bin", b.len() as u64, crate::bundle::crc32::crc32(&b));
         (b, r)
     }
 
@@ -176,7 +183,7 @@ mod tests {
         // a buggy writer) is still caught by the payload checks.
         let mut c = b.clone();
         c[8] = 0xff;
-        let r2 = ShardRef { crc32: crate::bundle::crc32::crc32(&c), ..r.clone() };
+        let r2 = ShardRef::new(r.file.clone(), c.len() as u64, crate::bundle::crc32::crc32(&c));
         assert!(decode_shard(&c, ShardKind::Terms, &r2, FORMAT_VERSION).is_err());
     }
 }

@@ -16,9 +16,21 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShardRef {
     pub file: String,
+    /// None for format 5's doc shards (see [`Manifest::doc_files`]).
+    pub check: Option<FileCheck>,
+}
+
+/// Size and CRC-32 of the whole file as stored: catch a shard swapped in from another build.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FileCheck {
     pub bytes: u64,
-    /// CRC-32 of the whole file as stored: catches a shard swapped in from another build.
     pub crc32: u32,
+}
+
+impl ShardRef {
+    pub fn new(file: impl Into<String>, bytes: u64, crc32: u32) -> ShardRef {
+        ShardRef { file: file.into(), check: Some(FileCheck { bytes, crc32 }) }
+    }
 }
 
 /// A shard holding a sorted range of keys (terms, document ids).
@@ -94,6 +106,13 @@ pub struct Manifest {
     pub filters: ShardRef,
     pub term_shards: Vec<KeyRangeShardRef>,
     pub doc_shards: Vec<DocShardRef>,
+    /// Format 5: the doc shards are named by rule, `<doc_files>-<n>.bin` for the n-th
+    /// (`doc_files` is `d-` and a hash of them all, so a rebuild renames them), and listed
+    /// as two columns, `doc_store: {files, docs, first_pos}`, without a size and checksum
+    /// each: a name carries its build, and a shard's payload checksum refuses corruption.
+    /// Why: with long pages in parts a docs site has thousands of doc shards, and their
+    /// names and checksums were four fifths of the manifest every visitor fetches first.
+    pub doc_files: Option<String>,
     /// Document id → doc number, in id ranges (absent in bundles written before it existed:
     /// then lookups by id scan the document store).
     pub id_shards: Vec<KeyRangeShardRef>,
@@ -122,12 +141,15 @@ impl Manifest {
         Ok(m)
     }
 
-    /// The oldest format that describes this bundle: 4 when a long page is stored in parts,
+    /// The oldest format that describes this bundle: 5 when the doc shards are named by
+    /// rule, 4 when a long page is stored in parts,
     /// 2 when it uses the format-2 vector layout or a static encoder, else 1 (so keyword
     /// bundles stay readable by older runtimes).
     pub fn required_version(&self) -> u16 {
         let v2 = self.encoder.is_some() || self.vectors.as_ref().is_some_and(|v| v.index.is_some());
-        if self.doc_shards.iter().any(|d| d.first_pos.is_some()) {
+        if self.doc_files.is_some() {
+            5
+        } else if self.doc_shards.iter().any(|d| d.first_pos.is_some()) {
             4
         } else if v2 {
             2
@@ -139,7 +161,7 @@ impl Manifest {
     fn validate(&self) -> Result<(), SiftError> {
         if self.format_version < self.required_version() {
             return Err(SiftError::corrupt(format!(
-                "manifest uses format-{} parts but says format {}",
+                "manifest needs format {} (its layout) but says format {}",
                 self.required_version(),
                 self.format_version
             )));
@@ -217,7 +239,7 @@ fn u32_of(f: &Fields, name: &str) -> Result<u32, String> {
 
 impl ShardRef {
     fn from_fields(f: &Fields) -> Result<ShardRef, String> {
-        Ok(ShardRef { file: f.str("file")?, bytes: f.uint("bytes", u64::MAX)?, crc32: u32_of(f, "crc32")? })
+        Ok(ShardRef::new(f.str("file")?, f.uint("bytes", u64::MAX)?, u32_of(f, "crc32")?))
     }
 
     fn from_json(v: &Json) -> Result<ShardRef, String> {
@@ -225,7 +247,9 @@ impl ShardRef {
     }
 
     fn members(&self) -> Vec<(&'static str, Json, bool)> {
-        vec![("file", Json::from(&self.file), true), ("bytes", Json::from(self.bytes), true), ("crc32", Json::from(self.crc32), true)]
+        let check = self.check.unwrap_or(FileCheck { bytes: 0, crc32: 0 });
+        let listed = self.check.is_some();
+        vec![("file", Json::from(&self.file), true), ("bytes", Json::from(check.bytes), listed), ("crc32", Json::from(check.crc32), listed)]
     }
 }
 
@@ -313,9 +337,16 @@ impl ToJson for EncoderRef {
 impl Manifest {
     fn from_json(v: &Json) -> Result<Manifest, String> {
         let f = Fields::of(v, "manifest", None)?;
-        for required in ["filter_fields", "term_shards", "doc_shards"] {
+        for required in ["filter_fields", "term_shards"] {
             f.need(required)?;
         }
+        let (doc_files, doc_shards) = match f.get("doc_store") {
+            Some(store) => {
+                let (files, shards) = doc_store_from_json(store)?;
+                (Some(files), shards)
+            }
+            None => (None, f.list("doc_shards", DocShardRef::from_json)?),
+        };
         Ok(Manifest {
             magic: f.str("magic")?,
             format_version: f.uint("format_version", u64::from(u16::MAX))? as u16,
@@ -328,7 +359,8 @@ impl Manifest {
             docmeta: ShardRef::from_json(f.need("docmeta")?)?,
             filters: ShardRef::from_json(f.need("filters")?)?,
             term_shards: f.list("term_shards", KeyRangeShardRef::from_json)?,
-            doc_shards: f.list("doc_shards", DocShardRef::from_json)?,
+            doc_shards,
+            doc_files,
             id_shards: f.list("id_shards", KeyRangeShardRef::from_json)?,
             vectors: f.get("vectors").map(VectorsRef::from_json).transpose()?,
             encoder: f.get("encoder").map(EncoderRef::from_json).transpose()?,
@@ -350,12 +382,68 @@ impl ToJson for Manifest {
             ("docmeta", self.docmeta.to_json(), true),
             ("filters", self.filters.to_json(), true),
             ("term_shards", self.term_shards.to_json(), true),
-            ("doc_shards", self.doc_shards.to_json(), true),
+            ("doc_shards", self.doc_shards.to_json(), self.doc_files.is_none()),
+            (
+                "doc_store",
+                self.doc_files.as_deref().map_or(Json::Null, |files| doc_store_to_json(files, &self.doc_shards)),
+                self.doc_files.is_some(),
+            ),
             ("id_shards", self.id_shards.to_json(), !self.id_shards.is_empty()),
             ("vectors", self.vectors.to_json(), self.vectors.is_some()),
             ("encoder", self.encoder.to_json(), self.encoder.is_some()),
         ])
     }
+}
+
+/// The doc shard file named by rule (format 5).
+pub fn doc_file(files: &str, n: usize) -> String {
+    format!("{files}-{n}.bin")
+}
+
+/// Format 5's doc store: `docs` (documents per shard; 0 for a further part of the page the
+/// entry before holds a part of) and `first_pos` (a part's first position, null for a shard
+/// of whole pages), a column each, so the manifest grows by a few bytes a shard.
+fn doc_store_from_json(v: &Json) -> Result<(String, Vec<DocShardRef>), String> {
+    let f = Fields::of(v, "doc store", None)?;
+    let files = f.str("files")?;
+    let docs =
+        f.list("docs", |x| json::as_u64(x).and_then(|n| u32::try_from(n).ok()).ok_or_else(|| "doc store docs must be counts".to_string()))?;
+    let first_pos = f.list("first_pos", |x| match x {
+        Json::Null => Ok(None),
+        x => json::as_u64(x)
+            .and_then(|n| u32::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| "doc store first_pos must be positions or null".to_string()),
+    })?;
+    if docs.len() != first_pos.len() {
+        return Err("doc store columns differ in length".into());
+    }
+    let mut shards: Vec<DocShardRef> = Vec::with_capacity(docs.len());
+    let mut next_doc = 0u32;
+    for (n, (&count, &pos)) in docs.iter().zip(&first_pos).enumerate() {
+        let (first_doc, count) = if count == 0 {
+            match shards.last() {
+                Some(prev) if prev.first_pos.is_some() && pos.is_some() => (prev.first_doc, 1),
+                _ => return Err("doc store has a further part that follows no part".into()),
+            }
+        } else {
+            let first = next_doc;
+            next_doc = next_doc.checked_add(count).ok_or("doc count overflow")?;
+            (first, count)
+        };
+        shards.push(DocShardRef { shard: ShardRef { file: doc_file(&files, n), check: None }, first_doc, docs: count, first_pos: pos });
+    }
+    Ok((files, shards))
+}
+
+fn doc_store_to_json(files: &str, shards: &[DocShardRef]) -> Json {
+    let mut docs = Vec::with_capacity(shards.len());
+    for (i, d) in shards.iter().enumerate() {
+        let further_part = i > 0 && d.first_pos.is_some() && shards[i - 1].first_pos.is_some() && shards[i - 1].first_doc == d.first_doc;
+        docs.push(Json::from(if further_part { 0 } else { d.docs }));
+    }
+    let first_pos = shards.iter().map(|d| d.first_pos.map_or(Json::Null, Json::from)).collect();
+    Json::obj([("files", Json::from(files)), ("docs", Json::Arr(docs)), ("first_pos", Json::Arr(first_pos))])
 }
 
 /// Shard names are plain file names: no separators, no `..`, so a hostile manifest cannot

@@ -37,4 +37,4 @@ pub mod vectors;
 pub mod vindex;
 
 pub use frame::{decode_shard, encode_shard, ShardKind, FORMAT_VERSION, MAGIC, MAX_SHARD_PAYLOAD};
-pub use manifest::{DocShardRef, KeyRangeShardRef, Manifest, ShardRef, VectorsRef, MANIFEST_FILE, MANIFEST_MAGIC};
+pub use manifest::{doc_file, DocShardRef, FileCheck, KeyRangeShardRef, Manifest, ShardRef, VectorsRef, MANIFEST_FILE, MANIFEST_MAGIC};

@@ -27,8 +27,9 @@ pub fn put_table(out: &mut Vec<u8>, kind: ShardKind, refs: &[ShardRef]) -> Resul
                 .map_err(|_| SiftError::internal(format!("shard {} is not named by its hash", r.file)))?;
             out.push(b);
         }
-        varint::put(out, r.bytes);
-        out.extend_from_slice(&r.crc32.to_le_bytes());
+        let check = r.check.ok_or_else(|| SiftError::internal(format!("shard {} has no size and checksum to list", r.file)))?;
+        varint::put(out, check.bytes);
+        out.extend_from_slice(&check.crc32.to_le_bytes());
     }
     Ok(())
 }
@@ -44,7 +45,7 @@ pub fn read_table(r: &mut Reader, kind: ShardKind, max: usize) -> Result<Vec<Sha
         let file = format!("{}-{}.bin", kind.prefix(), hash.iter().map(|b| format!("{b:02x}")).collect::<String>());
         let bytes = r.u64()?;
         let c = r.bytes(4)?;
-        out.push(ShardRef { file, bytes, crc32: u32::from_le_bytes([c[0], c[1], c[2], c[3]]) });
+        out.push(ShardRef::new(file, bytes, u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
     }
     Ok(out)
 }
@@ -55,16 +56,13 @@ mod tests {
 
     #[test]
     fn tables_round_trip_and_refuse_foreign_names() {
-        let refs = vec![
-            ShardRef { file: "e-0123456789abcdef.bin".into(), bytes: 300, crc32: 7 },
-            ShardRef { file: "e-ffffffffffffffff.bin".into(), bytes: 1, crc32: u32::MAX },
-        ];
+        let refs = vec![ShardRef::new("e-0123456789abcdef.bin", 300, 7), ShardRef::new("e-ffffffffffffffff.bin", 1, u32::MAX)];
         let mut b = Vec::new();
         put_table(&mut b, ShardKind::EncoderRows, &refs).unwrap();
         assert_eq!(read_table(&mut Reader::new(&b), ShardKind::EncoderRows, 10).unwrap(), refs);
         assert!(read_table(&mut Reader::new(&b), ShardKind::EncoderRows, 1).is_err());
         assert!(read_table(&mut Reader::new(&b[..b.len() - 1]), ShardKind::EncoderRows, 10).is_err());
-        let bad = [ShardRef { file: "x-nothex.bin".into(), bytes: 1, crc32: 1 }];
+        let bad = [ShardRef::new("x-nothex.bin", 1, 1)];
         assert!(put_table(&mut Vec::new(), ShardKind::EncoderRows, &bad).is_err());
     }
 }

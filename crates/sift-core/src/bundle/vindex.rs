@@ -128,7 +128,7 @@ mod tests {
 
     #[test]
     fn index_and_projection_round_trip() {
-        let list = |i: u8| ShardRef { file: format!("l-{:016x}.bin", i), bytes: 100 + u64::from(i), crc32: u32::from(i) };
+        let list = |i: u8| ShardRef::new(format!("l-{:016x}.bin", i), 100 + u64::from(i), u32::from(i));
         let idx = VectorIndex {
             model_dim: 6,
             dim: 2,
@@ -136,7 +136,7 @@ mod tests {
             lists: vec![list(1), list(2)],
             counts: vec![3, 4],
             centroids: vec![1.0, 0.0, 0.0, 1.0],
-            projection: ShardRef { file: "p-00000000000000aa.bin".into(), bytes: 50, crc32: 9 },
+            projection: ShardRef::new("p-00000000000000aa.bin", 50, 9),
         };
         let b = idx.encode().unwrap();
         assert_eq!(VectorIndex::decode(&b, 7).unwrap(), idx);

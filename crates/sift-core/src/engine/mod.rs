@@ -245,7 +245,10 @@ impl Engine {
             ShardId::DocMeta => self.docmeta = Some(DocMeta::decode(&payload, n)?),
             ShardId::Filters => self.filters = Some(FilterIndex::decode(&payload, n)?),
             ShardId::Terms(i) => self.term_shards[i] = Some(TermShard::decode(payload, self.manifest.format_version)?),
-            ShardId::Docs(i) => self.doc_shards[i] = Some(StoredDoc::decode(&payload, self.manifest.doc_shards[i].docs)?),
+            ShardId::Docs(i) => {
+                let place = self.manifest.doc_files.as_ref().map(|_| i as u32);
+                self.doc_shards[i] = Some(StoredDoc::decode(&payload, self.manifest.doc_shards[i].docs, place)?)
+            }
             ShardId::Ids(i) => self.id_shards[i] = Some(IdShard::decode(payload, n)?),
             ShardId::Vectors(i) => {
                 let set = VectorSet::decode(&payload, n)?;
