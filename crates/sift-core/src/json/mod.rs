@@ -72,8 +72,8 @@ impl std::fmt::Display for Num {
         match *self {
             Num::Int(i) => write!(f, "{i}"),
             Num::UInt(u) => write!(f, "{u}"),
-            Num::Float(x) => write::float(f, x),
-            Num::F32(x) => write::float(f, x),
+            Num::Float(x) => write::float(f, x, number::Width::F64),
+            Num::F32(x) => write::float(f, f64::from(x), number::Width::F32),
         }
     }
 }

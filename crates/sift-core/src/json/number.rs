@@ -15,6 +15,14 @@
 //! Digits past the 800th only decide rounding by whether any is nonzero (768 digits are
 //! enough to tell any decimal from a halfway point between two f64s), so a 100 kB number is
 //! read in linear time.
+//!
+//! And the other way, [`shortest`]: the fewest significant digits that read back as the
+//! same f32 or f64, the nearest such digits when two would (what Ryū, serde_json and Rust's
+//! `{}` print), found by trying 1, 2, 3… digits and reading each candidate back with the
+//! parser above. std's formatting (Grisu with a Dragon4 fallback and their tables) was
+//! about 10 kB of the browser runtime, for scores and timings. The candidates come from f64
+//! arithmetic, which is exact enough for the digits a score has; when it is not (extreme
+//! magnitudes, 16–17 digit f64s), from the exact big-integer path.
 
 /// Significant digits kept exactly; the rest count only as "some nonzero digit follows".
 const MAX_DIGITS: usize = 800;
@@ -89,6 +97,146 @@ pub fn parse_f64(text: &[u8]) -> Option<f64> {
     }
     let magnitude = if digits.is_empty() { 0.0 } else { magnitude(&digits, exp)? };
     Some(if neg { -magnitude } else { magnitude })
+}
+
+/// A float's width: what reading back must reproduce.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Width {
+    F32,
+    F64,
+}
+
+impl Width {
+    fn max_digits(self) -> u32 {
+        match self {
+            Width::F32 => 9,
+            Width::F64 => 17,
+        }
+    }
+
+    /// Whether `digits × 10^exp` reads back as `v` at this width.
+    fn reads_back(self, digits: u64, exp: i64, v: f64) -> bool {
+        // Clinger's fast path directly (what `magnitude` would take), else the full reader.
+        let read = if digits < 1 << 53 && (-22..=22).contains(&exp) {
+            let m = digits as f64;
+            Some(if exp < 0 { m / POW10[(-exp) as usize] } else { m * POW10[exp as usize] })
+        } else {
+            let text: Vec<u8> = digits.to_string().bytes().map(|b| b - b'0').collect();
+            magnitude(&text, exp)
+        };
+        match read {
+            Some(x) => match self {
+                Width::F32 => x as f32 == v as f32,
+                Width::F64 => x == v,
+            },
+            None => false,
+        }
+    }
+}
+
+/// The shortest digits that read back as `v` (finite, positive; an f32 widened when `width`
+/// is F32): `(digits, exp)` meaning `digits × 10^exp`, `digits` without trailing zeros.
+pub fn shortest(v: f64, width: Width) -> (u64, i64) {
+    // Decimal exponent of the leading digit, first guess (corrected by a step either way).
+    let mut lead = 0i64;
+    while pow10(lead) > v {
+        lead -= 1;
+    }
+    while pow10(lead + 1) <= v {
+        lead += 1;
+    }
+    // Past 10^±22 the estimate may be a step off: ⌊v·10^-lead⌋ must be one digit.
+    if lead.abs() > 20 {
+        loop {
+            match exact_candidates(v, -lead).0 {
+                0 => lead -= 1,
+                10.. => lead += 1,
+                _ => break,
+            }
+        }
+    }
+    for p in 1..=i64::from(width.max_digits()) {
+        let k = p - 1 - lead; // v·10^k has p digits before the point
+        if let Some(found) = nearest_reading_back(v, k, width) {
+            return strip(found.0, found.1);
+        }
+    }
+    // Unreachable in practice: 9 (17) correctly rounded digits always read back.
+    strip(exact_candidates(v, i64::from(width.max_digits()) - 1 - lead).0, -(i64::from(width.max_digits()) - 1 - lead))
+}
+
+/// 10^e as an f64: exact for 0 ≤ e ≤ 22, correctly rounded for -22 ≤ e < 0, an estimate
+/// beyond (where [`shortest`] checks the leading digit exactly).
+fn pow10(e: i64) -> f64 {
+    match e {
+        0..=22 => POW10[e as usize],
+        -22..=-1 => 1.0 / POW10[(-e) as usize],
+        _ => {
+            let step = if e < 0 { 0.1 } else { 10.0 };
+            (0..e.unsigned_abs().min(400)).fold(1.0f64, |x, _| x * step)
+        }
+    }
+}
+
+/// The integers next to `v·10^k` (nearest first) that read back as `v`, as `(digits, exp)`.
+fn nearest_reading_back(v: f64, k: i64, width: Width) -> Option<(u64, i64)> {
+    let (below, above_nearer) = fast_candidates(v, k).unwrap_or_else(|| exact_candidates(v, k));
+    let above = below + 1;
+    let order = if above_nearer { [above, below] } else { [below, above] };
+    order.into_iter().filter(|&d| d > 0).find(|&d| width.reads_back(d, -k, v)).map(|d| (d, -k))
+}
+
+/// `⌊v·10^k⌋` and whether the next integer up is nearer, from f64 arithmetic when that is
+/// sure to be right: one rounding of a product below 2^40 is off by less than 2^-13, so the
+/// floor is at worst one step low (the two candidates still hold the nearest) and which is
+/// nearer is decided unless the fraction is within 10^-3 of a half.
+fn fast_candidates(v: f64, k: i64) -> Option<(u64, bool)> {
+    if !(-22..=22).contains(&k) {
+        return None;
+    }
+    let scaled = if k >= 0 { v * POW10[k as usize] } else { v / POW10[(-k) as usize] };
+    if !(scaled < (1u64 << 40) as f64) {
+        return None;
+    }
+    let below = scaled.floor();
+    let frac = scaled - below;
+    if (frac - 0.5).abs() < 1e-3 {
+        return None;
+    }
+    Some((below as u64, frac > 0.5))
+}
+
+/// `⌊v·10^k⌋` exactly, and whether the next integer up is nearer (or as near).
+fn exact_candidates(v: f64, k: i64) -> (u64, bool) {
+    let bits = v.to_bits();
+    let (mant, exp2) = match (bits >> 52) as i64 {
+        0 => (bits & ((1 << 52) - 1), -1074),
+        e => ((bits & ((1 << 52) - 1)) | (1 << 52), e - 1075),
+    };
+    let mut num = Big::from_digits(&mant.to_string().bytes().map(|b| b - b'0').collect::<Vec<_>>());
+    let mut den = Big(vec![1]);
+    if exp2 >= 0 {
+        num = num.shl(exp2 as usize);
+    } else {
+        den = den.shl((-exp2) as usize);
+    }
+    if k >= 0 {
+        num = num.mul(&Big::pow10(k as u32));
+    } else {
+        den = den.mul(&Big::pow10((-k) as u32));
+    }
+    let (q, rest) = num.div_small_quotient(&den, 66);
+    // Up when 2·rest ≥ den: on an exact tie std's formatting prints the digit rounded up.
+    let twice = rest.shl(1);
+    (q as u64, !twice.less_than(&den))
+}
+
+fn strip(mut digits: u64, mut exp: i64) -> (u64, i64) {
+    while digits > 0 && digits % 10 == 0 {
+        digits /= 10;
+        exp += 1;
+    }
+    (digits, exp)
 }
 
 /// `digits × 10^exp`, rounded; `digits` nonempty, no leading or trailing zeros.
@@ -432,6 +580,101 @@ mod tests {
             let exp = (s >> 40) as i64 % 700 - 350;
             check(&format!("{digits}e{exp}"));
             check(&format!("0.{digits}"));
+        }
+    }
+
+    /// What the writer printed with std's formatting (the reference, natively).
+    fn std_text(x: f64, width: Width) -> String {
+        let s = match width {
+            Width::F32 if !(1e-5..1e16).contains(&x.abs()) && x != 0.0 => format!("{:e}", x as f32),
+            Width::F32 => format!("{}", x as f32),
+            Width::F64 if !(1e-5..1e16).contains(&x.abs()) && x != 0.0 => format!("{x:e}"),
+            Width::F64 => format!("{x}"),
+        };
+        if s.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+            s + ".0"
+        } else {
+            s
+        }
+    }
+
+    fn ours(x: f64, width: Width) -> String {
+        let n = match width {
+            Width::F32 => crate::json::Num::F32(x as f32),
+            Width::F64 => crate::json::Num::Float(x),
+        };
+        n.to_string()
+    }
+
+    #[test]
+    fn writes_what_std_writes_for_every_kind_of_float() {
+        let mut s = 0x853C49E6748FEA9Bu64;
+        let mut next = || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        for _ in 0..8_000 {
+            let bits = next();
+            let x = f64::from_bits(bits);
+            if x.is_finite() {
+                assert_eq!(ours(x, Width::F64), std_text(x, Width::F64), "f64 bits {bits:#x}");
+            }
+            let y = f32::from_bits(bits as u32);
+            if y.is_finite() {
+                assert_eq!(ours(f64::from(y), Width::F32), std_text(f64::from(y), Width::F32), "f32 bits {:#x}", bits as u32);
+            }
+        }
+        // Scores and timings as they come: short decimals, powers of ten and two, edges.
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            0.1,
+            0.7965,
+            1.0 / 3.0,
+            2.0 / 3.0,
+            1e-5,
+            9.99999e-6,
+            1e16,
+            9.999999999999998e15,
+            123456.79,
+            1e21,
+            1e22,
+            1e23,
+            5e-324,
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            0.30000000000000004,
+            100.0,
+            1234.5,
+            0.001,
+            2f64.powi(-40),
+            2f64.powi(60),
+            16777216.0,
+            16777217.0,
+            8388608.5,
+        ] {
+            for x in [x, -x] {
+                assert_eq!(ours(x, Width::F64), std_text(x, Width::F64), "f64 {x:e}");
+                let y = x as f32;
+                if y.is_finite() {
+                    assert_eq!(ours(f64::from(y), Width::F32), std_text(f64::from(y), Width::F32), "f32 {y:e}");
+                }
+            }
+        }
+        for bits in [1u32, 2, 0x0080_0000, 0x7f7f_ffff, 0x3f80_0000, 0x0000_0001] {
+            let y = f32::from_bits(bits);
+            assert_eq!(ours(f64::from(y), Width::F32), std_text(f64::from(y), Width::F32), "f32 bits {bits:#x}");
+        }
+        for k in -30..=30 {
+            let x = 10f64.powi(k);
+            assert_eq!(ours(x, Width::F64), std_text(x, Width::F64), "1e{k}");
+            let y = x as f32;
+            if y.is_finite() && y != 0.0 {
+                assert_eq!(ours(f64::from(y), Width::F32), std_text(f64::from(y), Width::F32), "f32 1e{k}");
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Writing a [`Json`] tree as text, compact or indented (see `json/mod.rs` for the rules).
 
+use super::number::{shortest, Width};
 use super::{Json, Num};
 use std::fmt::Write as _;
 
@@ -59,27 +60,34 @@ fn number(out: &mut String, n: Num) {
     let _ = write!(out, "{n}");
 }
 
-/// The shortest text that reads back as `x` (Rust's float formatting), with `.0` added when
-/// it is integral, so a float stays a float to a reader that tells them apart; very small
-/// and very large magnitudes in exponent form (`5.4e-39`, not 39 zeros).
-/// `x` is an f64, or an f32 written in its own (shorter) form.
-pub(super) fn float<T>(f: &mut std::fmt::Formatter<'_>, x: T) -> std::fmt::Result
-where
-    T: Copy + std::fmt::Display + std::fmt::LowerExp + Into<f64>,
-{
-    let wide: f64 = x.into();
-    if !wide.is_finite() {
+/// The shortest text that reads back as `x` (`number::shortest`: what Rust's `{}` and `{:e}`
+/// print), with `.0` added when it is integral, so a float stays a float to a reader that
+/// tells them apart; very small and very large magnitudes in exponent form (`5.4e-39`, not
+/// 39 zeros). `x` is an f64, or an f32 (widened) written in its own, shorter form.
+pub(super) fn float(f: &mut std::fmt::Formatter<'_>, x: f64, width: Width) -> std::fmt::Result {
+    if !x.is_finite() {
         return f.write_str("null");
     }
-    if wide != 0.0 && !(1e-5..1e16).contains(&wide.abs()) {
-        return write!(f, "{x:e}");
+    let sign = if x.is_sign_negative() { "-" } else { "" };
+    if x == 0.0 {
+        return write!(f, "{sign}0.0");
     }
-    let s = format!("{x}");
-    f.write_str(&s)?;
-    if s.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
-        f.write_str(".0")?;
+    let (digits, exp) = shortest(x.abs(), width);
+    let d = digits.to_string();
+    let n = d.len() as i64;
+    let lead = exp + n - 1; // the leading digit's power of ten
+    f.write_str(sign)?;
+    if !(1e-5..1e16).contains(&x.abs()) {
+        let rest = if n > 1 { format!(".{}", &d[1..]) } else { String::new() };
+        write!(f, "{}{rest}e{lead}", &d[..1])
+    } else if exp >= 0 {
+        write!(f, "{d}{}.0", "0".repeat(exp as usize))
+    } else if lead >= 0 {
+        let point = (lead + 1) as usize;
+        write!(f, "{}.{}", &d[..point], &d[point..])
+    } else {
+        write!(f, "0.{}{d}", "0".repeat((-lead - 1) as usize))
     }
-    Ok(())
 }
 
 /// A string literal: `"` and `\` escaped, control characters as `\n`, `\t`… or `\u00XX`;
