@@ -137,8 +137,10 @@ impl Width {
 /// The shortest digits that read back as `v` (finite, positive; an f32 widened when `width`
 /// is F32): `(digits, exp)` meaning `digits × 10^exp`, `digits` without trailing zeros.
 pub fn shortest(v: f64, width: Width) -> (u64, i64) {
-    // Decimal exponent of the leading digit, first guess (corrected by a step either way).
-    let mut lead = 0i64;
+    // Decimal exponent of the leading digit: a guess from the binary exponent (log10 2 ≈
+    // 0.30103), corrected a step at a time.
+    let exp2 = (v.to_bits() >> 52) as i64 - 1023;
+    let mut lead = exp2 * 30_103 / 100_000;
     while pow10(lead) > v {
         lead -= 1;
     }
