@@ -14,6 +14,7 @@
 //! crate. The crate's full general-category table was 41.6 kB of the browser runtime's data
 //! for these two questions; the runs are a few kB.
 
+use crate::bundle::varint::Reader;
 use std::sync::OnceLock;
 
 const OTHER: &[u8] = include_bytes!("other.bin");
@@ -25,10 +26,11 @@ struct Runs(Vec<(u32, u32)>);
 impl Runs {
     fn decode(bytes: &[u8]) -> Runs {
         let mut runs = Vec::new();
-        let (mut i, mut end) = (0usize, 0u32);
+        let mut r = Reader::new(bytes);
+        let mut end = 0u32;
         // Written by the generator below and checked by its test; a truncated pair ends
         // the table rather than panicking.
-        while let (Some(gap), Some(len)) = (varint(bytes, &mut i), varint(bytes, &mut i)) {
+        while let (Ok(gap), Ok(len)) = (r.u32(), r.u32()) {
             let first = end.saturating_add(gap);
             let last = first.saturating_add(len);
             runs.push((first, last));
@@ -42,19 +44,6 @@ impl Runs {
         // The first run starting after `c`; `c` is in the run before it, if anywhere.
         let k = self.0.partition_point(|&(first, _)| first <= c);
         k > 0 && c <= self.0[k - 1].1
-    }
-}
-
-fn varint(bytes: &[u8], i: &mut usize) -> Option<u32> {
-    let (mut v, mut shift) = (0u32, 0u32);
-    loop {
-        let b = *bytes.get(*i)?;
-        *i += 1;
-        v |= u32::from(b & 0x7f) << shift;
-        shift += 7;
-        if b < 0x80 {
-            return Some(v);
-        }
     }
 }
 
@@ -77,21 +66,11 @@ pub fn is_punctuation(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bundle::varint;
     use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
 
     fn chars() -> impl Iterator<Item = char> {
         (0..=0x10FFFFu32).filter_map(char::from_u32)
-    }
-
-    fn push_varint(out: &mut Vec<u8>, mut v: u32) {
-        loop {
-            let b = (v & 0x7f) as u8;
-            v >>= 7;
-            out.push(if v > 0 { b | 0x80 } else { b });
-            if v == 0 {
-                break;
-            }
-        }
     }
 
     /// Runs over code points (surrogates, which are not `char`s, count as Other, as the
@@ -113,8 +92,8 @@ mod tests {
             while cp < 0x10FFFF && member(cp + 1) {
                 cp += 1;
             }
-            push_varint(&mut out, first - end);
-            push_varint(&mut out, cp - first);
+            varint::put(&mut out, u64::from(first - end));
+            varint::put(&mut out, u64::from(cp - first));
             end = cp + 1;
             cp += 1;
         }

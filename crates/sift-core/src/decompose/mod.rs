@@ -16,49 +16,37 @@
 //! for 33 rare spacing marks that NFD orders by class when two stand side by side. The crate's
 //! own tables were 63 kB of the gzipped browser runtime; these are a fraction of that.
 
+use crate::bundle::varint::Reader;
 use std::sync::OnceLock;
 
 const FOLD: &[u8] = include_bytes!("fold.bin");
 const BERT: &[u8] = include_bytes!("bert.bin");
 
-/// A decoded table: code points, and where each replacement sits in `text`.
+/// A decoded table: code points, and each one's replacement (None if the generator ever
+/// wrote invalid UTF-8, which its test rules out).
 struct Table {
     chars: Vec<u32>,
-    spans: Vec<(u32, u8)>,
-    text: &'static [u8],
+    replacements: Vec<Option<&'static str>>,
 }
 
 impl Table {
     fn decode(bytes: &'static [u8]) -> Table {
-        let mut t = Table { chars: Vec::new(), spans: Vec::new(), text: bytes };
-        let (mut i, mut cp) = (0usize, 0u32);
-        while i < bytes.len() {
-            let (mut delta, mut shift) = (0u32, 0);
-            loop {
-                let b = bytes[i];
-                i += 1;
-                delta |= u32::from(b & 0x7f) << shift;
-                shift += 7;
-                if b < 0x80 {
-                    break;
-                }
-            }
-            cp += delta;
-            let len = bytes[i];
-            i += 1;
+        let mut t = Table { chars: Vec::new(), replacements: Vec::new() };
+        let mut r = Reader::new(bytes);
+        let mut cp = 0u32;
+        // Written by the generator and checked by its test; a truncated entry ends the
+        // table rather than panicking.
+        while let Ok(delta) = r.u32() {
+            let Ok(text) = r.byte().and_then(|len| r.bytes(usize::from(len))) else { break };
+            cp = cp.saturating_add(delta);
             t.chars.push(cp);
-            t.spans.push((i as u32, len));
-            i += usize::from(len);
+            t.replacements.push(std::str::from_utf8(text).ok());
         }
         t
     }
 
     fn get(&self, c: char) -> Option<&'static str> {
-        let k = self.chars.binary_search(&(c as u32)).ok()?;
-        let (start, len) = self.spans[k];
-        let bytes = &self.text[start as usize..start as usize + usize::from(len)];
-        // Written from `String`s by the generator and checked by its test.
-        std::str::from_utf8(bytes).ok()
+        self.replacements[self.chars.binary_search(&(c as u32)).ok()?]
     }
 }
 
@@ -146,15 +134,7 @@ mod tests {
             if r == c.to_string() {
                 continue;
             }
-            let mut d = c as u32 - prev;
-            loop {
-                let b = (d & 0x7f) as u8;
-                d >>= 7;
-                out.push(if d > 0 { b | 0x80 } else { b });
-                if d == 0 {
-                    break;
-                }
-            }
+            crate::bundle::varint::put(&mut out, u64::from(c as u32 - prev));
             out.push(u8::try_from(r.len()).expect("a replacement fits 255 bytes"));
             out.extend_from_slice(r.as_bytes());
             prev = c as u32;
