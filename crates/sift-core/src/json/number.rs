@@ -116,14 +116,8 @@ impl Width {
 
     /// Whether `digits × 10^exp` reads back as `v` at this width.
     fn reads_back(self, digits: u64, exp: i64, v: f64) -> bool {
-        // Clinger's fast path directly (what `magnitude` would take), else the full reader.
-        let read = if digits < 1 << 53 && (-22..=22).contains(&exp) {
-            let m = digits as f64;
-            Some(if exp < 0 { m / POW10[(-exp) as usize] } else { m * POW10[exp as usize] })
-        } else {
-            let text: Vec<u8> = digits.to_string().bytes().map(|b| b - b'0').collect();
-            magnitude(&text, exp)
-        };
+        // Clinger's fast path without writing the digits out, else the full reader.
+        let read = clinger(digits, exp).or_else(|| magnitude(&digits.to_string().bytes().map(|b| b - b'0').collect::<Vec<_>>(), exp));
         match read {
             Some(x) => match self {
                 Width::F32 => x as f32 == v as f32,
@@ -197,7 +191,7 @@ fn fast_candidates(v: f64, k: i64) -> Option<(u64, bool)> {
         return None;
     }
     let scaled = if k >= 0 { v * POW10[k as usize] } else { v / POW10[(-k) as usize] };
-    if !(scaled < (1u64 << 40) as f64) {
+    if scaled >= (1u64 << 40) as f64 {
         return None;
     }
     let below = scaled.floor();
@@ -215,7 +209,7 @@ fn exact_candidates(v: f64, k: i64) -> (u64, bool) {
         0 => (bits & ((1 << 52) - 1), -1074),
         e => ((bits & ((1 << 52) - 1)) | (1 << 52), e - 1075),
     };
-    let mut num = Big::from_digits(&mant.to_string().bytes().map(|b| b - b'0').collect::<Vec<_>>());
+    let mut num = Big(vec![mant as u32, (mant >> 32) as u32]).trimmed();
     let mut den = Big(vec![1]);
     if exp2 >= 0 {
         num = num.shl(exp2 as usize);
@@ -234,11 +228,21 @@ fn exact_candidates(v: f64, k: i64) -> (u64, bool) {
 }
 
 fn strip(mut digits: u64, mut exp: i64) -> (u64, i64) {
-    while digits > 0 && digits % 10 == 0 {
+    while digits > 0 && digits.is_multiple_of(10) {
         digits /= 10;
         exp += 1;
     }
     (digits, exp)
+}
+
+/// `m × 10^exp` by one correctly rounded f64 operation, when both are exact f64s (Clinger's
+/// fast path: `m` below 2^53, `|exp|` up to 22).
+fn clinger(m: u64, exp: i64) -> Option<f64> {
+    if m >= 1 << 53 || !(-22..=22).contains(&exp) {
+        return None;
+    }
+    let (m, p) = (m as f64, POW10[exp.unsigned_abs() as usize]);
+    Some(if exp < 0 { m / p } else { m * p })
 }
 
 /// `digits × 10^exp`, rounded; `digits` nonempty, no leading or trailing zeros.
@@ -251,10 +255,10 @@ fn magnitude(digits: &[u8], exp: i64) -> Option<f64> {
     if n + exp < -324 {
         return Some(0.0); // below half the smallest subnormal
     }
-    if n <= 15 && exp.abs() <= 22 {
-        let m = digits.iter().fold(0u64, |m, &d| m * 10 + u64::from(d)) as f64;
-        let p = POW10[exp.unsigned_abs() as usize];
-        return Some(if exp < 0 { m / p } else { m * p });
+    if n <= 15 {
+        if let Some(x) = clinger(digits.iter().fold(0u64, |m, &d| m * 10 + u64::from(d)), exp) {
+            return Some(x);
+        }
     }
     let m = Big::from_digits(digits);
     let x = if exp >= 0 {
@@ -549,14 +553,20 @@ mod tests {
         check(&format!("{}.5", "9".repeat(400)));
     }
 
+    /// A deterministic sweep (xorshift64) from `seed`, the seed itself left out.
+    fn xorshift(seed: u64) -> impl Iterator<Item = u64> {
+        std::iter::successors(Some(seed), |&s| {
+            let s = s ^ (s << 13);
+            let s = s ^ (s >> 7);
+            Some(s ^ (s << 17))
+        })
+        .skip(1)
+    }
+
     #[test]
     fn reads_every_f64_and_f32_it_writes_back_exactly() {
-        // A deterministic sweep over bit patterns (xorshift), both widths, both notations.
-        let mut s = 0x9E3779B97F4A7C15u64;
-        for _ in 0..20_000 {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
+        // Bit patterns, both widths, both notations.
+        for s in xorshift(0x9E3779B97F4A7C15).take(20_000) {
             let x = f64::from_bits(s);
             if x.is_finite() {
                 check(&format!("{x:e}"));
@@ -572,11 +582,7 @@ mod tests {
 
     #[test]
     fn digit_strings_read_as_std_reads_them() {
-        let mut s = 0x2545F4914F6CDD1Du64;
-        for _ in 0..5_000 {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
+        for s in xorshift(0x2545F4914F6CDD1D).take(5_000) {
             let len = 1 + (s % 40) as usize;
             let digits: String = (0..len).map(|i| char::from(b'0' + ((s >> (i % 60)) % 10) as u8)).collect();
             let exp = (s >> 40) as i64 % 700 - 350;
@@ -610,15 +616,7 @@ mod tests {
 
     #[test]
     fn writes_what_std_writes_for_every_kind_of_float() {
-        let mut s = 0x853C49E6748FEA9Bu64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            s
-        };
-        for _ in 0..8_000 {
-            let bits = next();
+        for bits in xorshift(0x853C49E6748FEA9B).take(8_000) {
             let x = f64::from_bits(bits);
             if x.is_finite() {
                 assert_eq!(ours(x, Width::F64), std_text(x, Width::F64), "f64 bits {bits:#x}");
