@@ -54,6 +54,14 @@ pub struct DocShardRef {
     pub first_pos: Option<u32>,
 }
 
+impl DocShardRef {
+    /// Whether this entry is a further part of the page that `prev` (the entry before it)
+    /// holds a part of.
+    pub fn continues(&self, prev: &DocShardRef) -> bool {
+        self.first_pos.is_some() && prev.first_pos.is_some() && prev.first_doc == self.first_doc
+    }
+}
+
 /// The vector set: which model made it, and where its vectors are.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VectorsRef {
@@ -177,10 +185,9 @@ impl Manifest {
         let mut next_doc = 0u32;
         let mut prev: Option<&DocShardRef> = None;
         for d in &self.doc_shards {
-            match (prev, d.first_pos) {
-                // A further part of the page the previous entry is a part of.
-                (Some(p), Some(pos)) if p.first_pos.is_some() && p.first_doc == d.first_doc => {
-                    if p.first_pos.is_some_and(|q| q >= pos) || d.docs != 1 {
+            match prev {
+                Some(p) if d.continues(p) => {
+                    if p.first_pos >= d.first_pos || d.docs != 1 {
                         return Err(SiftError::corrupt("manifest doc shard parts are not in order"));
                     }
                 }
@@ -247,9 +254,11 @@ impl ShardRef {
     }
 
     fn members(&self) -> Vec<(&'static str, Json, bool)> {
-        let check = self.check.unwrap_or(FileCheck { bytes: 0, crc32: 0 });
-        let listed = self.check.is_some();
-        vec![("file", Json::from(&self.file), true), ("bytes", Json::from(check.bytes), listed), ("crc32", Json::from(check.crc32), listed)]
+        let mut m = vec![("file", Json::from(&self.file), true)];
+        if let Some(c) = self.check {
+            m.extend([("bytes", Json::from(c.bytes), true), ("crc32", Json::from(c.crc32), true)]);
+        }
+        m
     }
 }
 
@@ -437,11 +446,8 @@ fn doc_store_from_json(v: &Json) -> Result<(String, Vec<DocShardRef>), String> {
 }
 
 fn doc_store_to_json(files: &str, shards: &[DocShardRef]) -> Json {
-    let mut docs = Vec::with_capacity(shards.len());
-    for (i, d) in shards.iter().enumerate() {
-        let further_part = i > 0 && d.first_pos.is_some() && shards[i - 1].first_pos.is_some() && shards[i - 1].first_doc == d.first_doc;
-        docs.push(Json::from(if further_part { 0 } else { d.docs }));
-    }
+    let docs =
+        (0..shards.len()).map(|i| Json::from(if i > 0 && shards[i].continues(&shards[i - 1]) { 0 } else { shards[i].docs })).collect();
     let first_pos = shards.iter().map(|d| d.first_pos.map_or(Json::Null, Json::from)).collect();
     Json::obj([("files", Json::from(files)), ("docs", Json::Arr(docs)), ("first_pos", Json::Arr(first_pos))])
 }

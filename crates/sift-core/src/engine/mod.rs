@@ -443,7 +443,7 @@ impl Engine {
     fn doc_part_end(&self, shard: usize) -> Option<u32> {
         let this = self.manifest.doc_shards.get(shard)?;
         let next = self.manifest.doc_shards.get(shard + 1)?;
-        (this.first_pos.is_some() && next.first_doc == this.first_doc).then_some(next.first_pos?)
+        next.continues(this).then_some(next.first_pos?)
     }
 }
 
