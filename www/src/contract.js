@@ -10,6 +10,7 @@ export const LIMITS = Object.freeze({
   maxOffset: 10000, // largest offset
   maxMultiQueries: 30, // queries of one multi_search
   maxHostRounds: 16, // rounds of the host loop before giving up
+  maxShardPayload: 536870912, // bytes a shard's payload may inflate to
 });
 
 /** Every error code: its HTTP status (4xx: the caller's fault) and meaning. */

@@ -105,20 +105,66 @@ export async function fetchBytes(fetchImpl, url, what) {
   return new Uint8Array(await res.arrayBuffer());
 }
 
+const HEADER = 16; // a shard file's header: magic, version, kind, codec, payload length, CRC
+
+/**
+ * The payload of a deflated shard file, inflated with the platform's DecompressionStream
+ * (the browser engine carries no inflater of its own; it checks what this returns against
+ * the shard's header: length and CRC-32). Undefined for a stored shard, for bytes that are
+ * no shard at all and for a stream that does not inflate within the length its header
+ * claims (so a corrupt or hostile stream cannot fill memory): the engine then checks the
+ * file and says what is wrong with it, as it would have with an inflater of its own.
+ */
+export async function inflatedPayload(bytes) {
+  if (bytes.length < HEADER || bytes[7] !== 1) return undefined;
+  const claimed = new DataView(bytes.buffer, bytes.byteOffset + 8, 4).getUint32(0, true);
+  if (claimed > LIMITS.maxShardPayload) return undefined;
+  const chunks = [];
+  let at = 0;
+  try {
+    const stream = new Blob([bytes.subarray(HEADER)]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (at + value.length > claimed) {
+        await reader.cancel();
+        return undefined;
+      }
+      chunks.push(value);
+      at += value.length;
+    }
+  } catch (_) {
+    return undefined; // not a deflate stream
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(at); // a short payload fails the engine's check
+  let to = 0;
+  for (const c of chunks) {
+    out.set(c, to);
+    to += c.length;
+  }
+  return out;
+}
+
 /**
  * The host loop: `call()` returns the engine's answer as JSON text, `{done}` or
- * `{need: [files]}`; needed files are fetched by `shardBytes(file)` (in parallel), handed
- * to `addShard(file, bytes)` unless `isLoaded(file)`, and the call is repeated.
+ * `{need: [files]}`; needed files are fetched by `shardBytes(file)` (in parallel), their
+ * payloads inflated, handed to `addShard(file, bytes, payload)` unless `isLoaded(file)`,
+ * and the call is repeated.
  */
 export async function drive(call, { shardBytes, isLoaded, addShard }) {
   for (let round = 0; round < LIMITS.maxHostRounds; round++) {
     const step = JSON.parse(call());
     if (step.need === undefined) return step.done;
     const files = step.need;
-    const bytes = await Promise.all(files.map((f) => shardBytes(f)));
-    files.forEach((f, i) => {
-      if (!isLoaded(f)) addShard(f, bytes[i]);
-    });
+    const shards = await Promise.all(files.map(async (f) => {
+      const bytes = await shardBytes(f);
+      return { f, bytes, payload: isLoaded(f) ? undefined : await inflatedPayload(bytes) };
+    }));
+    for (const { f, bytes, payload } of shards) {
+      if (!isLoaded(f)) addShard(f, bytes, payload);
+    }
   }
   throw new SiftError("internal", "the engine kept asking for shards");
 }

@@ -6,7 +6,7 @@
 // and the engine is rebuilt on the next call, so one bad moment never freezes a search box.
 
 import initCore, { SiftEngine, memoryBytes as coreMemoryBytes } from "./sift_wasm.js";
-import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, fetchBytes, drive } from "./host.js";
+import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, fetchBytes, drive, inflatedPayload } from "./host.js";
 import { LIMITS, ERRORS, statusOf, isClientError } from "./contract.js";
 
 // Everything a surface needs comes from here (one module: the built sift.js is one file).
@@ -281,7 +281,7 @@ export class Sift {
     return drive(() => this.#call(() => call(slot.engine), slot), {
       shardBytes: (f) => this.#shard(f),
       isLoaded: (f) => slot.engine.isLoaded(f),
-      addShard: (f, bytes) => this.#call(() => slot.engine.addShard(f, bytes), slot),
+      addShard: (f, bytes, payload) => this.#call(() => slot.engine.addShard(f, bytes, payload), slot),
     });
   }
 
@@ -303,7 +303,8 @@ export class Sift {
       if (files.length === 0) return this.#call(() => this.#engine.allFiles()).length;
       await Promise.all(files.map(async (f) => {
         const b = await this.#shard(f);
-        if (!this.#engine.isLoaded(f)) this.#call(() => this.#engine.addShard(f, b));
+        const payload = await inflatedPayload(b);
+        if (!this.#engine.isLoaded(f)) this.#call(() => this.#engine.addShard(f, b, payload));
       }));
     }
   }

@@ -484,6 +484,7 @@ pub fn js_module() -> String {
         ("maxOffset", MAX_OFFSET, "largest offset"),
         ("maxMultiQueries", MAX_MULTI_QUERIES, "queries of one multi_search"),
         ("maxHostRounds", MAX_HOST_ROUNDS, "rounds of the host loop before giving up"),
+        ("maxShardPayload", crate::bundle::MAX_SHARD_PAYLOAD, "bytes a shard's payload may inflate to"),
     ];
     s.push_str("/** The contract's limits. */\nexport const LIMITS = Object.freeze({\n");
     for (name, v, what) in limits {

@@ -67,10 +67,13 @@ impl SiftEngine {
         self.engine.is_loaded(file)
     }
 
-    /// Hand the engine a shard's bytes; checked (magic, kind, length, CRC) before use.
+    /// Hand the engine a shard file's bytes, and — for a deflated shard — its payload
+    /// inflated by the host (this engine has no inflater: `host.js` uses the platform's
+    /// `DecompressionStream`). Checked before use: the file against the manifest (size,
+    /// CRC), its header (magic, version, kind), the payload against the header (length, CRC).
     #[wasm_bindgen(js_name = addShard)]
-    pub fn add_shard(&mut self, file: &str, bytes: &[u8]) -> Result<(), JsValue> {
-        self.engine.add_shard(file, bytes).map_err(|e| err_js(&e))
+    pub fn add_shard(&mut self, file: &str, bytes: &[u8], payload: Option<Vec<u8>>) -> Result<(), JsValue> {
+        self.engine.add_shard_inflated(file, bytes, payload).map_err(|e| err_js(&e))
     }
 
     #[wasm_bindgen(js_name = hasVectors)]

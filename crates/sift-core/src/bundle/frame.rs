@@ -100,6 +100,21 @@ pub fn encode_shard(kind: ShardKind, payload: &[u8], version: u16) -> Vec<u8> {
 /// Verify and unframe a shard file. `expected` is the manifest's entry for it, `version` the
 /// bundle's format version (every shard carries its bundle's).
 pub fn decode_shard(bytes: &[u8], kind: ShardKind, expected: &ShardRef, version: u16) -> Result<Vec<u8>, SiftError> {
+    decode_shard_with(bytes, None, kind, expected, version)
+}
+
+/// [`decode_shard`], with the payload of a deflated shard already inflated by the host
+/// (`inflated`): the browser engine carries no inflater (6 kB of gzipped wasm) and leaves
+/// it to the platform's `DecompressionStream`. The file is checked as always (its size and
+/// checksum against the manifest, its header), and the host's payload against the header
+/// (length and CRC-32), so a host cannot hand the engine anything the file does not hold.
+pub fn decode_shard_with(
+    bytes: &[u8],
+    inflated: Option<Vec<u8>>,
+    kind: ShardKind,
+    expected: &ShardRef,
+    version: u16,
+) -> Result<Vec<u8>, SiftError> {
     let name = &expected.file;
     // Without a listed size and checksum (format 5's doc shards), the payload's own
     // checksum below still refuses any change to the file.
@@ -135,16 +150,32 @@ pub fn decode_shard(bytes: &[u8], kind: ShardKind, expected: &ShardRef, version:
         return Err(SiftError::corrupt(format!("shard {name} claims an implausible size")));
     }
     let body = &bytes[HEADER_LEN..];
-    let payload = match bytes[7] {
-        0 => body.to_vec(),
-        1 => miniz_oxide::inflate::decompress_to_vec_with_limit(body, raw_len)
-            .map_err(|_| SiftError::corrupt(format!("shard {name} does not decompress (corrupt)")))?,
-        c => return Err(SiftError::corrupt(format!("shard {name} uses unknown codec {c}"))),
+    let payload = match (bytes[7], inflated) {
+        (0, _) => body.to_vec(),
+        (1, Some(payload)) => payload,
+        (1, None) => inflate(body, raw_len, name)?,
+        (c, _) => return Err(SiftError::corrupt(format!("shard {name} uses unknown codec {c}"))),
     };
     if payload.len() != raw_len || crate::bundle::crc32::crc32(&payload) != crc {
         return Err(SiftError::corrupt(format!("shard {name} fails its payload checksum (corrupt)")));
     }
     Ok(payload)
+}
+
+/// A deflate stream's content, at most `limit` bytes.
+#[cfg(feature = "inflate")]
+fn inflate(body: &[u8], limit: usize, name: &str) -> Result<Vec<u8>, SiftError> {
+    miniz_oxide::inflate::decompress_to_vec_with_limit(body, limit)
+        .map_err(|_| SiftError::corrupt(format!("shard {name} does not decompress (corrupt)")))
+}
+
+/// Without the `inflate` feature the host inflates (`decode_shard_with`): a deflated shard
+/// it gives no payload for did not inflate there.
+#[cfg(not(feature = "inflate"))]
+fn inflate(_body: &[u8], _limit: usize, name: &str) -> Result<Vec<u8>, SiftError> {
+    Err(SiftError::corrupt(format!(
+        "shard {name} does not decompress (corrupt; or its host gave no inflated payload, which this runtime needs)"
+    )))
 }
 
 #[cfg(test)]
@@ -162,6 +193,22 @@ mod tests {
         let payload = b"hello hello hello hello".repeat(10);
         let (b, r) = framed(&payload);
         assert_eq!(decode_shard(&b, ShardKind::Terms, &r, FORMAT_VERSION).unwrap(), payload);
+    }
+
+    #[test]
+    fn a_payload_the_host_inflated_is_checked_against_the_header() {
+        let payload = b"inflated by the host, checked by the engine ".repeat(8);
+        let (b, r) = framed(&payload);
+        let with = |p: Vec<u8>| decode_shard_with(&b, Some(p), ShardKind::Terms, &r, FORMAT_VERSION);
+        assert_eq!(with(payload.clone()).unwrap(), payload);
+        let mut other = payload.clone();
+        other[5] ^= 1;
+        assert!(with(other).unwrap_err().message.contains("payload checksum"), "a changed byte");
+        assert!(with(payload[1..].to_vec()).is_err(), "a short payload");
+        // The file itself is still checked against the manifest, whatever the host says.
+        let mut c = b.clone();
+        c[20] ^= 1;
+        assert!(decode_shard_with(&c, Some(payload.clone()), ShardKind::Terms, &r, FORMAT_VERSION).is_err());
     }
 
     #[test]

@@ -36,5 +36,5 @@ pub mod varint;
 pub mod vectors;
 pub mod vindex;
 
-pub use frame::{decode_shard, encode_shard, ShardKind, FORMAT_VERSION, MAGIC, MAX_SHARD_PAYLOAD};
+pub use frame::{decode_shard, decode_shard_with, encode_shard, ShardKind, FORMAT_VERSION, MAGIC, MAX_SHARD_PAYLOAD};
 pub use manifest::{doc_file, DocShardRef, FileCheck, KeyRangeShardRef, Manifest, ShardRef, VectorsRef, MANIFEST_FILE, MANIFEST_MAGIC};

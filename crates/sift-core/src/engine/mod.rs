@@ -221,6 +221,14 @@ impl Engine {
 
     /// Verify and decode a shard file. A bad shard is refused and not kept.
     pub fn add_shard(&mut self, file: &str, bytes: &[u8]) -> Result<(), SiftError> {
+        self.add_shard_inflated(file, bytes, None)
+    }
+
+    /// [`Engine::add_shard`] with the payload of a deflated shard inflated by the host
+    /// (`payload`: the browser's `DecompressionStream`; the engine checks it against the
+    /// shard's header). A runtime built without the `inflate` feature needs it for every
+    /// deflated shard.
+    pub fn add_shard_inflated(&mut self, file: &str, bytes: &[u8], payload: Option<Vec<u8>>) -> Result<(), SiftError> {
         let &id = self.by_file.get(file).ok_or_else(|| SiftError::corrupt(format!("{file} is not a shard of this bundle")))?;
         let n = self.manifest.doc_count;
         let kind = match id {
@@ -237,7 +245,7 @@ impl Engine {
             ShardId::EncoderVocab(_) => ShardKind::EncoderVocab,
             ShardId::EncoderRows(_) => ShardKind::EncoderRows,
         };
-        let payload = bundle::decode_shard(bytes, kind, self.shard_ref(id), self.manifest.format_version)?;
+        let payload = bundle::decode_shard_with(bytes, payload, kind, self.shard_ref(id), self.manifest.format_version)?;
         let dim = self.manifest.vectors.as_ref().map_or(0, |v| v.dim as usize);
         let chunks = self.manifest.vectors.as_ref().map_or(0, |v| v.chunks);
         let wrong_dim = |what: &str, got: usize| SiftError::corrupt(format!("{what} {file} has {got} dimensions, the manifest says {dim}"));

@@ -1,0 +1,95 @@
+// The host's half of reading a shard: the browser engine has no inflater, so `host.js`
+// inflates deflated payloads with the platform's DecompressionStream and the engine checks
+// them against the shard's header. Over the frozen format-5 bundle, with the npm package's
+// wasm engine (www/dist).
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+import { test } from "node:test";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Sift, SiftError } from "../../www/dist/sift.js";
+import { inflatedPayload } from "../../www/src/host.js";
+import { ROOT } from "../support.mjs";
+
+const BUNDLE = path.join(ROOT, "tests/frozen/v5/bundle");
+const ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v5/answers.json"), "utf8"));
+const wasmUrl = new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm")));
+
+/** Bundle files from disk; `damage(name, bytes)` may change a file on its way. */
+const fetchFrom = (damage = (_, b) => b) => async (url) => {
+  const file = fileURLToPath(url);
+  try {
+    return new Response(damage(path.basename(file), new Uint8Array(fs.readFileSync(file))));
+  } catch (_) {
+    return new Response("not found", { status: 404 });
+  }
+};
+
+/** A shard file: the 16-byte header (kind 1, codec, payload length, a CRC the engine would check) and a body. */
+function shard(codec, payloadLength, body) {
+  const head = Buffer.alloc(16);
+  head.write("SIFT", 0);
+  head.writeUInt16LE(5, 4);
+  head[6] = 1;
+  head[7] = codec;
+  head.writeUInt32LE(payloadLength, 8);
+  return new Uint8Array(Buffer.concat([head, body]));
+}
+
+test("a deflated shard's payload is inflated by the platform, exactly as zlib reads it", async () => {
+  const file = fs.readdirSync(BUNDLE).find((f) => f.startsWith("t-"));
+  const bytes = new Uint8Array(fs.readFileSync(path.join(BUNDLE, file)));
+  assert.equal(bytes[7], 1, "bundles deflate their shards");
+  const got = await inflatedPayload(bytes);
+  assert.deepEqual(Buffer.from(got), zlib.inflateRawSync(bytes.subarray(16)));
+  assert.equal(got.length, new DataView(bytes.buffer, bytes.byteOffset).getUint32(8, true));
+});
+
+test("a stored shard, bytes that are no shard and streams that are not deflate get no payload", async () => {
+  const text = Buffer.from("stored as it is ".repeat(20));
+  assert.equal(await inflatedPayload(shard(0, text.length, text)), undefined, "stored");
+  assert.equal(await inflatedPayload(new Uint8Array([1, 2, 3])), undefined, "too short for a header");
+  assert.equal(await inflatedPayload(shard(1, 100, Buffer.from("not a deflate stream at all"))), undefined, "garbage");
+  const deflated = zlib.deflateRawSync(text);
+  assert.equal(await inflatedPayload(shard(1, text.length, deflated.subarray(0, deflated.length - 4))), undefined, "truncated");
+});
+
+test("a stream inflating past the length its header claims is cut off, not read into memory", async () => {
+  const big = zlib.deflateRawSync(Buffer.alloc(4 << 20)); // 4 MB of zeros in a few kB
+  assert.equal(await inflatedPayload(shard(1, 1000, big)), undefined);
+  const ok = await inflatedPayload(shard(1, 4 << 20, big));
+  assert.equal(ok.length, 4 << 20);
+});
+
+test("the engine answers from host-inflated shards as the frozen bundle recorded", async () => {
+  const sift = await Sift.load(pathToFileURL(BUNDLE + "/").href, { fetch: fetchFrom(), wasmUrl, semantic: false });
+  // The answers recorded by words alone (this page has semantic search off).
+  const lexical = ANSWERS.filter(({ request, answer }) => typeof request.query === "string" && answer?.search_type === "lexical");
+  assert.ok(lexical.length >= 4, `only ${lexical.length} lexical answers recorded`);
+  for (const { request, answer } of lexical) {
+    const got = await sift.search(request);
+    const brief = (r) => r.results.map((x) => [x.id, x.score, x.snippet]);
+    assert.deepEqual(brief(got), brief(answer), JSON.stringify(request));
+  }
+  assert.ok(sift.stats.shardsFetched > 3, "the answers came from shards read through the host");
+});
+
+test("a doc shard whose deflate stream is damaged is refused as corrupt, with its name", async () => {
+  // Doc shards (format 5) carry no manifest checksum: what refuses a damaged one is that it
+  // does not inflate, or that its payload fails the header's CRC.
+  const damage = (name, b) => {
+    if (!name.startsWith("d-")) return b;
+    const c = b.slice();
+    for (let i = 20; i < c.length; i += 7) c[i] ^= 0x5a;
+    return c;
+  };
+  const sift = await Sift.load(pathToFileURL(BUNDLE + "/").href, { fetch: fetchFrom(damage), wasmUrl, semantic: false });
+  await assert.rejects(sift.search({ query: "cache", mode: "lexical" }), (e) => {
+    assert.ok(e instanceof SiftError);
+    assert.equal(e.code, "bundle_corrupt");
+    assert.match(e.message, /shard d-[0-9a-f]+-\d+\.bin (does not decompress|fails its payload checksum)/);
+    return true;
+  });
+});
