@@ -15,8 +15,10 @@ DIR="$OUT/unpacked"
 rm -rf "$DIR"
 mkdir -p "$DIR"
 cp www/extension/*.json www/extension/*.js www/extension/*.html www/extension/*.css "$DIR/"
-# The runtime: the engine core only (the extension searches keywords offline; no model).
-cp www/dist/sift.js www/dist/sift-search.js www/dist/sift_wasm_bg.wasm "$DIR/"
+# The runtime: the engine core only, no model. The popup's box has semantic search off (the
+# keyword engine); the address bar and the bundle check use the lean one (the bundle's
+# static encoder answers by meaning, offline).
+cp www/dist/sift.js www/dist/sift-search.js www/dist/sift_wasm_bg.wasm www/dist/sift_wasm_keyword_bg.wasm "$DIR/"
 # With the embedding model installed, the sample bundle carries vectors and its static query
 # encoder: semantic search offline, no model in the extension.
 EMBED=(--no-embedder)

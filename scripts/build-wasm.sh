@@ -2,6 +2,8 @@
 # Build the browser/worker runtime into www/dist/:
 #   sift_wasm*           the engine core with the static query encoder (cargo + wasm-bindgen,
 #                        profile wasm-release, wasm-opt -Oz): what a search box loads
+#   sift_wasm_keyword*   the same without the semantic half: what a page with semantic
+#                        search off loads (its glue is sift_wasm.js's, checked below)
 #   sift_wasm_full*      the same with per-result explain, multiSearch and related: workers, MCP, and
 #                        pages the first time they ask for either
 #   sift_embed_wasm*     the full-model query embedder (tract, wasm SIMD, wasm-pack), loaded
@@ -37,9 +39,9 @@ OPT_FEATURES=(--enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-
 # Without nightly (or with SIFT_WASM_STABLE=1) it is built on stable: the same engine, larger.
 SIZE_BUILD=0
 if sift_has_size_toolchain; then SIZE_BUILD=1; fi
-engine() { # name, cargo target dir, cargo feature args...
-  local name="$1" target="$2" wasm
-  shift 2
+engine() { # name, wasm-bindgen out-name, cargo target dir, cargo feature args...
+  local name="$1" glue="$2" target="$3" wasm
+  shift 3
   if [ "$SIZE_BUILD" = 1 ] && CARGO_TARGET_DIR="$target/size" RUSTFLAGS="-Zunstable-options -Cpanic=immediate-abort" \
     cargo +nightly build --quiet --lib -p sift-wasm --target wasm32-unknown-unknown --profile wasm-release \
     -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size "$@"; then
@@ -49,14 +51,26 @@ engine() { # name, cargo target dir, cargo feature args...
     CARGO_TARGET_DIR="$target" cargo build --quiet --lib -p sift-wasm --target wasm32-unknown-unknown --profile wasm-release "$@"
     wasm="$target/wasm32-unknown-unknown/wasm-release/sift_wasm.wasm"
   fi
-  wasm-bindgen --target web --typescript --out-name "$name" --out-dir "$WORK/core" "$wasm"
-  "$WASM_OPT" -Oz "${OPT_FEATURES[@]}" --strip-debug --strip-producers "$WORK/core/${name}_bg.wasm" -o "$DIST/${name}_bg.wasm"
-  cp "$WORK/core/$name.js" "$WORK/core/$name.d.ts" "$DIST/"
+  # The out-name names the wasm's import module too, so an engine that shares another's glue
+  # is bound under that one's name (in a folder of its own) and only its file is renamed.
+  mkdir -p "$WORK/core/$name"
+  wasm-bindgen --target web --typescript --out-name "$glue" --out-dir "$WORK/core/$name" "$wasm"
+  "$WASM_OPT" -Oz "${OPT_FEATURES[@]}" --strip-debug --strip-producers "$WORK/core/$name/${glue}_bg.wasm" -o "$DIST/${name}_bg.wasm"
+  cp "$WORK/core/$name/$glue.js" "$DIST/$name.js"
+  cp "$WORK/core/$name/$glue.d.ts" "$DIST/$name.d.ts"
 }
 echo "build-wasm: engine core (lean, for search boxes)"
-engine sift_wasm "$CARGO_TARGET_DIR"
+engine sift_wasm sift_wasm "$CARGO_TARGET_DIR" --features semantic
+echo "build-wasm: engine core (keyword: semantic search off)"
+engine sift_wasm_keyword sift_wasm "$CARGO_TARGET_DIR/wasm-keyword"
 echo "build-wasm: engine core (full: explain, multiSearch, related)"
-engine sift_wasm_full "$CARGO_TARGET_DIR/wasm-full" --features full
+engine sift_wasm_full sift_wasm_full "$CARGO_TARGET_DIR/wasm-full" --features full
+# sift.js instantiates the keyword engine with the glue it bundles (sift_wasm.js's): the two
+# must export the same API, so their glue must be the same file.
+if ! cmp -s "$DIST/sift_wasm_keyword.js" "$DIST/sift_wasm.js"; then
+  echo "build-wasm: error: the keyword engine's glue differs from the lean one's (their exported APIs must match)" >&2
+  exit 1
+fi
 
 if [ "${SIFT_SKIP_EMBED_WASM:-}" != 1 ]; then
   echo "build-wasm: full-model query embedder (tract + wasm SIMD; the first build takes several minutes)"

@@ -178,7 +178,9 @@ test("the JS API: search, multiSearch, explain, getDocument, related and errors 
   const r = await page.evaluate(async () => {
     const { Sift } = await import("/sift.js");
     const fullFetched = () => performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/sift_wasm_full_bg.wasm")).length;
+    const fetched = (file) => performance.getEntriesByType("resource").filter((e) => e.name.endsWith(`/${file}`)).length;
     const s = await Sift.load("/_sift/", { semantic: false });
+    const keywordRuntime = fetched("sift_wasm_keyword_bg.wasm");
     const res = await s.search({ query: "cache", limit: 2 });
     const fullBefore = fullFetched();
     const multi = await s.multiSearch({ queries: [{ query: "cache" }, { query: "deploy" }], limit: 5 });
@@ -204,7 +206,7 @@ test("the JS API: search, multiSearch, explain, getDocument, related and errors 
     return {
       first: res.results[0].id, total: res.total, multi: multi.results.length, docTitle: doc.title, hasSp: "sp" in doc,
       related: rel.results.map((x) => x.id), missingDoc: await s.getDocument("nope"), errs, stats: s.stats,
-      fullBefore, fullAfter, explained: explained.results[0].explain, explainedFirst: explained.results[0].id,
+      fullBefore, fullAfter, explained: explained.results[0].explain, explainedFirst: explained.results[0].id, keywordRuntime,
     };
   });
   assert.equal(r.first, "reference/cache.md");
@@ -221,8 +223,10 @@ test("the JS API: search, multiSearch, explain, getDocument, related and errors 
     relatedMissing: "SiftError:not_found",
   });
   assert.ok(r.stats.shardsFetched >= 3);
-  // The lean runtime answers searches; the full one (explain, multiSearch) is fetched once,
-  // on the first call that needs it.
+  // With semantic search off the keyword engine answers searches (the lean one's semantic
+  // half left out); the full one (explain, multiSearch) is fetched once, on the first call
+  // that needs it.
+  assert.equal(r.keywordRuntime, 1, "semantic: false loads the keyword engine");
   assert.equal(r.fullBefore, 0, "a plain search does not load the full runtime");
   assert.equal(r.fullAfter, 1, "multiSearch and explain load it once");
   assert.equal(r.explainedFirst, "reference/cache.md");

@@ -56,7 +56,8 @@ test("the wasm engine agrees with the naive reference and the native engine on t
   ensureSample();
   const { tolerance, cases } = JSON.parse(fs.readFileSync(CASES, "utf8"));
   assert.ok(cases.length >= 40, `expected the 40-case sample, found ${cases.length}`);
-  const wasmUrl = new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm")));
+  // Semantic search off: the keyword engine (the lean one without its semantic half).
+  const wasmUrl = new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm")));
   let requests = 0;
   for (const c of cases) {
     const base = pathToFileURL(path.join(SAMPLE, c.dir) + "/").href;

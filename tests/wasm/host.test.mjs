@@ -15,7 +15,8 @@ import { ROOT } from "../support.mjs";
 
 const BUNDLE = path.join(ROOT, "tests/frozen/v5/bundle");
 const ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v5/answers.json"), "utf8"));
-const wasmUrl = new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm")));
+// Semantic search off below: the keyword engine.
+const wasmUrl = new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm")));
 
 /** Bundle files from disk; `damage(name, bytes)` may change a file on its way. */
 const fetchFrom = (damage = (_, b) => b) => async (url) => {

@@ -69,7 +69,8 @@ async function download(id, base) {
     fetched.set(url, await res.clone().arrayBuffer());
     return res;
   };
-  const sift = await Sift.load(base, { fetch: probeFetch, semantic: false });
+  // The lean runtime (the one the extension ships) reads every shard, the semantic ones too.
+  const sift = await Sift.load(base, { fetch: probeFetch, semantic: false, runtime: "lean" });
   await sift.preload();
   const tmpName = `${cacheName(id)}:incoming`;
   await caches.delete(tmpName);

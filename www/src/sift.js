@@ -12,11 +12,28 @@ import { LIMITS, ERRORS, statusOf, isClientError } from "./contract.js";
 // Everything a surface needs comes from here (one module: the built sift.js is one file).
 export { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, LIMITS, ERRORS, statusOf, isClientError };
 
-// Two builds of the engine: the lean one (what a search box needs) and the full one (also
-// per-result `explain`, `multiSearch` and `related`), which workers load at once and pages only the
-// first time they ask for either. A glue module is wasm-bindgen's JS for one of them.
-const leanGlue = { default: initCore, SiftEngine, memoryBytes: coreMemoryBytes };
-const runtimes = new Map(); // "lean|full" + wasm URL (or "default") → Promise<glue>: one instance per page
+// Three builds of the engine, one wasm-bindgen glue each: the keyword engine (a page with
+// semantic search off: no semantic half, 20 kB of gzip fewer), the lean one (what a search
+// box needs, hybrid with the bundle's static encoder) and the full one (also per-result
+// `explain`, `multiSearch` and `related`), which workers load at once and pages only the
+// first time they ask for one of them. The keyword and lean engines export the same API,
+// so their glue is the same code (scripts/build-wasm.sh checks it): the copy bundled into
+// this file serves whichever of the two a page loads first, and a page that loads the
+// other one too imports that one's own copy (one glue module, one wasm instance).
+const bundledGlue = { default: initCore, SiftEngine, memoryBytes: coreMemoryBytes };
+let bundledGlueKind = null;
+const runtimes = new Map(); // kind + wasm URL (or "default") → Promise<glue>: one instance per page
+
+function glueOf(kind) {
+  if (kind === "full") return import("./sift_wasm_full.js");
+  if (bundledGlueKind === null || bundledGlueKind === kind) {
+    bundledGlueKind = kind;
+    return Promise.resolve(bundledGlue);
+  }
+  // Not a literal: the bundler must leave this import to run time.
+  const glue = kind === "keyword" ? "./sift_wasm_keyword.js" : "./sift_wasm.js";
+  return import(new URL(glue, import.meta.url).href);
+}
 
 function runtime(kind, wasmUrl, fetchImpl) {
   const key = `${kind}|${wasmUrl ? String(wasmUrl) : "default"}`;
@@ -24,9 +41,10 @@ function runtime(kind, wasmUrl, fetchImpl) {
     let input;
     if (wasmUrl instanceof WebAssembly.Module) input = { module_or_path: wasmUrl };
     else if (wasmUrl) input = { module_or_path: fetchImpl(String(wasmUrl)) };
-    else input = undefined;
-    const glue = kind === "full" ? import("./sift_wasm_full.js") : Promise.resolve(leanGlue);
-    const p = glue.then(async (g) => {
+    // The keyword engine shares the lean one's glue, whose default wasm file is the lean one.
+    else if (kind === "keyword") input = { module_or_path: new URL("./sift_wasm_keyword_bg.wasm", import.meta.url) };
+    else input = undefined; // the glue's own default: its wasm file beside it
+    const p = glueOf(kind).then(async (g) => {
       await g.default(input);
       return g;
     }).catch((e) => {
@@ -46,11 +64,12 @@ const today = () => Math.floor(Date.now() / 86400000);
  *   base      — URL of the bundle folder (default "/_sift/")
  *   options.fetch      — fetch implementation (workers pass their assets binding)
  *   options.runtime    — "lean" (default: what a search box needs; the full runtime is loaded
- *                        the first time a call asks for `explain`, `multiSearch` or `related`) or "full"
- *                        (workers and APIs: everything in one engine)
- *   options.wasmUrl    — where the runtime's wasm is (sift_wasm_bg.wasm, or with runtime
- *                        "full" sift_wasm_full_bg.wasm; default: beside this file), or a
- *                        WebAssembly.Module
+ *                        the first time a call asks for `explain`, `multiSearch` or `related`),
+ *                        "keyword" (the default with semantic: false: the lean engine without
+ *                        its semantic half) or "full" (workers and APIs: everything in one engine)
+ *   options.wasmUrl    — where the runtime's wasm is (sift_wasm_bg.wasm; sift_wasm_keyword_bg.wasm
+ *                        or sift_wasm_full_bg.wasm for those runtimes; default: beside this
+ *                        file), or a WebAssembly.Module
  *   options.fullWasmUrl — where sift_wasm_full_bg.wasm is for a lean page's first `explain`
  *                        or `multiSearch` (default: beside this file), or a WebAssembly.Module
  *   options.semantic   — false turns semantic search off; default on when the bundle has vectors
@@ -79,7 +98,7 @@ export class Sift {
   #facts; // from the manifest, which never changes: read once
   stats = { shardsFetched: 0, bytesFetched: 0 };
 
-  constructor(base, fetchImpl, opts, manifestBytes, glue = leanGlue) {
+  constructor(base, fetchImpl, opts, manifestBytes, glue = bundledGlue) {
     this.#base = base;
     this.#fetch = fetchImpl;
     this.#opts = opts;
@@ -91,7 +110,7 @@ export class Sift {
       filterFields: m.filter_fields ?? [],
       vectors: m.vectors ? { model: m.vectors.model, dim: m.vectors.dim } : null,
     };
-    const wantsSemantic = opts.semantic !== false && this.#engine.hasVectors();
+    const wantsSemantic = opts.semantic !== false && opts.runtime !== "keyword" && this.#engine.hasVectors();
     // The bundle's static encoder embeds queries (no download) unless the page asks for the
     // model, or the bundle has vectors but no encoder (format 1).
     const useModel = opts.embedder === "model" || typeof opts.embedder === "function" || !this.#engine.hasQueryEncoder();
@@ -101,13 +120,17 @@ export class Sift {
   static async load(base = "/_sift/", options = {}) {
     const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
     const url = bundleBase(base);
-    if (options.runtime !== undefined && options.runtime !== "lean" && options.runtime !== "full") {
-      throw new SiftError("invalid_request", `options.runtime is "lean" or "full", not ${JSON.stringify(options.runtime)}`);
+    if (options.runtime !== undefined && !["keyword", "lean", "full"].includes(options.runtime)) {
+      throw new SiftError("invalid_request", `options.runtime is "keyword", "lean" or "full", not ${JSON.stringify(options.runtime)}`);
     }
+    if (options.runtime === "keyword" && options.semantic === true) {
+      throw new SiftError("invalid_request", 'options.runtime "keyword" has no semantic search; leave semantic unset (or false), or use the "lean" runtime');
+    }
+    const kind = options.runtime ?? (options.semantic === false ? "keyword" : "lean");
     // The runtime and the manifest at once: one round trip fewer on a slow link.
     const manifestBytes = fetchBytes(fetchImpl, url + "manifest.json", "the bundle manifest");
     manifestBytes.catch(() => {}); // reported below, after the runtime's own error if both fail
-    const glue = await runtime(options.runtime === "full" ? "full" : "lean", options.wasmUrl, fetchImpl);
+    const glue = await runtime(kind, options.wasmUrl, fetchImpl);
     const manifest = await manifestBytes;
     try {
       return new Sift(url, fetchImpl, options, manifest, glue);

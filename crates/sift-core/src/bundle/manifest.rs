@@ -219,13 +219,19 @@ impl Manifest {
     }
 
     /// Every shard the manifest names (format 2 index shards name further shards).
+    /// Every shard the manifest lists: the keyword ones, then the semantic half's.
     pub fn all_shards(&self) -> impl Iterator<Item = &ShardRef> {
+        self.keyword_shards()
+            .chain(self.vectors.iter().flat_map(|v| v.shards.iter().chain(v.index.iter())))
+            .chain(self.encoder.iter().map(|e| &e.index))
+    }
+
+    /// The shards a search by words reads: scoring data, filters, terms, documents, ids.
+    pub fn keyword_shards(&self) -> impl Iterator<Item = &ShardRef> {
         [&self.docmeta, &self.filters]
             .into_iter()
             .chain(self.term_shards.iter().map(|t| &t.shard))
             .chain(self.doc_shards.iter().map(|d| &d.shard))
-            .chain(self.vectors.iter().flat_map(|v| v.shards.iter().chain(v.index.iter())))
-            .chain(self.encoder.iter().map(|e| &e.index))
             .chain(self.id_shards.iter().map(|t| &t.shard))
     }
 

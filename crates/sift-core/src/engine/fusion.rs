@@ -79,6 +79,17 @@ pub(crate) fn mode_weights<'v>(
     has_encoder: bool,
     host_vector: Option<&'v [f32]>,
 ) -> Result<((f32, f32), Option<&'v [f32]>), SiftError> {
+    if !cfg!(feature = "semantic") && vectors.is_some() {
+        // The keyword engine: words only, whatever the bundle holds (on a bundle without
+        // vectors, every engine answers alike below).
+        return match req.mode {
+            Mode::Semantic | Mode::Hybrid => Err(SiftError::new(
+                ErrorCode::InvalidRequest,
+                "semantic search is not built into this runtime (the keyword engine of a page with semantic search off); use mode lexical or auto",
+            )),
+            Mode::Auto | Mode::Lexical => Ok(((1.0, 0.0), None)),
+        };
+    }
     let can_embed = has_encoder || host_vector.is_some();
     let weights = match (req.mode, vectors) {
         (Mode::Semantic | Mode::Hybrid, None) => {

@@ -167,8 +167,13 @@ impl Engine {
     /// Every shard file known now (for hosts that load everything up front): the manifest's,
     /// and the children of the semantic index shards once those are loaded. A host copying a
     /// whole bundle adds what this lists and asks again until nothing new appears.
+    /// The keyword engine lists only what it reads (no vectors, no encoder).
     pub fn all_files(&self) -> Vec<String> {
-        let mut files: Vec<String> = self.manifest.all_shards().map(|s| s.file.clone()).collect();
+        let mut files: Vec<String> = if cfg!(feature = "semantic") {
+            self.manifest.all_shards().map(|s| s.file.clone()).collect()
+        } else {
+            self.manifest.keyword_shards().map(|s| s.file.clone()).collect()
+        };
         if let Some(ix) = &self.vector_index {
             files.extend(ix.lists.iter().map(|r| r.file.clone()));
             files.push(ix.projection.file.clone());
@@ -245,6 +250,14 @@ impl Engine {
             ShardId::EncoderVocab(_) => ShardKind::EncoderVocab,
             ShardId::EncoderRows(_) => ShardKind::EncoderRows,
         };
+        if !cfg!(feature = "semantic")
+            && !matches!(id, ShardId::DocMeta | ShardId::Filters | ShardId::Terms(_) | ShardId::Docs(_) | ShardId::Ids(_))
+        {
+            return Err(SiftError::new(
+                ErrorCode::InvalidRequest,
+                format!("{file} is a shard of semantic search, which this runtime (the keyword engine) does not read"),
+            ));
+        }
         let payload = bundle::decode_shard_with(bytes, payload, kind, self.shard_ref(id), self.manifest.format_version)?;
         let dim = self.manifest.vectors.as_ref().map_or(0, |v| v.dim as usize);
         let chunks = self.manifest.vectors.as_ref().map_or(0, |v| v.chunks);

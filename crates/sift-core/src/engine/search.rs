@@ -29,7 +29,8 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     }
     let res = Resolver::new(eng);
     let (weights, host_vector) = fusion::mode_weights(req, eng.manifest.vectors.as_ref(), eng.has_query_encoder(), query_vector)?;
-    let semantic = weights.1 > 0.0;
+    // (Always false in the keyword engine, so none of the semantic half is compiled in.)
+    let semantic = cfg!(feature = "semantic") && weights.1 > 0.0;
     let filter_fields = &eng.manifest.filter_fields;
     let parsed = query::parse(&req.query, |f| filter_fields.iter().any(|x| x == f));
     let drafts = plan::draft(&parsed, weights.0 > 0.0);
