@@ -460,3 +460,31 @@ fn wasm_sample_is_written() {
     let body = serde_json::json!({ "tolerance": TOLERANCE, "cases": cases });
     std::fs::write(out.join("cases.json"), serde_json::to_vec_pretty(&body).unwrap()).expect("cases written");
 }
+
+/// Found by the generator: a paragraph-like query (eight typed clauses, so relevance
+/// feedback runs) whose words repeat, with an excluded phrase, over a one-page corpus.
+#[test]
+fn repeated_words_with_feedback_and_an_excluded_phrase() {
+    let docs = vec![Doc {
+        id: "d000".into(),
+        title: String::new(),
+        path: String::new(),
+        sections: vec![(String::new(), "tupa".into())],
+        metadata: BTreeMap::new(),
+        date: None,
+    }];
+    let w = |s: &str| Group { items: vec![Item::Word(s.into())], negated: false };
+    let mut groups = vec![Group { items: vec![Item::Phrase(vec!["tupa".into(), "kalo".into()])], negated: true }];
+    groups.extend(["kalo", "kalo", "kalo", "kalo", "tupa", "tupa", "kalo", "kalo"].map(w));
+    let q = Query {
+        groups,
+        text_filters: vec![],
+        filters: BTreeMap::new(),
+        since: None,
+        sort_by_date: false,
+        boost_recent: false,
+        limit: 10,
+        offset: 0,
+    };
+    check_case(&docs, (64, 128), &[(q.clone(), true), (q, false)]).unwrap_or_else(|e| panic!("{e}"));
+}

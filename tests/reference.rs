@@ -359,7 +359,10 @@ impl Reference {
             ambiguous |= model.len() > FEEDBACK_TERMS && near(model[FEEDBACK_TERMS - 1].1, model[FEEDBACK_TERMS].1, 1e-5);
             model.truncate(FEEDBACK_TERMS);
             let z: f64 = model.iter().map(|(_, p)| p).sum();
-            let excluded = |t: &str| negative.iter().any(|g| g.items.iter().any(|i| Self::item_terms(i).iter().any(|x| x == t)));
+            // Excluded words are not added; an excluded phrase excludes neither of its words.
+            let excluded = |t: &str| {
+                negative.iter().any(|g| g.items.iter().any(|i| matches!(i, Item::Word(_)) && Self::item_terms(i) == [t.to_string()]))
+            };
             for (t, p) in model.into_iter().filter(|(t, _)| !excluded(t)) {
                 let w = positive.len() as f64 * p / z;
                 let own = positive.iter().position(|g| {

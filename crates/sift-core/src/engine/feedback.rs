@@ -106,10 +106,18 @@ pub(crate) fn expand(res: &Resolver, plan: &mut Plan, model: &[(String, f32)]) -
     let scale = (1.0 - ORIGINAL_WEIGHT) / ORIGINAL_WEIGHT * n;
     res.require(model.iter().filter_map(|(t, _)| res.eng.shard_for_term(t)).map(ShardId::Terms))?;
     let mut changed = false;
-    let excluded: Vec<String> =
-        plan.clauses.iter().filter(|c| c.negated).flat_map(|c| &c.alts).flat_map(|a| &a.terms).map(|t| t.term.clone()).collect();
+    // The words the query excludes (`-word`): asking for one again would only weigh pages
+    // the exclusion drops. An excluded phrase (`-"a b"`) excludes neither word on its own:
+    // a page with `a` but not the phrase still answers.
+    let excluded: Vec<String> = plan
+        .clauses
+        .iter()
+        .filter(|c| c.negated && !c.quoted)
+        .flat_map(|c| &c.alts)
+        .filter(|a| a.terms.len() == 1)
+        .map(|a| a.terms[0].term.clone())
+        .collect();
     for (term, p) in model {
-        // A word the query excludes is not asked for again (its pages stay excluded anyway).
         if excluded.contains(term) {
             continue;
         }
