@@ -283,12 +283,14 @@ async function main() {
   const ui = (f) => path.join(dirs.ui, f);
   // What a page with the search box loads before its first request for a bundle file.
   // sift.js is one file (host.js, contract.js and the runtime's glue inside: scripts/build-wasm.sh).
-  report.runtime.sift_keyword = fileBytes(["sift_wasm_bg.wasm", "sift.js", "sift-search.js"].map(ui));
-  report.runtime.sift_keyword_wasm = fileBytes([ui("sift_wasm_bg.wasm")]);
+  // Semantic search off loads the keyword engine; the hybrid search box, the lean one.
+  report.runtime.sift_keyword = fileBytes(["sift_wasm_keyword_bg.wasm", "sift.js", "sift-search.js"].map(ui));
+  report.runtime.sift_keyword_wasm = fileBytes([ui("sift_wasm_keyword_bg.wasm")]);
+  report.runtime.sift_hybrid = fileBytes(["sift_wasm_bg.wasm", "sift.js", "sift-search.js"].map(ui));
   report.runtime.sift_embedder_wasm = fileBytes([ui("sift_embed_wasm_bg.wasm"), ui("sift_embed_wasm.js")]);
   report.runtime.sift_with_model_embedder = {
-    raw: report.runtime.sift_keyword.raw + report.runtime.sift_embedder_wasm.raw,
-    gzip: report.runtime.sift_keyword.gzip + report.runtime.sift_embedder_wasm.gzip,
+    raw: report.runtime.sift_hybrid.raw + report.runtime.sift_embedder_wasm.raw,
+    gzip: report.runtime.sift_hybrid.gzip + report.runtime.sift_embedder_wasm.gzip,
   };
   const model = path.join(dirs.hyb, "model/model.onnx");
   if (fs.existsSync(model)) report.runtime.sift_model = fileBytes([model, path.join(dirs.hyb, "model/tokenizer.json")]);

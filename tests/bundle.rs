@@ -100,16 +100,16 @@ fn manifest_problems_are_clear_errors() {
     let b = built();
     let m = b.manifest_bytes();
     assert_eq!(Engine::new(&m[..m.len() / 2]).err().unwrap().code, "bundle_corrupt");
-    // Every bundle is written in the newest format (5: doc shards named by rule).
-    assert_eq!(b.manifest.format_version, 5);
-    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 5", "\"format_version\": 99");
+    // Every bundle is written in the newest format (6: term shards named by rule).
+    assert_eq!(b.manifest.format_version, 6);
+    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 6", "\"format_version\": 99");
     let err = Engine::new(future.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_version");
     assert!(err.message.contains("rebuild"), "{}", err.message);
     // A manifest claiming an older version than its layout is refused outright.
-    let v4 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 5", "\"format_version\": 4");
-    let err = Engine::new(v4.as_bytes()).err().unwrap();
-    assert!(err.message.contains("needs format 5"), "{}", err.message);
+    let v5 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 6", "\"format_version\": 5");
+    let err = Engine::new(v5.as_bytes()).err().unwrap();
+    assert!(err.message.contains("needs format 6"), "{}", err.message);
     // A shard of another version than its manifest is refused (a doc shard, which has no
     // listed checksum, so its header is what is checked).
     let mut e = Engine::new(&m).unwrap();
@@ -117,7 +117,7 @@ fn manifest_problems_are_clear_errors() {
     let mut older = bytes.clone();
     older[4..6].copy_from_slice(&4u16.to_le_bytes());
     assert_eq!(e.add_shard(name, &older).unwrap_err().code, "bundle_version");
-    let evil = String::from_utf8(m).unwrap().replacen("\"file\": \"t-", "\"file\": \"../t-", 1);
+    let evil = String::from_utf8(m).unwrap().replacen("\"file\": \"m-", "\"file\": \"../m-", 1);
     assert_eq!(Engine::new(evil.as_bytes()).err().unwrap().code, "bundle_corrupt");
 }
 
@@ -160,6 +160,67 @@ fn a_doc_shard_under_another_doc_shards_name_is_refused() {
         assert!(e.add_shard(first, &bad).is_err(), "flip at {i} accepted");
     }
     e.add_shard(first, &good).unwrap();
+}
+
+#[test]
+fn term_shards_are_named_by_rule_and_listed_as_key_range_columns() {
+    let b = built();
+    let files = b.manifest.term_files.clone().expect("format 6 names term shards by rule");
+    assert!(files.starts_with("t-") && files.len() == 18, "{files}");
+    assert!(b.manifest.term_shards.len() >= 2);
+    for (n, t) in b.manifest.term_shards.iter().enumerate() {
+        assert_eq!(t.shard.file, format!("{files}-{n}.bin"));
+        assert!(t.shard.check.is_none());
+        assert!(b.shards.iter().any(|(name, _)| *name == t.shard.file), "{} is written", t.shard.file);
+    }
+    let text = String::from_utf8(b.manifest_bytes()).unwrap();
+    assert!(!text.contains("\"term_shards\"") && text.contains("\"term_store\""));
+    assert_eq!(sift_core::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    let mut docs = corpus_docs();
+    docs[0].sections[0].text.push_str(" zebra");
+    let other = build(&docs, &BuildOptions { term_shard_target: 256, doc_shard_target: 512, ..Default::default() }).unwrap();
+    assert_ne!(other.manifest.term_files, b.manifest.term_files, "a changed dictionary renames every term shard");
+}
+
+#[test]
+fn a_term_shard_under_another_term_shards_name_is_refused() {
+    let b = built();
+    let (first, second) = (&b.manifest.term_shards[0].shard.file, &b.manifest.term_shards[1].shard.file);
+    let bytes_of = |f: &str| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone();
+    let mut e = Engine::new(&b.manifest_bytes()).unwrap();
+    let err = e.add_shard(first, &bytes_of(second)).unwrap_err();
+    assert_eq!(err.code, "bundle_corrupt");
+    assert!(err.message.contains("does not hold the terms"), "{}", err.message);
+    let good = bytes_of(first);
+    for i in (0..good.len()).step_by(5) {
+        let mut bad = good.clone();
+        bad[i] ^= 0x21;
+        assert!(e.add_shard(first, &bad).is_err(), "flip at {i} accepted");
+    }
+    e.add_shard(first, &good).unwrap();
+}
+
+#[test]
+fn a_malformed_term_store_is_a_clear_error() {
+    let b = built();
+    let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
+    let refused = |m: &serde_json::Value| Engine::new(m.to_string().as_bytes()).err().expect("refused");
+    let mut short = m.clone();
+    short["term_store"]["last"].as_array_mut().unwrap().pop();
+    assert!(refused(&short).message.contains("term store columns differ in length"));
+    let mut disorder = m.clone();
+    disorder["term_store"]["first"].as_array_mut().unwrap().swap(0, 1);
+    disorder["term_store"]["last"].as_array_mut().unwrap().swap(0, 1);
+    assert!(refused(&disorder).message.contains("term shards are not in order"));
+    let mut not_a_term = m.clone();
+    not_a_term["term_store"]["first"][0] = 7.into();
+    assert_eq!(refused(&not_a_term).code, "bundle_corrupt");
+    let mut unsafe_name = m.clone();
+    unsafe_name["term_store"]["files"] = "../t-x".into();
+    assert!(refused(&unsafe_name).message.contains("unsafe shard file"));
+    let mut missing = m;
+    missing.as_object_mut().unwrap().remove("term_store");
+    assert_eq!(refused(&missing).code, "bundle_corrupt");
 }
 
 #[test]

@@ -75,9 +75,9 @@ pub fn cases_of(version: &str) -> Option<&'static [Case]> {
     match version {
         "v1" => Some(V1_CASES),
         // Format 3 changed the term shards' layout, format 4 stores long pages in parts
-        // (the frozen corpus's longer pages are) and format 5 names doc shards by rule,
-        // not what a bundle can answer.
-        "v2" | "v3" | "v4" | "v5" => Some(V2_CASES),
+        // (the frozen corpus's longer pages are), format 5 names doc shards by rule and
+        // format 6 term shards: not what a bundle can answer.
+        "v2" | "v3" | "v4" | "v5" | "v6" => Some(V2_CASES),
         _ => None,
     }
 }

@@ -104,7 +104,7 @@ export class Sift {
     this.#opts = opts;
     this.#manifestBytes = manifestBytes;
     this.#main = { glue, engine: new glue.SiftEngine(manifestBytes) };
-    const m = JSON.parse(this.#engine.manifest());
+    const m = JSON.parse(this.#engine.facts());
     this.#facts = {
       documents: m.doc_count,
       filterFields: m.filter_fields ?? [],

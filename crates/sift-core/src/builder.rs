@@ -25,9 +25,10 @@ pub struct BuildOptions {
     pub filter_fields: Option<Vec<String>>,
     /// Target decoded size of a term shard's postings, in bytes. A query reads one shard
     /// per word (more for prefixes and typos), so this is most of its term bytes; each
-    /// shard costs a manifest entry. 32 KB: on the Python docs the browser benchmark's
-    /// queries read 82 kB of term shards against 113 kB at 48 KB, for a 1 kB larger
-    /// manifest (gzip); 16 KB would read 54 kB but adds a request per query.
+    /// shard costs a manifest entry (format 6: its key range, about 9 bytes of gzip). 8 KB:
+    /// on the Python docs a plain query of the browser benchmark reads 60 kB of term and
+    /// doc shards plus a 7.8 kB manifest, against 100 kB plus 5.4 kB at 32 KB, for 0.6
+    /// more requests.
     pub term_shard_target: usize,
     /// Target decoded size of a document-store shard, in bytes. A result reads the shard
     /// holding its page, so a page bigger than this is alone in its shard and a first
@@ -55,7 +56,7 @@ impl Default for BuildOptions {
         BuildOptions {
             params: Bm25fParams::default(),
             filter_fields: None,
-            term_shard_target: 32 * 1024,
+            term_shard_target: 8 * 1024,
             doc_shard_target: 4 * 1024,
             doc_part_target: 8 * 1024,
             generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
@@ -188,19 +189,11 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         jobs.extend(sem.encoder.iter().flat_map(|e| e.rows.iter()).map(|r| (ShardKind::EncoderRows, r.as_slice())));
     }
     let mut framed = par_map(&jobs, |(kind, payload)| shard_file(*kind, payload, version));
-    // Doc shards are named by rule (format 5): `d-<hash of them all>-<n>.bin`.
+    // Term shards (format 6) and doc shards (format 5) are named by rule:
+    // `t-<hash of them all>-<n>.bin`, `d-…-<n>.bin`.
+    let term_files = name_by_rule(&mut framed[2..2 + term_payloads.len()], ShardKind::Terms);
     let doc_range = 2 + term_payloads.len()..2 + term_payloads.len() + doc_payloads.len();
-    let doc_files = {
-        let mut h = blake3::Hasher::new();
-        for (_, (name, _)) in &framed[doc_range.clone()] {
-            h.update(name.as_bytes());
-        }
-        format!("{}-{}", ShardKind::Docs.prefix(), &h.finalize().to_hex()[..16])
-    };
-    for (n, (r, (name, _))) in framed[doc_range].iter_mut().enumerate() {
-        *r = ShardRef { file: bundle::doc_file(&doc_files, n), check: None };
-        name.clone_from(&r.file);
-    }
+    let doc_files = name_by_rule(&mut framed[doc_range], ShardKind::Docs);
     let mut refs = framed.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>().into_iter();
     let docmeta = refs.next().expect("docmeta framed");
     let filters = refs.next().expect("filters framed");
@@ -231,6 +224,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         docmeta,
         filters,
         term_shards,
+        term_files: Some(term_files),
         doc_shards,
         doc_files: Some(doc_files),
         id_shards,
@@ -356,6 +350,23 @@ fn invert(docs: &[SourceDoc], warnings: &mut Vec<String>) -> Inverted {
     let n = docs.len().max(1) as f64;
     inv.avg_field_len = std::array::from_fn(|f| (len_sum[f] / n) as f32);
     inv
+}
+
+/// Name a store's framed shards by rule, `<prefix>-<hash>-<n>.bin`, the hash being over their
+/// content names (so any change to the store renames every shard of it: still safe to
+/// cache forever); the manifest then lists them without a name, size or checksum each.
+/// Returns `<prefix>-<hash>`.
+fn name_by_rule(framed: &mut [(ShardRef, (String, Vec<u8>))], kind: ShardKind) -> String {
+    let mut h = blake3::Hasher::new();
+    for (_, (name, _)) in framed.iter() {
+        h.update(name.as_bytes());
+    }
+    let files = format!("{}-{}", kind.prefix(), &h.finalize().to_hex()[..16]);
+    for (n, (r, (name, _))) in framed.iter_mut().enumerate() {
+        *r = ShardRef { file: bundle::store_file(&files, n), check: None };
+        name.clone_from(&r.file);
+    }
+    files
 }
 
 /// Term shard payloads (first term, last term, payload), terms in sorted order.

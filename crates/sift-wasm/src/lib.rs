@@ -51,9 +51,16 @@ impl SiftEngine {
         Ok(SiftEngine { engine: Engine::new(manifest).map_err(|e| err_js(&e))? })
     }
 
-    /// The manifest as JSON text (document count, filter fields, vectors, shard list).
-    pub fn manifest(&self) -> Result<String, JsValue> {
-        Ok(self.engine.manifest().to_json().to_text())
+    /// What a host shows of the bundle, as JSON text: `{doc_count, filter_fields, vectors?:
+    /// {model, dim}}`. (Not the whole manifest: writing it back would take the manifest
+    /// writer into the runtime, 1 kB of gzip, for fields no host reads.)
+    pub fn facts(&self) -> String {
+        let m = self.engine.manifest();
+        let mut facts = Json::obj([("doc_count", Json::from(m.doc_count)), ("filter_fields", Json::from(&m.filter_fields[..]))]);
+        if let Some(v) = &m.vectors {
+            facts.set("vectors", Json::obj([("model", Json::from(&v.model)), ("dim", Json::from(v.dim))]));
+        }
+        facts.to_text()
     }
 
     /// Every shard file of the bundle (for preloading or offline copies).

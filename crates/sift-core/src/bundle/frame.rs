@@ -11,8 +11,9 @@
 //!
 //! The manifest also records the CRC-32 and size of every file as stored, so a shard
 //! swapped in from another build is refused even when its own header is intact — but for
-//! format 5's doc shards, whose names carry their build instead (a hash of the whole store);
-//! any change to such a file still fails its payload checksum or does not decompress.
+//! the doc shards (format 5) and term shards (format 6), whose names carry their build
+//! instead (a hash of the whole store); any change to such a file still fails its payload
+//! checksum or does not decompress.
 
 use super::manifest::ShardRef;
 use crate::error::{ErrorCode, SiftError};
@@ -23,8 +24,9 @@ pub const MAGIC: &[u8; 4] = b"SIFT";
 /// out column by column ([`super::terms`]), 4 stores a long page in parts (runs of its
 /// sections, [`super::manifest::DocShardRef::first_pos`]) so a result fetches only the part
 /// its snippet comes from, 5 names the doc shards by rule and lists them as columns
-/// ([`super::manifest::Manifest::doc_files`]). Every shard carries its bundle's version.
-pub const FORMAT_VERSION: u16 = 5;
+/// ([`super::manifest::Manifest::doc_files`]), 6 does the same for the term shards
+/// ([`super::manifest::Manifest::term_files`]). Every shard carries its bundle's version.
+pub const FORMAT_VERSION: u16 = 6;
 const HEADER_LEN: usize = 16;
 /// Refuse to inflate a shard claiming more than this: a corrupt or hostile length must not
 /// allocate gigabytes.

@@ -16,7 +16,8 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShardRef {
     pub file: String,
-    /// None for format 5's doc shards (see [`Manifest::doc_files`]).
+    /// None for the shards of a store named by rule (doc shards from format 5, term shards
+    /// from 6: see [`Manifest::doc_files`], [`Manifest::term_files`]).
     pub check: Option<FileCheck>,
 }
 
@@ -113,6 +114,14 @@ pub struct Manifest {
     pub docmeta: ShardRef,
     pub filters: ShardRef,
     pub term_shards: Vec<KeyRangeShardRef>,
+    /// Format 6: the term shards are named by rule like the doc shards, `<term_files>-<n>.bin`,
+    /// and listed as two columns of their key ranges, `term_store: {files, first, last}`,
+    /// without a size and checksum each. Why: small term shards cut the bytes a query reads
+    /// (one shard a word), and each listed by name and checksum cost the manifest every
+    /// visitor fetches first 34 bytes of gzip. A term shard's payload checksum refuses
+    /// corruption, and its own first and last terms must be the range the manifest gives it
+    /// (one served under another's name is refused).
+    pub term_files: Option<String>,
     pub doc_shards: Vec<DocShardRef>,
     /// Format 5: the doc shards are named by rule, `<doc_files>-<n>.bin` for the n-th
     /// (`doc_files` is `d-` and a hash of them all, so a rebuild renames them), and listed
@@ -149,13 +158,15 @@ impl Manifest {
         Ok(m)
     }
 
-    /// The oldest format that describes this bundle: 5 when the doc shards are named by
-    /// rule, 4 when a long page is stored in parts,
+    /// The oldest format that describes this bundle: 6 when the term shards are named by
+    /// rule, 5 when the doc shards are, 4 when a long page is stored in parts,
     /// 2 when it uses the format-2 vector layout or a static encoder, else 1 (so keyword
     /// bundles stay readable by older runtimes).
     pub fn required_version(&self) -> u16 {
         let v2 = self.encoder.is_some() || self.vectors.as_ref().is_some_and(|v| v.index.is_some());
-        if self.doc_files.is_some() {
+        if self.term_files.is_some() {
+            6
+        } else if self.doc_files.is_some() {
             5
         } else if self.doc_shards.iter().any(|d| d.first_pos.is_some()) {
             4
@@ -352,9 +363,17 @@ impl ToJson for EncoderRef {
 impl Manifest {
     fn from_json(v: &Json) -> Result<Manifest, String> {
         let f = Fields::of(v, "manifest", None)?;
-        for required in ["filter_fields", "term_shards"] {
-            f.need(required)?;
-        }
+        f.need("filter_fields")?;
+        let (term_files, term_shards) = match f.get("term_store") {
+            Some(store) => {
+                let (files, shards) = term_store_from_json(store)?;
+                (Some(files), shards)
+            }
+            None => {
+                f.need("term_shards")?;
+                (None, f.list("term_shards", KeyRangeShardRef::from_json)?)
+            }
+        };
         let (doc_files, doc_shards) = match f.get("doc_store") {
             Some(store) => {
                 let (files, shards) = doc_store_from_json(store)?;
@@ -373,7 +392,8 @@ impl Manifest {
             filter_fields: f.list("filter_fields", |x| json::string_in(x, "a filter field"))?,
             docmeta: ShardRef::from_json(f.need("docmeta")?)?,
             filters: ShardRef::from_json(f.need("filters")?)?,
-            term_shards: f.list("term_shards", KeyRangeShardRef::from_json)?,
+            term_shards,
+            term_files,
             doc_shards,
             doc_files,
             id_shards: f.list("id_shards", KeyRangeShardRef::from_json)?,
@@ -396,7 +416,12 @@ impl ToJson for Manifest {
             ("filter_fields", Json::from(&self.filter_fields[..]), true),
             ("docmeta", self.docmeta.to_json(), true),
             ("filters", self.filters.to_json(), true),
-            ("term_shards", self.term_shards.to_json(), true),
+            ("term_shards", self.term_shards.to_json(), self.term_files.is_none()),
+            (
+                "term_store",
+                self.term_files.as_deref().map_or(Json::Null, |files| term_store_to_json(files, &self.term_shards)),
+                self.term_files.is_some(),
+            ),
             ("doc_shards", self.doc_shards.to_json(), self.doc_files.is_none()),
             (
                 "doc_store",
@@ -410,9 +435,33 @@ impl ToJson for Manifest {
     }
 }
 
-/// The doc shard file named by rule (format 5).
-pub fn doc_file(files: &str, n: usize) -> String {
+/// The n-th shard of a store named by rule (doc shards from format 5, term shards from 6):
+/// `files` is the kind's prefix and a hash of the whole store.
+pub fn store_file(files: &str, n: usize) -> String {
     format!("{files}-{n}.bin")
+}
+
+/// Format 6's term store: each shard's first and last term, a column each.
+fn term_store_from_json(v: &Json) -> Result<(String, Vec<KeyRangeShardRef>), String> {
+    let f = Fields::of(v, "term store", None)?;
+    let files = f.str("files")?;
+    let term = |x: &Json| json::string_in(x, "a term store key");
+    let (first, last) = (f.list("first", term)?, f.list("last", term)?);
+    if first.len() != last.len() {
+        return Err("term store columns differ in length".into());
+    }
+    let shards = first
+        .into_iter()
+        .zip(last)
+        .enumerate()
+        .map(|(n, (first, last))| KeyRangeShardRef { shard: ShardRef { file: store_file(&files, n), check: None }, first, last })
+        .collect();
+    Ok((files, shards))
+}
+
+fn term_store_to_json(files: &str, shards: &[KeyRangeShardRef]) -> Json {
+    let column = |key: fn(&KeyRangeShardRef) -> &String| Json::Arr(shards.iter().map(|t| Json::from(key(t))).collect());
+    Json::obj([("files", Json::from(files)), ("first", column(|t| &t.first)), ("last", column(|t| &t.last))])
 }
 
 /// Format 5's doc store: `docs` (documents per shard; 0 for a further part of the page the
@@ -446,7 +495,7 @@ fn doc_store_from_json(v: &Json) -> Result<(String, Vec<DocShardRef>), String> {
             next_doc = next_doc.checked_add(count).ok_or("doc count overflow")?;
             (first, count)
         };
-        shards.push(DocShardRef { shard: ShardRef { file: doc_file(&files, n), check: None }, first_doc, docs: count, first_pos: pos });
+        shards.push(DocShardRef { shard: ShardRef { file: store_file(&files, n), check: None }, first_doc, docs: count, first_pos: pos });
     }
     Ok((files, shards))
 }

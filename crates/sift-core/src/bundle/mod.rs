@@ -37,4 +37,4 @@ pub mod vectors;
 pub mod vindex;
 
 pub use frame::{decode_shard, decode_shard_with, encode_shard, ShardKind, FORMAT_VERSION, MAGIC, MAX_SHARD_PAYLOAD};
-pub use manifest::{doc_file, DocShardRef, FileCheck, KeyRangeShardRef, Manifest, ShardRef, VectorsRef, MANIFEST_FILE, MANIFEST_MAGIC};
+pub use manifest::{store_file, DocShardRef, FileCheck, KeyRangeShardRef, Manifest, ShardRef, VectorsRef, MANIFEST_FILE, MANIFEST_MAGIC};

@@ -99,6 +99,31 @@ impl TermShard {
         Ok(TermShard { map, postings, layout: Layout::of(format_version) })
     }
 
+    /// Whether the shard's dictionary runs from `first` to `last` (both held): the range the
+    /// manifest gives the shard. One served under another shard's name holds another range
+    /// (shards' ranges are disjoint), which matters where the manifest lists no checksum.
+    pub fn holds_range(&self, first: &str, last: &str) -> bool {
+        if self.map.is_empty() {
+            return first.is_empty() && last.is_empty();
+        }
+        let fst = self.map.as_fst();
+        // The smallest key: the smallest transitions down to the first final node. The
+        // largest: the largest transitions down to a node with none (always final).
+        let (mut smallest, mut node) = (Vec::new(), fst.root());
+        while !node.is_final() && node.len() > 0 {
+            let t = node.transition(0);
+            smallest.push(t.inp);
+            node = fst.node(t.addr);
+        }
+        let (mut largest, mut node) = (Vec::new(), fst.root());
+        while node.len() > 0 {
+            let t = node.transition(node.len() - 1);
+            largest.push(t.inp);
+            node = fst.node(t.addr);
+        }
+        smallest == first.as_bytes() && largest == last.as_bytes()
+    }
+
     pub fn offset(&self, term: &str) -> Option<u64> {
         self.map.get(term.as_bytes())
     }

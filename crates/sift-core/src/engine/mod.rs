@@ -265,7 +265,17 @@ impl Engine {
         match id {
             ShardId::DocMeta => self.docmeta = Some(DocMeta::decode(&payload, n)?),
             ShardId::Filters => self.filters = Some(FilterIndex::decode(&payload, n)?),
-            ShardId::Terms(i) => self.term_shards[i] = Some(TermShard::decode(payload, self.manifest.format_version)?),
+            ShardId::Terms(i) => {
+                let shard = TermShard::decode(payload, self.manifest.format_version)?;
+                let range = &self.manifest.term_shards[i];
+                if !shard.holds_range(&range.first, &range.last) {
+                    return Err(SiftError::corrupt(format!(
+                        "term shard {file} does not hold the terms {:?}..{:?} the manifest gives it (another shard's file under its name?)",
+                        range.first, range.last
+                    )));
+                }
+                self.term_shards[i] = Some(shard)
+            }
             ShardId::Docs(i) => {
                 let place = self.manifest.doc_files.as_ref().map(|_| i as u32);
                 self.doc_shards[i] = Some(StoredDoc::decode(&payload, self.manifest.doc_shards[i].docs, place)?)
