@@ -4,8 +4,13 @@
 use sift_core::{build, BuildOptions, Engine, SearchRequest, Step};
 use sift_tests::*;
 
+/// Small shards of every kind, and a doc store dictionary however small the corpus.
+fn options() -> BuildOptions {
+    BuildOptions { term_shard_target: 256, doc_shard_target: 512, doc_dictionary_from: 0, ..Default::default() }
+}
+
 fn built() -> sift_core::BuiltBundle {
-    build(&corpus_docs(), &BuildOptions { term_shard_target: 256, doc_shard_target: 512, ..Default::default() }).unwrap()
+    build(&corpus_docs(), &options()).unwrap()
 }
 
 #[test]
@@ -100,16 +105,16 @@ fn manifest_problems_are_clear_errors() {
     let b = built();
     let m = b.manifest_bytes();
     assert_eq!(Engine::new(&m[..m.len() / 2]).err().unwrap().code, "bundle_corrupt");
-    // Every bundle is written in the newest format (6: term shards named by rule).
-    assert_eq!(b.manifest.format_version, 6);
-    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 6", "\"format_version\": 99");
+    // Every bundle is written in the newest format (7: the doc store's dictionary).
+    assert_eq!(b.manifest.format_version, 7);
+    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 7", "\"format_version\": 99");
     let err = Engine::new(future.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_version");
     assert!(err.message.contains("rebuild"), "{}", err.message);
     // A manifest claiming an older version than its layout is refused outright.
-    let v5 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 6", "\"format_version\": 5");
-    let err = Engine::new(v5.as_bytes()).err().unwrap();
-    assert!(err.message.contains("needs format 6"), "{}", err.message);
+    let v6 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 7", "\"format_version\": 6");
+    let err = Engine::new(v6.as_bytes()).err().unwrap();
+    assert!(err.message.contains("needs format 7"), "{}", err.message);
     // A shard of another version than its manifest is refused (a doc shard, which has no
     // listed checksum, so its header is what is checked).
     let mut e = Engine::new(&m).unwrap();
@@ -149,6 +154,8 @@ fn a_doc_shard_under_another_doc_shards_name_is_refused() {
     let (first, second) = (&b.manifest.doc_shards[0].shard.file, &b.manifest.doc_shards[1].shard.file);
     let bytes_of = |f: &str| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone();
     let mut e = Engine::new(&b.manifest_bytes()).unwrap();
+    let dict = b.manifest.doc_dictionary.as_ref().unwrap().file.clone();
+    e.add_shard(&dict, &bytes_of(&dict)).unwrap();
     let err = e.add_shard(first, &bytes_of(second)).unwrap_err();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("served under another shard's name"), "{}", err.message);
@@ -221,6 +228,57 @@ fn a_malformed_term_store_is_a_clear_error() {
     let mut missing = m;
     missing.as_object_mut().unwrap().remove("term_store");
     assert_eq!(refused(&missing).code, "bundle_corrupt");
+}
+
+#[test]
+fn doc_shards_are_read_with_the_doc_stores_dictionary_and_answer_as_without_it() {
+    let b = built();
+    let dict = b.manifest.doc_dictionary.clone().expect("format 7: a doc store dictionary");
+    assert!(dict.file.starts_with("z-") && dict.check.is_some(), "listed with its size and checksum: {dict:?}");
+    let text = String::from_utf8(b.manifest_bytes()).unwrap();
+    assert!(text.contains("\"dictionary\""));
+    assert_eq!(sift_core::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    // The doc shards are compressed after it (codec 2); the answers are those of a bundle
+    // without one, snippets included.
+    let plain = build(&corpus_docs(), &BuildOptions { doc_dictionary_from: usize::MAX, ..options() }).unwrap();
+    assert!(plain.manifest.doc_dictionary.is_none());
+    assert!(b.shards.iter().filter(|(n, _)| n.starts_with("d-")).all(|(_, bytes)| bytes[7] == 2));
+    assert!(plain.shards.iter().filter(|(n, _)| n.starts_with("d-")).all(|(_, bytes)| bytes[7] == 1));
+    for q in ["cache", "deploy the bundle", "\"agentroot to production\"", "authentificate"] {
+        let (with, fetched) = search_fetching(&b, q);
+        let (without, _) = search_fetching(&plain, q);
+        let brief = |r: &sift_core::SearchResponse| r.results.iter().map(|x| (x.id.clone(), x.snippet.clone())).collect::<Vec<_>>();
+        assert_eq!(brief(&with), brief(&without), "{q}");
+        // Asked for before the doc shards that need it (the first round).
+        let (d, z) = (fetched.iter().position(|f| f.starts_with("d-")), fetched.iter().position(|f| *f == dict.file));
+        assert!(z.is_some() && z < d, "{q}: {fetched:?}");
+    }
+}
+
+#[test]
+fn a_doc_shard_before_its_dictionary_or_after_a_damaged_one_is_refused() {
+    let b = built();
+    let dict = b.manifest.doc_dictionary.clone().unwrap();
+    let bytes_of = |f: &str| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone();
+    let doc = b.manifest.doc_shards[0].shard.file.clone();
+    let mut e = Engine::new(&b.manifest_bytes()).unwrap();
+    let err = e.add_shard(&doc, &bytes_of(&doc)).unwrap_err();
+    assert_eq!(err.code, "bundle_corrupt");
+    assert!(err.message.contains("dictionary, which is not loaded"), "{}", err.message);
+    let mut damaged = bytes_of(&dict.file);
+    let n = damaged.len();
+    damaged[n - 2] ^= 0x11;
+    assert!(e.add_shard(&dict.file, &damaged).unwrap_err().message.contains("checksum"), "the manifest lists its checksum");
+    e.add_shard(&dict.file, &bytes_of(&dict.file)).unwrap();
+    e.add_shard(&doc, &bytes_of(&doc)).unwrap();
+    assert!(e.is_loaded(&doc));
+}
+
+#[test]
+fn a_small_doc_store_gets_no_dictionary() {
+    let b = build(&corpus_docs(), &BuildOptions::default()).unwrap();
+    assert!(b.manifest.doc_dictionary.is_none(), "the seed pages are far under 64 KB");
+    assert_eq!(b.manifest.required_version(), 6);
 }
 
 #[test]

@@ -54,7 +54,7 @@ fn parts_of_long(b: &BuiltBundle) -> Vec<(String, u32)> {
 #[test]
 fn a_long_page_is_stored_in_runs_of_its_sections_and_a_short_one_whole() {
     let b = built(1500);
-    assert_eq!(b.manifest.format_version, 6);
+    assert_eq!(b.manifest.format_version, 7);
     let parts = parts_of_long(&b);
     assert!(parts.len() >= 4, "twelve 600-byte sections in parts of 1.5 kB: {parts:?}");
     assert!(parts[0].1 > 0, "the first part starts at the first section, after the title");

@@ -47,6 +47,8 @@ pub fn current_options(docs: &[SourceDoc]) -> BuildOptions {
         doc_shard_target: 1024,
         // The seed pages are short: a small part target cuts the longer ones.
         doc_part_target: 160,
+        // The seed pages are few: a dictionary anyway, as a docs site has one.
+        doc_dictionary_from: 0,
         generator: format!("sift frozen-v{}", sift_core::bundle::FORMAT_VERSION),
         semantic: Some(semantic),
         ..BuildOptions::default()
@@ -77,7 +79,7 @@ pub fn cases_of(version: &str) -> Option<&'static [Case]> {
         // Format 3 changed the term shards' layout, format 4 stores long pages in parts
         // (the frozen corpus's longer pages are), format 5 names doc shards by rule and
         // format 6 term shards: not what a bundle can answer.
-        "v2" | "v3" | "v4" | "v5" | "v6" => Some(V2_CASES),
+        "v2" | "v3" | "v4" | "v5" | "v6" | "v7" => Some(V2_CASES),
         _ => None,
     }
 }

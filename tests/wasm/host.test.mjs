@@ -15,6 +15,9 @@ import { ROOT } from "../support.mjs";
 
 const BUNDLE = path.join(ROOT, "tests/frozen/v5/bundle");
 const ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v5/answers.json"), "utf8"));
+// Format 7: doc shards compressed after the doc store's dictionary (codec 2).
+const V7 = path.join(ROOT, "tests/frozen/v7/bundle");
+const V7_ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v7/answers.json"), "utf8"));
 // Semantic search off below: the keyword engine.
 const wasmUrl = new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm")));
 
@@ -64,17 +67,44 @@ test("a stream inflating past the length its header claims is cut off, not read 
   assert.equal(ok.length, 4 << 20);
 });
 
-test("the engine answers from host-inflated shards as the frozen bundle recorded", async () => {
-  const sift = await Sift.load(pathToFileURL(BUNDLE + "/").href, { fetch: fetchFrom(), wasmUrl, semantic: false });
-  // The answers recorded by words alone (this page has semantic search off).
-  const lexical = ANSWERS.filter(({ request, answer }) => typeof request.query === "string" && answer?.search_type === "lexical");
-  assert.ok(lexical.length >= 4, `only ${lexical.length} lexical answers recorded`);
-  for (const { request, answer } of lexical) {
-    const got = await sift.search(request);
-    const brief = (r) => r.results.map((x) => [x.id, x.score, x.snippet]);
-    assert.deepEqual(brief(got), brief(answer), JSON.stringify(request));
-  }
-  assert.ok(sift.stats.shardsFetched > 3, "the answers came from shards read through the host");
+for (const [version, dir, answers] of [["v5", BUNDLE, ANSWERS], ["v7", V7, V7_ANSWERS]]) {
+  test(`the engine answers from host-inflated shards as the frozen ${version} bundle recorded`, async () => {
+    const sift = await Sift.load(pathToFileURL(dir + "/").href, { fetch: fetchFrom(), wasmUrl, semantic: false });
+    // The answers recorded by words alone (this page has semantic search off).
+    const lexical = answers.filter(({ request, answer }) => typeof request.query === "string" && answer?.search_type === "lexical");
+    assert.ok(lexical.length >= 4, `only ${lexical.length} lexical answers recorded`);
+    for (const { request, answer } of lexical) {
+      const got = await sift.search(request);
+      const brief = (r) => r.results.map((x) => [x.id, x.score, x.snippet]);
+      assert.deepEqual(brief(got), brief(answer), JSON.stringify(request));
+    }
+    assert.ok(sift.stats.shardsFetched > 3, "the answers came from shards read through the host");
+  });
+}
+
+test("doc shards compressed after the store's dictionary inflate with it, and not without it", async () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(V7, "manifest.json"), "utf8"));
+  const dictFile = manifest.doc_store.dictionary.file;
+  const dictionary = await inflatedPayload(new Uint8Array(fs.readFileSync(path.join(V7, dictFile))));
+  const doc = new Uint8Array(fs.readFileSync(path.join(V7, `${manifest.doc_store.files}-0.bin`)));
+  assert.equal(doc[7], 2, "codec 2: deflate after the dictionary");
+  const payload = await inflatedPayload(doc, dictionary);
+  assert.equal(payload.length, new DataView(doc.buffer, doc.byteOffset).getUint32(8, true));
+  assert.match(new TextDecoder().decode(payload), /^\{"shard":0,"docs":\[/);
+  assert.equal(await inflatedPayload(doc, undefined), undefined, "without the dictionary: no payload");
+  // The host loop fetches the dictionary in the first round, before any doc shard.
+  const order = [];
+  const sift = await Sift.load(pathToFileURL(V7 + "/").href, {
+    fetch: async (url) => {
+      order.push(path.basename(fileURLToPath(url)));
+      return fetchFrom()(url);
+    },
+    wasmUrl,
+    semantic: false,
+  });
+  await sift.search({ query: "cache" });
+  const firstDoc = order.findIndex((f) => f.startsWith("d-"));
+  assert.ok(order.indexOf(dictFile) >= 0 && order.indexOf(dictFile) < firstDoc, order.join(" "));
 });
 
 test("a doc shard whose deflate stream is damaged is refused as corrupt, with its name", async () => {

@@ -106,6 +106,20 @@ export async function fetchBytes(fetchImpl, url, what) {
 }
 
 const HEADER = 16; // a shard file's header: magic, version, kind, codec, payload length, CRC
+const DEFLATE = 1;
+const DEFLATE_AFTER_DICTIONARY = 2; // a doc shard compressed after the doc store's dictionary
+
+/** A dictionary as stored deflate blocks, none final (as `sift_core::bundle::dictionary`). */
+function storedBlocks(dictionary) {
+  const blocks = [];
+  for (let at = 0; at < dictionary.length; at += 65535) {
+    const block = dictionary.subarray(at, at + 65535);
+    const n = block.length;
+    // BFINAL 0, BTYPE 00 (stored), padding to the byte; LEN and its complement, LE.
+    blocks.push(new Uint8Array([0, n & 255, n >> 8, ~n & 255, (~n >> 8) & 255]), block);
+  }
+  return blocks;
+}
 
 /**
  * The payload of a deflated shard file, inflated with the platform's DecompressionStream
@@ -114,20 +128,27 @@ const HEADER = 16; // a shard file's header: magic, version, kind, codec, payloa
  * no shard at all and for a stream that does not inflate within the length its header
  * claims (so a corrupt or hostile stream cannot fill memory): the engine then checks the
  * file and says what is wrong with it, as it would have with an inflater of its own.
+ * A doc shard compressed after the doc store's dictionary (codec 2) is inflated as one
+ * stream with the dictionary before it as stored blocks, whose output is the dictionary
+ * and then the payload; without the dictionary it gets no payload.
  */
-export async function inflatedPayload(bytes) {
-  if (bytes.length < HEADER || bytes[7] !== 1) return undefined;
+export async function inflatedPayload(bytes, dictionary) {
+  if (bytes.length < HEADER) return undefined;
+  const codec = bytes[7];
+  if (codec !== DEFLATE && !(codec === DEFLATE_AFTER_DICTIONARY && dictionary)) return undefined;
   const claimed = new DataView(bytes.buffer, bytes.byteOffset + 8, 4).getUint32(0, true);
   if (claimed > LIMITS.maxShardPayload) return undefined;
+  const skip = codec === DEFLATE_AFTER_DICTIONARY ? dictionary.length : 0;
+  const parts = codec === DEFLATE_AFTER_DICTIONARY ? [...storedBlocks(dictionary), bytes.subarray(HEADER)] : [bytes.subarray(HEADER)];
   const chunks = [];
   let at = 0;
   try {
-    const stream = new Blob([bytes.subarray(HEADER)]).stream().pipeThrough(new DecompressionStream("deflate-raw"));
+    const stream = new Blob(parts).stream().pipeThrough(new DecompressionStream("deflate-raw"));
     const reader = stream.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (at + value.length > claimed) {
+      if (at + value.length > skip + claimed) {
         await reader.cancel();
         return undefined;
       }
@@ -137,34 +158,38 @@ export async function inflatedPayload(bytes) {
   } catch (_) {
     return undefined; // not a deflate stream
   }
-  if (chunks.length === 1) return chunks[0];
+  if (chunks.length === 1 && skip === 0) return chunks[0];
   const out = new Uint8Array(at); // a short payload fails the engine's check
   let to = 0;
   for (const c of chunks) {
     out.set(c, to);
     to += c.length;
   }
-  return out;
+  return out.subarray(Math.min(skip, at));
+}
+
+/**
+ * Add shard files to an engine in the order given (the engine lists the doc store's
+ * dictionary before the doc shards read with it), each payload inflated here.
+ */
+export async function addShards(files, bytes, { isLoaded, addShard, dictionary }) {
+  for (let i = 0; i < files.length; i++) {
+    if (isLoaded(files[i])) continue;
+    addShard(files[i], bytes[i], await inflatedPayload(bytes[i], dictionary()));
+  }
 }
 
 /**
  * The host loop: `call()` returns the engine's answer as JSON text, `{done}` or
- * `{need: [files]}`; needed files are fetched by `shardBytes(file)` (in parallel), their
- * payloads inflated, handed to `addShard(file, bytes, payload)` unless `isLoaded(file)`,
- * and the call is repeated.
+ * `{need: [files]}`; needed files are fetched by `shardBytes(file)` (in parallel), added
+ * in the engine's order (`addShards`), and the call is repeated.
  */
-export async function drive(call, { shardBytes, isLoaded, addShard }) {
+export async function drive(call, { shardBytes, ...engine }) {
   for (let round = 0; round < LIMITS.maxHostRounds; round++) {
     const step = JSON.parse(call());
     if (step.need === undefined) return step.done;
     const files = step.need;
-    const shards = await Promise.all(files.map(async (f) => {
-      const bytes = await shardBytes(f);
-      return { f, bytes, payload: isLoaded(f) ? undefined : await inflatedPayload(bytes) };
-    }));
-    for (const { f, bytes, payload } of shards) {
-      if (!isLoaded(f)) addShard(f, bytes, payload);
-    }
+    await addShards(files, await Promise.all(files.map((f) => shardBytes(f))), engine);
   }
   throw new SiftError("internal", "the engine kept asking for shards");
 }

@@ -6,7 +6,7 @@
 // and the engine is rebuilt on the next call, so one bad moment never freezes a search box.
 
 import initCore, { SiftEngine, memoryBytes as coreMemoryBytes } from "./sift_wasm.js";
-import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, fetchBytes, drive, inflatedPayload } from "./host.js";
+import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, fetchBytes, drive, addShards } from "./host.js";
 import { LIMITS, ERRORS, statusOf, isClientError } from "./contract.js";
 
 // Everything a surface needs comes from here (one module: the built sift.js is one file).
@@ -301,11 +301,16 @@ export class Sift {
   // `call(engine)` until it is done, fetching what it needs; on `slot`'s engine (the main one
   // unless given).
   #drive(call, slot = this.#main) {
-    return drive(() => this.#call(() => call(slot.engine), slot), {
-      shardBytes: (f) => this.#shard(f),
+    return drive(() => this.#call(() => call(slot.engine), slot), { shardBytes: (f) => this.#shard(f), ...this.#adder(slot) });
+  }
+
+  // How the host loop adds shards to `slot`'s engine.
+  #adder(slot) {
+    return {
       isLoaded: (f) => slot.engine.isLoaded(f),
       addShard: (f, bytes, payload) => this.#call(() => slot.engine.addShard(f, bytes, payload), slot),
-    });
+      dictionary: () => slot.engine.docDictionary(),
+    };
   }
 
   /**
@@ -324,11 +329,8 @@ export class Sift {
     for (;;) {
       const files = this.#call(() => this.#engine.allFiles()).filter((f) => !this.#engine.isLoaded(f));
       if (files.length === 0) return this.#call(() => this.#engine.allFiles()).length;
-      await Promise.all(files.map(async (f) => {
-        const b = await this.#shard(f);
-        const payload = await inflatedPayload(b);
-        if (!this.#engine.isLoaded(f)) this.#call(() => this.#engine.addShard(f, b, payload));
-      }));
+      // Fetched at once, added in the engine's order (the doc store's dictionary first).
+      await addShards(files, await Promise.all(files.map((f) => this.#shard(f))), this.#adder(this.#main));
     }
   }
 

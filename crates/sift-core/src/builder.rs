@@ -9,7 +9,7 @@ use crate::bundle::filters::FilterIndex;
 use crate::bundle::manifest::EncoderRef;
 use crate::bundle::terms::{ShardWriter, TermEntry};
 use crate::bundle::vindex::VectorIndex;
-use crate::bundle::{self, ids, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
+use crate::bundle::{self, dictionary, ids, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
 use crate::date;
 use crate::doc::SourceDoc;
 use crate::error::SiftError;
@@ -44,6 +44,10 @@ pub struct BuildOptions {
     /// against 821) and a 5% larger bundle; a part holds fewer sections to show as
     /// sub-results.
     pub doc_part_target: usize,
+    /// A doc store of at least this many bytes gets a preset dictionary (format 7,
+    /// `bundle::dictionary`); a smaller one is deflated plainly. Default
+    /// `dictionary::MIN_STORE_BYTES` (64 KB); tests lower it to give a small corpus one.
+    pub doc_dictionary_from: usize,
     /// Recorded in the manifest (`sift 0.1.0`).
     pub generator: String,
     /// The semantic half, when building with an embedder: the chunks' embeddings and the
@@ -59,6 +63,7 @@ impl Default for BuildOptions {
             term_shard_target: 8 * 1024,
             doc_shard_target: 4 * 1024,
             doc_part_target: 8 * 1024,
+            doc_dictionary_from: dictionary::MIN_STORE_BYTES,
             generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
             semantic: None,
         }
@@ -188,7 +193,23 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         jobs.extend(sem.encoder.iter().flat_map(|e| e.groups.iter()).map(|g| (ShardKind::EncoderVocab, g.as_slice())));
         jobs.extend(sem.encoder.iter().flat_map(|e| e.rows.iter()).map(|r| (ShardKind::EncoderRows, r.as_slice())));
     }
-    let mut framed = par_map(&jobs, |(kind, payload)| shard_file(*kind, payload, version));
+    // The doc store's dictionary (format 7): trained on the doc shards' payloads, which are
+    // then compressed after it.
+    let store_bytes: usize = doc_payloads.iter().map(|d| d.3.len()).sum();
+    let dictionary = (store_bytes >= opts.doc_dictionary_from).then(|| {
+        let payloads: Vec<&[u8]> = doc_payloads.iter().map(|d| d.3.as_slice()).collect();
+        dictionary::train(&dictionary::training_sample(&payloads), dictionary::DICTIONARY_BYTES)
+    });
+    let dictionary = dictionary.filter(|d| !d.is_empty());
+    let mut framed = par_map(&jobs, |(kind, payload)| match (kind, &dictionary) {
+        (ShardKind::Docs, Some(d)) => named(*kind, bundle::encode_shard_with_dictionary(*kind, payload, version, d)),
+        _ => shard_file(*kind, payload, version),
+    });
+    let doc_dictionary = dictionary.as_ref().map(|d| {
+        let (r, file) = shard_file(ShardKind::DocDictionary, d, version);
+        framed.push((r.clone(), file));
+        r
+    });
     // Term shards (format 6) and doc shards (format 5) are named by rule:
     // `t-<hash of them all>-<n>.bin`, `d-…-<n>.bin`.
     let term_files = name_by_rule(&mut framed[2..2 + term_payloads.len()], ShardKind::Terms);
@@ -227,6 +248,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         term_files: Some(term_files),
         doc_shards,
         doc_files: Some(doc_files),
+        doc_dictionary,
         id_shards,
         vectors,
         encoder,
@@ -538,7 +560,11 @@ fn key_ranges(payloads: &[(String, String, Vec<u8>)], refs: &mut impl Iterator<I
 }
 
 fn shard_file(kind: ShardKind, payload: &[u8], version: u16) -> (ShardRef, (String, Vec<u8>)) {
-    let bytes = bundle::encode_shard(kind, payload, version);
+    named(kind, bundle::encode_shard(kind, payload, version))
+}
+
+/// A framed shard under its content name, with its manifest entry.
+fn named(kind: ShardKind, bytes: Vec<u8>) -> (ShardRef, (String, Vec<u8>)) {
     let hash = blake3::hash(&bytes);
     let file = format!("{}-{}.bin", kind.prefix(), &hash.to_hex()[..16]);
     let r = ShardRef::new(file.clone(), bytes.len() as u64, crate::bundle::crc32::crc32(&bytes));

@@ -105,6 +105,8 @@ fn build_sample(docs: &[SourceDoc]) -> BuiltBundle {
         term_shard_target: 256,
         doc_shard_target: 512,
         doc_part_target: 400,
+        // A doc store dictionary, however small the sample (format 7).
+        doc_dictionary_from: 0,
         semantic: Some(semantic),
         ..BuildOptions::default()
     };
@@ -263,7 +265,7 @@ pub fn request_json(data: &[u8]) {
 }
 
 /// Shard kinds the bundle target feeds fuzzed payloads to, by selector (0: the manifest).
-const KINDS: [ShardKind; 12] = [
+const KINDS: [ShardKind; 13] = [
     ShardKind::Terms,
     ShardKind::Docs,
     ShardKind::DocMeta,
@@ -276,6 +278,7 @@ const KINDS: [ShardKind; 12] = [
     ShardKind::EncoderVocab,
     ShardKind::EncoderRows,
     ShardKind::Vectors,
+    ShardKind::DocDictionary,
 ];
 
 fn kind_of(selector: u8) -> Option<ShardKind> {
@@ -322,6 +325,7 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
             frame(kind, payload, &mut manifest.id_shards[i].shard, &mut files);
         }
         ShardKind::DocMeta => frame(kind, payload, &mut manifest.docmeta, &mut files),
+        ShardKind::DocDictionary => frame(kind, payload, manifest.doc_dictionary.as_mut().expect("sample has a dictionary"), &mut files),
         ShardKind::Filters => frame(kind, payload, &mut manifest.filters, &mut files),
         ShardKind::VectorIndex => {
             frame(kind, payload, manifest.vectors.as_mut().and_then(|v| v.index.as_mut()).expect("index"), &mut files)
@@ -424,7 +428,12 @@ pub fn sample_payloads() -> Vec<(u8, Vec<u8>)> {
         };
         let bytes = &b.shards.iter().find(|(n, _)| *n == name).expect("listed").1;
         let sref = ShardRef::new(name.clone(), bytes.len() as u64, crc32fast::hash(bytes));
-        out.push((selector, bundle::decode_shard(bytes, kind, &sref, version).expect("sample shard decodes")));
+        // Doc shards are compressed after the store's dictionary, which the engine holds.
+        if let Some(d) = b.manifest.doc_dictionary.as_ref().filter(|d| !eng.is_loaded(&d.file)) {
+            eng.add_shard(&d.file, &b.shards.iter().find(|(n, _)| *n == d.file).expect("listed").1).expect("dictionary loads");
+        }
+        let with = bundle::Inflation { payload: None, dictionary: eng.doc_dictionary() };
+        out.push((selector, bundle::decode_shard_with(bytes, with, kind, &sref, version).expect("sample shard decodes")));
     }
     out.push((0, sample_bundle().manifest_bytes()));
     out

@@ -83,6 +83,13 @@ impl SiftEngine {
         self.engine.add_shard_inflated(file, bytes, payload).map_err(|e| err_js(&e))
     }
 
+    /// The doc store's dictionary once its shard is added (format 7): `host.js` inflates the
+    /// doc shards compressed after it (codec 2) with it.
+    #[wasm_bindgen(js_name = docDictionary)]
+    pub fn doc_dictionary(&self) -> Option<Vec<u8>> {
+        self.engine.doc_dictionary().map(<[u8]>::to_vec)
+    }
+
     #[wasm_bindgen(js_name = hasVectors)]
     pub fn has_vectors(&self) -> bool {
         self.engine.has_vectors()

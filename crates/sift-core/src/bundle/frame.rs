@@ -5,7 +5,7 @@
 //! | 0 | 4 | magic `SIFT` |
 //! | 4 | 2 | format version (u16 LE) |
 //! | 6 | 1 | shard kind ([`ShardKind`]) |
-//! | 7 | 1 | codec (0 raw, 1 deflate) |
+//! | 7 | 1 | codec (0 raw, 1 deflate, 2 deflate after the doc store's dictionary) |
 //! | 8 | 4 | decoded payload length (u32 LE) |
 //! | 12 | 4 | CRC-32 of the decoded payload (u32 LE) |
 //!
@@ -25,8 +25,9 @@ pub const MAGIC: &[u8; 4] = b"SIFT";
 /// sections, [`super::manifest::DocShardRef::first_pos`]) so a result fetches only the part
 /// its snippet comes from, 5 names the doc shards by rule and lists them as columns
 /// ([`super::manifest::Manifest::doc_files`]), 6 does the same for the term shards
-/// ([`super::manifest::Manifest::term_files`]). Every shard carries its bundle's version.
-pub const FORMAT_VERSION: u16 = 6;
+/// ([`super::manifest::Manifest::term_files`]), 7 compresses the doc shards with a preset
+/// dictionary ([`super::dictionary`]). Every shard carries its bundle's version.
+pub const FORMAT_VERSION: u16 = 7;
 const HEADER_LEN: usize = 16;
 /// Refuse to inflate a shard claiming more than this: a corrupt or hostile length must not
 /// allocate gigabytes.
@@ -47,6 +48,7 @@ pub enum ShardKind {
     EncoderIndex = 10,
     EncoderRows = 11,
     EncoderVocab = 12,
+    DocDictionary = 13,
 }
 
 impl ShardKind {
@@ -64,6 +66,7 @@ impl ShardKind {
             10 => ShardKind::EncoderIndex,
             11 => ShardKind::EncoderRows,
             12 => ShardKind::EncoderVocab,
+            13 => ShardKind::DocDictionary,
             _ => return None,
         })
     }
@@ -81,28 +84,53 @@ impl ShardKind {
             ShardKind::EncoderIndex => "w",
             ShardKind::EncoderRows => "e",
             ShardKind::EncoderVocab => "g",
+            ShardKind::DocDictionary => "z",
         }
     }
 }
 
+/// Codecs: how a shard's payload is stored after its header.
+const CODEC_RAW: u8 = 0;
+const CODEC_DEFLATE: u8 = 1;
+/// Deflate as the continuation of a stream that began with the doc store's dictionary.
+const CODEC_DEFLATE_AFTER_DICTIONARY: u8 = 2;
+
 /// Frame a payload as a shard file (deflate-compressed) of format `version`.
 pub fn encode_shard(kind: ShardKind, payload: &[u8], version: u16) -> Vec<u8> {
-    let compressed = miniz_oxide::deflate::compress_to_vec(payload, 6);
-    let mut out = Vec::with_capacity(HEADER_LEN + compressed.len());
+    frame(kind, payload, version, CODEC_DEFLATE, miniz_oxide::deflate::compress_to_vec(payload, 6))
+}
+
+/// Frame a doc shard's payload compressed after the doc store's `dictionary` (format 7).
+pub fn encode_shard_with_dictionary(kind: ShardKind, payload: &[u8], version: u16, dictionary: &[u8]) -> Vec<u8> {
+    frame(kind, payload, version, CODEC_DEFLATE_AFTER_DICTIONARY, super::dictionary::compress_with(dictionary, payload, 6))
+}
+
+fn frame(kind: ShardKind, payload: &[u8], version: u16, codec: u8, body: Vec<u8>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&version.to_le_bytes());
     out.push(kind as u8);
-    out.push(1); // codec: deflate
+    out.push(codec);
     out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
     out.extend_from_slice(&crate::bundle::crc32::crc32(payload).to_le_bytes());
-    out.extend_from_slice(&compressed);
+    out.extend_from_slice(&body);
     out
 }
 
 /// Verify and unframe a shard file. `expected` is the manifest's entry for it, `version` the
 /// bundle's format version (every shard carries its bundle's).
 pub fn decode_shard(bytes: &[u8], kind: ShardKind, expected: &ShardRef, version: u16) -> Result<Vec<u8>, SiftError> {
-    decode_shard_with(bytes, None, kind, expected, version)
+    decode_shard_with(bytes, Inflation::default(), kind, expected, version)
+}
+
+/// What a reader brings to a shard besides its bytes.
+#[derive(Default)]
+pub struct Inflation<'a> {
+    /// The payload of a deflated shard, inflated by the host (the browser engine has no
+    /// inflater; the payload is checked against the header like the engine's own would be).
+    pub payload: Option<Vec<u8>>,
+    /// The doc store's dictionary, once loaded: what codec 2 inflates after.
+    pub dictionary: Option<&'a [u8]>,
 }
 
 /// [`decode_shard`], with the payload of a deflated shard already inflated by the host
@@ -110,13 +138,7 @@ pub fn decode_shard(bytes: &[u8], kind: ShardKind, expected: &ShardRef, version:
 /// it to the platform's `DecompressionStream`. The file is checked as always (its size and
 /// checksum against the manifest, its header), and the host's payload against the header
 /// (length and CRC-32), so a host cannot hand the engine anything the file does not hold.
-pub fn decode_shard_with(
-    bytes: &[u8],
-    inflated: Option<Vec<u8>>,
-    kind: ShardKind,
-    expected: &ShardRef,
-    version: u16,
-) -> Result<Vec<u8>, SiftError> {
+pub fn decode_shard_with(bytes: &[u8], with: Inflation, kind: ShardKind, expected: &ShardRef, version: u16) -> Result<Vec<u8>, SiftError> {
     let name = &expected.file;
     // Without a listed size and checksum (format 5's doc shards), the payload's own
     // checksum below still refuses any change to the file.
@@ -152,10 +174,18 @@ pub fn decode_shard_with(
         return Err(SiftError::corrupt(format!("shard {name} claims an implausible size")));
     }
     let body = &bytes[HEADER_LEN..];
-    let payload = match (bytes[7], inflated) {
-        (0, _) => body.to_vec(),
-        (1, Some(payload)) => payload,
-        (1, None) => inflate(body, raw_len, name)?,
+    let payload = match (bytes[7], with.payload) {
+        (CODEC_RAW, _) => body.to_vec(),
+        (CODEC_DEFLATE | CODEC_DEFLATE_AFTER_DICTIONARY, Some(payload)) => payload,
+        (CODEC_DEFLATE, None) => inflate(body, raw_len, name)?,
+        (CODEC_DEFLATE_AFTER_DICTIONARY, None) => match with.dictionary {
+            Some(dictionary) => inflate_after(dictionary, body, raw_len, name)?,
+            None => {
+                return Err(SiftError::corrupt(format!(
+                    "shard {name} is compressed with the doc store's dictionary, which is not loaded (a host must add it first)"
+                )))
+            }
+        },
         (c, _) => return Err(SiftError::corrupt(format!("shard {name} uses unknown codec {c}"))),
     };
     if payload.len() != raw_len || crate::bundle::crc32::crc32(&payload) != crc {
@@ -171,6 +201,12 @@ fn inflate(body: &[u8], limit: usize, name: &str) -> Result<Vec<u8>, SiftError> 
         .map_err(|_| SiftError::corrupt(format!("shard {name} does not decompress (corrupt)")))
 }
 
+#[cfg(feature = "inflate")]
+fn inflate_after(dictionary: &[u8], body: &[u8], limit: usize, name: &str) -> Result<Vec<u8>, SiftError> {
+    super::dictionary::inflate_with(dictionary, body, limit)
+        .ok_or_else(|| SiftError::corrupt(format!("shard {name} does not decompress (corrupt)")))
+}
+
 /// Without the `inflate` feature the host inflates (`decode_shard_with`): a deflated shard
 /// it gives no payload for did not inflate there.
 #[cfg(not(feature = "inflate"))]
@@ -178,6 +214,11 @@ fn inflate(_body: &[u8], _limit: usize, name: &str) -> Result<Vec<u8>, SiftError
     Err(SiftError::corrupt(format!(
         "shard {name} does not decompress (corrupt; or its host gave no inflated payload, which this runtime needs)"
     )))
+}
+
+#[cfg(not(feature = "inflate"))]
+fn inflate_after(_dictionary: &[u8], body: &[u8], limit: usize, name: &str) -> Result<Vec<u8>, SiftError> {
+    inflate(body, limit, name)
 }
 
 #[cfg(test)]
@@ -201,7 +242,8 @@ mod tests {
     fn a_payload_the_host_inflated_is_checked_against_the_header() {
         let payload = b"inflated by the host, checked by the engine ".repeat(8);
         let (b, r) = framed(&payload);
-        let with = |p: Vec<u8>| decode_shard_with(&b, Some(p), ShardKind::Terms, &r, FORMAT_VERSION);
+        let with =
+            |p: Vec<u8>| decode_shard_with(&b, Inflation { payload: Some(p), dictionary: None }, ShardKind::Terms, &r, FORMAT_VERSION);
         assert_eq!(with(payload.clone()).unwrap(), payload);
         let mut other = payload.clone();
         other[5] ^= 1;
@@ -210,7 +252,8 @@ mod tests {
         // The file itself is still checked against the manifest, whatever the host says.
         let mut c = b.clone();
         c[20] ^= 1;
-        assert!(decode_shard_with(&c, Some(payload.clone()), ShardKind::Terms, &r, FORMAT_VERSION).is_err());
+        let host = Inflation { payload: Some(payload.clone()), dictionary: None };
+        assert!(decode_shard_with(&c, host, ShardKind::Terms, &r, FORMAT_VERSION).is_err());
     }
 
     #[test]

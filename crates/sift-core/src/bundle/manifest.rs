@@ -130,6 +130,10 @@ pub struct Manifest {
     /// Why: with long pages in parts a docs site has thousands of doc shards, and their
     /// names and checksums were four fifths of the manifest every visitor fetches first.
     pub doc_files: Option<String>,
+    /// Format 7: the doc store's preset dictionary (kind 13), listed in `doc_store` with its
+    /// size and checksum; the doc shards are compressed after it (codec 2). Absent for a
+    /// store too small to share much (see [`super::dictionary`]).
+    pub doc_dictionary: Option<ShardRef>,
     /// Document id → doc number, in id ranges (absent in bundles written before it existed:
     /// then lookups by id scan the document store).
     pub id_shards: Vec<KeyRangeShardRef>,
@@ -158,13 +162,15 @@ impl Manifest {
         Ok(m)
     }
 
-    /// The oldest format that describes this bundle: 6 when the term shards are named by
-    /// rule, 5 when the doc shards are, 4 when a long page is stored in parts,
+    /// The oldest format that describes this bundle: 7 when the doc store has a dictionary,
+    /// 6 when the term shards are named by rule, 5 when the doc shards are, 4 when a long page is stored in parts,
     /// 2 when it uses the format-2 vector layout or a static encoder, else 1 (so keyword
     /// bundles stay readable by older runtimes).
     pub fn required_version(&self) -> u16 {
         let v2 = self.encoder.is_some() || self.vectors.as_ref().is_some_and(|v| v.index.is_some());
-        if self.term_files.is_some() {
+        if self.doc_dictionary.is_some() {
+            7
+        } else if self.term_files.is_some() {
             6
         } else if self.doc_files.is_some() {
             5
@@ -237,10 +243,12 @@ impl Manifest {
             .chain(self.encoder.iter().map(|e| &e.index))
     }
 
-    /// The shards a search by words reads: scoring data, filters, terms, documents, ids.
+    /// The shards a search by words reads: scoring data, filters, the doc store's
+    /// dictionary (before the doc shards it is needed for), terms, documents, ids.
     pub fn keyword_shards(&self) -> impl Iterator<Item = &ShardRef> {
         [&self.docmeta, &self.filters]
             .into_iter()
+            .chain(self.doc_dictionary.iter())
             .chain(self.term_shards.iter().map(|t| &t.shard))
             .chain(self.doc_shards.iter().map(|d| &d.shard))
             .chain(self.id_shards.iter().map(|t| &t.shard))
@@ -374,12 +382,12 @@ impl Manifest {
                 (None, f.list("term_shards", KeyRangeShardRef::from_json)?)
             }
         };
-        let (doc_files, doc_shards) = match f.get("doc_store") {
+        let (doc_files, doc_shards, doc_dictionary) = match f.get("doc_store") {
             Some(store) => {
-                let (files, shards) = doc_store_from_json(store)?;
-                (Some(files), shards)
+                let (files, shards, dictionary) = doc_store_from_json(store)?;
+                (Some(files), shards, dictionary)
             }
-            None => (None, f.list("doc_shards", DocShardRef::from_json)?),
+            None => (None, f.list("doc_shards", DocShardRef::from_json)?, None),
         };
         Ok(Manifest {
             magic: f.str("magic")?,
@@ -396,6 +404,7 @@ impl Manifest {
             term_files,
             doc_shards,
             doc_files,
+            doc_dictionary,
             id_shards: f.list("id_shards", KeyRangeShardRef::from_json)?,
             vectors: f.get("vectors").map(VectorsRef::from_json).transpose()?,
             encoder: f.get("encoder").map(EncoderRef::from_json).transpose()?,
@@ -425,7 +434,9 @@ impl ToJson for Manifest {
             ("doc_shards", self.doc_shards.to_json(), self.doc_files.is_none()),
             (
                 "doc_store",
-                self.doc_files.as_deref().map_or(Json::Null, |files| doc_store_to_json(files, &self.doc_shards)),
+                self.doc_files
+                    .as_deref()
+                    .map_or(Json::Null, |files| doc_store_to_json(files, &self.doc_shards, self.doc_dictionary.as_ref())),
                 self.doc_files.is_some(),
             ),
             ("id_shards", self.id_shards.to_json(), !self.id_shards.is_empty()),
@@ -467,9 +478,10 @@ fn term_store_to_json(files: &str, shards: &[KeyRangeShardRef]) -> Json {
 /// Format 5's doc store: `docs` (documents per shard; 0 for a further part of the page the
 /// entry before holds a part of) and `first_pos` (a part's first position, null for a shard
 /// of whole pages), a column each, so the manifest grows by a few bytes a shard.
-fn doc_store_from_json(v: &Json) -> Result<(String, Vec<DocShardRef>), String> {
+fn doc_store_from_json(v: &Json) -> Result<(String, Vec<DocShardRef>, Option<ShardRef>), String> {
     let f = Fields::of(v, "doc store", None)?;
     let files = f.str("files")?;
+    let dictionary = f.get("dictionary").map(ShardRef::from_json).transpose()?;
     let docs =
         f.list("docs", |x| json::as_u64(x).and_then(|n| u32::try_from(n).ok()).ok_or_else(|| "doc store docs must be counts".to_string()))?;
     let first_pos = f.list("first_pos", |x| match x {
@@ -497,14 +509,18 @@ fn doc_store_from_json(v: &Json) -> Result<(String, Vec<DocShardRef>), String> {
         };
         shards.push(DocShardRef { shard: ShardRef { file: store_file(&files, n), check: None }, first_doc, docs: count, first_pos: pos });
     }
-    Ok((files, shards))
+    Ok((files, shards, dictionary))
 }
 
-fn doc_store_to_json(files: &str, shards: &[DocShardRef]) -> Json {
+fn doc_store_to_json(files: &str, shards: &[DocShardRef], dictionary: Option<&ShardRef>) -> Json {
     let docs =
         (0..shards.len()).map(|i| Json::from(if i > 0 && shards[i].continues(&shards[i - 1]) { 0 } else { shards[i].docs })).collect();
     let first_pos = shards.iter().map(|d| d.first_pos.map_or(Json::Null, Json::from)).collect();
-    Json::obj([("files", Json::from(files)), ("docs", Json::Arr(docs)), ("first_pos", Json::Arr(first_pos))])
+    let mut store = Json::obj([("files", Json::from(files)), ("docs", Json::Arr(docs)), ("first_pos", Json::Arr(first_pos))]);
+    if let Some(d) = dictionary {
+        store.set("dictionary", d.to_json());
+    }
+    store
 }
 
 /// Shard names are plain file names: no separators, no `..`, so a hostile manifest cannot

@@ -23,6 +23,7 @@
 //! frozen bundle of the current version still opens and answers as recorded.
 
 pub mod crc32;
+pub mod dictionary;
 pub mod docmeta;
 pub mod docstore;
 pub mod encoder;
@@ -36,5 +37,8 @@ pub mod varint;
 pub mod vectors;
 pub mod vindex;
 
-pub use frame::{decode_shard, decode_shard_with, encode_shard, ShardKind, FORMAT_VERSION, MAGIC, MAX_SHARD_PAYLOAD};
+pub use frame::{
+    decode_shard, decode_shard_with, encode_shard, encode_shard_with_dictionary, Inflation, ShardKind, FORMAT_VERSION, MAGIC,
+    MAX_SHARD_PAYLOAD,
+};
 pub use manifest::{store_file, DocShardRef, FileCheck, KeyRangeShardRef, Manifest, ShardRef, VectorsRef, MANIFEST_FILE, MANIFEST_MAGIC};

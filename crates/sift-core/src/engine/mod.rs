@@ -74,6 +74,9 @@ pub(crate) enum ShardId {
     DocMeta,
     Filters,
     Terms(usize),
+    /// Before `Docs`: asked for in the same round, it is added before them (its order here
+    /// is the order of a step's need list).
+    DocDictionary,
     Docs(usize),
     Ids(usize),
     /// Format 1 vector shards.
@@ -93,6 +96,8 @@ pub struct Engine {
     filters: Option<FilterIndex>,
     term_shards: Vec<Option<TermShard>>,
     doc_shards: Vec<Option<Vec<StoredDoc>>>,
+    /// The doc store's dictionary (format 7), once loaded.
+    doc_dictionary: Option<Vec<u8>>,
     id_shards: Vec<Option<IdShard>>,
     vector_shards: Vec<Option<VectorSet>>,
     vector_index: Option<VectorIndex>,
@@ -128,6 +133,7 @@ impl Engine {
             filters: None,
             term_shards: empty_slots(manifest.term_shards.len()),
             doc_shards: empty_slots(manifest.doc_shards.len()),
+            doc_dictionary: None,
             id_shards: empty_slots(manifest.id_shards.len()),
             vector_shards: empty_slots(n_vec),
             vector_index: None,
@@ -142,6 +148,7 @@ impl Engine {
         let semantic_index = eng.manifest.vectors.as_ref().is_some_and(|v| v.index.is_some());
         let ids: Vec<ShardId> = [ShardId::DocMeta, ShardId::Filters]
             .into_iter()
+            .chain(eng.manifest.doc_dictionary.is_some().then_some(ShardId::DocDictionary))
             .chain((0..eng.term_shards.len()).map(ShardId::Terms))
             .chain((0..eng.doc_shards.len()).map(ShardId::Docs))
             .chain((0..eng.id_shards.len()).map(ShardId::Ids))
@@ -184,6 +191,12 @@ impl Engine {
         files
     }
 
+    /// The doc store's dictionary, once loaded (format 7): a host that inflates shards
+    /// itself reads the doc shards compressed after it (codec 2) with it.
+    pub fn doc_dictionary(&self) -> Option<&[u8]> {
+        self.doc_dictionary.as_deref()
+    }
+
     pub fn is_loaded(&self, file: &str) -> bool {
         self.by_file.get(file).is_some_and(|&id| self.has(id))
     }
@@ -196,6 +209,7 @@ impl Engine {
             ShardId::Filters => &m.filters,
             ShardId::Terms(i) => &m.term_shards[i].shard,
             ShardId::Docs(i) => &m.doc_shards[i].shard,
+            ShardId::DocDictionary => m.doc_dictionary.as_ref().expect("registered only with a dictionary"),
             ShardId::Ids(i) => &m.id_shards[i].shard,
             ShardId::Vectors(i) => &m.vectors.as_ref().expect("vector shard ids exist only with vectors").shards[i],
             ShardId::VectorIndex => m.vectors.as_ref().and_then(|v| v.index.as_ref()).expect("registered only with a vector index"),
@@ -213,6 +227,7 @@ impl Engine {
             ShardId::Filters => self.filters.is_some(),
             ShardId::Terms(i) => self.term_shards[i].is_some(),
             ShardId::Docs(i) => self.doc_shards[i].is_some(),
+            ShardId::DocDictionary => self.doc_dictionary.is_some(),
             ShardId::Ids(i) => self.id_shards[i].is_some(),
             ShardId::Vectors(i) => self.vector_shards[i].is_some(),
             ShardId::VectorIndex => self.vector_index.is_some(),
@@ -241,6 +256,7 @@ impl Engine {
             ShardId::Filters => ShardKind::Filters,
             ShardId::Terms(_) => ShardKind::Terms,
             ShardId::Docs(_) => ShardKind::Docs,
+            ShardId::DocDictionary => ShardKind::DocDictionary,
             ShardId::Ids(_) => ShardKind::Ids,
             ShardId::Vectors(_) => ShardKind::Vectors,
             ShardId::VectorIndex => ShardKind::VectorIndex,
@@ -251,14 +267,18 @@ impl Engine {
             ShardId::EncoderRows(_) => ShardKind::EncoderRows,
         };
         if !cfg!(feature = "semantic")
-            && !matches!(id, ShardId::DocMeta | ShardId::Filters | ShardId::Terms(_) | ShardId::Docs(_) | ShardId::Ids(_))
+            && !matches!(
+                id,
+                ShardId::DocMeta | ShardId::Filters | ShardId::Terms(_) | ShardId::DocDictionary | ShardId::Docs(_) | ShardId::Ids(_)
+            )
         {
             return Err(SiftError::new(
                 ErrorCode::InvalidRequest,
                 format!("{file} is a shard of semantic search, which this runtime (the keyword engine) does not read"),
             ));
         }
-        let payload = bundle::decode_shard_with(bytes, payload, kind, self.shard_ref(id), self.manifest.format_version)?;
+        let with = bundle::Inflation { payload, dictionary: self.doc_dictionary.as_deref() };
+        let payload = bundle::decode_shard_with(bytes, with, kind, self.shard_ref(id), self.manifest.format_version)?;
         let dim = self.manifest.vectors.as_ref().map_or(0, |v| v.dim as usize);
         let chunks = self.manifest.vectors.as_ref().map_or(0, |v| v.chunks);
         let wrong_dim = |what: &str, got: usize| SiftError::corrupt(format!("{what} {file} has {got} dimensions, the manifest says {dim}"));
@@ -275,6 +295,12 @@ impl Engine {
                     )));
                 }
                 self.term_shards[i] = Some(shard)
+            }
+            ShardId::DocDictionary => {
+                if payload.len() > bundle::dictionary::MAX_DICTIONARY_BYTES {
+                    return Err(SiftError::corrupt(format!("doc store dictionary {file} is implausibly large")));
+                }
+                self.doc_dictionary = Some(payload)
             }
             ShardId::Docs(i) => {
                 let place = self.manifest.doc_files.as_ref().map(|_| i as u32);

@@ -47,19 +47,36 @@ impl<'a> Resolver<'a> {
         Resolver { eng, postings: RefCell::new(HashMap::default()) }
     }
 
-    /// Every shard in `shards` is loaded, or the step halts asking for all the missing ones.
+    /// Every shard in `shards` is loaded, or the step halts asking for all the missing ones
+    /// — with the doc store's dictionary first when a doc shard needs it (a host adds the
+    /// files of a need list in its order).
     pub fn require(&self, shards: impl IntoIterator<Item = ShardId>) -> Flow<()> {
-        let missing: BTreeSet<String> =
-            shards.into_iter().filter(|&id| !self.eng.has(id)).map(|id| self.eng.shard_ref(id).file.clone()).collect();
+        // Generic only here: the rest is one function however many iterator types call it.
+        self.require_missing(shards.into_iter().filter(|&id| !self.eng.has(id)).collect())
+    }
+
+    fn require_missing(&self, missing: Vec<ShardId>) -> Flow<()> {
         if missing.is_empty() {
-            Ok(())
-        } else {
-            Err(Halt::Need(missing.into_iter().collect()))
+            return Ok(());
         }
+        let files: BTreeSet<String> = missing.iter().map(|&id| self.eng.shard_ref(id).file.clone()).collect();
+        let docs = missing.iter().any(|id| matches!(id, ShardId::Docs(_) | ShardId::DocDictionary));
+        let dictionary = match &self.eng.manifest.doc_dictionary {
+            Some(d) if docs && !self.eng.has(ShardId::DocDictionary) => Some(&d.file),
+            _ => None,
+        };
+        let rest = files.iter().filter(|f| Some(*f) != dictionary);
+        Err(Halt::Need(dictionary.into_iter().chain(rest).cloned().collect()))
     }
 
     fn loaded<T>(&self, id: ShardId, slot: Option<&'a T>) -> Flow<&'a T> {
-        slot.ok_or_else(|| Halt::Need(vec![self.eng.shard_ref(id).file.clone()]))
+        match slot {
+            Some(t) => Ok(t),
+            None => {
+                self.require_missing(vec![id])?;
+                Err(Halt::Fail(SiftError::internal("a shard the engine holds could not be read")))
+            }
+        }
     }
 
     pub fn docmeta(&self) -> Flow<&'a DocMeta> {

@@ -40,9 +40,17 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let (drafts, repeats) = if long { plan::merge_repeats(drafts) } else { (drafts, Vec::new()) };
 
     // One round for everything the plan reads: scoring data, filters, the words' term
-    // shards, and the semantic indexes when meaning counts.
+    // shards, and the semantic indexes when meaning counts; and the doc store's dictionary,
+    // which the results' doc shards (the next round) are read with.
     let first_semantic = if semantic { meaning::first_round(eng, host_vector.is_some()) } else { Vec::new() };
-    res.require([ShardId::DocMeta, ShardId::Filters].into_iter().chain(drafts.iter().flat_map(|d| d.shards(eng))).chain(first_semantic))?;
+    let dictionary = eng.manifest.doc_dictionary.is_some().then_some(ShardId::DocDictionary);
+    res.require(
+        [ShardId::DocMeta, ShardId::Filters]
+            .into_iter()
+            .chain(dictionary)
+            .chain(drafts.iter().flat_map(|d| d.shards(eng)))
+            .chain(first_semantic),
+    )?;
     let (meta, index) = (res.docmeta()?, res.filters()?);
     let mut plan = plan::resolve(&res, &drafts)?;
     let distinct = plan.positive.len();
