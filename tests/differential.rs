@@ -367,6 +367,20 @@ proptest! {
 }
 
 /// Hand-picked cases the generator reaches only rarely.
+/// A query with no words yet, no filters, the first page of ten, by relevance.
+fn plain_query() -> Query {
+    Query {
+        groups: vec![],
+        text_filters: vec![],
+        filters: BTreeMap::new(),
+        since: None,
+        sort_by_date: false,
+        boost_recent: false,
+        limit: 10,
+        offset: 0,
+    }
+}
+
 #[test]
 fn reference_edge_cases() {
     let doc = |id: &str, title: &str, body: &str, ty: &str, date: Option<(i64, u32, u32)>| Doc {
@@ -385,16 +399,7 @@ fn reference_edge_cases() {
     ];
     let w = |s: &str| Item::Word(s.into());
     let g = |items: Vec<Item>| Group { items, negated: false };
-    let base = Query {
-        groups: vec![],
-        text_filters: vec![],
-        filters: BTreeMap::new(),
-        since: None,
-        sort_by_date: false,
-        boost_recent: false,
-        limit: 10,
-        offset: 0,
-    };
+    let base = plain_query();
     let cases = vec![
         // Stop words only: they are the query.
         Query { groups: vec![g(vec![w("the")]), g(vec![w("of")])], ..base.clone() },
@@ -476,15 +481,6 @@ fn repeated_words_with_feedback_and_an_excluded_phrase() {
     let w = |s: &str| Group { items: vec![Item::Word(s.into())], negated: false };
     let mut groups = vec![Group { items: vec![Item::Phrase(vec!["tupa".into(), "kalo".into()])], negated: true }];
     groups.extend(["kalo", "kalo", "kalo", "kalo", "tupa", "tupa", "kalo", "kalo"].map(w));
-    let q = Query {
-        groups,
-        text_filters: vec![],
-        filters: BTreeMap::new(),
-        since: None,
-        sort_by_date: false,
-        boost_recent: false,
-        limit: 10,
-        offset: 0,
-    };
+    let q = Query { groups, ..plain_query() };
     check_case(&docs, (64, 128), &[(q.clone(), true), (q, false)]).unwrap_or_else(|e| panic!("{e}"));
 }

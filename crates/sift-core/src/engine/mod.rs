@@ -74,8 +74,8 @@ pub(crate) enum ShardId {
     DocMeta,
     Filters,
     Terms(usize),
-    /// Before `Docs`: asked for in the same round, it is added before them (its order here
-    /// is the order of a step's need list).
+    /// The doc store's dictionary (format 7): whenever doc shards are asked for before it is
+    /// loaded, it is asked for too, first in the need list (`Resolver::require`).
     DocDictionary,
     Docs(usize),
     Ids(usize),
