@@ -9,7 +9,6 @@
 use crate::decompose;
 use std::borrow::Cow;
 use std::sync::OnceLock;
-use unicode_segmentation::UnicodeSegmentation;
 
 /// Parts longer than this (in chars) are noise — base64, hashes, minified code — and are
 /// not indexed. Bounds the dictionary on hostile input.
@@ -168,7 +167,7 @@ impl Iterator for Compounds<'_> {
 }
 
 fn compounds_unicode(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut segs = text.split_word_bound_indices().peekable();
+    let mut segs = crate::wordbreak::word_bounds(text).peekable();
     std::iter::from_fn(move || {
         // Find the next word, then absorb `-word` continuations (kebab-case).
         let (start, mut end) = loop {

@@ -23,6 +23,7 @@ pub mod query;
 pub mod rank;
 pub mod semantic;
 pub mod snippet;
+pub mod wordbreak;
 
 pub use builder::{build, BuildOptions, BuiltBundle};
 pub use contract::{Document, MultiSearchRequest, MultiSearchResponse, SearchRequest, SearchResponse};
