@@ -1,6 +1,7 @@
 //! Bundle format: determinism, lazy loading, and refusal of corrupt, truncated or
 //! mismatched bundles.
 
+use sift_core::bundle::{ShardKind, ShardRef};
 use sift_core::{build, BuildOptions, Engine, SearchRequest, Step};
 use sift_tests::*;
 
@@ -105,16 +106,16 @@ fn manifest_problems_are_clear_errors() {
     let b = built();
     let m = b.manifest_bytes();
     assert_eq!(Engine::new(&m[..m.len() / 2]).err().unwrap().code, "bundle_corrupt");
-    // Every bundle is written in the newest format (7: the doc store's dictionary).
-    assert_eq!(b.manifest.format_version, 7);
-    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 7", "\"format_version\": 99");
+    // Every bundle is written in the newest format (8: the rare blocks' fold table).
+    assert_eq!(b.manifest.format_version, 8);
+    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 8", "\"format_version\": 99");
     let err = Engine::new(future.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_version");
     assert!(err.message.contains("rebuild"), "{}", err.message);
     // A manifest claiming an older version than its layout is refused outright.
-    let v6 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 7", "\"format_version\": 6");
-    let err = Engine::new(v6.as_bytes()).err().unwrap();
-    assert!(err.message.contains("needs format 7"), "{}", err.message);
+    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 8", "\"format_version\": 7");
+    let err = Engine::new(v7.as_bytes()).err().unwrap();
+    assert!(err.message.contains("needs format 8"), "{}", err.message);
     // A shard of another version than its manifest is refused (a doc shard, which has no
     // listed checksum, so its header is what is checked).
     let mut e = Engine::new(&m).unwrap();
@@ -277,7 +278,9 @@ fn a_doc_shard_before_its_dictionary_or_after_a_damaged_one_is_refused() {
 fn a_small_doc_store_gets_no_dictionary() {
     let b = build(&corpus_docs(), &BuildOptions::default()).unwrap();
     assert!(b.manifest.doc_dictionary.is_none(), "the seed pages are far under 64 KB");
-    assert_eq!(b.manifest.required_version(), 6);
+    let mut without_fold_table = b.manifest.clone();
+    without_fold_table.fold_table = None;
+    assert_eq!(without_fold_table.required_version(), 6);
 }
 
 #[test]
@@ -314,4 +317,33 @@ fn empty_corpus_and_duplicate_ids() {
     let r = run(&e, &SearchRequest::new("anything")).unwrap();
     assert_eq!(r.total, 0);
     assert!(r.fallback.is_some());
+}
+
+#[test]
+fn every_bundle_carries_the_fold_table_and_only_this_runtimes_own_is_installed() {
+    let b = built();
+    let table = b.manifest.fold_table.clone().expect("format 8: a fold table");
+    let bytes_of = |name: &str| b.shards.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    let stored = bytes_of(&table.file);
+    let payload = sift_core::bundle::decode_shard(&stored, ShardKind::FoldTable, &table, 8).unwrap();
+    assert_eq!(Some(payload.as_slice()), sift_core::decompose::rare_folds_bytes(), "the builder's own table, byte for byte");
+    assert!(b.manifest.keyword_shards().any(|s| s.file == table.file), "the keyword engine reads it");
+
+    // A damaged copy is refused by its checksum; a well-framed copy of another table (a
+    // bundle of another version) by the engine, which installs only its own.
+    let mut e = Engine::new(&b.manifest_bytes()).unwrap();
+    let mut damaged = stored.clone();
+    let last = damaged.len() - 1;
+    damaged[last] ^= 1;
+    assert_eq!(e.add_shard(&table.file, &damaged).unwrap_err().code, "bundle_corrupt");
+    let mut other = payload.clone();
+    other[0] ^= 1;
+    let framed = sift_core::bundle::encode_shard(ShardKind::FoldTable, &other, 8);
+    let mut manifest = b.manifest.clone();
+    let sref = manifest.fold_table.as_mut().unwrap();
+    *sref = ShardRef::new(sref.file.clone(), framed.len() as u64, sift_core::bundle::crc32::crc32(&framed));
+    let mut e = Engine::new(&manifest.to_json_bytes()).unwrap();
+    let err = e.add_shard(&table.file, &framed).unwrap_err();
+    assert!(err.message.contains("rebuild"), "{}", err.message);
+    e.add_shard(&table.file, &stored).unwrap_err(); // the listed checksum is the other one's
 }

@@ -54,7 +54,7 @@ fn parts_of_long(b: &BuiltBundle) -> Vec<(String, u32)> {
 #[test]
 fn a_long_page_is_stored_in_runs_of_its_sections_and_a_short_one_whole() {
     let b = built(1500);
-    assert_eq!(b.manifest.format_version, 7);
+    assert_eq!(b.manifest.format_version, 8);
     let parts = parts_of_long(&b);
     assert!(parts.len() >= 4, "twelve 600-byte sections in parts of 1.5 kB: {parts:?}");
     assert!(parts[0].1 > 0, "the first part starts at the first section, after the title");
@@ -137,7 +137,7 @@ fn a_manifest_with_parts_out_of_order_or_under_an_older_format_is_refused() {
     let mut older = m.clone();
     older["format_version"] = 3.into();
     let e = Engine::new(older.to_string().as_bytes()).err().expect("refused");
-    assert!(e.message.contains("needs format 6 (its layout) but says format 3"), "{}", e.message);
+    assert!(e.message.contains("needs format 8 (its layout) but says format 3"), "{}", e.message);
 
     let first_pos = m["doc_store"]["first_pos"].as_array_mut().unwrap();
     assert!(first_pos[1].is_u64() && first_pos[2].is_u64(), "the first page is in parts: {first_pos:?}");

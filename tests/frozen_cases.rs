@@ -78,8 +78,9 @@ pub fn cases_of(version: &str) -> Option<&'static [Case]> {
         "v1" => Some(V1_CASES),
         // Format 3 changed the term shards' layout, format 4 stores long pages in parts
         // (the frozen corpus's longer pages are), format 5 names doc shards by rule and
-        // format 6 term shards: not what a bundle can answer.
-        "v2" | "v3" | "v4" | "v5" | "v6" | "v7" => Some(V2_CASES),
+        // format 6 term shards, format 7 adds the doc store's dictionary and format 8 the
+        // rare blocks' fold table: not what a bundle can answer.
+        "v2" | "v3" | "v4" | "v5" | "v6" | "v7" | "v8" => Some(V2_CASES),
         _ => None,
     }
 }

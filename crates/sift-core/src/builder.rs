@@ -11,6 +11,7 @@ use crate::bundle::terms::{ShardWriter, TermEntry};
 use crate::bundle::vindex::VectorIndex;
 use crate::bundle::{self, dictionary, ids, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
 use crate::date;
+use crate::decompose;
 use crate::doc::SourceDoc;
 use crate::error::SiftError;
 use crate::rank::{self, Bm25fParams, N_FIELDS};
@@ -201,9 +202,18 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         dictionary::train(&dictionary::training_sample(&payloads), dictionary::DICTIONARY_BYTES)
     });
     let dictionary = dictionary.filter(|d| !d.is_empty());
+    // Format 8: a copy of the rare blocks' folding table for runtimes that leave it out
+    // (it is the same in every bundle of this version; 8 kB deflated). A builder without it
+    // compiled in (none today: wasm runtimes do not build) writes none.
+    let rare_folds = decompose::rare_folds_bytes();
     let mut framed = par_map(&jobs, |(kind, payload)| match (kind, &dictionary) {
         (ShardKind::Docs, Some(d)) => named(*kind, bundle::encode_shard_with_dictionary(*kind, payload, version, d)),
         _ => shard_file(*kind, payload, version),
+    });
+    let fold_table = rare_folds.map(|table| {
+        let (shard, file) = shard_file(ShardKind::FoldTable, table, version);
+        framed.push((shard.clone(), file));
+        shard
     });
     let doc_dictionary = dictionary.as_ref().map(|d| {
         let (r, file) = shard_file(ShardKind::DocDictionary, d, version);
@@ -250,6 +260,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         doc_files: Some(doc_files),
         doc_dictionary,
         id_shards,
+        fold_table,
         vectors,
         encoder,
     };

@@ -265,7 +265,7 @@ pub fn request_json(data: &[u8]) {
 }
 
 /// Shard kinds the bundle target feeds fuzzed payloads to, by selector (0: the manifest).
-const KINDS: [ShardKind; 13] = [
+const KINDS: [ShardKind; 14] = [
     ShardKind::Terms,
     ShardKind::Docs,
     ShardKind::DocMeta,
@@ -279,6 +279,7 @@ const KINDS: [ShardKind; 13] = [
     ShardKind::EncoderRows,
     ShardKind::Vectors,
     ShardKind::DocDictionary,
+    ShardKind::FoldTable,
 ];
 
 fn kind_of(selector: u8) -> Option<ShardKind> {
@@ -327,6 +328,7 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
         ShardKind::DocMeta => frame(kind, payload, &mut manifest.docmeta, &mut files),
         ShardKind::DocDictionary => frame(kind, payload, manifest.doc_dictionary.as_mut().expect("sample has a dictionary"), &mut files),
         ShardKind::Filters => frame(kind, payload, &mut manifest.filters, &mut files),
+        ShardKind::FoldTable => frame(kind, payload, &mut manifest.fold_table.as_mut().expect("sample has a fold table"), &mut files),
         ShardKind::VectorIndex => {
             frame(kind, payload, manifest.vectors.as_mut().and_then(|v| v.index.as_mut()).expect("index"), &mut files)
         }

@@ -27,7 +27,7 @@ pub const MAGIC: &[u8; 4] = b"SIFT";
 /// ([`super::manifest::Manifest::doc_files`]), 6 does the same for the term shards
 /// ([`super::manifest::Manifest::term_files`]), 7 compresses the doc shards with a preset
 /// dictionary ([`super::dictionary`]). Every shard carries its bundle's version.
-pub const FORMAT_VERSION: u16 = 7;
+pub const FORMAT_VERSION: u16 = 8;
 const HEADER_LEN: usize = 16;
 /// Refuse to inflate a shard claiming more than this: a corrupt or hostile length must not
 /// allocate gigabytes.
@@ -49,6 +49,7 @@ pub enum ShardKind {
     EncoderRows = 11,
     EncoderVocab = 12,
     DocDictionary = 13,
+    FoldTable = 14,
 }
 
 impl ShardKind {
@@ -67,6 +68,7 @@ impl ShardKind {
             11 => ShardKind::EncoderRows,
             12 => ShardKind::EncoderVocab,
             13 => ShardKind::DocDictionary,
+            14 => ShardKind::FoldTable,
             _ => return None,
         })
     }
@@ -85,6 +87,7 @@ impl ShardKind {
             ShardKind::EncoderRows => "e",
             ShardKind::EncoderVocab => "g",
             ShardKind::DocDictionary => "z",
+            ShardKind::FoldTable => "u",
         }
     }
 }

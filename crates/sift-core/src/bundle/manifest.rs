@@ -137,6 +137,9 @@ pub struct Manifest {
     /// Document id → doc number, in id ranges (absent in bundles written before it existed:
     /// then lookups by id scan the document store).
     pub id_shards: Vec<KeyRangeShardRef>,
+    /// Format 8: the analyzer's folding table for the rare Unicode blocks (kind 14; see
+    /// [`crate::decompose`]), which the browser runtimes do not compile in.
+    pub fold_table: Option<ShardRef>,
     /// Present when the bundle was built with an embedder.
     pub vectors: Option<VectorsRef>,
     /// Present when the bundle was built with a static query encoder.
@@ -162,13 +165,16 @@ impl Manifest {
         Ok(m)
     }
 
-    /// The oldest format that describes this bundle: 7 when the doc store has a dictionary,
+    /// The oldest format that describes this bundle: 8 when it carries the rare blocks' fold
+    /// table, 7 when the doc store has a dictionary,
     /// 6 when the term shards are named by rule, 5 when the doc shards are, 4 when a long page is stored in parts,
     /// 2 when it uses the format-2 vector layout or a static encoder, else 1 (so keyword
     /// bundles stay readable by older runtimes).
     pub fn required_version(&self) -> u16 {
         let v2 = self.encoder.is_some() || self.vectors.as_ref().is_some_and(|v| v.index.is_some());
-        if self.doc_dictionary.is_some() {
+        if self.fold_table.is_some() {
+            8
+        } else if self.doc_dictionary.is_some() {
             7
         } else if self.term_files.is_some() {
             6
@@ -243,11 +249,12 @@ impl Manifest {
             .chain(self.encoder.iter().map(|e| &e.index))
     }
 
-    /// The shards a search by words reads: scoring data, filters, the doc store's
+    /// The shards a search by words reads: scoring data, filters, the fold table, the doc store's
     /// dictionary (before the doc shards it is needed for), terms, documents, ids.
     pub fn keyword_shards(&self) -> impl Iterator<Item = &ShardRef> {
         [&self.docmeta, &self.filters]
             .into_iter()
+            .chain(self.fold_table.iter())
             .chain(self.doc_dictionary.iter())
             .chain(self.term_shards.iter().map(|t| &t.shard))
             .chain(self.doc_shards.iter().map(|d| &d.shard))
@@ -406,6 +413,7 @@ impl Manifest {
             doc_files,
             doc_dictionary,
             id_shards: f.list("id_shards", KeyRangeShardRef::from_json)?,
+            fold_table: f.get("fold_table").map(ShardRef::from_json).transpose()?,
             vectors: f.get("vectors").map(VectorsRef::from_json).transpose()?,
             encoder: f.get("encoder").map(EncoderRef::from_json).transpose()?,
         })
@@ -440,6 +448,7 @@ impl ToJson for Manifest {
                 self.doc_files.is_some(),
             ),
             ("id_shards", self.id_shards.to_json(), !self.id_shards.is_empty()),
+            ("fold_table", self.fold_table.to_json(), self.fold_table.is_some()),
             ("vectors", self.vectors.to_json(), self.vectors.is_some()),
             ("encoder", self.encoder.to_json(), self.encoder.is_some()),
         ])

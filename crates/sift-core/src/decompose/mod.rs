@@ -5,7 +5,8 @@
 //!   (`ﬁ` → `fi`, `é` → `e`, `Ａ` → `A`, a combining mark → nothing);
 //! - [`bert_char`] for MiniLM's BertNormalizer: NFD with nonspacing marks (Mn) dropped.
 //!
-//! The tables hold only the characters these change, as `fold.bin` and `bert.bin`:
+//! The tables hold only the characters these change, as `fold.bin`, `fold_rare.bin` and
+//! `bert.bin`:
 //! entries sorted by code point, each `varint (code point − previous code point)`,
 //! `u8 byte length`, the UTF-8 replacement. Hangul syllables decompose by the Unicode
 //! algorithm instead (11,172 of them, no table). Both files are generated from the
@@ -15,11 +16,28 @@
 //! folding (every character NFKD would reorder is one folding drops) and, for BERT's, but
 //! for 33 rare spacing marks that NFD orders by class when two stand side by side. The crate's
 //! own tables were 63 kB of the gzipped browser runtime; these are a fraction of that.
+//!
+//! Folding's table is cut in two at [`in_rare_blocks`]: `fold.bin` (Latin, Greek, Cyrillic,
+//! punctuation, ligatures, full- and half-width forms: 4 kB gzip) is always compiled in;
+//! `fold_rare.bin` (enclosed CJK and CJK compatibility, Arabic presentation forms,
+//! mathematical alphanumerics, Kangxi radicals, variation selectors and other rare blocks:
+//! 7.8 kB gzip) only with the `rare-folds` feature (native hosts, the builder). The browser
+//! runtimes leave it out: every bundle carries a copy (format 8's fold table shard), which
+//! the engine asks for before it analyses text with a character of those blocks and installs
+//! with [`install_rare_folds`] after checking it is this table byte for byte (its length and
+//! CRC-32 are compiled in). Folding is the same either way; until the copy is installed a
+//! rare-block character folds to itself.
 
 use crate::bundle::varint::Reader;
 use std::sync::OnceLock;
 
 const FOLD: &[u8] = include_bytes!("fold.bin");
+#[cfg(feature = "rare-folds")]
+const FOLD_RARE: &[u8] = include_bytes!("fold_rare.bin");
+/// `fold_rare.bin`'s length and CRC-32 (checked against the file by the generator's test):
+/// what a bundle's copy must match to be installed.
+pub const RARE_FOLDS_LEN: usize = 22_250;
+pub const RARE_FOLDS_CRC32: u32 = 0xf9ab_a95a;
 const BERT: &[u8] = include_bytes!("bert.bin");
 
 /// A decoded table: code points, and each one's replacement (None if the generator ever
@@ -53,6 +71,68 @@ impl Table {
 fn fold_table() -> &'static Table {
     static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(|| Table::decode(FOLD))
+}
+
+/// The rare blocks' folds: compiled in, or installed from a bundle's copy.
+static RARE_FOLDS: OnceLock<Table> = OnceLock::new();
+
+fn rare_fold_table() -> Option<&'static Table> {
+    #[cfg(feature = "rare-folds")]
+    return Some(RARE_FOLDS.get_or_init(|| Table::decode(FOLD_RARE)));
+    #[cfg(not(feature = "rare-folds"))]
+    RARE_FOLDS.get()
+}
+
+/// Whether folding `c` may need `fold_rare.bin`: its code point is in a block that table
+/// covers (the generator puts exactly the entries of these blocks in `fold_rare.bin`). CJK
+/// ideographs, Hangul syllables and emoji are not.
+pub fn in_rare_blocks(c: char) -> bool {
+    let c = c as u32;
+    c >= 0x2F00
+        && !(0x3000..0x3200).contains(&c)
+        && !(0x3400..0xA66F).contains(&c)
+        && !(0xAC00..0xF900).contains(&c)
+        && !(0xFB00..0xFB50).contains(&c)
+        && !(0xFE00..0xFE70).contains(&c)
+        && !(0xFF00..0x10000).contains(&c)
+        && !(0x1F252..0x1FBF0).contains(&c)
+        && !(0x20000..0x2F800).contains(&c)
+        && !(0x30000..0xE0000).contains(&c)
+}
+
+/// Whether folding is exact for every character now: the rare blocks' table is compiled in
+/// or installed.
+pub fn rare_folds_ready() -> bool {
+    rare_fold_table().is_some()
+}
+
+/// Whether folding `text` needs the rare blocks' table and does not have it yet.
+pub fn needs_rare_folds(text: &str) -> bool {
+    !rare_folds_ready() && text.chars().any(in_rare_blocks)
+}
+
+/// `fold_rare.bin` itself, where it is compiled in: the builder stores a copy in bundles.
+pub fn rare_folds_bytes() -> Option<&'static [u8]> {
+    #[cfg(feature = "rare-folds")]
+    return Some(FOLD_RARE);
+    #[cfg(not(feature = "rare-folds"))]
+    None
+}
+
+/// Install a bundle's copy of `fold_rare.bin` (once per process; the table is the same for
+/// every bundle of this version). Refused unless it is the table this runtime was built
+/// with, byte for byte.
+pub fn install_rare_folds(bytes: Vec<u8>) -> Result<(), String> {
+    if bytes.len() != RARE_FOLDS_LEN || crate::bundle::crc32::crc32(&bytes) != RARE_FOLDS_CRC32 {
+        return Err(format!(
+            "the fold table ({} bytes) is not this runtime's ({RARE_FOLDS_LEN} bytes): a bundle built by another version of sift; rebuild it",
+            bytes.len()
+        ));
+    }
+    if !rare_folds_ready() {
+        RARE_FOLDS.get_or_init(|| Table::decode(Box::leak(bytes.into_boxed_slice())));
+    }
+    Ok(())
 }
 
 fn bert_table() -> &'static Table {
@@ -92,14 +172,26 @@ fn decompose(c: char, identity_below: u32, table: &Table, out: &mut String) {
 
 /// Append `c` folded (NFKD, combining marks dropped; case is the caller's) to `out`.
 pub fn fold_char(c: char, out: &mut String) {
-    decompose(c, 0xA0, fold_table(), out);
+    match fold_table_of(c) {
+        Some(table) => decompose(c, 0xA0, table, out),
+        None => out.push(c),
+    }
+}
+
+/// The folding table that holds `c`, if the runtime has it.
+fn fold_table_of(c: char) -> Option<&'static Table> {
+    if in_rare_blocks(c) {
+        rare_fold_table()
+    } else {
+        Some(fold_table())
+    }
 }
 
 /// Whether folding drops `c` entirely. Among characters that are not alphanumeric these
 /// are exactly the combining marks (general category M); a few letters (`ﾞ`, a half-width
 /// voiced sound mark) fold to a mark and so to nothing too.
 pub fn folds_to_nothing(c: char) -> bool {
-    (c as u32) >= 0x300 && fold_table().get(c) == Some("")
+    (c as u32) >= 0x300 && fold_table_of(c).and_then(|t| t.get(c)) == Some("")
 }
 
 /// Append `c` as BertNormalizer strips accents (NFD, nonspacing marks dropped) to `out`.
@@ -126,10 +218,10 @@ mod tests {
         c.to_string().nfd().filter(|x| x.general_category() != GeneralCategory::NonspacingMark).collect()
     }
 
-    fn encode(map: impl Fn(char) -> String) -> Vec<u8> {
+    fn encode(map: impl Fn(char) -> String, keep: impl Fn(char) -> bool) -> Vec<u8> {
         let mut out = Vec::new();
         let mut prev = 0u32;
-        for c in chars().filter(|&c| !(HANGUL_FIRST..HANGUL_FIRST + HANGUL_COUNT).contains(&(c as u32))) {
+        for c in chars().filter(|&c| !(HANGUL_FIRST..HANGUL_FIRST + HANGUL_COUNT).contains(&(c as u32)) && keep(c)) {
             let r = map(c);
             if r == c.to_string() {
                 continue;
@@ -145,7 +237,13 @@ mod tests {
     #[test]
     fn the_tables_are_generated_from_unicode_normalization() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/decompose");
-        for (file, bytes) in [("fold.bin", encode(fold_of)), ("bert.bin", encode(bert_of))] {
+        let rare = encode(fold_of, in_rare_blocks);
+        let tables = [
+            ("fold.bin", encode(fold_of, |c| !in_rare_blocks(c))),
+            ("fold_rare.bin", rare.clone()),
+            ("bert.bin", encode(bert_of, |_| true)),
+        ];
+        for (file, bytes) in tables {
             if std::env::var_os("SIFT_BLESS_TABLES").is_some() {
                 std::fs::write(dir.join(file), &bytes).unwrap();
             } else {
@@ -153,6 +251,40 @@ mod tests {
                 assert!(have == bytes, "{file} is stale: SIFT_BLESS_TABLES=1 cargo test -p sift-core decompose");
             }
         }
+        let (len, crc) = (rare.len(), crate::bundle::crc32::crc32(&rare));
+        assert!(
+            (len, crc) == (RARE_FOLDS_LEN, RARE_FOLDS_CRC32),
+            "set RARE_FOLDS_LEN = {len} and RARE_FOLDS_CRC32 = {crc:#010x} in decompose/mod.rs"
+        );
+    }
+
+    #[test]
+    fn the_rare_blocks_hold_what_folding_changes_there_and_little_else() {
+        // Characters of the rare blocks that folding changes: most of what a query with a
+        // rare-block character fetches the table for has an entry.
+        let rare: Vec<char> = chars().filter(|&c| in_rare_blocks(c)).collect();
+        let changed = rare.iter().filter(|&&c| fold_of(c) != c.to_string()).count();
+        assert!(changed > 5000, "{changed}");
+        // Common scripts never need the table.
+        for text in ["naïve café", "Ａｂｃ ﬁ", "日本語のテキスト 한국어", "Ελληνικά русский", "𠀋 CJK extension B", "emoji 😀🦀"]
+        {
+            assert!(!text.chars().any(in_rare_blocks), "{text}");
+        }
+        for c in ['㈱', '𝐀', 'ﺎ', '⼀', '\u{E0100}', '㍿', '\u{F900}'] {
+            assert!(in_rare_blocks(c), "U+{:04X}", c as u32);
+        }
+    }
+
+    #[test]
+    fn a_bundles_copy_of_the_rare_table_is_installed_only_if_it_is_this_one() {
+        let ours = rare_folds_bytes().expect("native tests build with rare-folds").to_vec();
+        let mut other = ours.clone();
+        other[10] ^= 1;
+        assert!(install_rare_folds(other).unwrap_err().contains("rebuild"));
+        assert!(install_rare_folds(ours[..100].to_vec()).is_err());
+        assert!(install_rare_folds(Vec::new()).is_err());
+        install_rare_folds(ours).unwrap();
+        assert!(rare_folds_ready() && !needs_rare_folds("㈱ 𝐀"));
     }
 
     #[test]

@@ -77,6 +77,9 @@ pub(crate) enum ShardId {
     /// The doc store's dictionary (format 7): whenever doc shards are asked for before it is
     /// loaded, it is asked for too, first in the need list (`Resolver::require`).
     DocDictionary,
+    /// Format 8's copy of the rare blocks' folding table (`crate::decompose`): loaded means
+    /// installed in this process, by this engine or another.
+    FoldTable,
     Docs(usize),
     Ids(usize),
     /// Format 1 vector shards.
@@ -149,6 +152,7 @@ impl Engine {
         let ids: Vec<ShardId> = [ShardId::DocMeta, ShardId::Filters]
             .into_iter()
             .chain(eng.manifest.doc_dictionary.is_some().then_some(ShardId::DocDictionary))
+            .chain(eng.manifest.fold_table.is_some().then_some(ShardId::FoldTable))
             .chain((0..eng.term_shards.len()).map(ShardId::Terms))
             .chain((0..eng.doc_shards.len()).map(ShardId::Docs))
             .chain((0..eng.id_shards.len()).map(ShardId::Ids))
@@ -191,6 +195,25 @@ impl Engine {
         files
     }
 
+    /// The fold table (format 8), when this runtime lacks the rare blocks' folds and
+    /// `text` (a query; a stored page's words before snippets or feedback analyse them) has
+    /// a character of those blocks. Bundles before format 8 carry no table: there a runtime
+    /// without it folds those characters to themselves.
+    pub(crate) fn fold_table_for(&self, text: &str) -> Option<ShardId> {
+        self.manifest.fold_table.as_ref()?;
+        crate::decompose::needs_rare_folds(text).then_some(ShardId::FoldTable)
+    }
+
+    /// [`Engine::fold_table_for`] the analysed text of stored pages: titles, headings and
+    /// section text.
+    pub(crate) fn fold_table_for_pages<'a>(&self, pages: impl IntoIterator<Item = &'a StoredDoc>) -> Option<ShardId> {
+        pages.into_iter().find_map(|sd| {
+            std::iter::once(sd.title.as_str())
+                .chain(sd.sections.iter().flat_map(|s| [s.heading.as_str(), s.text.as_str()]))
+                .find_map(|t| self.fold_table_for(t))
+        })
+    }
+
     /// The doc store's dictionary, once loaded (format 7): a host that inflates shards
     /// itself reads the doc shards compressed after it (codec 2) with it.
     pub fn doc_dictionary(&self) -> Option<&[u8]> {
@@ -210,6 +233,7 @@ impl Engine {
             ShardId::Terms(i) => &m.term_shards[i].shard,
             ShardId::Docs(i) => &m.doc_shards[i].shard,
             ShardId::DocDictionary => m.doc_dictionary.as_ref().expect("registered only with a dictionary"),
+            ShardId::FoldTable => m.fold_table.as_ref().expect("registered only with a fold table"),
             ShardId::Ids(i) => &m.id_shards[i].shard,
             ShardId::Vectors(i) => &m.vectors.as_ref().expect("vector shard ids exist only with vectors").shards[i],
             ShardId::VectorIndex => m.vectors.as_ref().and_then(|v| v.index.as_ref()).expect("registered only with a vector index"),
@@ -228,6 +252,7 @@ impl Engine {
             ShardId::Terms(i) => self.term_shards[i].is_some(),
             ShardId::Docs(i) => self.doc_shards[i].is_some(),
             ShardId::DocDictionary => self.doc_dictionary.is_some(),
+            ShardId::FoldTable => crate::decompose::rare_folds_ready(),
             ShardId::Ids(i) => self.id_shards[i].is_some(),
             ShardId::Vectors(i) => self.vector_shards[i].is_some(),
             ShardId::VectorIndex => self.vector_index.is_some(),
@@ -257,6 +282,7 @@ impl Engine {
             ShardId::Terms(_) => ShardKind::Terms,
             ShardId::Docs(_) => ShardKind::Docs,
             ShardId::DocDictionary => ShardKind::DocDictionary,
+            ShardId::FoldTable => ShardKind::FoldTable,
             ShardId::Ids(_) => ShardKind::Ids,
             ShardId::Vectors(_) => ShardKind::Vectors,
             ShardId::VectorIndex => ShardKind::VectorIndex,
@@ -269,7 +295,13 @@ impl Engine {
         if !cfg!(feature = "semantic")
             && !matches!(
                 id,
-                ShardId::DocMeta | ShardId::Filters | ShardId::Terms(_) | ShardId::DocDictionary | ShardId::Docs(_) | ShardId::Ids(_)
+                ShardId::DocMeta
+                    | ShardId::Filters
+                    | ShardId::Terms(_)
+                    | ShardId::DocDictionary
+                    | ShardId::FoldTable
+                    | ShardId::Docs(_)
+                    | ShardId::Ids(_)
             )
         {
             return Err(SiftError::new(
@@ -296,6 +328,7 @@ impl Engine {
                 }
                 self.term_shards[i] = Some(shard)
             }
+            ShardId::FoldTable => crate::decompose::install_rare_folds(payload).map_err(|e| SiftError::corrupt(format!("{file}: {e}")))?,
             ShardId::DocDictionary => {
                 if payload.len() > bundle::dictionary::MAX_DICTIONARY_BYTES {
                     return Err(SiftError::corrupt(format!("doc store dictionary {file} is implausibly large")));

@@ -32,6 +32,8 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     // (Always false in the keyword engine, so none of the semantic half is compiled in.)
     let semantic = cfg!(feature = "semantic") && weights.1 > 0.0;
     let filter_fields = &eng.manifest.filter_fields;
+    // The query is analysed first: a character of folding's rare blocks needs the table.
+    res.require(eng.fold_table_for(&req.query))?;
     let parsed = query::parse(&req.query, |f| filter_fields.iter().any(|x| x == f));
     let drafts = plan::draft(&parsed, weights.0 > 0.0);
     // Long input (a pasted paragraph) is answered, not refused: repeats merge here, and

@@ -1,0 +1,123 @@
+// Folding's rare blocks (enclosed CJK, CJK compatibility, Arabic presentation forms,
+// mathematical alphanumerics, ...) are not compiled into the browser engines: each bundle
+// carries the table (format 8, a `u-` shard) and the engine asks for it only when a query,
+// or the text of a page it is about to analyse (snippets, feedback), has such a character. Checked with the keyword engine against
+// the native CLI, which has the table compiled in. Each test loads its own instance of the
+// engine: the table, once installed, serves every bundle of the process.
+
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { inflatedPayload } from "../../www/src/host.js";
+import { ROOT, sift } from "../support.mjs";
+
+const WASM = new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm")));
+let instances = 0;
+
+/** A fresh engine module (its own memory, so no table installed yet) over `dir`'s manifest. */
+async function engine(dir) {
+  const glue = await import(`../../www/dist/sift_wasm_keyword.js?instance=${++instances}`);
+  await glue.default({ module_or_path: WASM });
+  return new glue.SiftEngine(new Uint8Array(fs.readFileSync(path.join(dir, "manifest.json"))));
+}
+
+/** A search through the host loop; returns the answer (or the error) and every need list. */
+async function search(e, dir, query, serve = (f, bytes) => bytes) {
+  const rounds = [];
+  for (let round = 0; round < 16; round++) {
+    const step = JSON.parse(e.search(JSON.stringify({ query }), 20000, undefined));
+    if (step.done) return { answer: step.done, rounds };
+    rounds.push(step.need);
+    for (const f of step.need) {
+      const bytes = serve(f, new Uint8Array(fs.readFileSync(path.join(dir, f))));
+      e.addShard(f, bytes, await inflatedPayload(bytes));
+    }
+  }
+  throw new Error("too many rounds");
+}
+
+/** The native CLI's answer (the whole table compiled in): ids and snippets. */
+function native(dir, query) {
+  const r = JSON.parse(sift(["search", dir, query, "--json"]));
+  return r.results.map((x) => [x.id, x.snippet]);
+}
+const shown = (answer) => answer.results.map((x) => [x.id, x.snippet]);
+
+/** A bundle built by the CLI from Markdown pages. */
+function bundle(name, pages) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), `sift-folds-${name}-`));
+  const src = path.join(root, "docs");
+  fs.mkdirSync(src);
+  for (const [file, text] of Object.entries(pages)) fs.writeFileSync(path.join(src, file), text);
+  const out = path.join(root, "bundle");
+  sift(["build", src, "--out", out, "-q", "--no-embedder"]);
+  return out;
+}
+
+const PLAIN = bundle("plain", {
+  "files.md": "# Working with files\n\nOpen a file, read it line by line, and close the file when done.\n",
+  "network.md": "# Sockets\n\nA socket connects two programs over a network.\n",
+});
+const RARE = bundle("rare", {
+  "company.md": "# Company names\n\nIn Japanese documents ㈱ abbreviates a joint-stock company: ㈱ Example 𝐇𝐨𝐥𝐝𝐢𝐧𝐠𝐬.\n",
+  "network.md": "# Sockets\n\nA socket connects two programs over a network.\n",
+});
+const foldTable = (dir) => JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8")).fold_table.file;
+const isTable = (f) => f.startsWith("u-");
+
+test("a bundle before format 8 has no table: a rare-block query folds to itself, without an error", async () => {
+  const v7 = path.join(ROOT, "tests/frozen/v7/bundle");
+  const e = await engine(v7);
+  const { answer, rounds } = await search(e, v7, "𝐜𝐚𝐜𝐡𝐞");
+  assert.ok(!rounds.flat().some(isTable));
+  assert.ok(!answer.results.some((r) => r.id === "reference/cache.md"), "𝐜𝐚𝐜𝐡𝐞 stays unfolded");
+});
+
+test("a damaged fold table is refused by name and the query gets no answer from it", async () => {
+  const e = await engine(PLAIN);
+  let err = null;
+  try {
+    await search(e, PLAIN, "𝐟𝐢𝐥𝐞", (f, bytes) => (isTable(f) ? bytes.map((b, i) => (i === bytes.length - 1 ? b ^ 1 : b)) : bytes));
+  } catch (x) {
+    err = JSON.parse(x);
+  }
+  assert.equal(err?.code, "bundle_corrupt");
+  assert.match(err.message, /u-[0-9a-f]+\.bin/);
+  // The intact table then serves the same engine.
+  const { answer } = await search(e, PLAIN, "𝐟𝐢𝐥𝐞");
+  assert.equal(answer.results[0].id, "files.md");
+});
+
+test("a query with a rare-block character reads the table first and answers as the native engine", async () => {
+  const e = await engine(PLAIN);
+  const plain = await search(e, PLAIN, "file");
+  assert.ok(!plain.rounds.flat().some(isTable), "a query without one never reads it");
+  const { answer, rounds } = await search(e, PLAIN, "𝐟𝐢𝐥𝐞 ｌｉｎｅ");
+  assert.deepEqual(rounds[0], [foldTable(PLAIN)], "the table alone, before the query is analysed");
+  assert.equal(answer.results[0].id, "files.md");
+  assert.deepEqual(shown(answer), native(PLAIN, "𝐟𝐢𝐥𝐞 ｌｉｎｅ"));
+  // Installed once, it is not asked for again.
+  assert.ok(!(await search(e, PLAIN, "𝐬𝐨𝐜𝐤𝐞𝐭")).rounds.flat().some(isTable));
+});
+
+test("a page whose text has one gets the table before its snippet is cut; other pages never ask", async () => {
+  const e = await engine(RARE);
+  const other = await search(e, RARE, "socket");
+  assert.equal(other.answer.results[0].id, "network.md");
+  // The doc shard read holds both pages (the corpus is tiny); only a page analysed counts.
+  assert.ok(other.rounds.flat().some((f) => f.startsWith("d-")));
+  assert.ok(!other.rounds.flat().some(isTable), "the page with ㈱ is not among the results");
+  const { answer, rounds } = await search(e, RARE, "company");
+  // Every other shard it reads is loaded by now: the ASCII query's one round is the table,
+  // for the page's text.
+  assert.deepEqual(rounds, [[foldTable(RARE)]], "once the page is to be shown: a round for the table alone");
+  assert.deepEqual(shown(answer), native(RARE, "company"));
+  // A word written in mathematical bold is indexed folded, and its snippet is cut and
+  // highlighted from the text as the native engine does.
+  const bold = await search(e, RARE, "holdings");
+  assert.equal(bold.answer.results[0]?.id, "company.md");
+  assert.match(bold.answer.results[0].snippet, /<mark>𝐇𝐨𝐥𝐝𝐢𝐧𝐠𝐬<\/mark>/);
+  assert.deepEqual(shown(bold.answer), native(RARE, "holdings"));
+});
