@@ -45,6 +45,11 @@ test("the keyword engine answers by words, semantic modes refused with a clear e
     assert.equal(err?.code, "invalid_request", mode);
     assert.match(err.message, /semantic search is not built into this runtime/);
   }
+  // Nor is there a query text to embed for a model: a clear error, not an empty text.
+  assert.throws(() => e.semanticText(JSON.stringify({ query: "cache" })), (x) => {
+    const err = JSON.parse(x);
+    return err.code === "invalid_request" && /no query text to embed/.test(err.message);
+  });
 });
 
 test("the keyword engine lists only the shards it reads and refuses a semantic one", async () => {

@@ -2,6 +2,7 @@
 //! and their validation. REST, MCP, wasm and the CLI's `--json` all go through these types,
 //! so they cannot drift apart.
 
+use crate::error::Quoted;
 use crate::error::{ErrorCode, SiftError};
 use crate::json::{self, members, Fields, Json, Num, ToJson};
 use std::collections::BTreeMap;
@@ -50,7 +51,9 @@ impl Scalar {
             Json::Str(s) => Ok(Scalar::Str(s.clone())),
             Json::Num(n) => Ok(Scalar::Num(*n)),
             Json::Bool(b) => Ok(Scalar::Bool(*b)),
-            _ => Err(format!("filter {field:?}: a value must be a string, a number or a boolean, not {}", v.kind())),
+            _ => {
+                Err(format!("filter {q_field}: a value must be a string, a number or a boolean, not {}", v.kind(), q_field = Quoted(field)))
+            }
         }
     }
 }
@@ -253,12 +256,17 @@ impl SearchRequest {
             "lexical" => Mode::Lexical,
             "semantic" => Mode::Semantic,
             "hybrid" => Mode::Hybrid,
-            m => return Err(SiftError::new(ErrorCode::InvalidMode, format!("mode must be auto, lexical, semantic or hybrid; got {m:?}"))),
+            m => {
+                return Err(SiftError::new(
+                    ErrorCode::InvalidMode,
+                    format!("mode must be auto, lexical, semantic or hybrid; got {q_m}", q_m = Quoted(m)),
+                ))
+            }
         };
         let sort = match self.sort.as_deref().unwrap_or("relevance") {
             "relevance" => Sort::Relevance,
             "date" => Sort::Date,
-            s => return Err(SiftError::new(ErrorCode::InvalidSort, format!("sort must be relevance or date; got {s:?}"))),
+            s => return Err(SiftError::new(ErrorCode::InvalidSort, format!("sort must be relevance or date; got {q_s}", q_s = Quoted(s)))),
         };
         let (limit, offset) = validate_page(self.limit, self.offset)?;
         let mut filters = Vec::new();
@@ -269,11 +277,17 @@ impl SearchRequest {
                 } else {
                     format!("filterable fields are: {}", filter_fields.join(", "))
                 };
-                return Err(SiftError::new(ErrorCode::UnknownFilter, format!("unknown filter field {field:?}; {known}")));
+                return Err(SiftError::new(
+                    ErrorCode::UnknownFilter,
+                    format!("unknown filter field {q_field}; {known}", q_field = Quoted(field)),
+                ));
             }
             let values = value.values();
             if values.is_empty() {
-                return Err(SiftError::new(ErrorCode::InvalidFilter, format!("filter {field:?} has an empty list of values")));
+                return Err(SiftError::new(
+                    ErrorCode::InvalidFilter,
+                    format!("filter {q_field} has an empty list of values", q_field = Quoted(field)),
+                ));
             }
             filters.push((field.clone(), values));
         }

@@ -1,6 +1,7 @@
 //! Dates as whole days since 1970-01-01. The core has no clock: "now" always comes from the
 //! caller, so results are reproducible and the wasm build needs no time API.
 
+use crate::error::Quoted;
 use crate::error::{ErrorCode, SiftError};
 
 /// Days since the Unix epoch for a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -60,7 +61,7 @@ pub fn parse_since(s: &str, now_days: i64) -> Result<i64, SiftError> {
     let bad = || {
         SiftError::new(
             ErrorCode::InvalidSince,
-            format!("since must be an ISO date (2024-05-01) or a span like 12h, 7d, 2w, 3m, 1y; got {t:?}"),
+            format!("since must be an ISO date (2024-05-01) or a span like 12h, 7d, 2w, 3m, 1y; got {q_t}", q_t = Quoted(t)),
         )
     };
     if t.len() < 2 || t.len() > 8 {

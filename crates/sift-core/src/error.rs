@@ -152,6 +152,29 @@ impl fmt::Display for SiftError {
 
 impl std::error::Error for SiftError {}
 
+/// Text quoted for a message: `"text"`, with quotes, backslashes and control characters
+/// escaped. (Not `{:?}`: str's Debug brings core's Unicode printability tables into the
+/// browser engine, 2 kB of gzip for error messages.)
+pub struct Quoted<'a>(pub &'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"")?;
+        for c in self.0.chars() {
+            match c {
+                '"' => f.write_str("\\\"")?,
+                '\\' => f.write_str("\\\\")?,
+                '\n' => f.write_str("\\n")?,
+                '\t' => f.write_str("\\t")?,
+                '\r' => f.write_str("\\r")?,
+                c if c.is_control() => write!(f, "\\u{{{:x}}}", c as u32)?,
+                c => fmt::Write::write_char(f, c)?,
+            }
+        }
+        f.write_str("\"")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,5 +191,18 @@ mod tests {
         assert!(SiftError::new(ErrorCode::NotFound, "x").is_client_error());
         assert_eq!(SiftError::new(ErrorCode::PayloadTooLarge, "x").code.class().http_status(), 413);
         assert_eq!(SiftError::invalid("x").to_error_object().to_text(), r#"{"error":{"code":"invalid_request","message":"x"}}"#);
+    }
+
+    #[test]
+    fn quoted_text_escapes_what_would_break_the_message() {
+        assert_eq!(Quoted("plain").to_string(), "\"plain\"");
+        assert_eq!(Quoted("a \"b\" \\ c").to_string(), r#""a \"b\" \\ c""#);
+        assert_eq!(Quoted("line\nnext\ttab\u{0}\u{7f}").to_string(), r#""line\nnext\ttab\u{0}\u{7f}""#);
+        // Everything else as it is (Debug would escape some of it; a message need not).
+        assert_eq!(Quoted("naïve ㈱ 😀").to_string(), "\"naïve ㈱ 😀\"");
+        // As Debug for what messages usually quote.
+        for s in ["field", "unknown_field", "a-b", "x y", "a \"b\""] {
+            assert_eq!(Quoted(s).to_string(), format!("{s:?}"));
+        }
     }
 }

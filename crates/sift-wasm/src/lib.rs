@@ -4,6 +4,7 @@
 //! objects; nothing here panics on input (the core returns errors for bad requests and
 //! corrupt shards).
 
+use sift_core::error::ErrorCode;
 use sift_core::json::{Json, ToJson};
 #[cfg(feature = "full")]
 use sift_core::MultiSearchRequest;
@@ -110,9 +111,14 @@ impl SiftEngine {
         Ok(self.engine.wants_query_vector(&req))
     }
 
-    /// The text a request means, for a host that embeds queries with the model.
+    /// The text a request means, for a host that embeds queries with the model. (The
+    /// keyword engine has nothing to embed: an error, not an empty text.)
     #[wasm_bindgen(js_name = semanticText)]
     pub fn semantic_text(&self, req: &str) -> Result<String, JsValue> {
+        if !cfg!(feature = "semantic") {
+            let why = "semantic search is not built into this runtime (the keyword engine): there is no query text to embed";
+            return Err(err_js(&SiftError::new(ErrorCode::InvalidRequest, why)));
+        }
         let req = SearchRequest::from_json(req.as_bytes()).map_err(|e| err_js(&e))?;
         Ok(self.engine.semantic_text(&req))
     }

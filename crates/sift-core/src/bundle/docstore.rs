@@ -18,6 +18,7 @@
 
 use crate::analyzer::{self, Token};
 use crate::doc::{Section, SourceDoc};
+use crate::error::Quoted;
 use crate::error::SiftError;
 use crate::hashing::HashMap;
 use crate::json::{self, Fields, Json, ToJson};
@@ -98,7 +99,7 @@ impl StoredDoc {
                     Json::Arr(vals) => {
                         Ok((k.clone(), vals.iter().map(|x| json::string_in(x, "a metadata value")).collect::<Result<_, _>>()?))
                     }
-                    _ => Err(format!("metadata {k:?} must be an array of strings")),
+                    _ => Err(format!("metadata {q_k} must be an array of strings", q_k = Quoted(k))),
                 })
                 .collect::<Result<_, String>>()?,
             Some(v) => return Err(format!("metadata must be an object, not {}", v.kind())),

@@ -235,7 +235,7 @@ impl Manifest {
         }
         for f in self.all_shards() {
             if !is_safe_file_name(&f.file) {
-                return Err(SiftError::corrupt(format!("manifest names an unsafe shard file {:?}", f.file)));
+                return Err(SiftError::corrupt(format!("manifest names an unsafe shard file {}", crate::error::Quoted(&f.file))));
             }
         }
         Ok(())

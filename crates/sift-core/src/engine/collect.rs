@@ -9,7 +9,7 @@ use crate::bundle::docmeta::DocMeta;
 use crate::bundle::filters::FilterIndex;
 use crate::contract::{Sort, ValidRequest};
 use crate::query::ParsedQuery;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// The hard constraints of a request: metadata filters and `since` (None: no filter at
 /// all), documents excluded by `-words`, and the documents that contain every quoted text.
@@ -92,27 +92,39 @@ fn allowed_docs(index: &FilterIndex, meta: &DocMeta, filters: &[(String, Vec<Str
 
 /// Documents containing every quoted clause (as typed: its exact alternatives).
 fn quoted_docs(clauses: &[Clause]) -> Option<Vec<u32>> {
-    let mut out: Option<BTreeSet<u32>> = None;
+    let mut out: Option<Vec<u32>> = None;
     for c in clauses.iter().filter(|c| c.quoted) {
-        let docs: BTreeSet<u32> =
-            c.alts.iter().filter(|a| a.kind == AltKind::Exact).flat_map(|a| alt_matches(a).into_iter().map(|(doc, _)| doc)).collect();
+        let docs = sorted_set(
+            c.alts.iter().filter(|a| a.kind == AltKind::Exact).flat_map(|a| alt_matches(a).into_iter().map(|(doc, _)| doc)).collect(),
+        );
         out = Some(match out {
             None => docs,
-            Some(prev) => prev.intersection(&docs).copied().collect(),
+            Some(mut prev) => {
+                prev.retain(|d| docs.binary_search(d).is_ok());
+                prev
+            }
         });
     }
-    out.map(|s| s.into_iter().collect())
+    out
 }
 
 /// Documents matching any negated clause (prefix completions never exclude).
 fn excluded_docs(clauses: &[Clause]) -> Vec<u32> {
-    let mut ex = BTreeSet::new();
+    let mut ex = Vec::new();
     for c in clauses.iter().filter(|c| c.negated) {
         for a in c.alts.iter().filter(|a| a.kind != AltKind::Prefix) {
             ex.extend(alt_matches(a).into_iter().map(|(doc, _)| doc));
         }
     }
-    ex.into_iter().collect()
+    sorted_set(ex)
+}
+
+/// Doc numbers in order, each once. (A sorted vector, not a BTreeSet: the browser engine
+/// pays for every collection type it instantiates.)
+fn sorted_set(mut docs: Vec<u32>) -> Vec<u32> {
+    docs.sort_unstable();
+    docs.dedup();
+    docs
 }
 
 /// Recency factor in (0.8, 1]: halves its bonus every 180 days of age. `now`: the newest

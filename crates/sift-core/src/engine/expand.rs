@@ -6,7 +6,6 @@ use super::plan::{self, Alt, AltKind, W_FUZZY1, W_FUZZY2, W_PREFIX};
 use super::resolve::{Flow, Resolver};
 use super::{Engine, ShardId};
 use crate::{analyzer, fuzzy, rank};
-use std::collections::{BTreeMap, BTreeSet};
 
 const MAX_PREFIX_EXPANSIONS: usize = 40;
 const MAX_FUZZY_EXPANSIONS: usize = 8;
@@ -37,7 +36,7 @@ pub(crate) fn prefix_alts(res: &Resolver, folded: &str, out: &mut Vec<Alt>) -> F
     if folded.chars().count() < 2 {
         return Ok(());
     }
-    let have: BTreeSet<String> = out.iter().flat_map(|a| a.terms.iter().map(|t| t.term.clone())).collect();
+    let have: Vec<String> = out.iter().flat_map(|a| a.terms.iter().map(|t| t.term.clone())).collect();
     let mut cands: Vec<(u32, String)> = Vec::new();
     for si in res.eng.shards_for_prefix(folded) {
         let shard = res.term_shard(si)?;
@@ -116,14 +115,14 @@ pub(crate) fn fuzzy_alts(res: &Resolver, word: &str, scope: FuzzyScope) -> Flow<
     let stemmed = analyzer::stem(word).into_owned();
     let same_initial = initial_shards(res.eng, word);
     res.require(same_initial.iter().copied())?;
-    let mut hits = BTreeMap::new();
+    let mut hits = Vec::new();
     neighbours(res, &same_initial, word, &stemmed, d, &mut hits)?;
     if scope == FuzzyScope::InitialFirst {
         let initial = word.chars().next();
         // A neighbour one edit away is as close as any can be; only two edits away, one
         // with another first letter may be closer (`ubprocess` → `subprocess`).
-        if hits.iter().any(|(t, &dist)| dist <= 1 && t.chars().next() == initial) {
-            hits.retain(|t, _| t.chars().next() == initial);
+        if hits.iter().any(|(t, dist)| *dist <= 1 && t.chars().next() == initial) {
+            hits.retain(|(t, _)| t.chars().next() == initial);
         } else {
             let rest: Vec<ShardId> = (0..res.eng.term_shards.len()).map(ShardId::Terms).filter(|s| !same_initial.contains(s)).collect();
             res.require(rest.iter().copied())?;
@@ -145,8 +144,8 @@ pub(crate) fn fuzzy_alts(res: &Resolver, word: &str, scope: FuzzyScope) -> Flow<
 }
 
 /// Add to `hits` the terms within distance `d` of the word or its stem in `shards`
-/// (loaded), each with its smallest distance.
-fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, stemmed: &str, d: u8, hits: &mut BTreeMap<String, u8>) -> Flow<()> {
+/// (loaded), each with its smallest distance; `hits` stays in term order, each term once.
+fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, stemmed: &str, d: u8, hits: &mut Vec<(String, u8)>) -> Flow<()> {
     for id in shards {
         let ShardId::Terms(si) = *id else { continue };
         let shard = res.term_shard(si)?;
@@ -155,8 +154,10 @@ fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, stemmed: &str, d: 
                 if h.term == stemmed || h.term == word {
                     continue;
                 }
-                let e = hits.entry(h.term).or_insert(h.distance);
-                *e = (*e).min(h.distance);
+                match hits.binary_search_by(|(t, _)| t.as_str().cmp(&h.term)) {
+                    Ok(k) => hits[k].1 = hits[k].1.min(h.distance),
+                    Err(k) => hits.insert(k, (h.term, h.distance)),
+                }
             }
         }
     }

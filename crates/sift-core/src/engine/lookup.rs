@@ -8,6 +8,7 @@ use super::{key_range_shard, search, Context, Engine, ShardId};
 use crate::analyzer;
 use crate::bundle::docstore::StoredDoc;
 use crate::contract::{validate_page, Document, SearchRequest, SearchResponse, MAX_QUERY_BYTES};
+use crate::error::Quoted;
 use crate::error::{ErrorCode, SiftError};
 use std::borrow::Cow;
 
@@ -26,7 +27,7 @@ fn locate<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, Cow<'a, StoredD
     let Some(doc) = res.id_shard(i)?.get(id) else { return Ok(None) };
     let sd = res.whole(doc)?;
     if sd.id != id {
-        return Err(Halt::Fail(SiftError::corrupt(format!("the id index sends {id:?} to a document with another id"))));
+        return Err(Halt::Fail(SiftError::corrupt(format!("the id index sends {q_id} to a document with another id", q_id = Quoted(id)))));
     }
     Ok(Some((doc, sd)))
 }
@@ -72,7 +73,7 @@ pub(crate) fn related(eng: &Engine, id: &str, limit: Option<i64>, ctx: &Context)
     }
     let res = Resolver::new(eng);
     let Some((doc, stored)) = locate(&res, id)? else {
-        return Err(SiftError::new(ErrorCode::NotFound, format!("no document with id {id:?} in this bundle")).into());
+        return Err(SiftError::new(ErrorCode::NotFound, format!("no document with id {q_id} in this bundle", q_id = Quoted(id))).into());
     };
     // Keywords: the title's and headings' words, stop words out, each once.
     let mut words: Vec<String> = Vec::new();

@@ -322,8 +322,9 @@ impl Engine {
                 let range = &self.manifest.term_shards[i];
                 if !shard.holds_range(&range.first, &range.last) {
                     return Err(SiftError::corrupt(format!(
-                        "term shard {file} does not hold the terms {:?}..{:?} the manifest gives it (another shard's file under its name?)",
-                        range.first, range.last
+                        "term shard {file} does not hold the terms {}..{} the manifest gives it (another shard's file under its name?)",
+                        crate::error::Quoted(&range.first),
+                        crate::error::Quoted(&range.last)
                     )));
                 }
                 self.term_shards[i] = Some(shard)

@@ -12,7 +12,6 @@ use crate::bundle::docstore::StoredDoc;
 use crate::bundle::terms::PostingList;
 use crate::contract::{SearchResult, SubResult};
 use crate::snippet::{self, MatchQuality};
-use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 const SNIPPET_WORDS: usize = 28;
@@ -21,28 +20,29 @@ const MAX_SUB_RESULTS: usize = 3;
 /// What highlighting needs of a plan: every term any positive alternative matches, with
 /// its postings (for positions), and the first letters that can stem to them.
 struct Highlight {
-    terms: BTreeMap<String, Rc<PostingList>>,
-    term_set: BTreeSet<String>,
+    /// In term order, each term once.
+    terms: Vec<(String, Rc<PostingList>)>,
     prefixes: Vec<String>,
 }
 
 impl Highlight {
     fn new(plan: &Plan) -> Highlight {
-        let mut terms: BTreeMap<String, Rc<PostingList>> = BTreeMap::new();
+        let mut terms: Vec<(String, Rc<PostingList>)> = Vec::new();
         // The words the query asked for, not those feedback added.
         for a in plan.positive_clauses().filter(|c| !c.expansion).flat_map(|c| c.alts.iter()) {
             for t in &a.terms {
-                terms.entry(t.term.clone()).or_insert_with(|| t.pl.clone());
+                if let Err(k) = terms.binary_search_by(|(x, _)| x.cmp(&t.term)) {
+                    terms.insert(k, (t.term.clone(), t.pl.clone()));
+                }
             }
         }
-        let term_set: BTreeSet<String> = terms.keys().cloned().collect();
-        let prefixes = snippet::match_prefixes(&term_set);
-        Highlight { terms, term_set, prefixes }
+        let prefixes = snippet::match_prefixes(terms.iter().map(|(t, _)| t));
+        Highlight { terms, prefixes }
     }
 
     /// Where the query's terms occur in `doc` (positions from the postings), per term.
     fn positions(&self, doc: u32) -> Vec<&[u32]> {
-        self.terms.values().filter_map(|pl| pl.docs.binary_search(&doc).ok().map(|k| pl.positions_of(k))).collect()
+        self.terms.iter().map(|(_, pl)| pl).filter_map(|pl| pl.docs.binary_search(&doc).ok().map(|k| pl.positions_of(k))).collect()
     }
 
     /// The doc shard a result reads: for a page stored in parts, the part with the best
@@ -77,7 +77,7 @@ impl Highlight {
             positions.iter_mut().for_each(|p| *p = &p[..p.partition_point(|&x| x < end)]);
         }
         let in_parts = res.eng.doc_parts(doc).len() > 1;
-        let mut r = build_result(sd, score, &self.term_set, &self.prefixes, &positions, in_parts);
+        let mut r = build_result(sd, score, &self.terms, &self.prefixes, &positions, in_parts);
         if include_content {
             r.content = Some(res.whole(doc)?.content());
         }
@@ -162,12 +162,12 @@ fn snippet_focus(sd: &StoredDoc, i: usize, hits: &[(u32, usize)]) -> u32 {
 fn build_result(
     sd: &StoredDoc,
     score: f32,
-    match_terms: &BTreeSet<String>,
+    match_terms: &[(String, Rc<PostingList>)],
     prefixes: &[String],
     term_positions: &[&[u32]],
     in_parts: bool,
 ) -> SearchResult {
-    let is_match = |t: &str| match_terms.contains(t);
+    let is_match = |t: &str| match_terms.binary_search_by(|(x, _)| x.as_str().cmp(t)).is_ok();
     let hits = section_hits(sd, term_positions);
     let quality: Vec<MatchQuality> = hits.iter().map(|h| quality_of(h)).collect();
     let positional = sd.section_pos.len() == sd.sections.len();

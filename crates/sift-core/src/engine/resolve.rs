@@ -17,7 +17,6 @@ use crate::error::SiftError;
 use crate::hashing::HashMap;
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
 /// Why a step stopped: it needs shard files, or it failed.
@@ -59,7 +58,9 @@ impl<'a> Resolver<'a> {
         if missing.is_empty() {
             return Ok(());
         }
-        let files: BTreeSet<String> = missing.iter().map(|&id| self.eng.shard_ref(id).file.clone()).collect();
+        let mut files: Vec<String> = missing.iter().map(|&id| self.eng.shard_ref(id).file.clone()).collect();
+        files.sort_unstable();
+        files.dedup();
         let docs = missing.iter().any(|id| matches!(id, ShardId::Docs(_) | ShardId::DocDictionary));
         let dictionary = match &self.eng.manifest.doc_dictionary {
             Some(d) if docs && !self.eng.has(ShardId::DocDictionary) => Some(&d.file),

@@ -72,8 +72,12 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     }
 
     // The query's meaning (its tokens' encoder rows, or the host's vector projected).
-    let text = meaning.map_or_else(|| meaning::semantic_text(&req.query, filter_fields), str::to_string);
-    let q = if semantic { meaning::query_vector(&res, &text, host_vector)? } else { None };
+    let q = if semantic {
+        let text = meaning.map_or_else(|| meaning::semantic_text(&req.query, filter_fields), str::to_string);
+        meaning::query_vector(&res, &text, host_vector)?
+    } else {
+        None
+    };
 
     // The lexical half, relaxed until it answers; scores normalised to 0..1.
     let scorer = Scorer { params: &eng.manifest.params, norms: &eng.norms, meta };

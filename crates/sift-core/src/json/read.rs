@@ -1,6 +1,7 @@
 //! Reading JSON text into a [`Json`] tree, and typed fields out of an object.
 
 use super::{Json, Num, MAX_DEPTH};
+use crate::error::Quoted;
 
 /// Parse a whole JSON text (surrounding whitespace allowed, nothing else). Errors say what
 /// was expected and where (`expected ',' or '}' at line 1 column 17`).
@@ -276,11 +277,11 @@ impl<'a> Fields<'a> {
         };
         for (i, (k, _)) in members.iter().enumerate() {
             if members[..i].iter().any(|(p, _)| p == k) {
-                return Err(format!("{what}: the field {k:?} appears twice"));
+                return Err(format!("{what}: the field {q_k} appears twice", q_k = Quoted(k)));
             }
             if let Some(known) = known {
                 if !known.contains(&k.as_str()) {
-                    return Err(format!("{what}: unknown field {k:?}; expected one of {}", known.join(", ")));
+                    return Err(format!("{what}: unknown field {q_k}; expected one of {}", known.join(", "), q_k = Quoted(k)));
                 }
             }
         }
@@ -294,11 +295,11 @@ impl<'a> Fields<'a> {
 
     /// A member that must be present.
     pub fn need(&self, name: &str) -> Result<&'a Json, String> {
-        self.get(name).ok_or_else(|| format!("{}: missing field {name:?}", self.what))
+        self.get(name).ok_or_else(|| format!("{}: missing field {q_name}", self.what, q_name = Quoted(name)))
     }
 
     fn typed<T>(&self, name: &str, v: &Json, want: &str, got: Option<T>) -> Result<T, String> {
-        got.ok_or_else(|| format!("{}: field {name:?} must be {want}, not {}", self.what, v.kind()))
+        got.ok_or_else(|| format!("{}: field {q_name} must be {want}, not {}", self.what, v.kind(), q_name = Quoted(name)))
     }
 
     pub fn opt_str(&self, name: &str) -> Result<Option<String>, String> {
@@ -343,7 +344,7 @@ impl<'a> Fields<'a> {
         match self.get(name) {
             None => Ok(Vec::new()),
             Some(Json::Arr(items)) => items.iter().map(item).collect(),
-            Some(v) => Err(format!("{}: field {name:?} must be an array, not {}", self.what, v.kind())),
+            Some(v) => Err(format!("{}: field {q_name} must be an array, not {}", self.what, v.kind(), q_name = Quoted(name))),
         }
     }
 }
