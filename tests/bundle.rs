@@ -108,13 +108,20 @@ fn manifest_problems_are_clear_errors() {
     assert_eq!(Engine::new(&m[..m.len() / 2]).err().unwrap().code, "bundle_corrupt");
     // Every bundle is written in the newest format (8: the rare blocks' fold table).
     assert_eq!(b.manifest.format_version, 8);
-    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 8", "\"format_version\": 99");
+    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":8", "\"format_version\":99");
     let err = Engine::new(future.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_version");
     assert!(err.message.contains("rebuild"), "{}", err.message);
-    // A manifest claiming an older version than its layout is refused outright.
-    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\": 8", "\"format_version\": 7");
+    // A manifest claiming an older version than its layout is refused outright: relabelled
+    // 7, its term store lacks the last terms format 7 lists; given them, it still carries
+    // format 8's fold table.
+    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":8", "\"format_version\":7");
     let err = Engine::new(v7.as_bytes()).err().unwrap();
+    assert_eq!(err.code, "bundle_corrupt");
+    assert!(err.message.contains("missing field \"last\""), "{}", err.message);
+    let mut v7: serde_json::Value = serde_json::from_slice(v7.as_bytes()).unwrap();
+    v7["term_store"]["last"] = v7["term_store"]["first"].clone();
+    let err = Engine::new(v7.to_string().as_bytes()).err().unwrap();
     assert!(err.message.contains("needs format 8"), "{}", err.message);
     // A shard of another version than its manifest is refused (a doc shard, which has no
     // listed checksum, so its header is what is checked).
@@ -123,7 +130,7 @@ fn manifest_problems_are_clear_errors() {
     let mut older = bytes.clone();
     older[4..6].copy_from_slice(&4u16.to_le_bytes());
     assert_eq!(e.add_shard(name, &older).unwrap_err().code, "bundle_version");
-    let evil = String::from_utf8(m).unwrap().replacen("\"file\": \"m-", "\"file\": \"../m-", 1);
+    let evil = String::from_utf8(m).unwrap().replacen("\"file\":\"m-", "\"file\":\"../m-", 1);
     assert_eq!(Engine::new(evil.as_bytes()).err().unwrap().code, "bundle_corrupt");
 }
 
@@ -212,13 +219,17 @@ fn a_malformed_term_store_is_a_clear_error() {
     let b = built();
     let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
     let refused = |m: &serde_json::Value| Engine::new(m.to_string().as_bytes()).err().expect("refused");
-    let mut short = m.clone();
-    short["term_store"]["last"].as_array_mut().unwrap().pop();
-    assert!(refused(&short).message.contains("term store columns differ in length"));
+    // Format 8 lists first terms only.
+    let mut with_last = m.clone();
+    with_last["term_store"]["last"] = with_last["term_store"]["first"].clone();
+    assert!(refused(&with_last).message.contains("lists no last terms"));
     let mut disorder = m.clone();
     disorder["term_store"]["first"].as_array_mut().unwrap().swap(0, 1);
-    disorder["term_store"]["last"].as_array_mut().unwrap().swap(0, 1);
     assert!(refused(&disorder).message.contains("term shards are not in order"));
+    let mut twice = m.clone();
+    let first = twice["term_store"]["first"][0].clone();
+    twice["term_store"]["first"][1] = first;
+    assert!(refused(&twice).message.contains("term shards are not in order"));
     let mut not_a_term = m.clone();
     not_a_term["term_store"]["first"][0] = 7.into();
     assert_eq!(refused(&not_a_term).code, "bundle_corrupt");

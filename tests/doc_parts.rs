@@ -136,12 +136,38 @@ fn a_manifest_with_parts_out_of_order_or_under_an_older_format_is_refused() {
 
     let mut older = m.clone();
     older["format_version"] = 3.into();
+    // (Before format 8 the term store listed each shard's last term too.)
+    older["term_store"]["last"] = older["term_store"]["first"].clone();
     let e = Engine::new(older.to_string().as_bytes()).err().expect("refused");
     assert!(e.message.contains("needs format 8 (its layout) but says format 3"), "{}", e.message);
 
+    // Format 8 counts a further part from the one before: a part that does not start
+    // after it says 0.
     let first_pos = m["doc_store"]["first_pos"].as_array_mut().unwrap();
     assert!(first_pos[1].is_u64() && first_pos[2].is_u64(), "the first page is in parts: {first_pos:?}");
-    first_pos.swap(1, 2);
+    first_pos[2] = 0.into();
     let e = Engine::new(m.to_string().as_bytes()).err().expect("refused");
     assert!(e.message.contains("parts are not in order"), "{}", e.message);
+}
+
+#[test]
+fn format_8_counts_a_further_parts_first_position_from_the_part_before_it() {
+    let b = built(1500);
+    let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
+    let column: Vec<Option<u64>> = m["doc_store"]["first_pos"].as_array().unwrap().iter().map(|v| v.as_u64()).collect();
+    let exact: Vec<Option<u32>> = b.manifest.doc_shards.iter().map(|d| d.first_pos).collect();
+    let parts = parts_of_long(&b);
+    assert!(parts.len() >= 4);
+    // The first part says where it starts; each further part, how far past the one before.
+    assert_eq!(column[0], exact[0].map(u64::from));
+    for i in 1..parts.len() {
+        assert_eq!(column[i], Some(u64::from(exact[i].unwrap() - exact[i - 1].unwrap())), "part {i}");
+    }
+    // Read back exactly.
+    assert_eq!(Engine::new(&b.manifest_bytes()).unwrap().manifest().doc_shards, b.manifest.doc_shards);
+    // A delta past u32 is refused, not wrapped.
+    let mut huge = m.clone();
+    huge["doc_store"]["first_pos"][1] = u64::from(u32::MAX).into();
+    let e = Engine::new(huge.to_string().as_bytes()).err().expect("refused");
+    assert!(e.message.contains("position overflow"), "{}", e.message);
 }

@@ -228,13 +228,13 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let mut refs = framed.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>().into_iter();
     let docmeta = refs.next().expect("docmeta framed");
     let filters = refs.next().expect("filters framed");
-    let term_shards = key_ranges(&term_payloads, &mut refs);
+    let term_shards = key_ranges(&term_payloads, &mut refs, false);
     let doc_shards: Vec<DocShardRef> = doc_payloads
         .iter()
         .zip(refs.by_ref())
         .map(|((first_doc, n, first_pos, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n, first_pos: *first_pos })
         .collect();
-    let id_shards = key_ranges(&id_payloads, &mut refs);
+    let id_shards = key_ranges(&id_payloads, &mut refs, true);
     let (vectors, encoder) = match (&semantic, &opts.semantic) {
         (Some(sem), Some(input)) => {
             let (v, e, index_shards) = semantic_indexes(sem, &input.model, &mut refs, version)?;
@@ -561,12 +561,13 @@ fn doc_store(
     Ok(out)
 }
 
-/// Manifest entries of key-range shards, in the order they were framed.
-fn key_ranges(payloads: &[(String, String, Vec<u8>)], refs: &mut impl Iterator<Item = ShardRef>) -> Vec<KeyRangeShardRef> {
+/// Manifest entries of key-range shards, in the order they were framed; `with_last`: the
+/// manifest lists where each ends (id shards; term shards before format 8).
+fn key_ranges(payloads: &[(String, String, Vec<u8>)], refs: &mut impl Iterator<Item = ShardRef>, with_last: bool) -> Vec<KeyRangeShardRef> {
     payloads
         .iter()
         .zip(refs)
-        .map(|((first, last, _), shard)| KeyRangeShardRef { shard, first: first.clone(), last: last.clone() })
+        .map(|((first, last, _), shard)| KeyRangeShardRef { shard, first: first.clone(), last: with_last.then(|| last.clone()) })
         .collect()
 }
 

@@ -99,12 +99,14 @@ impl TermShard {
         Ok(TermShard { map, postings, layout: Layout::of(format_version) })
     }
 
-    /// Whether the shard's dictionary runs from `first` to `last` (both held): the range the
-    /// manifest gives the shard. One served under another shard's name holds another range
-    /// (shards' ranges are disjoint), which matters where the manifest lists no checksum.
-    pub fn holds_range(&self, first: &str, last: &str) -> bool {
+    /// Whether the shard's dictionary runs from `first` to `last` (both held) — or, where the
+    /// manifest lists no last term (format 8), from `first` to below the next shard's first:
+    /// the range the manifest gives the shard. One served under another shard's name holds
+    /// another range (shards' ranges are disjoint, their first terms differ), which matters
+    /// where the manifest lists no checksum.
+    pub fn holds_range(&self, first: &str, last: Option<&str>, next_first: Option<&str>) -> bool {
         if self.map.is_empty() {
-            return first.is_empty() && last.is_empty();
+            return first.is_empty() && last.is_none_or(str::is_empty);
         }
         let fst = self.map.as_fst();
         // The smallest key: the smallest transitions down to the first final node. The
@@ -121,7 +123,12 @@ impl TermShard {
             largest.push(t.inp);
             node = fst.node(t.addr);
         }
-        smallest == first.as_bytes() && largest == last.as_bytes()
+        smallest == first.as_bytes()
+            && match (last, next_first) {
+                (Some(last), _) => largest == last.as_bytes(),
+                (None, Some(next)) => largest.as_slice() < next.as_bytes(),
+                (None, None) => true,
+            }
     }
 
     pub fn offset(&self, term: &str) -> Option<u64> {

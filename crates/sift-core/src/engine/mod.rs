@@ -320,11 +320,11 @@ impl Engine {
             ShardId::Terms(i) => {
                 let shard = TermShard::decode(payload, self.manifest.format_version)?;
                 let range = &self.manifest.term_shards[i];
-                if !shard.holds_range(&range.first, &range.last) {
+                let next = self.manifest.term_shards.get(i + 1).map(|t| t.first.as_str());
+                if !shard.holds_range(&range.first, range.last.as_deref(), next) {
                     return Err(SiftError::corrupt(format!(
-                        "term shard {file} does not hold the terms {}..{} the manifest gives it (another shard's file under its name?)",
-                        crate::error::Quoted(&range.first),
-                        crate::error::Quoted(&range.last)
+                        "term shard {file} does not hold the terms from {} the manifest gives it (another shard's file under its name?)",
+                        crate::error::Quoted(&range.first)
                     )));
                 }
                 self.term_shards[i] = Some(shard)
@@ -507,12 +507,15 @@ impl Engine {
 
     /// Term shards whose range overlaps the terms starting with `prefix`.
     fn shards_for_prefix(&self, prefix: &str) -> Vec<usize> {
-        self.manifest
-            .term_shards
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| t.last.as_str() >= prefix && (t.first.as_str() <= prefix || t.first.starts_with(prefix)))
-            .map(|(i, _)| i)
+        let shards = &self.manifest.term_shards;
+        // A shard's terms end at its last (when listed), else before the next shard's first.
+        let ends_after = |i: usize| match (&shards[i].last, shards.get(i + 1)) {
+            (Some(last), _) => last.as_str() >= prefix,
+            (None, Some(next)) => next.first.as_str() > prefix,
+            (None, None) => true,
+        };
+        (0..shards.len())
+            .filter(|&i| ends_after(i) && (shards[i].first.as_str() <= prefix || shards[i].first.starts_with(prefix)))
             .collect()
     }
 
@@ -544,7 +547,9 @@ fn key_range_shard(ranges: &[bundle::KeyRangeShardRef], key: &str) -> Option<usi
     if i == 0 {
         return None;
     }
-    (key <= ranges[i - 1].last.as_str()).then_some(i - 1)
+    // Without a listed last key (format 8's term store) the shard before the next one's
+    // first may hold it.
+    ranges[i - 1].last.as_ref().is_none_or(|last| key <= last.as_str()).then_some(i - 1)
 }
 
 /// Scores are shown with four decimals.
