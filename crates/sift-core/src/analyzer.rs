@@ -375,8 +375,14 @@ fn emit_compound(text: &str, start: usize, end: usize, pos: u32, could_match: Op
 /// Whether an index term is the stem of a stop word. Stop-word postings carry no
 /// positions (they are a third of all tokens); phrase matching treats them as one-word gaps.
 pub fn is_stop_term(term: &str) -> bool {
-    static STOP_TERMS: OnceLock<crate::hashing::HashSet<String>> = OnceLock::new();
-    STOP_TERMS.get_or_init(|| STOPWORDS.iter().map(|w| stem(w).into_owned()).collect()).contains(term)
+    static STOP_TERMS: OnceLock<Vec<String>> = OnceLock::new();
+    let terms = STOP_TERMS.get_or_init(|| {
+        let mut terms: Vec<String> = STOPWORDS.iter().map(|w| stem(w).into_owned()).collect();
+        terms.sort_unstable();
+        terms.dedup();
+        terms
+    });
+    terms.binary_search_by(|t| t.as_str().cmp(term)).is_ok()
 }
 
 /// English stop words, removed from bare query terms (never from phrases, never from the

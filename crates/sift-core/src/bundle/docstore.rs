@@ -20,7 +20,6 @@ use crate::analyzer::{self, Token};
 use crate::doc::{Section, SourceDoc};
 use crate::error::Quoted;
 use crate::error::SiftError;
-use crate::hashing::HashMap;
 use crate::json::{self, Fields, Json, ToJson};
 use crate::rank;
 use std::collections::BTreeMap;
@@ -129,18 +128,22 @@ impl StoredDoc {
         if self.labels.len() == self.sections.len() {
             return self.labels.clone();
         }
-        let mut counts: HashMap<&str, usize> = HashMap::default();
-        for s in &self.sections {
-            *counts.entry(s.heading.as_str()).or_insert(0) += 1;
-        }
-        let count = |h: &str| counts.get(h).copied().unwrap_or(0);
-        (0..self.sections.len())
+        // How often each section's heading occurs in the page (quadratic, but a page has at
+        // most a few hundred sections, and a hash map would cost the browser engine its code).
+        let heading = |i: usize| self.sections[i].heading.as_str();
+        let n = self.sections.len();
+        let counts: Vec<usize> = (0..n).map(|i| (0..n).filter(|&j| heading(j) == heading(i)).count()).collect();
+        (0..n)
             .map(|i| {
                 let heading = &self.sections[i].heading;
-                if count(heading) < 2 {
+                if counts[i] < 2 {
                     return heading.clone();
                 }
-                match self.sections[..i].iter().rev().map(|s| s.heading.as_str()).find(|h| !h.is_empty() && count(h) == 1) {
+                match (0..i)
+                    .rev()
+                    .find(|&j| !self.sections[j].heading.is_empty() && counts[j] == 1)
+                    .map(|j| self.sections[j].heading.as_str())
+                {
                     Some(parent) => format!("{parent} › {heading}"),
                     None => heading.clone(),
                 }

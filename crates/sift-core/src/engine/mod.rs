@@ -47,7 +47,6 @@ use crate::bundle::vindex::{decode_projection, VectorIndex};
 use crate::bundle::{self, Manifest, ShardKind, ShardRef};
 use crate::contract::{Document, MultiSearchRequest, MultiSearchResponse, SearchRequest, SearchResponse, MAX_HOST_ROUNDS};
 use crate::error::{ErrorCode, SiftError};
-use crate::hashing::HashMap;
 use crate::rank::NormTable;
 use crate::semantic::projection::Projection;
 use resolve::{Flow, Halt};
@@ -109,7 +108,9 @@ pub struct Engine {
     encoder_index: Option<EncoderIndex>,
     encoder_vocab: Vec<Option<VocabGroup>>,
     encoder_rows: Vec<Option<EncoderRows>>,
-    by_file: HashMap<String, ShardId>,
+    /// Every known shard by file name, sorted by name (binary search; a map type of its own
+    /// would cost the browser engine its own hash-table code).
+    by_file: Vec<(String, ShardId)>,
 }
 
 fn empty_slots<T>(n: usize) -> Vec<Option<T>> {
@@ -145,7 +146,7 @@ impl Engine {
             encoder_index: None,
             encoder_vocab: Vec::new(),
             encoder_rows: Vec::new(),
-            by_file: HashMap::default(),
+            by_file: Vec::new(),
             manifest,
         };
         let semantic_index = eng.manifest.vectors.as_ref().is_some_and(|v| v.index.is_some());
@@ -167,8 +168,13 @@ impl Engine {
     fn register(&mut self, ids: impl IntoIterator<Item = ShardId>) {
         for id in ids {
             let file = self.shard_ref(id).file.clone();
-            self.by_file.insert(file, id);
+            self.by_file.push((file, id));
         }
+        self.by_file.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    }
+
+    fn shard_named(&self, file: &str) -> Option<ShardId> {
+        self.by_file.binary_search_by(|(f, _)| f.as_str().cmp(file)).ok().map(|k| self.by_file[k].1)
     }
 
     pub fn manifest(&self) -> &Manifest {
@@ -221,7 +227,7 @@ impl Engine {
     }
 
     pub fn is_loaded(&self, file: &str) -> bool {
-        self.by_file.get(file).is_some_and(|&id| self.has(id))
+        self.shard_named(file).is_some_and(|id| self.has(id))
     }
 
     /// The manifest's entry for a shard.
@@ -274,7 +280,7 @@ impl Engine {
     /// shard's header). A runtime built without the `inflate` feature needs it for every
     /// deflated shard.
     pub fn add_shard_inflated(&mut self, file: &str, bytes: &[u8], payload: Option<Vec<u8>>) -> Result<(), SiftError> {
-        let &id = self.by_file.get(file).ok_or_else(|| SiftError::corrupt(format!("{file} is not a shard of this bundle")))?;
+        let id = self.shard_named(file).ok_or_else(|| SiftError::corrupt(format!("{file} is not a shard of this bundle")))?;
         let n = self.manifest.doc_count;
         let kind = match id {
             ShardId::DocMeta => ShardKind::DocMeta,

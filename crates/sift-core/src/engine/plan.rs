@@ -136,7 +136,7 @@ impl Plan {
         // Highest weight first; ties keep the text's order.
         free.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         free.truncate(max.saturating_sub(quoted));
-        let keep: crate::hashing::HashSet<usize> = free.into_iter().map(|(_, i)| i).collect();
+        let keep: Vec<usize> = free.into_iter().map(|(_, i)| i).collect();
         let clauses = std::mem::take(&mut self.clauses);
         self.clauses = clauses.into_iter().enumerate().filter(|(i, c)| c.negated || c.quoted || keep.contains(i)).map(|(_, c)| c).collect();
         self.positive = (0..self.clauses.len()).filter(|&i| !self.clauses[i].negated).collect();
@@ -147,14 +147,15 @@ impl Plan {
 /// Drafts with repeated clauses (same text, folded) merged, and how often each occurred:
 /// a pasted paragraph says "the" and "cache" many times, and counts are evidence.
 pub(crate) fn merge_repeats(drafts: Vec<Draft>) -> (Vec<Draft>, Vec<u32>) {
-    let mut seen: crate::hashing::HashMap<(String, bool), usize> = crate::hashing::HashMap::default();
+    // The distinct clauses, in order (a paragraph of 16 KB has a few hundred).
+    let mut seen: Vec<(String, bool)> = Vec::new();
     let (mut out, mut counts): (Vec<Draft>, Vec<u32>) = (Vec::new(), Vec::new());
     for d in drafts {
         let key = (analyzer::fold(&d.label), d.negated);
-        match seen.get(&key) {
-            Some(&i) => counts[i] += 1,
+        match seen.iter().position(|k| *k == key) {
+            Some(i) => counts[i] += 1,
             None => {
-                seen.insert(key, out.len());
+                seen.push(key);
                 out.push(d);
                 counts.push(1);
             }
