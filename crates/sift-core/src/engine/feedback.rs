@@ -51,8 +51,7 @@ const MAX_TOKENS_PER_DOC: u32 = 1000;
 pub(crate) fn relevance_model(res: &Resolver, first: &[Hit]) -> Flow<Vec<(String, f32)>> {
     let top: Vec<&Hit> = first.iter().take(FEEDBACK_DOCS).filter(|h| h.score > 0.0).collect();
     res.require(top.iter().map(|h| ShardId::Docs(res.eng.doc_shard_of(h.doc))))?;
-    let pages = top.iter().map(|h| res.stored(h.doc)).collect::<Flow<Vec<_>>>()?;
-    res.require(res.eng.fold_table_for_pages(pages))?;
+    res.require(res.eng.fold_table_for_pages(top.iter().map(|h| (h.doc, res.eng.doc_shard_of(h.doc)))))?;
     let total: f32 = top.iter().map(|h| h.score).sum();
     let mut model: HashMap<String, f32> = HashMap::default();
     let mut toks: Vec<Token> = Vec::new();

@@ -77,7 +77,7 @@ pub(crate) fn related(eng: &Engine, id: &str, limit: Option<i64>, ctx: &Context)
     };
     // Keywords: the title's and headings' words, stop words out, each once.
     let mut words: Vec<String> = Vec::new();
-    res.require(eng.fold_table_for_pages([&*stored]))?;
+    res.require(eng.fold_table_for_pages(eng.doc_parts(doc).map(|si| (doc, si))))?;
     let text = std::iter::once(stored.title.as_str()).chain(stored.sections.iter().map(|s| s.heading.as_str()));
     for t in text {
         for w in t.split(|c: char| !c.is_alphanumeric()).filter(|w| w.chars().count() > 1) {

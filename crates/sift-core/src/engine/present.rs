@@ -100,8 +100,7 @@ pub(crate) fn results(
     let whole = page.iter().filter(|_| include_content).flat_map(|h| res.eng.doc_parts(h.doc));
     res.require(shards.iter().copied().chain(whole).map(ShardId::Docs))?;
     // Snippets analyse the pages' text: a rare-block character there needs the fold table.
-    let pages = page.iter().zip(&shards).map(|(h, &si)| res.stored_in(h.doc, si)).collect::<Flow<Vec<_>>>()?;
-    res.require(res.eng.fold_table_for_pages(pages))?;
+    res.require(res.eng.fold_table_for_pages(page.iter().zip(&shards).map(|(h, &si)| (h.doc, si))))?;
     let mut out = Vec::with_capacity(page.len());
     for (h, &si) in page.iter().zip(&shards) {
         let mut r = highlight.result(res, h.doc, si, h.score, include_content)?;
