@@ -121,3 +121,31 @@ test("a page whose text has one gets the table before its snippet is cut; other 
   assert.match(bold.answer.results[0].snippet, /<mark>𝐇𝐨𝐥𝐝𝐢𝐧𝐠𝐬<\/mark>/);
   assert.deepEqual(shown(bold.answer), native(RARE, "holdings"));
 });
+
+// (BERT normalises by NFD, so 𝐦𝐞𝐦𝐨𝐫𝐲 stays an unknown token for the encoder, as in the
+// model's own tokenizer; which characters the table's BERT half maps is checked for every
+// code point in sift-core's decompose tests.)
+test("the lean engine reads the table before its static encoder tokenises a rare-block query, and answers as the native engine", async () => {
+  const v8 = path.join(ROOT, "tests/frozen/v8/bundle"); // toy vectors and a static encoder
+  const glue = await import(`../../www/dist/sift_wasm.js?instance=${++instances}`);
+  await glue.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm"))) });
+  const e = new glue.SiftEngine(new Uint8Array(fs.readFileSync(path.join(v8, "manifest.json"))));
+  const rounds = [];
+  let answer;
+  for (let round = 0; round < 16 && !answer; round++) {
+    const step = JSON.parse(e.search(JSON.stringify({ query: "cache 𝐦𝐞𝐦𝐨𝐫𝐲", mode: "semantic" }), 20000, undefined));
+    if (step.done) answer = step.done;
+    else {
+      rounds.push(step.need);
+      for (const f of step.need) {
+        const bytes = new Uint8Array(fs.readFileSync(path.join(v8, f)));
+        e.addShard(f, bytes, await inflatedPayload(bytes, e.docDictionary()));
+      }
+    }
+  }
+  assert.deepEqual(rounds[0], [foldTable(v8)]);
+  assert.equal(answer.search_type, "semantic");
+  const cli = JSON.parse(sift(["search", v8, "cache 𝐦𝐞𝐦𝐨𝐫𝐲", "--mode", "semantic", "--json"]));
+  assert.ok(cli.results.length > 0);
+  assert.deepEqual(answer.results.map((r) => [r.id, r.score]), cli.results.map((r) => [r.id, r.score]));
+});

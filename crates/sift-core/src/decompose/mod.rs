@@ -5,8 +5,8 @@
 //!   (`ﬁ` → `fi`, `é` → `e`, `Ａ` → `A`, a combining mark → nothing);
 //! - [`bert_char`] for MiniLM's BertNormalizer: NFD with nonspacing marks (Mn) dropped.
 //!
-//! The tables hold only the characters these change, as `fold.bin`, `fold_rare.bin` and
-//! `bert.bin`:
+//! The tables hold only the characters these change, as `fold.bin`, `bert.bin` and
+//! `rare.bin`:
 //! entries sorted by code point, each `varint (code point − previous code point)`,
 //! `u8 byte length`, the UTF-8 replacement. Hangul syllables decompose by the Unicode
 //! algorithm instead (11,172 of them, no table). Both files are generated from the
@@ -17,27 +17,30 @@
 //! for 33 rare spacing marks that NFD orders by class when two stand side by side. The crate's
 //! own tables were 63 kB of the gzipped browser runtime; these are a fraction of that.
 //!
-//! Folding's table is cut in two at [`in_rare_blocks`]: `fold.bin` (Latin, Greek, Cyrillic,
-//! punctuation, ligatures, full- and half-width forms: 4 kB gzip) is always compiled in;
-//! `fold_rare.bin` (enclosed CJK and CJK compatibility, Arabic presentation forms,
-//! mathematical alphanumerics, Kangxi radicals, variation selectors and other rare blocks:
-//! 7.8 kB gzip) only with the `rare-folds` feature (native hosts, the builder). The browser
+//! Both tables are cut in two at [`in_rare_blocks`]: `fold.bin` and `bert.bin` (Latin,
+//! Greek, Cyrillic, punctuation, ligatures, full- and half-width forms: 3.4 and 1.7 kB gzip)
+//! are always compiled in; `rare.bin` (both tables' entries for enclosed CJK and CJK
+//! compatibility, Arabic presentation forms, mathematical alphanumerics, Kangxi radicals,
+//! variation selectors and other rare blocks: 8.8 kB gzip) only with the `rare-folds`
+//! feature (native hosts, the builder). The browser
 //! runtimes leave it out: every bundle carries a copy (format 8's fold table shard), which
 //! the engine asks for before it analyses text with a character of those blocks and installs
 //! with [`install_rare_folds`] after checking it is this table byte for byte (its length and
 //! CRC-32 are compiled in). Folding is the same either way; until the copy is installed a
-//! rare-block character folds to itself.
+//! rare-block character folds (and normalises for BERT) to itself.
 
 use crate::bundle::varint::Reader;
 use std::sync::OnceLock;
 
 const FOLD: &[u8] = include_bytes!("fold.bin");
+/// The rare blocks' tables, folding's and BERT's: `u32 LE` length of folding's, then it,
+/// then BERT's.
 #[cfg(feature = "rare-folds")]
-const FOLD_RARE: &[u8] = include_bytes!("fold_rare.bin");
-/// `fold_rare.bin`'s length and CRC-32 (checked against the file by the generator's test):
+const RARE: &[u8] = include_bytes!("rare.bin");
+/// `rare.bin`'s length and CRC-32 (checked against the file by the generator's test):
 /// what a bundle's copy must match to be installed.
-pub const RARE_FOLDS_LEN: usize = 22_250;
-pub const RARE_FOLDS_CRC32: u32 = 0xf9ab_a95a;
+pub const RARE_FOLDS_LEN: usize = 29_965;
+pub const RARE_FOLDS_CRC32: u32 = 0xc60a_abdb;
 const BERT: &[u8] = include_bytes!("bert.bin");
 
 /// A decoded table: code points, and each one's replacement (None if the generator ever
@@ -73,19 +76,38 @@ fn fold_table() -> &'static Table {
     T.get_or_init(|| Table::decode(FOLD))
 }
 
-/// The rare blocks' folds: compiled in, or installed from a bundle's copy.
-static RARE_FOLDS: OnceLock<Table> = OnceLock::new();
-
-fn rare_fold_table() -> Option<&'static Table> {
-    #[cfg(feature = "rare-folds")]
-    return Some(RARE_FOLDS.get_or_init(|| Table::decode(FOLD_RARE)));
-    #[cfg(not(feature = "rare-folds"))]
-    RARE_FOLDS.get()
+/// The rare blocks' tables: compiled in, or installed from a bundle's copy.
+struct RareTables {
+    fold: Table,
+    bert: Table,
 }
 
-/// Whether folding `c` may need `fold_rare.bin`: its code point is in a block that table
-/// covers (the generator puts exactly the entries of these blocks in `fold_rare.bin`). CJK
-/// ideographs, Hangul syllables and emoji are not.
+impl RareTables {
+    /// `rare.bin`'s layout (checked by length and CRC-32 before it gets here).
+    fn decode(bytes: &'static [u8]) -> RareTables {
+        let fold_len = bytes.get(..4).and_then(|b| <[u8; 4]>::try_from(b).ok()).map_or(0, u32::from_le_bytes) as usize;
+        let body = bytes.get(4..).unwrap_or_default();
+        let (fold, bert) = body.split_at(fold_len.min(body.len()));
+        RareTables { fold: Table::decode(fold), bert: Table::decode(bert) }
+    }
+}
+
+static RARE_TABLES: OnceLock<RareTables> = OnceLock::new();
+
+fn rare_tables() -> Option<&'static RareTables> {
+    #[cfg(feature = "rare-folds")]
+    return Some(RARE_TABLES.get_or_init(|| RareTables::decode(RARE)));
+    #[cfg(not(feature = "rare-folds"))]
+    RARE_TABLES.get()
+}
+
+fn rare_fold_table() -> Option<&'static Table> {
+    rare_tables().map(|t| &t.fold)
+}
+
+/// Whether folding `c` (or BERT's normalising it) may need `rare.bin`: its code point is in
+/// a block that table covers (the generator puts exactly the entries of these blocks in
+/// `rare.bin`). CJK ideographs, Hangul syllables and emoji are not.
 pub fn in_rare_blocks(c: char) -> bool {
     let c = c as u32;
     c >= 0x2F00
@@ -100,8 +122,8 @@ pub fn in_rare_blocks(c: char) -> bool {
         && !(0x30000..0xE0000).contains(&c)
 }
 
-/// Whether folding is exact for every character now: the rare blocks' table is compiled in
-/// or installed.
+/// Whether folding and BERT's normaliser are exact for every character now: the rare
+/// blocks' tables are compiled in or installed.
 pub fn rare_folds_ready() -> bool {
     rare_fold_table().is_some()
 }
@@ -111,15 +133,15 @@ pub fn needs_rare_folds(text: &str) -> bool {
     !rare_folds_ready() && text.chars().any(in_rare_blocks)
 }
 
-/// `fold_rare.bin` itself, where it is compiled in: the builder stores a copy in bundles.
+/// `rare.bin` itself, where it is compiled in: the builder stores a copy in bundles.
 pub fn rare_folds_bytes() -> Option<&'static [u8]> {
     #[cfg(feature = "rare-folds")]
-    return Some(FOLD_RARE);
+    return Some(RARE);
     #[cfg(not(feature = "rare-folds"))]
     None
 }
 
-/// Install a bundle's copy of `fold_rare.bin` (once per process; the table is the same for
+/// Install a bundle's copy of `rare.bin` (once per process; the tables are the same for
 /// every bundle of this version). Refused unless it is the table this runtime was built
 /// with, byte for byte.
 pub fn install_rare_folds(bytes: Vec<u8>) -> Result<(), String> {
@@ -130,7 +152,7 @@ pub fn install_rare_folds(bytes: Vec<u8>) -> Result<(), String> {
         ));
     }
     if !rare_folds_ready() {
-        RARE_FOLDS.get_or_init(|| Table::decode(Box::leak(bytes.into_boxed_slice())));
+        RARE_TABLES.get_or_init(|| RareTables::decode(Box::leak(bytes.into_boxed_slice())));
     }
     Ok(())
 }
@@ -196,7 +218,13 @@ pub fn folds_to_nothing(c: char) -> bool {
 
 /// Append `c` as BertNormalizer strips accents (NFD, nonspacing marks dropped) to `out`.
 pub fn bert_char(c: char, out: &mut String) {
-    decompose(c, 0xC0, bert_table(), out);
+    if !in_rare_blocks(c) {
+        decompose(c, 0xC0, bert_table(), out);
+    } else if let Some(t) = rare_tables() {
+        decompose(c, 0xC0, &t.bert, out);
+    } else {
+        out.push(c);
+    }
 }
 
 #[cfg(test)]
@@ -237,11 +265,14 @@ mod tests {
     #[test]
     fn the_tables_are_generated_from_unicode_normalization() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/decompose");
-        let rare = encode(fold_of, in_rare_blocks);
+        let (fold_rare, bert_rare) = (encode(fold_of, in_rare_blocks), encode(bert_of, in_rare_blocks));
+        let mut rare = u32::try_from(fold_rare.len()).unwrap().to_le_bytes().to_vec();
+        rare.extend_from_slice(&fold_rare);
+        rare.extend_from_slice(&bert_rare);
         let tables = [
             ("fold.bin", encode(fold_of, |c| !in_rare_blocks(c))),
-            ("fold_rare.bin", rare.clone()),
-            ("bert.bin", encode(bert_of, |_| true)),
+            ("bert.bin", encode(bert_of, |c| !in_rare_blocks(c))),
+            ("rare.bin", rare.clone()),
         ];
         for (file, bytes) in tables {
             if std::env::var_os("SIFT_BLESS_TABLES").is_some() {

@@ -471,7 +471,14 @@ impl Engine {
             return Ok(Step::Done(None));
         }
         let res = resolve::Resolver::new(self);
-        step(res.require(meaning::first_round(self, host_vector.is_some())).and_then(|_| meaning::query_vector(&res, text, host_vector)))
+        // The static encoder normalises the text as BERT does: a rare-block character
+        // needs the fold table's BERT half.
+        let ready = res.require(self.fold_table_for(text));
+        step(
+            ready
+                .and_then(|_| res.require(meaning::first_round(self, host_vector.is_some())))
+                .and_then(|_| meaning::query_vector(&res, text, host_vector)),
+        )
     }
 
     /// The text a query means, for embedding: its words and phrases, without operators,
