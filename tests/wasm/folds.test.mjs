@@ -13,26 +13,28 @@ import { test } from "node:test";
 import { inflatedPayload } from "../../www/src/host.js";
 import { ROOT, sift } from "../support.mjs";
 
-const WASM = new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm")));
 let instances = 0;
 
-/** A fresh engine module (its own memory, so no table installed yet) over `dir`'s manifest. */
-async function engine(dir) {
-  const glue = await import(`../../www/dist/sift_wasm_keyword.js?instance=${++instances}`);
-  await glue.default({ module_or_path: WASM });
+/** A fresh engine module (its own memory, so no table installed yet) over `dir`'s manifest:
+ * the keyword engine, or `sift_wasm` (the lean one). */
+async function engine(dir, name = "sift_wasm_keyword") {
+  const glue = await import(`../../www/dist/${name}.js?instance=${++instances}`);
+  await glue.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, `www/dist/${name}_bg.wasm`))) });
   return new glue.SiftEngine(new Uint8Array(fs.readFileSync(path.join(dir, "manifest.json"))));
 }
 
-/** A search through the host loop; returns the answer (or the error) and every need list. */
+/** A search (a query, or a whole request) through the host loop; returns the answer (or
+ * the error) and every need list. */
 async function search(e, dir, query, serve = (f, bytes) => bytes) {
+  const request = typeof query === "string" ? { query } : query;
   const rounds = [];
   for (let round = 0; round < 16; round++) {
-    const step = JSON.parse(e.search(JSON.stringify({ query }), 20000, undefined));
+    const step = JSON.parse(e.search(JSON.stringify(request), 20000, undefined));
     if (step.done) return { answer: step.done, rounds };
     rounds.push(step.need);
     for (const f of step.need) {
       const bytes = serve(f, new Uint8Array(fs.readFileSync(path.join(dir, f))));
-      e.addShard(f, bytes, await inflatedPayload(bytes));
+      e.addShard(f, bytes, await inflatedPayload(bytes, e.docDictionary()));
     }
   }
   throw new Error("too many rounds");
@@ -127,22 +129,8 @@ test("a page whose text has one gets the table before its snippet is cut; other 
 // code point in sift-core's decompose tests.)
 test("the lean engine reads the table before its static encoder tokenises a rare-block query, and answers as the native engine", async () => {
   const v8 = path.join(ROOT, "tests/frozen/v8/bundle"); // toy vectors and a static encoder
-  const glue = await import(`../../www/dist/sift_wasm.js?instance=${++instances}`);
-  await glue.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm"))) });
-  const e = new glue.SiftEngine(new Uint8Array(fs.readFileSync(path.join(v8, "manifest.json"))));
-  const rounds = [];
-  let answer;
-  for (let round = 0; round < 16 && !answer; round++) {
-    const step = JSON.parse(e.search(JSON.stringify({ query: "cache 𝐦𝐞𝐦𝐨𝐫𝐲", mode: "semantic" }), 20000, undefined));
-    if (step.done) answer = step.done;
-    else {
-      rounds.push(step.need);
-      for (const f of step.need) {
-        const bytes = new Uint8Array(fs.readFileSync(path.join(v8, f)));
-        e.addShard(f, bytes, await inflatedPayload(bytes, e.docDictionary()));
-      }
-    }
-  }
+  const e = await engine(v8, "sift_wasm");
+  const { answer, rounds } = await search(e, v8, { query: "cache 𝐦𝐞𝐦𝐨𝐫𝐲", mode: "semantic" });
   assert.deepEqual(rounds[0], [foldTable(v8)]);
   assert.equal(answer.search_type, "semantic");
   const cli = JSON.parse(sift(["search", v8, "cache 𝐦𝐞𝐦𝐨𝐫𝐲", "--mode", "semantic", "--json"]));

@@ -152,26 +152,15 @@ impl fmt::Display for SiftError {
 
 impl std::error::Error for SiftError {}
 
-/// Text quoted for a message: `"text"`, with quotes, backslashes and control characters
-/// escaped. (Not `{:?}`: str's Debug brings core's Unicode printability tables into the
-/// browser engine, 2 kB of gzip for error messages.)
+/// Text quoted for a message as a JSON string literal: `"text"`, with quotes, backslashes
+/// and control characters escaped (the JSON writer's own escaping). (Not `{:?}`: str's
+/// Debug brings core's Unicode printability tables into the browser engine, 2 kB of gzip
+/// for error messages.)
 pub struct Quoted<'a>(pub &'a str);
 
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"")?;
-        for c in self.0.chars() {
-            match c {
-                '"' => f.write_str("\\\"")?,
-                '\\' => f.write_str("\\\\")?,
-                '\n' => f.write_str("\\n")?,
-                '\t' => f.write_str("\\t")?,
-                '\r' => f.write_str("\\r")?,
-                c if c.is_control() => write!(f, "\\u{{{:x}}}", c as u32)?,
-                c => fmt::Write::write_char(f, c)?,
-            }
-        }
-        f.write_str("\"")
+        f.write_str(&Json::from(self.0).to_text())
     }
 }
 
@@ -197,7 +186,7 @@ mod tests {
     fn quoted_text_escapes_what_would_break_the_message() {
         assert_eq!(Quoted("plain").to_string(), "\"plain\"");
         assert_eq!(Quoted("a \"b\" \\ c").to_string(), r#""a \"b\" \\ c""#);
-        assert_eq!(Quoted("line\nnext\ttab\u{0}\u{7f}").to_string(), r#""line\nnext\ttab\u{0}\u{7f}""#);
+        assert_eq!(Quoted("line\nnext\ttab\u{0}\u{1f}").to_string(), r#""line\nnext\ttab\u0000\u001f""#);
         // Everything else as it is (Debug would escape some of it; a message need not).
         assert_eq!(Quoted("naïve ㈱ 😀").to_string(), "\"naïve ㈱ 😀\"");
         // As Debug for what messages usually quote.

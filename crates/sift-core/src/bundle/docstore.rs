@@ -48,6 +48,12 @@ pub struct StoredDoc {
 }
 
 impl StoredDoc {
+    /// The text of the page that searches analyse (relevance feedback, the fold table's
+    /// check): title, then each section's heading and text.
+    pub fn analysed_text(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.title.as_str()).chain(self.sections.iter().flat_map(|s| [s.heading.as_str(), s.text.as_str()]))
+    }
+
     /// `shard`: the shard's place in a format-5 store (None: the bare array of format 1–4).
     pub fn encode(docs: &[StoredDoc], shard: Option<u32>) -> Result<Vec<u8>, SiftError> {
         let docs = docs.to_json();

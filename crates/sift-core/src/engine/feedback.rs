@@ -59,8 +59,7 @@ pub(crate) fn relevance_model(res: &Resolver, first: &[Hit]) -> Flow<Vec<(String
         let doc = res.stored(h.doc)?;
         toks.clear();
         let mut budget = MAX_TOKENS_PER_DOC;
-        let fields = std::iter::once(doc.title.as_str()).chain(doc.sections.iter().flat_map(|s| [s.heading.as_str(), s.text.as_str()]));
-        for text in fields {
+        for text in doc.analysed_text() {
             if budget == 0 {
                 break;
             }

@@ -212,15 +212,18 @@ impl Engine {
     /// a character of those blocks. Bundles before format 8 carry no table: there a runtime
     /// without it folds those characters to themselves.
     pub(crate) fn fold_table_for(&self, text: &str) -> Option<ShardId> {
-        self.manifest.fold_table.as_ref()?;
-        crate::decompose::needs_rare_folds(text).then_some(ShardId::FoldTable)
+        (self.lacks_rare_folds() && has_rare_block_char(text)).then_some(ShardId::FoldTable)
+    }
+
+    /// Whether this runtime lacks the rare blocks' folds and the bundle carries them.
+    fn lacks_rare_folds(&self) -> bool {
+        self.manifest.fold_table.is_some() && !crate::decompose::rare_folds_ready()
     }
 
     /// [`Engine::fold_table_for`] the analysed text (titles, headings, section text) of
     /// pages as loaded doc shards hold them: `(doc, doc shard)`.
     pub(crate) fn fold_table_for_pages(&self, pages: impl IntoIterator<Item = (u32, usize)>) -> Option<ShardId> {
-        self.manifest.fold_table.as_ref()?;
-        if crate::decompose::rare_folds_ready() {
+        if !self.lacks_rare_folds() {
             return None;
         }
         let rare = |(doc, si): (u32, usize)| {
@@ -355,8 +358,8 @@ impl Engine {
             ShardId::Docs(i) => {
                 let place = self.manifest.doc_files.as_ref().map(|_| i as u32);
                 let docs = StoredDoc::decode(&payload, self.manifest.doc_shards[i].docs, place)?;
-                if self.manifest.fold_table.is_some() && !crate::decompose::rare_folds_ready() {
-                    self.doc_rare_folds[i] = docs.iter().map(|sd| analysed_text(sd).any(crate::decompose::needs_rare_folds)).collect();
+                if self.lacks_rare_folds() {
+                    self.doc_rare_folds[i] = docs.iter().map(|sd| sd.analysed_text().any(has_rare_block_char)).collect();
                 }
                 self.doc_shards[i] = Some(docs)
             }
@@ -568,9 +571,8 @@ impl Engine {
     }
 }
 
-/// The text of a stored page that searches analyse: title, headings, section text.
-fn analysed_text(sd: &StoredDoc) -> impl Iterator<Item = &str> {
-    std::iter::once(sd.title.as_str()).chain(sd.sections.iter().flat_map(|s| [s.heading.as_str(), s.text.as_str()]))
+fn has_rare_block_char(text: &str) -> bool {
+    text.chars().any(crate::decompose::in_rare_blocks)
 }
 
 /// The shard of a sorted list of key ranges that may hold `key`.
