@@ -17,8 +17,10 @@ mkdir -p "$DIR"
 cp www/extension/*.json www/extension/*.js www/extension/*.html www/extension/*.css "$DIR/"
 # The runtime: the engine core only, no model. The popup's box has semantic search off (the
 # keyword engine); the address bar and the bundle check use the lean one (the bundle's
-# static encoder answers by meaning, offline).
-cp www/dist/sift.js www/dist/sift-search.js www/dist/sift_wasm_bg.wasm www/dist/sift_wasm_keyword_bg.wasm "$DIR/"
+# static encoder answers by meaning, offline); the page viewer (getDocument) and queries of
+# 8 or more terms, the full one.
+cp www/dist/sift.js www/dist/sift-search.js www/dist/sift_wasm_bg.wasm www/dist/sift_wasm_keyword_bg.wasm \
+  www/dist/sift_wasm_full.js www/dist/sift_wasm_full_bg.wasm "$DIR/"
 # With the embedding model installed, the sample bundle carries vectors and its static query
 # encoder: semantic search offline, no model in the extension.
 EMBED=(--no-embedder)

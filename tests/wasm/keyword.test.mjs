@@ -1,12 +1,15 @@
 // The keyword engine (sift_wasm_keyword_bg.wasm: the lean engine without its semantic half,
 // what a page with semantic search off loads), called directly through its glue: it answers
 // by words on a bundle with vectors, refuses semantic modes with a clear error, and neither
-// lists nor reads the semantic shards.
+// lists nor reads the semantic shards. What only the full runtime has (paragraph-like
+// queries, getDocument) it hands on, and sift.js asks the full runtime.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Sift } from "../../www/dist/sift.js";
 import init, { SiftEngine } from "../../www/dist/sift_wasm_keyword.js";
 import { inflatedPayload } from "../../www/src/host.js";
 import { ROOT } from "../support.mjs";
@@ -63,4 +66,76 @@ test("the keyword engine lists only the shards it reads and refuses a semantic o
     const err = JSON.parse(x);
     return err.code === "invalid_request" && /does not read/.test(err.message);
   });
+});
+
+// Bundle files straight from disk, counted, as a static host would serve them.
+function countingFetch(counts) {
+  return async (url) => {
+    const file = fileURLToPath(url);
+    counts[path.basename(file)] = (counts[path.basename(file)] ?? 0) + 1;
+    try {
+      const type = file.endsWith(".wasm") ? "application/wasm" : "application/octet-stream";
+      return new Response(fs.readFileSync(file), { headers: { "content-type": type } });
+    } catch (_) {
+      return new Response("not found", { status: 404 });
+    }
+  };
+}
+
+// The runtimes by URL, so that the counting fetch sees them (a URL names one instance per
+// process: `tag` makes another).
+const runtimes = (tag) => ({
+  wasmUrl: pathToFileURL(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm")).href + tag,
+  fullWasmUrl: pathToFileURL(path.join(ROOT, "www/dist/sift_wasm_full_bg.wasm")).href + tag,
+});
+
+const PARAGRAPH = "cache entries expire after their ttl; eviction frees memory for new pages quickly";
+
+test("a query of 8 or more terms is the full runtime's: the browser engines hand it on, sift.js answers it there", async () => {
+  // The engines themselves: a clear code, not a different answer.
+  const e = await engine();
+  let err = null;
+  try {
+    await search(e, { query: PARAGRAPH });
+  } catch (x) {
+    err = JSON.parse(x);
+  }
+  assert.equal(err?.code, "full_runtime_required");
+  assert.match(err.message, /8 or more terms/);
+  const seven = await search(e, { query: "cache entries expire after their ttl eviction" });
+  assert.ok(seven.results.length > 0, "a seven-term query is the keyword engine's own");
+  const lean = await import("../../www/dist/sift_wasm.js?lean");
+  await lean.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm"))) });
+  await assert.rejects(search(new lean.SiftEngine(read("manifest.json")), { query: PARAGRAPH }), (x) => JSON.parse(x).code === "full_runtime_required");
+
+  // Through sift.js: a keyword page answers it with the full runtime, fetched once, exactly
+  // as a page that loaded the full runtime at once answers it; the next short query stays
+  // with the keyword engine.
+  const base = pathToFileURL(BUNDLE + "/").href;
+  const counts = {};
+  const page = await Sift.load(base, { fetch: countingFetch(counts), semantic: false, ...runtimes("?a") });
+  const short = await page.search({ query: "cache" });
+  assert.equal(counts["sift_wasm_full_bg.wasm"] ?? 0, 0, "a short query does not load the full runtime");
+  const got = await page.search({ query: PARAGRAPH });
+  assert.equal(counts["sift_wasm_full_bg.wasm"], 1, "the paragraph loads it once");
+  const full = await Sift.load(base, { fetch: countingFetch({}), runtime: "full", semantic: false, wasmUrl: runtimes("?a").fullWasmUrl });
+  const want = await full.search({ query: PARAGRAPH });
+  const brief = (x) => ({ total: x.total, results: x.results.map((h) => [h.id, h.score, h.snippet]), fallback: x.fallback ?? null, type: x.search_type });
+  assert.ok(got.results.length > 0);
+  assert.deepEqual(brief(got), brief(want));
+  assert.deepEqual(brief(await page.search({ query: "cache" })), brief(short));
+  await page.search({ query: PARAGRAPH + " again" });
+  assert.equal(counts["sift_wasm_full_bg.wasm"], 1, "and only once");
+});
+
+test("getDocument is the full runtime's: a keyword page reads documents through it", async () => {
+  const base = pathToFileURL(BUNDLE + "/").href;
+  const counts = {};
+  const page = await Sift.load(base, { fetch: countingFetch(counts), semantic: false, ...runtimes("?b") });
+  const e = await engine();
+  assert.equal(typeof e.getDocument, "undefined", "not in the keyword engine");
+  const doc = await page.getDocument("reference/cache.md");
+  assert.equal(doc.title, "Caching");
+  assert.equal(counts["sift_wasm_full_bg.wasm"], 1);
+  assert.equal(await page.getDocument("no/such.md"), null);
 });

@@ -38,6 +38,7 @@ export const ERRORS = Object.freeze({
   bundle_version: Object.freeze({ status: 500, meaning: "the bundle was written in a format this build does not read" }),
   network: Object.freeze({ status: 500, meaning: "a bundle file could not be fetched" }),
   runtime_unavailable: Object.freeze({ status: 500, meaning: "the wasm runtime could not be loaded" }),
+  full_runtime_required: Object.freeze({ status: 400, meaning: "a browser runtime built without a feature was asked for it (sift.js asks the full runtime instead)" }),
   internal: Object.freeze({ status: 500, meaning: "a bug: the engine failed unexpectedly" }),
 });
 

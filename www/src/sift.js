@@ -15,8 +15,8 @@ export { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, LI
 // Three builds of the engine, one wasm-bindgen glue each: the keyword engine (a page with
 // semantic search off: no semantic half, 20 kB of gzip fewer), the lean one (what a search
 // box needs, hybrid with the bundle's static encoder) and the full one (also per-result
-// `explain`, `multiSearch` and `related`), which workers load at once and pages only the
-// first time they ask for one of them. The keyword and lean engines export the same API,
+// `explain`, `multiSearch`, `related`, `getDocument` and paragraph-like queries), which
+// workers load at once and pages only the first time they ask for one of them. The keyword and lean engines export the same API,
 // so their glue is the same code (scripts/build-wasm.sh checks it): the copy bundled into
 // this file serves whichever of the two a page loads first, and a page that loads the
 // other one too imports that one's own copy (one glue module, one wasm instance).
@@ -64,14 +64,15 @@ const today = () => Math.floor(Date.now() / 86400000);
  *   base      — URL of the bundle folder (default "/_sift/")
  *   options.fetch      — fetch implementation (workers pass their assets binding)
  *   options.runtime    — "lean" (default: what a search box needs; the full runtime is loaded
- *                        the first time a call asks for `explain`, `multiSearch` or `related`),
+ *                        the first time a call asks for `explain`, `multiSearch`, `related`,
+ *                        `getDocument` or a query of 8 or more terms),
  *                        "keyword" (the default with semantic: false: the lean engine without
  *                        its semantic half) or "full" (workers and APIs: everything in one engine)
  *   options.wasmUrl    — where the runtime's wasm is (sift_wasm_bg.wasm; sift_wasm_keyword_bg.wasm
  *                        or sift_wasm_full_bg.wasm for those runtimes; default: beside this
  *                        file), or a WebAssembly.Module
- *   options.fullWasmUrl — where sift_wasm_full_bg.wasm is for a lean page's first `explain`
- *                        or `multiSearch` (default: beside this file), or a WebAssembly.Module
+ *   options.fullWasmUrl — where sift_wasm_full_bg.wasm is for a lean page's first call that
+ *                        needs it (default: beside this file), or a WebAssembly.Module
  *   options.semantic   — false turns semantic search off; default on when the bundle has vectors
  *   options.embedder   — who embeds queries: the bundle's static encoder by default (nothing
  *                        to download); "model" for the full model (tract in wasm, the model
@@ -374,9 +375,17 @@ export class Sift {
       }
     }
     const now = today();
-    // Per-result scoring details are in the full runtime only.
+    // Per-result scoring details are in the full runtime only, and so are paragraph-like
+    // queries (8+ terms: relevance feedback), which a browser engine hands on as
+    // full_runtime_required once it has read the query: asked again there, the same answer.
     const slot = req.explain === true ? await this.#fullSlot() : this.#main;
-    const res = await this.#drive((e) => e.search(body, now, vector), slot);
+    let res;
+    try {
+      res = await this.#drive((e) => e.search(body, now, vector), slot);
+    } catch (err) {
+      if (err?.code !== "full_runtime_required" || slot !== this.#main) throw err;
+      res = await this.#drive((e) => e.search(body, now, vector), await this.#fullSlot());
+    }
     res.timings_ms = { ...(res.timings_ms ?? {}), total: round2(performance.now() - t0) };
     if (vector && this._lastEmbedMs !== undefined) res.timings_ms.embed = round2(this._lastEmbedMs);
     if (this.#embedState !== "off") res.semantic = semantic;
@@ -407,7 +416,8 @@ export class Sift {
   /** The stored document (title, url, metadata, sections), or null. */
   async getDocument(id) {
     if (typeof id !== "string" || id === "") throw new SiftError("invalid_request", "getDocument takes a document id string");
-    return (await this.#drive((e) => e.getDocument(id))) ?? null;
+    // In the full runtime only: document viewers ask for it, not a search box.
+    return (await this.#drive((e) => e.getDocument(id), await this.#fullSlot())) ?? null;
   }
 
   /** Pages like the page `id` (by meaning when the bundle has vectors), without it. */

@@ -84,6 +84,7 @@ error_codes! {
     BundleVersion = "bundle_version", Server, "the bundle was written in a format this build does not read";
     Network = "network", Server, "a bundle file could not be fetched";
     RuntimeUnavailable = "runtime_unavailable", Server, "the wasm runtime could not be loaded";
+    FullRuntimeRequired = "full_runtime_required", Client, "a browser runtime built without a feature was asked for it (sift.js asks the full runtime instead)";
     Internal = "internal", Server, "a bug: the engine failed unexpectedly";
 }
 

@@ -24,8 +24,7 @@ use std::collections::BTreeMap;
 pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>, meaning: Option<&str>) -> Flow<SearchResponse> {
     #[cfg(not(feature = "explain"))]
     if req.explain {
-        let why = "explain is not built into this runtime (the lean browser engine); sift.js answers it with the full runtime";
-        return Err(crate::error::SiftError::new(crate::error::ErrorCode::InvalidRequest, why).into());
+        return Err(full_runtime_required("explain is not built into this runtime (a browser engine)"));
     }
     let res = Resolver::new(eng);
     let (weights, host_vector) = fusion::mode_weights(req, eng.manifest.vectors.as_ref(), eng.has_query_encoder(), query_vector)?;
@@ -36,9 +35,18 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     res.require(eng.fold_table_for(&req.query))?;
     let parsed = query::parse(&req.query, |f| filter_fields.iter().any(|x| x == f));
     let drafts = plan::draft(&parsed, weights.0 > 0.0);
+    let typed = drafts.iter().filter(|d| !d.negated).count();
+    // Paragraph-like queries are the full runtime's: a browser engine built without them
+    // hands the query on rather than answer it differently. (Each clause is a draft and
+    // relaxing only drops clauses, so feedback below never applies where this did not.)
+    if !cfg!(feature = "feedback") && feedback::applies(typed) {
+        return Err(full_runtime_required(
+            "queries of 8 or more terms (relevance feedback) are not built into this runtime (a browser engine)",
+        ));
+    }
     // Long input (a pasted paragraph) is answered, not refused: repeats merge here, and
     // after resolution the most informative terms are kept (`Plan::keep_most_informative`).
-    let long = drafts.iter().filter(|d| !d.negated).count() > MAX_CLAUSES;
+    let long = cfg!(feature = "feedback") && typed > MAX_CLAUSES;
     let (drafts, repeats) = if long { plan::merge_repeats(drafts) } else { (drafts, Vec::new()) };
 
     // One round for everything the plan reads: scoring data, filters, the words' term
@@ -56,7 +64,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let (meta, index) = (res.docmeta()?, res.filters()?);
     let mut plan = plan::resolve(&res, &drafts)?;
     let distinct = plan.positive.len();
-    let reduced = plan.keep_most_informative(MAX_CLAUSES, &repeats, eng.manifest.doc_count).map(|kept| Fallback {
+    let reduced = long.then(|| plan.keep_most_informative(MAX_CLAUSES, &repeats, eng.manifest.doc_count)).flatten().map(|kept| Fallback {
         from: format!("{distinct} terms"),
         to: format!("{} terms", kept.len()),
         reason: format!(
@@ -111,7 +119,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let mut by_meaning = by_meaning;
     let mut feedback = false;
     let typed_clauses = plan.positive.len();
-    if fuses(weights, &lexical) && feedback::applies(typed_clauses) {
+    if cfg!(feature = "feedback") && fuses(weights, &lexical) && feedback::applies(typed_clauses) {
         let first = match &by_meaning {
             Some(sem) => fusion::fuse(&lexical, sem, weights, coverage.as_ref()),
             None => lexical.clone(),
@@ -253,6 +261,13 @@ fn combine(
 /// weight and found something; otherwise meaning answers alone.
 fn fuses((w_lex, _): (f32, f32), lexical: &[Hit]) -> bool {
     w_lex > 0.0 && !lexical.is_empty()
+}
+
+/// What a browser engine built without a feature answers when asked for it: sift.js asks
+/// the full runtime instead (native builds and the full runtime have every feature).
+fn full_runtime_required(what: &str) -> super::resolve::Halt {
+    let why = format!("{what}; sift.js answers it with the full runtime");
+    crate::error::SiftError::new(crate::error::ErrorCode::FullRuntimeRequired, why).into()
 }
 
 fn empty_response(req: &ValidRequest, fallback: Fallback) -> SearchResponse {
