@@ -58,10 +58,12 @@ test("the wasm engine agrees with the naive reference and the native engine on t
   assert.ok(cases.length >= 40, `expected the 40-case sample, found ${cases.length}`);
   // Semantic search off: the keyword engine (the lean one without its semantic half).
   const wasmUrl = new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm")));
+  // Queries of 8 or more terms are the full runtime's (sift.js hands them on).
+  const fullWasmUrl = new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_full_bg.wasm")));
   let requests = 0;
   for (const c of cases) {
     const base = pathToFileURL(path.join(SAMPLE, c.dir) + "/").href;
-    const sift = await Sift.load(base, { fetch: fileFetch, wasmUrl, semantic: false });
+    const sift = await Sift.load(base, { fetch: fileFetch, wasmUrl, fullWasmUrl, semantic: false });
     for (const r of c.requests) {
       const got = await sift.search(r.request);
       const where = `${c.dir} ${JSON.stringify(r.request.query)}`;

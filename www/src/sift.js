@@ -49,7 +49,7 @@ function runtime(kind, wasmUrl, fetchImpl) {
       return g;
     }).catch((e) => {
       runtimes.delete(key);
-      const what = kind === "full" ? "the full Sift runtime (explain, multiSearch, related)" : "the Sift runtime";
+      const what = kind === "full" ? "the full Sift runtime (explain, multiSearch, related, getDocument, queries of 8+ terms)" : "the Sift runtime";
       throw new SiftError("runtime_unavailable", `${what} (wasm) could not be loaded: ${e && e.message ? e.message : e}`, e);
     });
     runtimes.set(key, p);
