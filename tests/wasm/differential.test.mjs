@@ -8,9 +8,9 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { Sift } from "../../www/dist/sift.js";
-import { ROOT, TARGET } from "../support.mjs";
+import { ROOT, TARGET, fileFetch } from "../support.mjs";
 
 const SAMPLE = path.join(TARGET, "differential-wasm");
 const CASES = path.join(SAMPLE, "cases.json");
@@ -22,15 +22,6 @@ function ensureSample() {
     stdio: "inherit",
     env: { ...process.env, CARGO_TARGET_DIR: TARGET },
   });
-}
-
-// Bundle files straight from disk, as a static host would serve them.
-async function fileFetch(url) {
-  try {
-    return new Response(fs.readFileSync(fileURLToPath(url)));
-  } catch (_) {
-    return new Response("not found", { status: 404 });
-  }
 }
 
 // The same rule as `agree` in tests/differential.rs.
@@ -63,7 +54,7 @@ test("the wasm engine agrees with the naive reference and the native engine on t
   let requests = 0;
   for (const c of cases) {
     const base = pathToFileURL(path.join(SAMPLE, c.dir) + "/").href;
-    const sift = await Sift.load(base, { fetch: fileFetch, wasmUrl, fullWasmUrl, semantic: false });
+    const sift = await Sift.load(base, { fetch: fileFetch(), wasmUrl, fullWasmUrl, semantic: false });
     for (const r of c.requests) {
       const got = await sift.search(r.request);
       const where = `${c.dir} ${JSON.stringify(r.request.query)}`;

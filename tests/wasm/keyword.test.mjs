@@ -8,11 +8,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { Sift } from "../../www/dist/sift.js";
 import init, { SiftEngine } from "../../www/dist/sift_wasm_keyword.js";
 import { inflatedPayload } from "../../www/src/host.js";
-import { ROOT } from "../support.mjs";
+import { ROOT, fileFetch } from "../support.mjs";
 
 const BUNDLE = path.join(ROOT, "tests/frozen/v5/bundle"); // a bundle with vectors and an encoder
 const read = (f) => new Uint8Array(fs.readFileSync(path.join(BUNDLE, f)));
@@ -68,20 +68,6 @@ test("the keyword engine lists only the shards it reads and refuses a semantic o
   });
 });
 
-// Bundle files straight from disk, counted, as a static host would serve them.
-function countingFetch(counts) {
-  return async (url) => {
-    const file = fileURLToPath(url);
-    counts[path.basename(file)] = (counts[path.basename(file)] ?? 0) + 1;
-    try {
-      const type = file.endsWith(".wasm") ? "application/wasm" : "application/octet-stream";
-      return new Response(fs.readFileSync(file), { headers: { "content-type": type } });
-    } catch (_) {
-      return new Response("not found", { status: 404 });
-    }
-  };
-}
-
 // The runtimes by URL, so that the counting fetch sees them (a URL names one instance per
 // process: `tag` makes another).
 const runtimes = (tag) => ({
@@ -113,12 +99,12 @@ test("a query of 8 or more terms is the full runtime's: the browser engines hand
   // with the keyword engine.
   const base = pathToFileURL(BUNDLE + "/").href;
   const counts = {};
-  const page = await Sift.load(base, { fetch: countingFetch(counts), semantic: false, ...runtimes("?a") });
+  const page = await Sift.load(base, { fetch: fileFetch(counts), semantic: false, ...runtimes("?a") });
   const short = await page.search({ query: "cache" });
   assert.equal(counts["sift_wasm_full_bg.wasm"] ?? 0, 0, "a short query does not load the full runtime");
   const got = await page.search({ query: PARAGRAPH });
   assert.equal(counts["sift_wasm_full_bg.wasm"], 1, "the paragraph loads it once");
-  const full = await Sift.load(base, { fetch: countingFetch({}), runtime: "full", semantic: false, wasmUrl: runtimes("?a").fullWasmUrl });
+  const full = await Sift.load(base, { fetch: fileFetch(), runtime: "full", semantic: false, wasmUrl: runtimes("?a").fullWasmUrl });
   const want = await full.search({ query: PARAGRAPH });
   const brief = (x) => ({ total: x.total, results: x.results.map((h) => [h.id, h.score, h.snippet]), fallback: x.fallback ?? null, type: x.search_type });
   assert.ok(got.results.length > 0);
@@ -131,7 +117,7 @@ test("a query of 8 or more terms is the full runtime's: the browser engines hand
 test("getDocument is the full runtime's: a keyword page reads documents through it", async () => {
   const base = pathToFileURL(BUNDLE + "/").href;
   const counts = {};
-  const page = await Sift.load(base, { fetch: countingFetch(counts), semantic: false, ...runtimes("?b") });
+  const page = await Sift.load(base, { fetch: fileFetch(counts), semantic: false, ...runtimes("?b") });
   const e = await engine();
   assert.equal(typeof e.getDocument, "undefined", "not in the keyword engine");
   const doc = await page.getDocument("reference/cache.md");

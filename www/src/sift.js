@@ -16,10 +16,11 @@ export { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, LI
 // semantic search off: no semantic half, 20 kB of gzip fewer), the lean one (what a search
 // box needs, hybrid with the bundle's static encoder) and the full one (also per-result
 // `explain`, `multiSearch`, `related`, `getDocument` and paragraph-like queries), which
-// workers load at once and pages only the first time they ask for one of them. The keyword and lean engines export the same API,
-// so their glue is the same code (scripts/build-wasm.sh checks it): the copy bundled into
-// this file serves whichever of the two a page loads first, and a page that loads the
-// other one too imports that one's own copy (one glue module, one wasm instance).
+// workers load at once and pages only the first time they ask for one of them. The keyword
+// and lean engines export the same API, so their glue is the same code
+// (scripts/build-wasm.sh checks it): the copy bundled into this file serves whichever of
+// the two a page loads first, and a page that loads the other one too imports that one's
+// own copy (one glue module, one wasm instance).
 const bundledGlue = { default: initCore, SiftEngine, memoryBytes: coreMemoryBytes };
 let bundledGlueKind = null;
 const runtimes = new Map(); // kind + wasm URL (or "default") → Promise<glue>: one instance per page
@@ -375,15 +376,14 @@ export class Sift {
       }
     }
     const now = today();
-    // Per-result scoring details are in the full runtime only, and so are paragraph-like
-    // queries (8+ terms: relevance feedback), which a browser engine hands on as
-    // full_runtime_required once it has read the query: asked again there, the same answer.
-    const slot = req.explain === true ? await this.#fullSlot() : this.#main;
+    // Per-result scoring details and paragraph-like queries (8+ terms: relevance feedback)
+    // are in the full runtime only: a browser engine answers full_runtime_required before
+    // fetching anything, and the full runtime, asked the same, gives the answer.
     let res;
     try {
-      res = await this.#drive((e) => e.search(body, now, vector), slot);
+      res = await this.#drive((e) => e.search(body, now, vector));
     } catch (err) {
-      if (err?.code !== "full_runtime_required" || slot !== this.#main) throw err;
+      if (err?.code !== "full_runtime_required") throw err;
       res = await this.#drive((e) => e.search(body, now, vector), await this.#fullSlot());
     }
     res.timings_ms = { ...(res.timings_ms ?? {}), total: round2(performance.now() - t0) };
