@@ -60,9 +60,18 @@ function handler(req, res) {
       body = gz;
     }
   }
+  // The bytes on the wire, headers included, counted where they are sent: Playwright's
+  // per-request sizes miss the body of a Web Worker's script (Pagefind's
+  // pagefind-worker.js showed 0.2 kB of its 12.6 kB), so the server is the one count.
+  const sock = res.socket;
+  const before = sock.bytesWritten;
+  if (wire.on) res.on("finish", () => wire.sent.push({ pathname: url.pathname, bytes: sock.bytesWritten - before }));
   res.writeHead(200, headers);
   res.end(body);
 }
+
+/** What the server sends while `on`: one entry per response (path, bytes written). */
+const wire = { on: false, sent: [] };
 
 const pct = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -205,26 +214,21 @@ async function measure(chrome, origin, kind, base, mode) {
   for (let i = 0; i < COLD_RUNS; i++) {
     const page = await chrome.ctx.newPage();
     await page.goto(`${origin}/bench.html`);
-    // Playwright sees the requests of the page and of its workers (Pagefind searches in a
-    // Web Worker, which a page-level CDP session would miss).
-    let bytes = 0, requests = 0;
-    const kinds = {};
-    const pending = [];
-    page.on("requestfinished", (r) => pending.push(r.sizes().then((sz) => {
-      const n = sz.responseBodySize + sz.responseHeadersSize;
-      bytes += n;
-      requests += 1;
-      const pathname = new URL(r.url()).pathname;
-      const kind = /\/fragment\//.test(pathname) ? "pf fragments" : /\/index\//.test(pathname) ? "pf index"
-        : /\.pf_meta$/.test(pathname) ? "pf meta" : path.basename(pathname).replace(/-[0-9a-f]{6,}(-[0-9]+)?\.bin$/, " shards");
-      kinds[kind] = (kinds[kind] ?? 0) + n;
-    })));
+    wire.sent = [];
+    wire.on = true;
     const query = QUERIES[i % 12];
     const r = await page.evaluate(call(PROGRAMS.first, "first", [kind, base, query]));
-    await Promise.all(pending);
+    await new Promise((res) => setTimeout(res, 50)); // the last responses' "finish"
+    wire.on = false;
+    const kinds = {};
+    for (const { pathname, bytes } of wire.sent) {
+      const kind = /\/fragment\//.test(pathname) ? "pf fragments" : /\/index\//.test(pathname) ? "pf index"
+        : /\.pf_meta$/.test(pathname) ? "pf meta" : path.basename(pathname).replace(/-[0-9a-f]{6,}(-[0-9]+)?\.bin$/, " shards");
+      kinds[kind] = (kinds[kind] ?? 0) + bytes;
+    }
     out.cold.push(r.ms);
-    out.bytes.push(bytes);
-    out.requests.push(requests);
+    out.bytes.push(wire.sent.reduce((n, x) => n + x.bytes, 0));
+    out.requests.push(wire.sent.length);
     out.kinds = kinds;
     out.type = r.type;
     await page.close();
@@ -297,12 +301,12 @@ async function main() {
   const model = path.join(dirs.hyb, "model/model.onnx");
   if (fs.existsSync(model)) report.runtime.sift_model = fileBytes([model, path.join(dirs.hyb, "model/tokenizer.json")]);
   const pfWasm = fs.readdirSync(dirs.pagefind).filter((f) => /^wasm\.(en|unknown)\.pagefind$/.test(f)).map((f) => path.join(dirs.pagefind, f));
-  // Pagefind's wasm file is gzip already: its transfer size is its file size. (pagefind.js
-  // may also start a Web Worker from pagefind-worker.js, 12 kB gzip; this bench's network
-  // log sees 0.2 kB of it, so it is not counted here.) Its default UI is pagefind-ui.js and
-  // pagefind-ui.css.
+  // Pagefind's wasm file is gzip already: its transfer size is its file size. pagefind.js
+  // searches in a Web Worker started from pagefind-worker.js (fetched in full by every
+  // browser with workers: 12.6 kB on this bench's wire), so both scripts count. Its default
+  // UI is pagefind-ui.js and pagefind-ui.css.
   const pf = (f) => path.join(dirs.pagefind, f);
-  const pfJs = fileBytes([pf("pagefind.js")]);
+  const pfJs = fileBytes(["pagefind.js", "pagefind-worker.js"].map(pf).filter((f) => fs.existsSync(f)));
   const pfUi = fileBytes(["pagefind-ui.js", "pagefind-ui.css"].map(pf).filter((f) => fs.existsSync(f)));
   const pfW = pfWasm.length ? fs.statSync(pfWasm[0]).size : 0;
   const pfWasmRaw = pfWasm.length ? zlib.gunzipSync(fs.readFileSync(pfWasm[0])).length : 0;
