@@ -1,7 +1,7 @@
 //! Bundle format: determinism, lazy loading, and refusal of corrupt, truncated or
 //! mismatched bundles.
 
-use sift_core::bundle::{ShardKind, ShardRef};
+use sift_core::bundle::{ShardKind, ShardRef, FORMAT_VERSION};
 use sift_core::{build, BuildOptions, Engine, SearchRequest, Step};
 use sift_tests::*;
 
@@ -106,23 +106,27 @@ fn manifest_problems_are_clear_errors() {
     let b = built();
     let m = b.manifest_bytes();
     assert_eq!(Engine::new(&m[..m.len() / 2]).err().unwrap().code, "bundle_corrupt");
-    // Every bundle is written in the newest format (8: the rare blocks' fold table).
-    assert_eq!(b.manifest.format_version, 8);
-    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":8", "\"format_version\":99");
+    // Every bundle is written in the newest format (9: the startup shard).
+    assert_eq!(b.manifest.format_version, 9);
+    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":9", "\"format_version\":99");
     let err = Engine::new(future.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_version");
     assert!(err.message.contains("rebuild"), "{}", err.message);
     // A manifest claiming an older version than its layout is refused outright: relabelled
-    // 7, its term store lacks the last terms format 7 lists; given them, it still carries
-    // format 8's fold table.
-    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":8", "\"format_version\":7");
+    // 8, it lists format 9's startup shard; relabelled 7, its term store lacks the last
+    // terms format 7 lists, and given them, it still has the startup shard.
+    let v8 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":9", "\"format_version\":8");
+    let err = Engine::new(v8.as_bytes()).err().unwrap();
+    assert_eq!(err.code, "bundle_corrupt");
+    assert!(err.message.contains("needs format 9"), "{}", err.message);
+    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":9", "\"format_version\":7");
     let err = Engine::new(v7.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("missing field \"last\""), "{}", err.message);
     let mut v7: serde_json::Value = serde_json::from_slice(v7.as_bytes()).unwrap();
     v7["term_store"]["last"] = v7["term_store"]["first"].clone();
     let err = Engine::new(v7.to_string().as_bytes()).err().unwrap();
-    assert!(err.message.contains("needs format 8"), "{}", err.message);
+    assert!(err.message.contains("needs format 9"), "{}", err.message);
     // A shard of another version than its manifest is refused (a doc shard, which has no
     // listed checksum, so its header is what is checked).
     let mut e = Engine::new(&m).unwrap();
@@ -130,7 +134,7 @@ fn manifest_problems_are_clear_errors() {
     let mut older = bytes.clone();
     older[4..6].copy_from_slice(&4u16.to_le_bytes());
     assert_eq!(e.add_shard(name, &older).unwrap_err().code, "bundle_version");
-    let evil = String::from_utf8(m).unwrap().replacen("\"file\":\"m-", "\"file\":\"../m-", 1);
+    let evil = String::from_utf8(m).unwrap().replacen("\"file\":\"s-", "\"file\":\"../s-", 1);
     assert_eq!(Engine::new(evil.as_bytes()).err().unwrap().code, "bundle_corrupt");
 }
 
@@ -245,9 +249,10 @@ fn a_malformed_term_store_is_a_clear_error() {
 fn doc_shards_are_read_with_the_doc_stores_dictionary_and_answer_as_without_it() {
     let b = built();
     let dict = b.manifest.doc_dictionary.clone().expect("format 7: a doc store dictionary");
-    assert!(dict.file.starts_with("z-") && dict.check.is_some(), "listed with its size and checksum: {dict:?}");
+    // Format 9: a section of the startup shard, which is listed with its size and checksum.
+    assert!(dict.file.starts_with("s-") && dict.check.is_some(), "listed with its size and checksum: {dict:?}");
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
-    assert!(text.contains("\"dictionary\""));
+    assert!(text.contains("\"dictionary\":true"));
     assert_eq!(sift_core::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
     // The doc shards are compressed after it (codec 2); the answers are those of a bundle
     // without one, snippets included.
@@ -289,9 +294,80 @@ fn a_doc_shard_before_its_dictionary_or_after_a_damaged_one_is_refused() {
 fn a_small_doc_store_gets_no_dictionary() {
     let b = build(&corpus_docs(), &BuildOptions::default()).unwrap();
     assert!(b.manifest.doc_dictionary.is_none(), "the seed pages are far under 64 KB");
-    let mut without_fold_table = b.manifest.clone();
-    without_fold_table.fold_table = None;
-    assert_eq!(without_fold_table.required_version(), 6);
+    assert!(!String::from_utf8(b.manifest_bytes()).unwrap().contains("\"dictionary\""));
+    // Its startup shard has an empty dictionary section, and the bundle answers.
+    let (r, fetched) = search_fetching(&b, "cache");
+    assert!(!r.results.is_empty());
+    assert_eq!(fetched.iter().filter(|f| f.starts_with("s-")).count(), 1, "{fetched:?}");
+    let mut without_startup = b.manifest.clone();
+    without_startup.startup = None;
+    without_startup.fold_table = None;
+    assert_eq!(without_startup.required_version(), 6);
+}
+
+#[test]
+fn a_search_reads_one_startup_shard_for_doc_metadata_filters_and_dictionary() {
+    let b = built();
+    let startup = b.manifest.startup.clone().expect("format 9: a startup shard");
+    assert_eq!((&b.manifest.docmeta, &b.manifest.filters, b.manifest.doc_dictionary.as_ref()), (&startup, &startup, Some(&startup)));
+    assert!(!b.shards.iter().any(|(n, _)| n.starts_with("m-") || n.starts_with("f-") || n.starts_with("z-")), "not written on their own");
+    let (r, fetched) = search_fetching(&b, "cache type:reference");
+    assert!(!r.results.is_empty());
+    // Once, first (the doc shards are read with its dictionary), and nothing else but
+    // term and doc shards.
+    assert_eq!(fetched[0], startup.file, "{fetched:?}");
+    assert_eq!(fetched.iter().filter(|f| **f == startup.file).count(), 1, "{fetched:?}");
+    assert!(fetched[1..].iter().all(|f| f.starts_with("t-") || f.starts_with("d-")), "{fetched:?}");
+    // Listed once for hosts that copy a whole bundle.
+    let e = Engine::new(&b.manifest_bytes()).unwrap();
+    assert_eq!(e.all_files().iter().filter(|f| **f == startup.file).count(), 1);
+    assert!(!String::from_utf8(b.manifest_bytes()).unwrap().contains("\"docmeta\""));
+}
+
+#[test]
+fn a_startup_shard_that_disagrees_with_its_manifest_is_refused() {
+    let b = built();
+    let startup = b.manifest.startup.clone().unwrap();
+    let bytes = b.shards.iter().find(|(n, _)| *n == startup.file).unwrap().1.clone();
+    let payload = sift_core::bundle::decode_shard(&bytes, ShardKind::Startup, &startup, FORMAT_VERSION).unwrap();
+    let s = sift_core::bundle::startup::decode(&payload).unwrap();
+    // Re-framed without its dictionary section, listed with a valid checksum: the manifest
+    // still says it holds one.
+    let framed = sift_core::bundle::encode_shard(
+        ShardKind::Startup,
+        &sift_core::bundle::startup::encode(s.docmeta, s.filters, None),
+        FORMAT_VERSION,
+    );
+    let sref = ShardRef::new(startup.file.clone(), framed.len() as u64, sift_core::bundle::crc32::crc32(&framed));
+    let mut manifest = b.manifest.clone();
+    manifest.startup = Some(sref.clone());
+    manifest.docmeta = sref.clone();
+    manifest.filters = sref.clone();
+    manifest.doc_dictionary = Some(sref);
+    let mut e = Engine::new(&manifest.to_json_bytes()).unwrap();
+    let err = e.add_shard(&startup.file, &framed).unwrap_err();
+    assert_eq!(err.code, "bundle_corrupt");
+    assert!(err.message.contains("disagree on the doc store's dictionary"), "{}", err.message);
+    assert!(!e.is_loaded(&startup.file));
+    // A truncated section table, and a doc metadata section of another corpus.
+    for bad in [payload[..payload.len() / 2].to_vec(), sift_core::bundle::startup::encode(&[9, 9], s.filters, s.dictionary)] {
+        let framed = sift_core::bundle::encode_shard(ShardKind::Startup, &bad, FORMAT_VERSION);
+        let sref = ShardRef::new(startup.file.clone(), framed.len() as u64, sift_core::bundle::crc32::crc32(&framed));
+        let mut manifest = b.manifest.clone();
+        manifest.startup = Some(sref.clone());
+        manifest.docmeta = sref.clone();
+        manifest.filters = sref.clone();
+        manifest.doc_dictionary = Some(sref);
+        let mut e = Engine::new(&manifest.to_json_bytes()).unwrap();
+        assert_eq!(e.add_shard(&startup.file, &framed).unwrap_err().code, "bundle_corrupt");
+    }
+    // Beside a startup shard, a `docmeta` member is not read: the engine asks for the
+    // startup shard alone.
+    let mut m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
+    m["docmeta"] = serde_json::json!({"file": "m-0.bin", "bytes": 1, "crc32": 1});
+    let e = Engine::new(m.to_string().as_bytes()).unwrap();
+    assert!(!e.all_files().iter().any(|f| f == "m-0.bin"));
+    assert_eq!(e.manifest(), &b.manifest);
 }
 
 #[test]
@@ -336,7 +412,7 @@ fn every_bundle_carries_the_fold_table_and_only_this_runtimes_own_is_installed()
     let table = b.manifest.fold_table.clone().expect("format 8: a fold table");
     let bytes_of = |name: &str| b.shards.iter().find(|(n, _)| n == name).unwrap().1.clone();
     let stored = bytes_of(&table.file);
-    let payload = sift_core::bundle::decode_shard(&stored, ShardKind::FoldTable, &table, 8).unwrap();
+    let payload = sift_core::bundle::decode_shard(&stored, ShardKind::FoldTable, &table, FORMAT_VERSION).unwrap();
     assert_eq!(Some(payload.as_slice()), sift_core::decompose::rare_folds_bytes(), "the builder's own table, byte for byte");
     assert!(b.manifest.keyword_shards().any(|s| s.file == table.file), "the keyword engine reads it");
 
@@ -349,7 +425,7 @@ fn every_bundle_carries_the_fold_table_and_only_this_runtimes_own_is_installed()
     assert_eq!(e.add_shard(&table.file, &damaged).unwrap_err().code, "bundle_corrupt");
     let mut other = payload.clone();
     other[0] ^= 1;
-    let framed = sift_core::bundle::encode_shard(ShardKind::FoldTable, &other, 8);
+    let framed = sift_core::bundle::encode_shard(ShardKind::FoldTable, &other, FORMAT_VERSION);
     let mut manifest = b.manifest.clone();
     let sref = manifest.fold_table.as_mut().unwrap();
     *sref = ShardRef::new(sref.file.clone(), framed.len() as u64, sift_core::bundle::crc32::crc32(&framed));

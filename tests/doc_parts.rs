@@ -54,7 +54,7 @@ fn parts_of_long(b: &BuiltBundle) -> Vec<(String, u32)> {
 #[test]
 fn a_long_page_is_stored_in_runs_of_its_sections_and_a_short_one_whole() {
     let b = built(1500);
-    assert_eq!(b.manifest.format_version, 8);
+    assert_eq!(b.manifest.format_version, sift_core::bundle::FORMAT_VERSION);
     let parts = parts_of_long(&b);
     assert!(parts.len() >= 4, "twelve 600-byte sections in parts of 1.5 kB: {parts:?}");
     assert!(parts[0].1 > 0, "the first part starts at the first section, after the title");
@@ -139,7 +139,7 @@ fn a_manifest_with_parts_out_of_order_or_under_an_older_format_is_refused() {
     // (Before format 8 the term store listed each shard's last term too.)
     older["term_store"]["last"] = older["term_store"]["first"].clone();
     let e = Engine::new(older.to_string().as_bytes()).err().expect("refused");
-    assert!(e.message.contains("needs format 8 (its layout) but says format 3"), "{}", e.message);
+    assert!(e.message.contains("needs format 9 (its layout) but says format 3"), "{}", e.message);
 
     // Format 8 counts a further part from the one before: a part that does not start
     // after it says 0.

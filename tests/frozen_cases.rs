@@ -79,8 +79,9 @@ pub fn cases_of(version: &str) -> Option<&'static [Case]> {
         // Format 3 changed the term shards' layout, format 4 stores long pages in parts
         // (the frozen corpus's longer pages are), format 5 names doc shards by rule and
         // format 6 term shards, format 7 adds the doc store's dictionary and format 8 the
-        // rare blocks' fold table: not what a bundle can answer.
-        "v2" | "v3" | "v4" | "v5" | "v6" | "v7" | "v8" => Some(V2_CASES),
+        // rare blocks' fold table, format 9 puts the doc metadata, filters and dictionary
+        // in one startup shard: not what a bundle can answer.
+        "v2" | "v3" | "v4" | "v5" | "v6" | "v7" | "v8" | "v9" => Some(V2_CASES),
         _ => None,
     }
 }

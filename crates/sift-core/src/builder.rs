@@ -9,7 +9,7 @@ use crate::bundle::filters::FilterIndex;
 use crate::bundle::manifest::EncoderRef;
 use crate::bundle::terms::{ShardWriter, TermEntry};
 use crate::bundle::vindex::VectorIndex;
-use crate::bundle::{self, dictionary, ids, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
+use crate::bundle::{self, dictionary, ids, startup, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
 use crate::date;
 use crate::decompose;
 use crate::doc::SourceDoc;
@@ -181,10 +181,21 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     // (format 3), which older runtimes cannot read; they say so and ask for a rebuild.
     let version = bundle::FORMAT_VERSION;
 
+    // The doc store's dictionary (format 7): trained on the doc shards' payloads, which are
+    // then compressed after it.
+    let store_bytes: usize = doc_payloads.iter().map(|d| d.3.len()).sum();
+    let dictionary = (store_bytes >= opts.doc_dictionary_from).then(|| {
+        let payloads: Vec<&[u8]> = doc_payloads.iter().map(|d| d.3.as_slice()).collect();
+        dictionary::train(&dictionary::training_sample(&payloads), dictionary::DICTIONARY_BYTES)
+    });
+    let dictionary = dictionary.filter(|d| !d.is_empty());
+    // Format 9: what every search reads first, whatever its words, is one file.
+    let startup_payload = startup::encode(&meta_payload, &filter_payload, dictionary.as_deref());
+
     // Frame, compress and name every shard (in parallel on native builds): first the
     // shards the manifest names and the children of the semantic index shards, then the
     // index shards, which list their children by name.
-    let mut jobs: Vec<(ShardKind, &[u8])> = vec![(ShardKind::DocMeta, &meta_payload), (ShardKind::Filters, &filter_payload)];
+    let mut jobs: Vec<(ShardKind, &[u8])> = vec![(ShardKind::Startup, &startup_payload)];
     jobs.extend(term_payloads.iter().map(|t| (ShardKind::Terms, t.2.as_slice())));
     jobs.extend(doc_payloads.iter().map(|d| (ShardKind::Docs, d.3.as_slice())));
     jobs.extend(id_payloads.iter().map(|t| (ShardKind::Ids, t.2.as_slice())));
@@ -194,14 +205,6 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         jobs.extend(sem.encoder.iter().flat_map(|e| e.groups.iter()).map(|g| (ShardKind::EncoderVocab, g.as_slice())));
         jobs.extend(sem.encoder.iter().flat_map(|e| e.rows.iter()).map(|r| (ShardKind::EncoderRows, r.as_slice())));
     }
-    // The doc store's dictionary (format 7): trained on the doc shards' payloads, which are
-    // then compressed after it.
-    let store_bytes: usize = doc_payloads.iter().map(|d| d.3.len()).sum();
-    let dictionary = (store_bytes >= opts.doc_dictionary_from).then(|| {
-        let payloads: Vec<&[u8]> = doc_payloads.iter().map(|d| d.3.as_slice()).collect();
-        dictionary::train(&dictionary::training_sample(&payloads), dictionary::DICTIONARY_BYTES)
-    });
-    let dictionary = dictionary.filter(|d| !d.is_empty());
     // Format 8: a copy of the rare blocks' folding table for runtimes that leave it out
     // (it is the same in every bundle of this version; 8 kB deflated). A builder without it
     // compiled in (none today: wasm runtimes do not build) writes none.
@@ -215,19 +218,14 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         framed.push((shard.clone(), file));
         shard
     });
-    let doc_dictionary = dictionary.as_ref().map(|d| {
-        let (r, file) = shard_file(ShardKind::DocDictionary, d, version);
-        framed.push((r.clone(), file));
-        r
-    });
     // Term shards (format 6) and doc shards (format 5) are named by rule:
     // `t-<hash of them all>-<n>.bin`, `d-…-<n>.bin`.
-    let term_files = name_by_rule(&mut framed[2..2 + term_payloads.len()], ShardKind::Terms);
-    let doc_range = 2 + term_payloads.len()..2 + term_payloads.len() + doc_payloads.len();
+    let term_files = name_by_rule(&mut framed[1..1 + term_payloads.len()], ShardKind::Terms);
+    let doc_range = 1 + term_payloads.len()..1 + term_payloads.len() + doc_payloads.len();
     let doc_files = name_by_rule(&mut framed[doc_range], ShardKind::Docs);
     let mut refs = framed.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>().into_iter();
-    let docmeta = refs.next().expect("docmeta framed");
-    let filters = refs.next().expect("filters framed");
+    let startup = refs.next().expect("startup shard framed");
+    let doc_dictionary = dictionary.as_ref().map(|_| startup.clone());
     let term_shards = key_ranges(&term_payloads, &mut refs, false);
     let doc_shards: Vec<DocShardRef> = doc_payloads
         .iter()
@@ -252,8 +250,9 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         params: opts.params,
         avg_field_len: inverted.avg_field_len,
         filter_fields,
-        docmeta,
-        filters,
+        docmeta: startup.clone(),
+        filters: startup.clone(),
+        startup: Some(startup),
         term_shards,
         term_files: Some(term_files),
         doc_shards,

@@ -8,7 +8,7 @@
 
 use sift_core::bundle::encoder::EncoderIndex;
 use sift_core::bundle::vindex::VectorIndex;
-use sift_core::bundle::{self, ShardKind, ShardRef};
+use sift_core::bundle::{self, startup, Manifest, ShardKind, ShardRef};
 use sift_core::{BuildOptions, BuiltBundle, Context, Engine, MultiSearchRequest, SearchRequest, Section, SourceDoc, Step};
 use std::collections::BTreeMap;
 
@@ -265,7 +265,7 @@ pub fn request_json(data: &[u8]) {
 }
 
 /// Shard kinds the bundle target feeds fuzzed payloads to, by selector (0: the manifest).
-const KINDS: [ShardKind; 14] = [
+const KINDS: [ShardKind; 15] = [
     ShardKind::Terms,
     ShardKind::Docs,
     ShardKind::DocMeta,
@@ -280,6 +280,7 @@ const KINDS: [ShardKind; 14] = [
     ShardKind::Vectors,
     ShardKind::DocDictionary,
     ShardKind::FoldTable,
+    ShardKind::Startup,
 ];
 
 fn kind_of(selector: u8) -> Option<ShardKind> {
@@ -325,6 +326,26 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
             let i = n % manifest.id_shards.len();
             frame(kind, payload, &mut manifest.id_shards[i].shard, &mut files);
         }
+        // Format 9 holds these three in the startup shard: the fuzzed bytes replace one of
+        // its sections.
+        ShardKind::DocMeta | ShardKind::Filters | ShardKind::DocDictionary if manifest.startup.is_some() => {
+            let mut sref = manifest.startup.clone().expect("checked");
+            let whole = payload_of(&sref, ShardKind::Startup);
+            let s = startup::decode(&whole).expect("sample startup shard decodes");
+            let (mut meta, mut filters, mut dictionary) = (s.docmeta.to_vec(), s.filters.to_vec(), s.dictionary.map(<[u8]>::to_vec));
+            match kind {
+                ShardKind::DocMeta => meta = payload.to_vec(),
+                ShardKind::Filters => filters = payload.to_vec(),
+                _ => dictionary = Some(payload.to_vec()),
+            }
+            frame(ShardKind::Startup, &startup::encode(&meta, &filters, dictionary.as_deref()), &mut sref, &mut files);
+            list_startup(&mut manifest, sref);
+        }
+        ShardKind::Startup => {
+            let mut sref = manifest.startup.clone().expect("sample has a startup shard");
+            frame(kind, payload, &mut sref, &mut files);
+            list_startup(&mut manifest, sref);
+        }
         ShardKind::DocMeta => frame(kind, payload, &mut manifest.docmeta, &mut files),
         ShardKind::DocDictionary => frame(kind, payload, manifest.doc_dictionary.as_mut().expect("sample has a dictionary"), &mut files),
         ShardKind::Filters => frame(kind, payload, &mut manifest.filters, &mut files),
@@ -365,6 +386,16 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
         }
     }
     (manifest.to_json_bytes(), files)
+}
+
+/// A re-framed startup shard, listed for everything it holds.
+fn list_startup(manifest: &mut Manifest, sref: ShardRef) {
+    manifest.docmeta = sref.clone();
+    manifest.filters = sref.clone();
+    if manifest.doc_dictionary.is_some() {
+        manifest.doc_dictionary = Some(sref.clone());
+    }
+    manifest.startup = Some(sref);
 }
 
 /// The bundle loader: the manifest parser (selector 0: the rest is a manifest) and each
@@ -415,6 +446,19 @@ pub fn sample_payloads() -> Vec<(u8, Vec<u8>)> {
     let mut out = Vec::new();
     for (selector, kind, b) in samples {
         let version = b.manifest.format_version;
+        // Format 9: these three are sections of the startup shard.
+        if let (Some(sref), ShardKind::DocMeta | ShardKind::Filters | ShardKind::DocDictionary) = (&b.manifest.startup, kind) {
+            let bytes = &b.shards.iter().find(|(n, _)| *n == sref.file).expect("listed").1;
+            let whole = bundle::decode_shard(bytes, ShardKind::Startup, sref, version).expect("sample startup shard decodes");
+            let s = startup::decode(&whole).expect("sample startup shard splits");
+            let section = match kind {
+                ShardKind::DocMeta => s.docmeta,
+                ShardKind::Filters => s.filters,
+                _ => s.dictionary.expect("sample has a dictionary"),
+            };
+            out.push((selector, section.to_vec()));
+            continue;
+        }
         let mut eng = Engine::new(&b.manifest_bytes()).expect("sample opens");
         // The first shard of this kind the engine can name (children once their index is in).
         let name = loop {

@@ -26,8 +26,10 @@ pub const MAGIC: &[u8; 4] = b"SIFT";
 /// its snippet comes from, 5 names the doc shards by rule and lists them as columns
 /// ([`super::manifest::Manifest::doc_files`]), 6 does the same for the term shards
 /// ([`super::manifest::Manifest::term_files`]), 7 compresses the doc shards with a preset
-/// dictionary ([`super::dictionary`]). Every shard carries its bundle's version.
-pub const FORMAT_VERSION: u16 = 8;
+/// dictionary ([`super::dictionary`]), 8 carries folding's rare blocks ([`crate::decompose`]),
+/// 9 puts the doc metadata, the filters and that dictionary in one startup shard
+/// ([`super::startup`]). Every shard carries its bundle's version.
+pub const FORMAT_VERSION: u16 = 9;
 const HEADER_LEN: usize = 16;
 /// Refuse to inflate a shard claiming more than this: a corrupt or hostile length must not
 /// allocate gigabytes.
@@ -50,6 +52,7 @@ pub enum ShardKind {
     EncoderVocab = 12,
     DocDictionary = 13,
     FoldTable = 14,
+    Startup = 15,
 }
 
 impl ShardKind {
@@ -69,6 +72,7 @@ impl ShardKind {
             12 => ShardKind::EncoderVocab,
             13 => ShardKind::DocDictionary,
             14 => ShardKind::FoldTable,
+            15 => ShardKind::Startup,
             _ => return None,
         })
     }
@@ -88,6 +92,7 @@ impl ShardKind {
             ShardKind::EncoderVocab => "g",
             ShardKind::DocDictionary => "z",
             ShardKind::FoldTable => "u",
+            ShardKind::Startup => "s",
         }
     }
 }

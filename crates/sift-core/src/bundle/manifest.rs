@@ -115,8 +115,16 @@ pub struct Manifest {
     pub avg_field_len: [f32; 4],
     /// Metadata fields that can be used in `filters` and appear in `facets`.
     pub filter_fields: Vec<String>,
+    /// Scoring data and the filter index. From format 9 both are sections of the startup
+    /// shard, and these name it.
     pub docmeta: ShardRef,
     pub filters: ShardRef,
+    /// Format 9: the startup shard ([`super::startup`]): the doc metadata, the filters and
+    /// the doc store's dictionary in one file, which every search reads in its first round.
+    /// `docmeta`, `filters` and (when the store has one) `doc_dictionary` are then this
+    /// shard; the manifest lists it once, as `startup` (with `dictionary: true` when it
+    /// holds one).
+    pub startup: Option<ShardRef>,
     pub term_shards: Vec<KeyRangeShardRef>,
     /// Format 6: the term shards are named by rule like the doc shards, `<term_files>-<n>.bin`,
     /// and listed as two columns of their key ranges, `term_store: {files, first, last}`,
@@ -169,14 +177,16 @@ impl Manifest {
         Ok(m)
     }
 
-    /// The oldest format that describes this bundle: 8 when it carries the rare blocks' fold
+    /// The oldest format that describes this bundle: 9 when it has a startup shard, 8 when it carries the rare blocks' fold
     /// table, 7 when the doc store has a dictionary,
     /// 6 when the term shards are named by rule, 5 when the doc shards are, 4 when a long page is stored in parts,
     /// 2 when it uses the format-2 vector layout or a static encoder, else 1 (so keyword
     /// bundles stay readable by older runtimes).
     pub fn required_version(&self) -> u16 {
         let v2 = self.encoder.is_some() || self.vectors.as_ref().is_some_and(|v| v.index.is_some());
-        if self.fold_table.is_some() {
+        if self.startup.is_some() {
+            9
+        } else if self.fold_table.is_some() {
             8
         } else if self.doc_dictionary.is_some() {
             7
@@ -255,11 +265,17 @@ impl Manifest {
 
     /// The shards a search by words reads: scoring data, filters, the fold table, the doc store's
     /// dictionary (before the doc shards it is needed for), terms, documents, ids.
+    /// Each file once: with a startup shard, that one file for the first three.
     pub fn keyword_shards(&self) -> impl Iterator<Item = &ShardRef> {
-        [&self.docmeta, &self.filters]
+        let separate = self.startup.is_none();
+        let first: Vec<&ShardRef> = match &self.startup {
+            Some(s) => vec![s],
+            None => vec![&self.docmeta, &self.filters],
+        };
+        first
             .into_iter()
             .chain(self.fold_table.iter())
-            .chain(self.doc_dictionary.iter())
+            .chain(self.doc_dictionary.iter().filter(move |_| separate))
             .chain(self.term_shards.iter().map(|t| &t.shard))
             .chain(self.doc_shards.iter().map(|d| &d.shard))
             .chain(self.id_shards.iter().map(|t| &t.shard))
@@ -396,12 +412,24 @@ impl Manifest {
                 (None, f.list("term_shards", KeyRangeShardRef::from_json)?)
             }
         };
-        let (doc_files, doc_shards, doc_dictionary) = match f.get("doc_store") {
+        let (doc_files, doc_shards, mut doc_dictionary) = match f.get("doc_store") {
             Some(store) => {
                 let (files, shards, dictionary) = doc_store_from_json(store, version)?;
                 (Some(files), shards, dictionary)
             }
             None => (None, f.list("doc_shards", DocShardRef::from_json)?, None),
+        };
+        // Format 9: one startup shard stands for the doc metadata, the filters and the
+        // dictionary, which are then not listed on their own.
+        let (startup, docmeta, filters) = match f.get("startup") {
+            Some(v) => {
+                let sf = Fields::of(v, "startup shard", None)?;
+                let shard = ShardRef::from_fields(&sf)?;
+                // (A `docmeta`, `filters` or doc-store `dictionary` beside it is not read.)
+                doc_dictionary = sf.opt_bool("dictionary")?.unwrap_or(false).then(|| shard.clone());
+                (Some(shard.clone()), shard.clone(), shard)
+            }
+            None => (None, ShardRef::from_json(f.need("docmeta")?)?, ShardRef::from_json(f.need("filters")?)?),
         };
         Ok(Manifest {
             magic: f.str("magic")?,
@@ -412,8 +440,9 @@ impl Manifest {
             params: Bm25fParams::from_json(f.need("params")?)?,
             avg_field_len: crate::rank::f32_array(&f, "avg_field_len")?,
             filter_fields: f.list("filter_fields", |x| json::string_in(x, "a filter field"))?,
-            docmeta: ShardRef::from_json(f.need("docmeta")?)?,
-            filters: ShardRef::from_json(f.need("filters")?)?,
+            docmeta,
+            filters,
+            startup,
             term_shards,
             term_files,
             doc_shards,
@@ -438,8 +467,17 @@ impl ToJson for Manifest {
             ("params", self.params.to_json(), true),
             ("avg_field_len", Json::from(&self.avg_field_len[..]), true),
             ("filter_fields", Json::from(&self.filter_fields[..]), true),
-            ("docmeta", self.docmeta.to_json(), true),
-            ("filters", self.filters.to_json(), true),
+            ("docmeta", self.docmeta.to_json(), self.startup.is_none()),
+            ("filters", self.filters.to_json(), self.startup.is_none()),
+            (
+                "startup",
+                self.startup.as_ref().map_or(Json::Null, |s| {
+                    let mut m = s.members();
+                    m.push(("dictionary", Json::Bool(true), self.doc_dictionary.is_some()));
+                    members(m)
+                }),
+                self.startup.is_some(),
+            ),
             ("term_shards", self.term_shards.to_json(), self.term_files.is_none()),
             (
                 "term_store",
@@ -450,7 +488,8 @@ impl ToJson for Manifest {
             (
                 "doc_store",
                 self.doc_files.as_deref().map_or(Json::Null, |files| {
-                    doc_store_to_json(files, &self.doc_shards, self.doc_dictionary.as_ref(), self.format_version)
+                    let dictionary = self.doc_dictionary.as_ref().filter(|_| self.startup.is_none());
+                    doc_store_to_json(files, &self.doc_shards, dictionary, self.format_version)
                 }),
                 self.doc_files.is_some(),
             ),

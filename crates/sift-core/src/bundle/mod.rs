@@ -9,6 +9,7 @@
 //! | [`terms`] | `t-<hash>.bin` | fst dictionary (term → offset) + postings for one term range |
 //! | [`docmeta`] | `m-<hash>.bin` | one byte per field length (log-quantised), dates |
 //! | [`filters`] | `f-<hash>.bin` | per filterable field, value → doc-id set |
+//! | [`startup`] | `s-<hash>.bin` | format 9: docmeta, filters and the doc store's dictionary in one file |
 //! | [`docstore`] | `d-<hash>.bin` | display data of a doc-id range, and the one position layout |
 //! | [`ids`] | `i-<hash>.bin` | fst of document ids → doc numbers, for one id range |
 //! | [`vectors`] | `v-<hash>.bin` | int8 chunk vectors with scales and sign codes |
@@ -31,6 +32,7 @@ pub mod filters;
 pub mod frame;
 pub mod ids;
 pub mod manifest;
+pub mod startup;
 pub mod table;
 pub mod terms;
 pub mod varint;

@@ -76,6 +76,9 @@ pub(crate) enum ShardId {
     /// The doc store's dictionary (format 7): whenever doc shards are asked for before it is
     /// loaded, it is asked for too, first in the need list (`Resolver::require`).
     DocDictionary,
+    /// Format 9's startup shard: the doc metadata, the filters and the doc store's
+    /// dictionary in one file (`DocMeta`, `Filters` and `DocDictionary` then name it).
+    Startup,
     /// Format 8's copy of the rare blocks' folding table (`crate::decompose`): loaded means
     /// installed in this process, by this engine or another.
     FoldTable,
@@ -156,9 +159,14 @@ impl Engine {
             manifest,
         };
         let semantic_index = eng.manifest.vectors.as_ref().is_some_and(|v| v.index.is_some());
-        let ids: Vec<ShardId> = [ShardId::DocMeta, ShardId::Filters]
-            .into_iter()
-            .chain(eng.manifest.doc_dictionary.is_some().then_some(ShardId::DocDictionary))
+        let first: &[ShardId] = match (&eng.manifest.startup, &eng.manifest.doc_dictionary) {
+            (Some(_), _) => &[ShardId::Startup],
+            (None, Some(_)) => &[ShardId::DocMeta, ShardId::Filters, ShardId::DocDictionary],
+            (None, None) => &[ShardId::DocMeta, ShardId::Filters],
+        };
+        let ids: Vec<ShardId> = first
+            .iter()
+            .copied()
             .chain(eng.manifest.fold_table.is_some().then_some(ShardId::FoldTable))
             .chain((0..eng.term_shards.len()).map(ShardId::Terms))
             .chain((0..eng.doc_shards.len()).map(ShardId::Docs))
@@ -252,6 +260,7 @@ impl Engine {
             ShardId::Terms(i) => &m.term_shards[i].shard,
             ShardId::Docs(i) => &m.doc_shards[i].shard,
             ShardId::DocDictionary => m.doc_dictionary.as_ref().expect("registered only with a dictionary"),
+            ShardId::Startup => m.startup.as_ref().expect("registered only with a startup shard"),
             ShardId::FoldTable => m.fold_table.as_ref().expect("registered only with a fold table"),
             ShardId::Ids(i) => &m.id_shards[i].shard,
             ShardId::Vectors(i) => &m.vectors.as_ref().expect("vector shard ids exist only with vectors").shards[i],
@@ -271,6 +280,8 @@ impl Engine {
             ShardId::Terms(i) => self.term_shards[i].is_some(),
             ShardId::Docs(i) => self.doc_shards[i].is_some(),
             ShardId::DocDictionary => self.doc_dictionary.is_some(),
+            // The three are set together, the doc metadata always.
+            ShardId::Startup => self.docmeta.is_some(),
             ShardId::FoldTable => crate::decompose::rare_folds_ready(),
             ShardId::Ids(i) => self.id_shards[i].is_some(),
             ShardId::Vectors(i) => self.vector_shards[i].is_some(),
@@ -301,6 +312,7 @@ impl Engine {
             ShardId::Terms(_) => ShardKind::Terms,
             ShardId::Docs(_) => ShardKind::Docs,
             ShardId::DocDictionary => ShardKind::DocDictionary,
+            ShardId::Startup => ShardKind::Startup,
             ShardId::FoldTable => ShardKind::FoldTable,
             ShardId::Ids(_) => ShardKind::Ids,
             ShardId::Vectors(_) => ShardKind::Vectors,
@@ -318,6 +330,7 @@ impl Engine {
                     | ShardId::Filters
                     | ShardId::Terms(_)
                     | ShardId::DocDictionary
+                    | ShardId::Startup
                     | ShardId::FoldTable
                     | ShardId::Docs(_)
                     | ShardId::Ids(_)
@@ -334,8 +347,31 @@ impl Engine {
         let chunks = self.manifest.vectors.as_ref().map_or(0, |v| v.chunks);
         let wrong_dim = |what: &str, got: usize| SiftError::corrupt(format!("{what} {file} has {got} dimensions, the manifest says {dim}"));
         match id {
-            ShardId::DocMeta => self.docmeta = Some(DocMeta::decode(&payload, n)?),
-            ShardId::Filters => self.filters = Some(FilterIndex::decode(&payload, n)?),
+            // What a search reads first: the startup shard's sections (format 9), or each
+            // of them as a shard of its own. (One path, so each decoder is called once.)
+            ShardId::DocMeta | ShardId::Filters | ShardId::DocDictionary | ShardId::Startup => {
+                let (docmeta, filters, dictionary) = match id {
+                    ShardId::DocMeta => (Some(&payload[..]), None, None),
+                    ShardId::Filters => (None, Some(&payload[..]), None),
+                    ShardId::DocDictionary => (None, None, Some(&payload[..])),
+                    _ => {
+                        let s = bundle::startup::decode(&payload)?;
+                        if s.dictionary.is_some() != self.manifest.doc_dictionary.is_some() {
+                            return Err(SiftError::corrupt(format!(
+                                "startup shard {file} and the manifest disagree on the doc store's dictionary"
+                            )));
+                        }
+                        (Some(s.docmeta), Some(s.filters), s.dictionary)
+                    }
+                };
+                // Every section decodes before any is kept: a bad shard leaves nothing behind.
+                let docmeta = docmeta.map(|p| DocMeta::decode(p, n)).transpose()?;
+                let filters = filters.map(|p| FilterIndex::decode(p, n)).transpose()?;
+                let dictionary = dictionary.map(|d| checked_dictionary(d, file)).transpose()?;
+                self.docmeta = docmeta.or(self.docmeta.take());
+                self.filters = filters.or(self.filters.take());
+                self.doc_dictionary = dictionary.or(self.doc_dictionary.take());
+            }
             ShardId::Terms(i) => {
                 let shard = TermShard::decode(payload, self.manifest.format_version)?;
                 let range = &self.manifest.term_shards[i];
@@ -349,12 +385,6 @@ impl Engine {
                 self.term_shards[i] = Some(shard)
             }
             ShardId::FoldTable => crate::decompose::install_rare_folds(payload).map_err(|e| SiftError::corrupt(format!("{file}: {e}")))?,
-            ShardId::DocDictionary => {
-                if payload.len() > bundle::dictionary::MAX_DICTIONARY_BYTES {
-                    return Err(SiftError::corrupt(format!("doc store dictionary {file} is implausibly large")));
-                }
-                self.doc_dictionary = Some(payload)
-            }
             ShardId::Docs(i) => {
                 let place = self.manifest.doc_files.as_ref().map(|_| i as u32);
                 let docs = StoredDoc::decode(&payload, self.manifest.doc_shards[i].docs, place)?;
@@ -569,6 +599,14 @@ impl Engine {
         let next = self.manifest.doc_shards.get(shard + 1)?;
         next.continues(this).then_some(next.first_pos?)
     }
+}
+
+/// The doc store's dictionary as a shard gives it (its own, or the startup shard's section).
+fn checked_dictionary(bytes: &[u8], file: &str) -> Result<Vec<u8>, SiftError> {
+    if bytes.len() > bundle::dictionary::MAX_DICTIONARY_BYTES {
+        return Err(SiftError::corrupt(format!("doc store dictionary {file} is implausibly large")));
+    }
+    Ok(bytes.to_vec())
 }
 
 fn has_rare_block_char(text: &str) -> bool {
