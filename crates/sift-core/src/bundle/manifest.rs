@@ -423,10 +423,9 @@ impl Manifest {
         // dictionary, which are then not listed on their own.
         let (startup, docmeta, filters) = match f.get("startup") {
             Some(v) => {
-                let sf = Fields::of(v, "startup shard", None)?;
-                let shard = ShardRef::from_fields(&sf)?;
+                let shard = ShardRef::from_json(v)?;
                 // (A `docmeta`, `filters` or doc-store `dictionary` beside it is not read.)
-                doc_dictionary = sf.opt_bool("dictionary")?.unwrap_or(false).then(|| shard.clone());
+                doc_dictionary = matches!(v.get("dictionary"), Some(Json::Bool(true))).then(|| shard.clone());
                 (Some(shard.clone()), shard.clone(), shard)
             }
             None => (None, ShardRef::from_json(f.need("docmeta")?)?, ShardRef::from_json(f.need("filters")?)?),

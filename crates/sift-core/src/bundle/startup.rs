@@ -41,11 +41,12 @@ pub fn encode(docmeta: &[u8], filters: &[u8], dictionary: Option<&[u8]>) -> Vec<
 /// Split a startup payload into its sections: exactly three, nothing after them.
 pub fn decode(payload: &[u8]) -> Result<Sections<'_>, SiftError> {
     let mut r = Reader::new(payload);
-    let mut section = || -> Result<&[u8], SiftError> {
+    let mut sections: [&[u8]; 3] = [&[]; 3];
+    for s in &mut sections {
         let n = usize::try_from(r.u64()?).map_err(|_| SiftError::corrupt("startup shard section too long"))?;
-        r.bytes(n)
-    };
-    let (docmeta, filters, dictionary) = (section()?, section()?, section()?);
+        *s = r.bytes(n)?;
+    }
+    let [docmeta, filters, dictionary] = sections;
     if !r.is_empty() {
         return Err(SiftError::corrupt("startup shard has bytes after its three sections"));
     }

@@ -357,9 +357,7 @@ impl Engine {
                     _ => {
                         let s = bundle::startup::decode(&payload)?;
                         if s.dictionary.is_some() != self.manifest.doc_dictionary.is_some() {
-                            return Err(SiftError::corrupt(format!(
-                                "startup shard {file} and the manifest disagree on the doc store's dictionary"
-                            )));
+                            return Err(SiftError::corrupt("the startup shard and the manifest disagree on the doc store's dictionary"));
                         }
                         (Some(s.docmeta), Some(s.filters), s.dictionary)
                     }
