@@ -30,6 +30,12 @@ if [ ! -f "$WORK/sift-hybrid/model/model.onnx" ] || [ "${1:-}" = "--rebuild" ]; 
   # --copy-model: the sift_model row loads the full model from the bundle.
   /usr/bin/time -f "sift build (with vectors): %e s, %M KB peak" "$SIFT" build "$SITE" --out "$WORK/sift-hybrid" --copy-model
 fi
+# The hybrid bundle is kept between runs (embedding the site takes many minutes): say so when
+# it is of an older format than this build writes, so its rows are read as that format's.
+format_of() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["format_version"])' "$1/manifest.json"; }
+if [ "$(format_of "$WORK/sift-hybrid")" != "$(format_of "$WORK/sift-lex")" ]; then
+  echo "bench: note: the kept hybrid bundle is format $(format_of "$WORK/sift-hybrid"), this build writes $(format_of "$WORK/sift-lex"): its rows measure the older format (bash bench/browser.sh --rebuild rebuilds it)"
+fi
 # tinysearch (a peer: its CLI generates a crate with the index inside and compiles it to wasm).
 PEERS="$CARGO_TARGET_DIR/peers"
 TS_ARGS=()
