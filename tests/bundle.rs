@@ -331,34 +331,22 @@ fn a_startup_shard_that_disagrees_with_its_manifest_is_refused() {
     let bytes = b.shards.iter().find(|(n, _)| *n == startup.file).unwrap().1.clone();
     let payload = sift_core::bundle::decode_shard(&bytes, ShardKind::Startup, &startup, FORMAT_VERSION).unwrap();
     let s = sift_core::bundle::startup::decode(&payload).unwrap();
-    // Re-framed without its dictionary section, listed with a valid checksum: the manifest
-    // still says it holds one.
-    let framed = sift_core::bundle::encode_shard(
-        ShardKind::Startup,
-        &sift_core::bundle::startup::encode(s.docmeta, s.filters, None),
-        FORMAT_VERSION,
-    );
-    let sref = ShardRef::new(startup.file.clone(), framed.len() as u64, sift_core::bundle::crc32::crc32(&framed));
-    let mut manifest = b.manifest.clone();
-    manifest.startup = Some(sref.clone());
-    manifest.docmeta = sref.clone();
-    manifest.filters = sref.clone();
-    manifest.doc_dictionary = Some(sref);
-    let mut e = Engine::new(&manifest.to_json_bytes()).unwrap();
+    // A startup payload framed and listed with a valid checksum, so it reaches the decoder.
+    let listed = |payload: &[u8]| {
+        let framed = sift_core::bundle::encode_shard(ShardKind::Startup, payload, FORMAT_VERSION);
+        let mut manifest = b.manifest.clone();
+        manifest.list_startup(ShardRef::new(startup.file.clone(), framed.len() as u64, sift_core::bundle::crc32::crc32(&framed)));
+        (Engine::new(&manifest.to_json_bytes()).unwrap(), framed)
+    };
+    // Without its dictionary section: the manifest still says it holds one.
+    let (mut e, framed) = listed(&sift_core::bundle::startup::encode(s.docmeta, s.filters, None));
     let err = e.add_shard(&startup.file, &framed).unwrap_err();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("disagree on the doc store's dictionary"), "{}", err.message);
     assert!(!e.is_loaded(&startup.file));
     // A truncated section table, and a doc metadata section of another corpus.
     for bad in [payload[..payload.len() / 2].to_vec(), sift_core::bundle::startup::encode(&[9, 9], s.filters, s.dictionary)] {
-        let framed = sift_core::bundle::encode_shard(ShardKind::Startup, &bad, FORMAT_VERSION);
-        let sref = ShardRef::new(startup.file.clone(), framed.len() as u64, sift_core::bundle::crc32::crc32(&framed));
-        let mut manifest = b.manifest.clone();
-        manifest.startup = Some(sref.clone());
-        manifest.docmeta = sref.clone();
-        manifest.filters = sref.clone();
-        manifest.doc_dictionary = Some(sref);
-        let mut e = Engine::new(&manifest.to_json_bytes()).unwrap();
+        let (mut e, framed) = listed(&bad);
         assert_eq!(e.add_shard(&startup.file, &framed).unwrap_err().code, "bundle_corrupt");
     }
     // Beside a startup shard, a `docmeta` member is not read: the engine asks for the

@@ -8,7 +8,7 @@
 
 use sift_core::bundle::encoder::EncoderIndex;
 use sift_core::bundle::vindex::VectorIndex;
-use sift_core::bundle::{self, startup, Manifest, ShardKind, ShardRef};
+use sift_core::bundle::{self, startup, ShardKind, ShardRef};
 use sift_core::{BuildOptions, BuiltBundle, Context, Engine, MultiSearchRequest, SearchRequest, Section, SourceDoc, Step};
 use std::collections::BTreeMap;
 
@@ -339,12 +339,12 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
                 _ => dictionary = Some(payload.to_vec()),
             }
             frame(ShardKind::Startup, &startup::encode(&meta, &filters, dictionary.as_deref()), &mut sref, &mut files);
-            list_startup(&mut manifest, sref);
+            manifest.list_startup(sref);
         }
         ShardKind::Startup => {
             let mut sref = manifest.startup.clone().expect("sample has a startup shard");
             frame(kind, payload, &mut sref, &mut files);
-            list_startup(&mut manifest, sref);
+            manifest.list_startup(sref);
         }
         ShardKind::DocMeta => frame(kind, payload, &mut manifest.docmeta, &mut files),
         ShardKind::DocDictionary => frame(kind, payload, manifest.doc_dictionary.as_mut().expect("sample has a dictionary"), &mut files),
@@ -386,16 +386,6 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
         }
     }
     (manifest.to_json_bytes(), files)
-}
-
-/// A re-framed startup shard, listed for everything it holds.
-fn list_startup(manifest: &mut Manifest, sref: ShardRef) {
-    manifest.docmeta = sref.clone();
-    manifest.filters = sref.clone();
-    if manifest.doc_dictionary.is_some() {
-        manifest.doc_dictionary = Some(sref.clone());
-    }
-    manifest.startup = Some(sref);
 }
 
 /// The bundle loader: the manifest parser (selector 0: the rest is a manifest) and each

@@ -268,17 +268,26 @@ impl Manifest {
     /// Each file once: with a startup shard, that one file for the first three.
     pub fn keyword_shards(&self) -> impl Iterator<Item = &ShardRef> {
         let separate = self.startup.is_none();
-        let first: Vec<&ShardRef> = match &self.startup {
-            Some(s) => vec![s],
-            None => vec![&self.docmeta, &self.filters],
-        };
-        first
-            .into_iter()
+        self.startup
+            .iter()
+            .chain([&self.docmeta, &self.filters].into_iter().filter(move |_| separate))
             .chain(self.fold_table.iter())
             .chain(self.doc_dictionary.iter().filter(move |_| separate))
             .chain(self.term_shards.iter().map(|t| &t.shard))
             .chain(self.doc_shards.iter().map(|d| &d.shard))
             .chain(self.id_shards.iter().map(|t| &t.shard))
+    }
+
+    /// List `shard` as the startup shard (a re-framed copy of it: new size and checksum)
+    /// everywhere the manifest names it: the doc metadata, the filters and, when the store
+    /// has one, the dictionary.
+    pub fn list_startup(&mut self, shard: ShardRef) {
+        self.docmeta = shard.clone();
+        self.filters = shard.clone();
+        if self.doc_dictionary.is_some() {
+            self.doc_dictionary = Some(shard.clone());
+        }
+        self.startup = Some(shard);
     }
 
     /// The manifest as written: compact JSON, every visitor's first fetch (Python docs:
