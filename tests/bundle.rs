@@ -2,6 +2,7 @@
 //! mismatched bundles.
 
 use sift_core::bundle::{ShardKind, ShardRef, FORMAT_VERSION};
+use sift_core::contract::MAX_HOST_ROUNDS;
 use sift_core::{build, BuildOptions, Engine, SearchRequest, Step};
 use sift_tests::*;
 
@@ -63,10 +64,21 @@ fn lazy_loading_fetches_only_what_the_query_needs() {
     assert!(doc_shards_fetched < b.manifest.doc_shards.len());
 }
 
+/// Many small term shards, as a real site has (325 on the Python docs), with or without a
+/// vocabulary.
+fn many_term_shards(vocabulary: bool) -> sift_core::BuiltBundle {
+    let vocabulary_target = vocabulary.then_some(256);
+    build(&corpus_docs(), &BuildOptions { term_shard_target: 24, vocabulary_target, ..Default::default() }).unwrap()
+}
+
+fn vocab_shards_in(fetched: &[String]) -> usize {
+    fetched.iter().filter(|f| f.starts_with("k-")).count()
+}
+
 #[test]
-fn a_typo_after_the_first_letter_is_corrected_from_that_letters_term_shards() {
-    // Many small term shards, as a real site has (66 on the Python docs).
-    let b = build(&corpus_docs(), &BuildOptions { term_shard_target: 24, ..Default::default() }).unwrap();
+fn without_a_vocabulary_a_typo_after_the_first_letter_is_corrected_from_that_letters_term_shards() {
+    let b = many_term_shards(false);
+    assert!(b.manifest.vocabulary.is_empty() && b.manifest.vocab_files.is_none());
     let (r, fetched) = search_fetching(&b, "cachr");
     assert_eq!(r.results[0].id, "reference/cache.md");
     let f = r.fallback.as_ref().expect("fuzzy matching is reported");
@@ -76,11 +88,181 @@ fn a_typo_after_the_first_letter_is_corrected_from_that_letters_term_shards() {
 }
 
 #[test]
-fn a_typo_in_the_first_letter_is_still_corrected_by_reading_every_term_shard() {
-    let b = built();
+fn without_a_vocabulary_a_typo_in_the_first_letter_is_corrected_by_reading_every_term_shard() {
+    let b = build(&corpus_docs(), &BuildOptions { vocabulary_target: None, ..options() }).unwrap();
     let (r, fetched) = search_fetching(&b, "xache");
     assert_eq!(r.results[0].id, "reference/cache.md", "no word starts like it, so every spelling is a candidate");
     assert_eq!(term_shards_in(&fetched), b.manifest.term_shards.len());
+}
+
+#[test]
+fn a_typo_reads_its_letters_vocabulary_then_only_the_chosen_neighbours_term_shards() {
+    let (with, without) = (many_term_shards(true), many_term_shards(false));
+    let files = with.manifest.vocab_files.clone().expect("a vocabulary");
+    assert!(files.starts_with("k-") && with.manifest.vocabulary.len() > 1, "{files}");
+    let (r, fetched) = search_fetching(&with, "cachr");
+    assert_eq!(r.results[0].id, "reference/cache.md");
+    assert_eq!(vocab_shards_in(&fetched), 1, "one letter, one vocabulary shard: {fetched:?}");
+    let (_, before) = search_fetching(&without, "cachr");
+    let (t, t_before) = (term_shards_in(&fetched), term_shards_in(&before));
+    assert!(t * 2 <= t_before, "{t} term shards with a vocabulary, {t_before} without");
+    let bytes = |names: &[String], b: &sift_core::BuiltBundle| -> usize {
+        names.iter().map(|f| b.shards.iter().find(|(n, _)| n == f).unwrap().1.len()).sum()
+    };
+    assert!(bytes(&fetched, &with) < bytes(&before, &without), "fewer bytes in all");
+    // An exact word (one too common for a "did you mean") reads no vocabulary.
+    let (_, exact) = search_fetching(&with, "agentroot");
+    assert_eq!(vocab_shards_in(&exact), 0);
+}
+
+#[test]
+fn a_typo_in_the_first_letter_reads_the_whole_vocabulary_not_every_term_shard() {
+    let b = many_term_shards(true);
+    let (r, fetched) = search_fetching(&b, "xache");
+    assert_eq!(r.results[0].id, "reference/cache.md");
+    assert_eq!(vocab_shards_in(&fetched), b.manifest.vocabulary.len());
+    assert!(term_shards_in(&fetched) * 4 <= b.manifest.term_shards.len(), "{fetched:?}");
+}
+
+/// The answer to `query` and the rounds of the host loop it took.
+fn answer_and_rounds(b: &sift_core::BuiltBundle, query: &str) -> (serde_json::Value, usize) {
+    let mut e = Engine::new(&b.manifest_bytes()).unwrap();
+    let req = SearchRequest::new(query);
+    for rounds in 0.. {
+        match e.search(&req, &ctx()).unwrap() {
+            Step::Done(r) => {
+                let mut v = value(&sift_core::json::ToJson::to_json(&r));
+                v.as_object_mut().unwrap().remove("timings_ms");
+                return (v, rounds);
+            }
+            Step::Need(files) => {
+                for f in files {
+                    e.add_shard(&f, &b.shards.iter().find(|(n, _)| *n == f).unwrap().1).unwrap();
+                }
+            }
+        }
+    }
+    unreachable!()
+}
+
+#[test]
+fn typo_tolerance_answers_exactly_as_without_a_vocabulary() {
+    let (with, without) = (many_term_shards(true), many_term_shards(false));
+    // A runtime that predates the vocabulary ignores the member: the same bundle without it.
+    let mut m: serde_json::Value = serde_json::from_slice(&with.manifest_bytes()).unwrap();
+    m.as_object_mut().unwrap().remove("vocabulary");
+    let manifest = sift_core::bundle::Manifest::parse(m.to_string().as_bytes()).unwrap();
+    let ignored = sift_core::BuiltBundle { manifest, shards: with.shards.clone(), warnings: Vec::new() };
+    let queries = [
+        "cachr",
+        "xache",
+        "authentification",
+        "confguration",
+        "provders",
+        "rotatng tokens",
+        "agentrot",
+        "statemahcine",
+        "transitons",
+        "releasng production",
+        "memoizaton",
+        "escapng",
+        "deployng",
+        "protocl",
+        "zzzzzqx",
+        "rotate tokns",
+        "upload",
+        "cache",
+        "cache type:reference",
+        "ubprovider",
+        "securty endpont",
+    ];
+    let mut fuzzy = 0;
+    for q in queries {
+        let (a, rounds) = answer_and_rounds(&with, q);
+        let (b, rounds_before) = answer_and_rounds(&without, q);
+        assert_eq!(a, b, "{q}: the vocabulary changed the answer");
+        assert_eq!(answer_and_rounds(&ignored, q).0, b, "{q}: a runtime ignoring the vocabulary answers as before");
+        // A round more to read the chosen neighbours' term shards, and one more when no
+        // neighbour shares the first letter (the letter's vocabulary, then all of it).
+        assert!(rounds <= rounds_before + 2 && rounds <= MAX_HOST_ROUNDS / 2, "{q}: {rounds} rounds, {rounds_before} without");
+        fuzzy += usize::from(
+            a["fallback"]["to"] == "fuzzy" || a["fallback"]["reason"].as_str().is_some_and(|r| r.contains("similar spellings")),
+        );
+    }
+    assert!(fuzzy >= 8, "only {fuzzy} of the queries were answered by typo tolerance");
+}
+
+#[test]
+fn several_mistyped_words_read_their_vocabularies_together_then_their_term_shards_together() {
+    let b = many_term_shards(true);
+    let (_, rounds_one) = answer_and_rounds(&b, "authentification");
+    let (a, rounds_three) = answer_and_rounds(&b, "authentification confguration rotatng");
+    assert!(a["fallback"]["from"].as_str().is_some_and(|f| f.contains("fuzzy")), "{a}");
+    let (_, rounds_other) = answer_and_rounds(&b, "confguration");
+    // At most: the words as typed, their letters' vocabularies, the whole vocabulary (for
+    // `authentification`, with no neighbour a single edit away), the chosen neighbours'
+    // term shards, the doc shards — for any number of mistyped words.
+    assert!(
+        rounds_three <= 5 && rounds_three < rounds_one + rounds_other - 1,
+        "{rounds_three} rounds ({rounds_one} and {rounds_other} alone)"
+    );
+}
+
+#[test]
+fn a_bundle_with_few_term_shards_gets_no_vocabulary() {
+    let small = build(&corpus_docs(), &BuildOptions::default()).unwrap();
+    assert!(small.manifest.term_shards.len() <= sift_core::bundle::vocabulary::MIN_TERM_SHARDS, "the corpus fits in few term shards");
+    assert!(small.manifest.vocab_files.is_none() && !small.shards.iter().any(|(n, _)| n.starts_with("k-")));
+    assert!(!String::from_utf8(small.manifest_bytes()).unwrap().contains("\"vocabulary\""));
+}
+
+#[test]
+fn vocabulary_shards_are_named_by_rule_hold_whole_letters_and_are_checked() {
+    let b = many_term_shards(true);
+    let files = b.manifest.vocab_files.clone().unwrap();
+    let v = &b.manifest.vocabulary;
+    for (n, k) in v.iter().enumerate() {
+        assert_eq!(k.shard.file, format!("{files}-{n}.bin"));
+        assert!(k.last.is_none() && k.shard.check.is_none());
+        if n > 0 {
+            assert_ne!(k.first.chars().next(), v[n - 1].first.chars().next(), "a letter is never split");
+        }
+    }
+    let text = String::from_utf8(b.manifest_bytes()).unwrap();
+    assert_eq!(sift_core::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    let bytes_of = |f: &str| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone();
+    let mut e = Engine::new(&b.manifest_bytes()).unwrap();
+    let (first, second) = (&v[0].shard.file, &v[1].shard.file);
+    let err = e.add_shard(first, &bytes_of(second)).unwrap_err();
+    assert_eq!(err.code, "bundle_corrupt");
+    assert!(err.message.contains("vocabulary shard") && err.message.contains("does not hold the terms"), "{}", err.message);
+    assert!(e.add_shard(first, &bytes_of(&b.manifest.term_shards[0].shard.file)).is_err(), "a term shard is not a vocabulary shard");
+    every_flip_is_refused(&mut e, first, &bytes_of(first), 7);
+    // The keyword engine reads it too (it is not a shard of semantic search).
+    e.add_shard(first, &bytes_of(first)).unwrap();
+    assert!(e.is_loaded(first) && e.all_files().contains(first));
+}
+
+#[test]
+fn a_malformed_vocabulary_is_a_clear_error() {
+    let b = many_term_shards(true);
+    let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
+    let refused = |m: &serde_json::Value| Engine::new(m.to_string().as_bytes()).err().expect("refused");
+    let mut with_last = m.clone();
+    with_last["vocabulary"]["last"] = with_last["vocabulary"]["first"].clone();
+    assert!(refused(&with_last).message.contains("vocabulary lists no last keys"), "{}", refused(&with_last).message);
+    let mut disorder = m.clone();
+    disorder["vocabulary"]["first"].as_array_mut().unwrap().swap(0, 1);
+    assert!(refused(&disorder).message.contains("vocabulary shards are not in order"));
+    let mut not_a_term = m.clone();
+    not_a_term["vocabulary"]["first"][0] = serde_json::Value::Null;
+    assert_eq!(refused(&not_a_term).code, "bundle_corrupt");
+    let mut unsafe_name = m.clone();
+    unsafe_name["vocabulary"]["files"] = "k/../../x".into();
+    assert!(refused(&unsafe_name).message.contains("unsafe shard file"));
+    let mut no_files = m;
+    no_files["vocabulary"].as_object_mut().unwrap().remove("files");
+    assert_eq!(refused(&no_files).code, "bundle_corrupt");
 }
 
 #[test]
@@ -226,7 +408,7 @@ fn a_malformed_term_store_is_a_clear_error() {
     // Format 8 lists first terms only.
     let mut with_last = m.clone();
     with_last["term_store"]["last"] = with_last["term_store"]["first"].clone();
-    assert!(refused(&with_last).message.contains("lists no last terms"));
+    assert!(refused(&with_last).message.contains("lists no last keys"));
     let mut disorder = m.clone();
     disorder["term_store"]["first"].as_array_mut().unwrap().swap(0, 1);
     assert!(refused(&disorder).message.contains("term shards are not in order"));
@@ -314,10 +496,10 @@ fn a_search_reads_one_startup_shard_for_doc_metadata_filters_and_dictionary() {
     let (r, fetched) = search_fetching(&b, "cache type:reference");
     assert!(!r.results.is_empty());
     // Once, first (the doc shards are read with its dictionary), and nothing else but
-    // term and doc shards.
+    // term and doc shards (and the vocabulary, for a "did you mean" of a rare word).
     assert_eq!(fetched[0], startup.file, "{fetched:?}");
     assert_eq!(fetched.iter().filter(|f| **f == startup.file).count(), 1, "{fetched:?}");
-    assert!(fetched[1..].iter().all(|f| f.starts_with("t-") || f.starts_with("d-")), "{fetched:?}");
+    assert!(fetched[1..].iter().all(|f| f.starts_with("t-") || f.starts_with("d-") || f.starts_with("k-")), "{fetched:?}");
     // Listed once for hosts that copy a whole bundle.
     let e = Engine::new(&b.manifest_bytes()).unwrap();
     assert_eq!(e.all_files().iter().filter(|f| **f == startup.file).count(), 1);

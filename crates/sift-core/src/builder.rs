@@ -9,7 +9,7 @@ use crate::bundle::filters::FilterIndex;
 use crate::bundle::manifest::EncoderRef;
 use crate::bundle::terms::{ShardWriter, TermEntry};
 use crate::bundle::vindex::VectorIndex;
-use crate::bundle::{self, dictionary, ids, startup, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
+use crate::bundle::{self, dictionary, ids, startup, vocabulary, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
 use crate::date;
 use crate::decompose;
 use crate::doc::SourceDoc;
@@ -49,6 +49,12 @@ pub struct BuildOptions {
     /// `bundle::dictionary`); a smaller one is deflated plainly. Default
     /// `dictionary::MIN_STORE_BYTES` (64 KB); tests lower it to give a small corpus one.
     pub doc_dictionary_from: usize,
+    /// The vocabulary (`bundle::vocabulary`, what typo tolerance reads): a new shard starts
+    /// at a first letter once the current one holds this many bytes of terms; None writes
+    /// none (typos then read the term shards of their letter). Written only when the term
+    /// store has more than `vocabulary::MIN_TERM_SHARDS` shards. Default 4 KB: big letters
+    /// alone (Python docs: 10–26 kB deflated each), small ones together.
+    pub vocabulary_target: Option<usize>,
     /// Recorded in the manifest (`sift 0.1.0`).
     pub generator: String,
     /// The semantic half, when building with an embedder: the chunks' embeddings and the
@@ -65,6 +71,7 @@ impl Default for BuildOptions {
             doc_shard_target: 4 * 1024,
             doc_part_target: 8 * 1024,
             doc_dictionary_from: dictionary::MIN_STORE_BYTES,
+            vocabulary_target: Some(vocabulary::VOCABULARY_TARGET),
             generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
             semantic: None,
         }
@@ -170,7 +177,18 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     check_ids(docs)?;
     let mut warnings = Vec::new();
     let inverted = invert(docs, &mut warnings);
-    let term_payloads = term_shards(&inverted.postings, opts.term_shard_target)?;
+    let mut terms: Vec<&str> = inverted.postings.keys().map(String::as_str).collect();
+    terms.sort_unstable();
+    let term_payloads = term_shards(&terms, &inverted.postings, opts.term_shard_target)?;
+    // The vocabulary: what typo tolerance reads (see `bundle::vocabulary`), when the term
+    // store has shards enough for a letter's postings to cost more than its terms.
+    let vocab_payloads = match opts.vocabulary_target {
+        Some(target) if term_payloads.len() > vocabulary::MIN_TERM_SHARDS => {
+            let with_df: Vec<(&str, u32)> = terms.iter().map(|&t| (t, inverted.postings[t].df())).collect();
+            vocabulary::encode(&with_df, target)?
+        }
+        _ => Vec::new(),
+    };
     let meta_payload = doc_meta(docs, inverted.lens, &mut warnings).encode();
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
     let filter_payload = filter_index(docs, &filter_fields).encode();
@@ -197,6 +215,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     // index shards, which list their children by name.
     let mut jobs: Vec<(ShardKind, &[u8])> = vec![(ShardKind::Startup, &startup_payload)];
     jobs.extend(term_payloads.iter().map(|t| (ShardKind::Terms, t.2.as_slice())));
+    jobs.extend(vocab_payloads.iter().map(|t| (ShardKind::Vocabulary, t.2.as_slice())));
     jobs.extend(doc_payloads.iter().map(|d| (ShardKind::Docs, d.3.as_slice())));
     jobs.extend(id_payloads.iter().map(|t| (ShardKind::Ids, t.2.as_slice())));
     if let Some(sem) = &semantic {
@@ -220,13 +239,16 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     });
     // Term shards (format 6) and doc shards (format 5) are named by rule:
     // `t-<hash of them all>-<n>.bin`, `d-…-<n>.bin`.
-    let term_files = name_by_rule(&mut framed[1..1 + term_payloads.len()], ShardKind::Terms);
-    let doc_range = 1 + term_payloads.len()..1 + term_payloads.len() + doc_payloads.len();
+    let (n_terms, n_vocab) = (term_payloads.len(), vocab_payloads.len());
+    let term_files = name_by_rule(&mut framed[1..1 + n_terms], ShardKind::Terms);
+    let vocab_files = (n_vocab > 0).then(|| name_by_rule(&mut framed[1 + n_terms..1 + n_terms + n_vocab], ShardKind::Vocabulary));
+    let doc_range = 1 + n_terms + n_vocab..1 + n_terms + n_vocab + doc_payloads.len();
     let doc_files = name_by_rule(&mut framed[doc_range], ShardKind::Docs);
     let mut refs = framed.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>().into_iter();
     let startup = refs.next().expect("startup shard framed");
     let doc_dictionary = dictionary.as_ref().map(|_| startup.clone());
     let term_shards = key_ranges(&term_payloads, &mut refs, false);
+    let vocabulary = key_ranges(&vocab_payloads, &mut refs, false);
     let doc_shards: Vec<DocShardRef> = doc_payloads
         .iter()
         .zip(refs.by_ref())
@@ -255,6 +277,8 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         startup: Some(startup),
         term_shards,
         term_files: Some(term_files),
+        vocabulary,
+        vocab_files,
         doc_shards,
         doc_files: Some(doc_files),
         doc_dictionary,
@@ -402,12 +426,10 @@ fn name_by_rule(framed: &mut [(ShardRef, (String, Vec<u8>))], kind: ShardKind) -
 }
 
 /// Term shard payloads (first term, last term, payload), terms in sorted order.
-fn term_shards(postings: &HashMap<String, TermEntry>, target: usize) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
-    let mut terms: Vec<&String> = postings.keys().collect();
-    terms.sort_unstable();
+fn term_shards(terms: &[&str], postings: &HashMap<String, TermEntry>, target: usize) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
     let mut writer = ShardWriter::new(target);
     for term in terms {
-        writer.push(term, &postings[term])?;
+        writer.push(term, &postings[*term])?;
     }
     writer.finish()
 }

@@ -1,7 +1,6 @@
 //! Typo tolerance: Levenshtein automata (with transpositions counted as one edit, so
 //! `recieve` is one typo from `receive`) run over the fst term dictionaries.
 
-use crate::bundle::terms::TermShard;
 use fst::{IntoStreamer, Streamer};
 
 /// The longest word typo tolerance applies to. Real words (even German compounds) stay
@@ -137,24 +136,26 @@ impl fst::Automaton for Matcher<'_> {
     }
 }
 
-/// A dictionary term within `max_d` edits of a word.
+/// A dictionary term within `max_d` edits of a word, with the value the dictionary maps it
+/// to (a term shard: the offset of its postings; the vocabulary: its document frequency).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FuzzyHit {
     pub term: String,
     pub distance: u8,
+    pub value: u64,
 }
 
-/// Terms of `shard` within `max_d` edits of `word` (the word itself excluded). At most
-/// `cap` hits per shard so a pathological dictionary cannot blow up a query.
-pub fn fuzzy_terms(shard: &TermShard, word: &str, max_d: u8, cap: usize) -> Vec<FuzzyHit> {
+/// Terms of the dictionary `map` within `max_d` edits of `word` (the word itself excluded),
+/// in term order. At most `cap` hits so a pathological dictionary cannot blow up a query.
+pub fn fuzzy_terms(map: &fst::Map<Vec<u8>>, word: &str, max_d: u8, cap: usize) -> Vec<FuzzyHit> {
     let chars: Vec<char> = word.chars().collect();
     if max_d == 0 || chars.len() > MAX_FUZZY_CHARS {
         return Vec::new();
     }
     let matcher = Matcher::new(&chars, max_d);
-    let mut stream = shard.map.search(&matcher).into_stream();
+    let mut stream = map.search(&matcher).into_stream();
     let mut out = Vec::new();
-    while let Some((k, _)) = stream.next() {
+    while let Some((k, value)) = stream.next() {
         if k == word.as_bytes() {
             continue;
         }
@@ -163,7 +164,7 @@ pub fn fuzzy_terms(shard: &TermShard, word: &str, max_d: u8, cap: usize) -> Vec<
         if distance > max_d {
             continue;
         }
-        out.push(FuzzyHit { term, distance });
+        out.push(FuzzyHit { term, distance, value });
         if out.len() >= cap {
             break;
         }

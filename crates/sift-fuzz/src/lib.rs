@@ -107,6 +107,8 @@ fn build_sample(docs: &[SourceDoc]) -> BuiltBundle {
         doc_part_target: 400,
         // A doc store dictionary, however small the sample (format 7).
         doc_dictionary_from: 0,
+        // Several vocabulary shards.
+        vocabulary_target: Some(256),
         semantic: Some(semantic),
         ..BuildOptions::default()
     };
@@ -265,7 +267,7 @@ pub fn request_json(data: &[u8]) {
 }
 
 /// Shard kinds the bundle target feeds fuzzed payloads to, by selector (0: the manifest).
-const KINDS: [ShardKind; 15] = [
+const KINDS: [ShardKind; 16] = [
     ShardKind::Terms,
     ShardKind::Docs,
     ShardKind::DocMeta,
@@ -281,6 +283,7 @@ const KINDS: [ShardKind; 15] = [
     ShardKind::DocDictionary,
     ShardKind::FoldTable,
     ShardKind::Startup,
+    ShardKind::Vocabulary,
 ];
 
 fn kind_of(selector: u8) -> Option<ShardKind> {
@@ -317,6 +320,10 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
         ShardKind::Terms => {
             let i = n % manifest.term_shards.len();
             frame(kind, payload, &mut manifest.term_shards[i].shard, &mut files);
+        }
+        ShardKind::Vocabulary => {
+            let i = n % manifest.vocabulary.len();
+            frame(kind, payload, &mut manifest.vocabulary[i].shard, &mut files);
         }
         ShardKind::Docs => {
             let i = n % manifest.doc_shards.len();

@@ -53,6 +53,7 @@ pub enum ShardKind {
     DocDictionary = 13,
     FoldTable = 14,
     Startup = 15,
+    Vocabulary = 16,
 }
 
 impl ShardKind {
@@ -73,6 +74,7 @@ impl ShardKind {
             13 => ShardKind::DocDictionary,
             14 => ShardKind::FoldTable,
             15 => ShardKind::Startup,
+            16 => ShardKind::Vocabulary,
             _ => return None,
         })
     }
@@ -93,6 +95,7 @@ impl ShardKind {
             ShardKind::DocDictionary => "z",
             ShardKind::FoldTable => "u",
             ShardKind::Startup => "s",
+            ShardKind::Vocabulary => "k",
         }
     }
 }

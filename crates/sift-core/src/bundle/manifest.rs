@@ -134,6 +134,13 @@ pub struct Manifest {
     /// corruption, and its own first and last terms must be the range the manifest gives it
     /// (one served under another's name is refused).
     pub term_files: Option<String>,
+    /// The vocabulary ([`super::vocabulary`]: every term with its document frequency, whole
+    /// first letters a shard), what typo tolerance reads instead of a letter's term shards.
+    /// Optional within format 9 (a runtime that predates it ignores the member): its shards
+    /// are named by rule, `<vocab_files>-<n>.bin`, and listed by their first terms,
+    /// `vocabulary: {files, first}` — a few hundred bytes of manifest.
+    pub vocabulary: Vec<KeyRangeShardRef>,
+    pub vocab_files: Option<String>,
     pub doc_shards: Vec<DocShardRef>,
     /// Format 5: the doc shards are named by rule, `<doc_files>-<n>.bin` for the n-th
     /// (`doc_files` is `d-` and a hash of them all, so a rebuild renames them), and listed
@@ -240,7 +247,7 @@ impl Manifest {
         if next_doc != self.doc_count {
             return Err(SiftError::corrupt("manifest doc shards do not cover every document"));
         }
-        for (what, ranges) in [("term", &self.term_shards), ("id", &self.id_shards)] {
+        for (what, ranges) in [("term", &self.term_shards), ("id", &self.id_shards), ("vocabulary", &self.vocabulary)] {
             for w in ranges.windows(2) {
                 if w[0].first >= w[1].first || w[0].last.as_ref().is_some_and(|last| *last >= w[1].first) {
                     return Err(SiftError::corrupt(format!("manifest {what} shards are not in order")));
@@ -274,6 +281,7 @@ impl Manifest {
             .chain(self.fold_table.iter())
             .chain(self.doc_dictionary.iter().filter(move |_| separate))
             .chain(self.term_shards.iter().map(|t| &t.shard))
+            .chain(self.vocabulary.iter().map(|t| &t.shard))
             .chain(self.doc_shards.iter().map(|d| &d.shard))
             .chain(self.id_shards.iter().map(|t| &t.shard))
     }
@@ -413,13 +421,20 @@ impl Manifest {
         let version = f.uint("format_version", u64::from(u16::MAX))?;
         let (term_files, term_shards) = match f.get("term_store") {
             Some(store) => {
-                let (files, shards) = term_store_from_json(store, version)?;
+                let (files, shards) = key_store_from_json(store, "term store", version)?;
                 (Some(files), shards)
             }
             None => {
                 f.need("term_shards")?;
                 (None, f.list("term_shards", KeyRangeShardRef::from_json)?)
             }
+        };
+        let (vocab_files, vocabulary) = match f.get("vocabulary") {
+            Some(store) => {
+                let (files, shards) = key_store_from_json(store, "vocabulary", 8)?;
+                (Some(files), shards)
+            }
+            None => (None, Vec::new()),
         };
         let (doc_files, doc_shards, mut doc_dictionary) = match f.get("doc_store") {
             Some(store) => {
@@ -453,6 +468,8 @@ impl Manifest {
             startup,
             term_shards,
             term_files,
+            vocabulary,
+            vocab_files,
             doc_shards,
             doc_files,
             doc_dictionary,
@@ -489,8 +506,13 @@ impl ToJson for Manifest {
             ("term_shards", self.term_shards.to_json(), self.term_files.is_none()),
             (
                 "term_store",
-                self.term_files.as_deref().map_or(Json::Null, |files| term_store_to_json(files, &self.term_shards, self.format_version)),
+                self.term_files.as_deref().map_or(Json::Null, |files| key_store_to_json(files, &self.term_shards, self.format_version)),
                 self.term_files.is_some(),
+            ),
+            (
+                "vocabulary",
+                self.vocab_files.as_deref().map_or(Json::Null, |files| key_store_to_json(files, &self.vocabulary, 8)),
+                self.vocab_files.is_some(),
             ),
             ("doc_shards", self.doc_shards.to_json(), self.doc_files.is_none()),
             (
@@ -515,21 +537,22 @@ pub fn store_file(files: &str, n: usize) -> String {
     format!("{files}-{n}.bin")
 }
 
-/// Format 6's term store: each shard's first and last term, a column each; from format 8
-/// the first terms only (see [`KeyRangeShardRef::last`]).
-fn term_store_from_json(v: &Json, version: u64) -> Result<(String, Vec<KeyRangeShardRef>), String> {
-    let f = Fields::of(v, "term store", None)?;
+/// A store of key-range shards named by rule (format 6's term store; the vocabulary): each
+/// shard's first and last key, a column each; from format 8 the first keys only (see
+/// [`KeyRangeShardRef::last`]).
+fn key_store_from_json(v: &Json, what: &str, version: u64) -> Result<(String, Vec<KeyRangeShardRef>), String> {
+    let f = Fields::of(v, what, None)?;
     let files = f.str("files")?;
-    let term = |x: &Json| json::string_in(x, "a term store key");
+    let term = |x: &Json| json::string_in(x, "a store key");
     let first = f.list("first", term)?;
     let last: Vec<Option<String>> = match (version >= 8, f.get("last")) {
         (true, None) => vec![None; first.len()],
         (false, Some(_)) => f.list("last", term)?.into_iter().map(Some).collect(),
-        (true, Some(_)) => return Err("a format-8 term store lists no last terms".into()),
-        (false, None) => return Err("term store: missing field \"last\"".into()),
+        (true, Some(_)) => return Err(format!("a format-8 {what} lists no last keys")),
+        (false, None) => return Err(format!("{what}: missing field \"last\"")),
     };
     if first.len() != last.len() {
-        return Err("term store columns differ in length".into());
+        return Err(format!("{what} columns differ in length"));
     }
     let shards = first
         .into_iter()
@@ -540,7 +563,7 @@ fn term_store_from_json(v: &Json, version: u64) -> Result<(String, Vec<KeyRangeS
     Ok((files, shards))
 }
 
-fn term_store_to_json(files: &str, shards: &[KeyRangeShardRef], version: u16) -> Json {
+fn key_store_to_json(files: &str, shards: &[KeyRangeShardRef], version: u16) -> Json {
     let mut store = Json::obj([("files", Json::from(files)), ("first", Json::Arr(shards.iter().map(|t| Json::from(&t.first)).collect()))]);
     if version < 8 {
         store.set("last", Json::Arr(shards.iter().map(|t| Json::from(t.last.clone())).collect()));

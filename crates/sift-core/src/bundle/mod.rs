@@ -11,6 +11,7 @@
 //! | [`filters`] | `f-<hash>.bin` | per filterable field, value → doc-id set |
 //! | [`startup`] | `s-<hash>.bin` | format 9: docmeta, filters and the doc store's dictionary in one file |
 //! | [`docstore`] | `d-<hash>.bin` | display data of a doc-id range, and the one position layout |
+//! | [`vocabulary`] | `k-<hash>-<n>.bin` | every term with its document frequency, whole first letters a shard (typo tolerance) |
 //! | [`ids`] | `i-<hash>.bin` | fst of document ids → doc numbers, for one id range |
 //! | [`vectors`] | `v-<hash>.bin` | int8 chunk vectors with scales and sign codes |
 //!
@@ -38,6 +39,7 @@ pub mod terms;
 pub mod varint;
 pub mod vectors;
 pub mod vindex;
+pub mod vocabulary;
 
 pub use frame::{
     decode_shard, decode_shard_with, encode_shard, encode_shard_with_dictionary, Inflation, ShardKind, FORMAT_VERSION, MAGIC,

@@ -105,24 +105,9 @@ impl TermShard {
     /// another range (shards' ranges are disjoint, their first terms differ), which matters
     /// where the manifest lists no checksum.
     pub fn holds_range(&self, first: &str, last: Option<&str>, next_first: Option<&str>) -> bool {
-        if self.map.is_empty() {
+        let Some((smallest, largest)) = fst_key_range(&self.map) else {
             return first.is_empty() && last.is_none_or(str::is_empty);
-        }
-        let fst = self.map.as_fst();
-        // The smallest key: the smallest transitions down to the first final node. The
-        // largest: the largest transitions down to a node with none (always final).
-        let (mut smallest, mut node) = (Vec::new(), fst.root());
-        while !node.is_final() && node.len() > 0 {
-            let t = node.transition(0);
-            smallest.push(t.inp);
-            node = fst.node(t.addr);
-        }
-        let (mut largest, mut node) = (Vec::new(), fst.root());
-        while node.len() > 0 {
-            let t = node.transition(node.len() - 1);
-            largest.push(t.inp);
-            node = fst.node(t.addr);
-        }
+        };
         smallest == first.as_bytes()
             && match (last, next_first) {
                 (Some(last), _) => largest == last.as_bytes(),
@@ -259,6 +244,11 @@ pub struct TermEntry {
 }
 
 impl TermEntry {
+    /// Document frequency: what the term shard stores first, and the vocabulary beside it.
+    pub fn df(&self) -> u32 {
+        self.docs.len() as u32
+    }
+
     /// The most common spelling (ties: the smallest), or "" when that is the term itself.
     fn surface<'a>(&'a self, term: &str) -> &'a str {
         self.surfaces
@@ -279,7 +269,7 @@ impl TermEntry {
         } else {
             POS_COUNTED
         };
-        varint::put(out, (self.docs.len() as u64) << 2 | positions);
+        varint::put(out, u64::from(self.df()) << 2 | positions);
         varint::put_str(out, self.surface(term));
         let mut prev = 0u32;
         for (k, (doc, _, _)) in self.docs.iter().enumerate() {
@@ -363,6 +353,29 @@ pub(crate) fn build_fst<'a>(keys: impl IntoIterator<Item = (&'a str, u64)>) -> R
         b.insert(k.as_bytes(), v).map_err(|e| SiftError::new(ErrorCode::Internal, format!("fst: {e}")))?;
     }
     b.into_inner().map_err(|e| SiftError::new(ErrorCode::Internal, format!("fst: {e}")))
+}
+
+/// The smallest and largest key of an fst map (None when it is empty): the smallest
+/// transitions down to the first final node, the largest down to a node with none (always
+/// final).
+pub(crate) fn fst_key_range(map: &fst::Map<Vec<u8>>) -> Option<(Vec<u8>, Vec<u8>)> {
+    if map.is_empty() {
+        return None;
+    }
+    let fst = map.as_fst();
+    let (mut smallest, mut node) = (Vec::new(), fst.root());
+    while !node.is_final() && node.len() > 0 {
+        let t = node.transition(0);
+        smallest.push(t.inp);
+        node = fst.node(t.addr);
+    }
+    let (mut largest, mut node) = (Vec::new(), fst.root());
+    while node.len() > 0 {
+        let t = node.transition(node.len() - 1);
+        largest.push(t.inp);
+        node = fst.node(t.addr);
+    }
+    Some((smallest, largest))
 }
 
 /// Open an fst map from a shard, verifying its own checksum once. `fst::Map::new` checks

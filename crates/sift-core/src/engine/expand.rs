@@ -86,83 +86,173 @@ pub(crate) fn prefix_alts(res: &Resolver, folded: &str, out: &mut Vec<Alt>) -> F
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FuzzyScope {
     /// Neighbours with the word's first letter when one is a single edit away (read from
-    /// that letter's shards), else every term shard: for words the exact query does not
-    /// know. Typos rarely hit the first letter, and every term shard is the whole
-    /// dictionary (2.7 MB on the Python docs, for one mistyped word in a browser).
+    /// that letter's dictionary), else the whole dictionary: for words the exact query does
+    /// not know. Typos rarely hit the first letter, and the whole dictionary is large (the
+    /// Python docs' vocabulary is 0.25 MB deflated; without one, every term shard: 2.6 MB).
     InitialFirst,
-    /// Only the shards that can hold words with the word's first letter: for optional
-    /// suggestions, which must not make a browser fetch the whole dictionary.
+    /// Only the dictionary of the word's first letter: for optional suggestions, which must
+    /// not make a browser fetch the whole dictionary.
     SameInitial,
 }
 
-/// The term shards that can hold the neighbours of `word` with its first letter: what fuzzy
-/// expansion reads first (none for words too short to fuzz).
+/// A dictionary term near a typed word.
+pub(crate) struct Neighbour {
+    term: String,
+    distance: u8,
+    df: u32,
+}
+
+/// The shards whose dictionaries hold the terms starting with `prefix`: the vocabulary's
+/// when the bundle has one (terms and document frequencies, no postings), else the term
+/// shards themselves.
+fn dictionary_shards(eng: &Engine, prefix: &str) -> Vec<ShardId> {
+    if eng.has_vocabulary() {
+        eng.vocab_shards_for_prefix(prefix).into_iter().map(ShardId::Vocabulary).collect()
+    } else {
+        eng.shards_for_prefix(prefix).into_iter().map(ShardId::Terms).collect()
+    }
+}
+
+/// The shards that hold the neighbours of `word` with its first letter: what fuzzy matching
+/// reads first (none for words too short to fuzz).
 pub(crate) fn initial_shards(eng: &Engine, word: &str) -> Vec<ShardId> {
     if fuzzy::max_distance(word) == 0 {
         return Vec::new();
     }
-    eng.shards_for_prefix(&word.chars().take(1).collect::<String>()).into_iter().map(ShardId::Terms).collect()
+    dictionary_shards(eng, &word.chars().take(1).collect::<String>())
 }
 
-/// Fuzzy neighbours of a folded word: the closest first, then the most common. With
-/// `InitialFirst`, neighbours sharing the word's first letter win when one is a single
-/// edit away; otherwise every term shard is read.
-pub(crate) fn fuzzy_alts(res: &Resolver, word: &str, scope: FuzzyScope) -> Flow<Vec<Alt>> {
-    let d = fuzzy::max_distance(word);
-    if d == 0 {
-        return Ok(Vec::new());
-    }
-    let stemmed = analyzer::stem(word).into_owned();
-    let same_initial = initial_shards(res.eng, word);
-    res.require(same_initial.iter().copied())?;
-    let mut hits = Vec::new();
-    neighbours(res, &same_initial, word, &stemmed, d, &mut hits)?;
-    if scope == FuzzyScope::InitialFirst {
+/// Fuzzy neighbours of each of `words` (folded), read from the dictionaries alone: the
+/// closest first, then the most common, at most `MAX_FUZZY_EXPANSIONS` a word. With
+/// `InitialFirst`, neighbours sharing a word's first letter win when one is a single edit
+/// away; otherwise the whole dictionary is read. Every word's first-letter dictionaries
+/// are asked for in one round, and the whole dictionary (for the words that need it) in at
+/// most one more.
+pub(crate) fn fuzzy_neighbours(res: &Resolver, words: &[String], scope: FuzzyScope) -> Flow<Vec<Vec<Neighbour>>> {
+    res.require(words.iter().flat_map(|w| initial_shards(res.eng, w)))?;
+    // Per word: its hits so far, and whether it needs the rest of the dictionary.
+    let mut found: Vec<(Vec<Neighbour>, bool)> = Vec::with_capacity(words.len());
+    for word in words {
+        let mut hits = Vec::new();
+        neighbours(res, &initial_shards(res.eng, word), word, &mut hits)?;
         let initial = word.chars().next();
         // A neighbour one edit away is as close as any can be; only two edits away, one
         // with another first letter may be closer (`ubprocess` → `subprocess`).
-        if hits.iter().any(|(t, dist)| *dist <= 1 && t.chars().next() == initial) {
-            hits.retain(|(t, _)| t.chars().next() == initial);
-        } else {
-            let rest: Vec<ShardId> = (0..res.eng.term_shards.len()).map(ShardId::Terms).filter(|s| !same_initial.contains(s)).collect();
-            res.require(rest.iter().copied())?;
-            neighbours(res, &rest, word, &stemmed, d, &mut hits)?;
+        let whole = scope == FuzzyScope::InitialFirst
+            && fuzzy::max_distance(word) > 0
+            && !hits.iter().any(|h| h.distance <= 1 && h.term.chars().next() == initial);
+        if scope == FuzzyScope::InitialFirst && !whole {
+            hits.retain(|h| h.term.chars().next() == initial);
         }
+        found.push((hits, whole));
     }
+    if found.iter().any(|f| f.1) {
+        res.require(dictionary_shards(res.eng, ""))?;
+    }
+    for (word, (hits, whole)) in words.iter().zip(found.iter_mut()) {
+        if *whole {
+            let same_initial = initial_shards(res.eng, word);
+            let rest: Vec<ShardId> = dictionary_shards(res.eng, "").into_iter().filter(|s| !same_initial.contains(s)).collect();
+            neighbours(res, &rest, word, hits)?;
+        }
+        // Stable: among equals, term order.
+        hits.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| b.df.cmp(&a.df)));
+        hits.truncate(MAX_FUZZY_EXPANSIONS);
+    }
+    Ok(found.into_iter().map(|f| f.0).collect())
+}
+
+/// The term shards turning `picks` into alternatives reads: theirs, and the shard of the
+/// word's stem (whose document frequency the group shares).
+fn neighbour_shards(eng: &Engine, word: &str, picks: &[Neighbour]) -> Vec<ShardId> {
+    let stemmed = analyzer::stem(word);
+    picks.iter().map(|n| n.term.as_str()).chain([&*stemmed]).filter_map(|t| eng.shard_for_term(t)).map(ShardId::Terms).collect()
+}
+
+/// The alternatives of a word's fuzzy neighbours (`picks`, from [`fuzzy_neighbours`]), in
+/// their order: one synonym group with the word.
+fn alts_of(res: &Resolver, word: &str, picks: &[Neighbour]) -> Flow<Vec<Alt>> {
+    res.require(neighbour_shards(res.eng, word, picks))?;
     let mut alts = Vec::new();
-    for (term, dist) in hits {
-        let w = if dist <= 1 { W_FUZZY1 } else { W_FUZZY2 };
-        if let Some(a) = plan::alt(res, &[term], false, w, AltKind::Fuzzy)? {
-            alts.push((dist, a));
-        }
+    for n in picks {
+        let w = if n.distance <= 1 { W_FUZZY1 } else { W_FUZZY2 };
+        alts.extend(plan::alt(res, std::slice::from_ref(&n.term), false, w, AltKind::Fuzzy)?);
     }
-    alts.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| b.1.terms[0].pl.df.cmp(&a.1.terms[0].pl.df)));
-    let mut alts: Vec<Alt> = alts.into_iter().take(MAX_FUZZY_EXPANSIONS).map(|(_, a)| a).collect();
-    let exact_df = res.postings(&stemmed)?.map(|pl| pl.df).unwrap_or(0);
+    let exact_df = res.postings(&analyzer::stem(word))?.map(|pl| pl.df).unwrap_or(0);
     share_group_idf(res, &mut alts, exact_df);
     Ok(alts)
 }
 
-/// Add to `hits` the terms within distance `d` of the word or its stem in `shards`
-/// (loaded), each with its smallest distance; `hits` stays in term order, each term once.
-fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, stemmed: &str, d: u8, hits: &mut Vec<(String, u8)>) -> Flow<()> {
+/// Fuzzy alternatives of each of `words` (folded): every word's dictionaries are read
+/// together ([`fuzzy_neighbours`]), then every chosen neighbour's term shards in one round
+/// more — with a vocabulary, a few term shards instead of all of a letter's.
+pub(crate) fn fuzzy_alts(res: &Resolver, words: &[String], scope: FuzzyScope) -> Flow<Vec<Vec<Alt>>> {
+    let picks = fuzzy_neighbours(res, words, scope)?;
+    res.require(words.iter().zip(&picks).flat_map(|(w, p)| neighbour_shards(res.eng, w, p)))?;
+    words.iter().zip(&picks).map(|(w, p)| alts_of(res, w, p)).collect()
+}
+
+/// For each word (folded) and document frequency: the most common fuzzy neighbour with the
+/// word's first letter that is at least that frequent, as people write it — a "did you
+/// mean" for a rare word. Reads the letters' dictionaries, then only those neighbours' term
+/// shards.
+pub(crate) fn common_neighbours(res: &Resolver, words: &[String], min_df: &[u32]) -> Flow<Vec<Option<String>>> {
+    let picks = fuzzy_neighbours(res, words, FuzzyScope::SameInitial)?;
+    let best: Vec<Option<&str>> =
+        picks.iter().zip(min_df).map(|(p, &min)| p.iter().filter(|n| n.df >= min).max_by_key(|n| n.df).map(|n| n.term.as_str())).collect();
+    res.require(best.iter().flatten().filter_map(|t| res.eng.shard_for_term(t)).map(ShardId::Terms))?;
+    best.into_iter().map(|t| Ok(t.map(|t| plan::rterm(res, t)).transpose()?.flatten().map(|t| t.surface()))).collect()
+}
+
+/// Add to `hits` the terms within the word's typo distance of it or its stem in the
+/// dictionaries of `shards` (loaded: vocabulary or term shards), each with its smallest
+/// distance; `hits` stays in term order, each term once.
+fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, hits: &mut Vec<Neighbour>) -> Flow<()> {
+    let d = fuzzy::max_distance(word);
+    if d == 0 {
+        return Ok(());
+    }
+    let stemmed = analyzer::stem(word);
+    let stemmed = &*stemmed;
     for id in shards {
-        let ShardId::Terms(si) = *id else { continue };
-        let shard = res.term_shard(si)?;
+        // A term shard maps a term to its postings (the df is their first number); the
+        // vocabulary maps it to its df.
+        let (map, term_shard) = match *id {
+            ShardId::Terms(si) => {
+                let shard = res.term_shard(si)?;
+                (&shard.map, Some(shard))
+            }
+            ShardId::Vocabulary(vi) => (&res.vocab_shard(vi)?.map, None),
+            _ => continue,
+        };
         for probe in [word, stemmed] {
-            for h in fuzzy::fuzzy_terms(shard, probe, d, 64) {
+            let cap = if term_shard.is_some() { FUZZY_HITS_PER_TERM_SHARD } else { FUZZY_HITS_PER_VOCAB_SHARD };
+            for h in fuzzy::fuzzy_terms(map, probe, d, cap) {
                 if h.term == stemmed || h.term == word {
                     continue;
                 }
-                match hits.binary_search_by(|(t, _)| t.as_str().cmp(&h.term)) {
-                    Ok(k) => hits[k].1 = hits[k].1.min(h.distance),
-                    Err(k) => hits.insert(k, (h.term, h.distance)),
+                match hits.binary_search_by(|n| n.term.as_str().cmp(&h.term)) {
+                    Ok(k) => hits[k].distance = hits[k].distance.min(h.distance),
+                    Err(k) => {
+                        let df = match term_shard {
+                            Some(shard) => shard.header(h.value)?.0,
+                            None => u32::try_from(h.value).unwrap_or(u32::MAX),
+                        };
+                        hits.insert(k, Neighbour { term: h.term, distance: h.distance, df })
+                    }
                 }
             }
         }
     }
     Ok(())
 }
+
+/// Hits taken from one shard's dictionary per probe, so a pathological dictionary cannot
+/// blow up a query. A vocabulary shard holds a whole letter (the terms of up to a few dozen
+/// term shards), so it may give more; a word with more neighbours than a cap in its letter
+/// may still keep others with a vocabulary than without.
+const FUZZY_HITS_PER_TERM_SHARD: usize = 64;
+const FUZZY_HITS_PER_VOCAB_SHARD: usize = 512;
 
 /// Expansions of one typed word (prefix completions, fuzzy neighbours) act as one synonym
 /// group: each scores with the idf of the group's combined document frequency, so a rare

@@ -44,6 +44,7 @@ use crate::bundle::ids::IdShard;
 use crate::bundle::terms::TermShard;
 use crate::bundle::vectors::VectorSet;
 use crate::bundle::vindex::{decode_projection, VectorIndex};
+use crate::bundle::vocabulary::VocabShard;
 use crate::bundle::{self, Manifest, ShardKind, ShardRef};
 use crate::contract::{Document, MultiSearchRequest, MultiSearchResponse, SearchRequest, SearchResponse, MAX_HOST_ROUNDS};
 use crate::error::{ErrorCode, SiftError};
@@ -73,6 +74,9 @@ pub(crate) enum ShardId {
     DocMeta,
     Filters,
     Terms(usize),
+    /// A shard of the vocabulary (every term and its document frequency, whole first
+    /// letters a shard): what typo tolerance reads when the bundle has one.
+    Vocabulary(usize),
     /// The doc store's dictionary (format 7): whenever doc shards are asked for before it is
     /// loaded, it is asked for too, first in the need list (`Resolver::require`).
     DocDictionary,
@@ -100,6 +104,7 @@ pub struct Engine {
     docmeta: Option<DocMeta>,
     filters: Option<FilterIndex>,
     term_shards: Vec<Option<TermShard>>,
+    vocab_shards: Vec<Option<VocabShard>>,
     doc_shards: Vec<Option<Vec<StoredDoc>>>,
     /// Per loaded doc shard, which of its pages have a character of folding's rare blocks
     /// in the text a search analyses — worked out once as the shard is added, and only
@@ -144,6 +149,7 @@ impl Engine {
             docmeta: None,
             filters: None,
             term_shards: empty_slots(manifest.term_shards.len()),
+            vocab_shards: empty_slots(manifest.vocabulary.len()),
             doc_shards: empty_slots(manifest.doc_shards.len()),
             doc_rare_folds: vec![Vec::new(); manifest.doc_shards.len()],
             doc_dictionary: None,
@@ -169,6 +175,7 @@ impl Engine {
             .copied()
             .chain(eng.manifest.fold_table.is_some().then_some(ShardId::FoldTable))
             .chain((0..eng.term_shards.len()).map(ShardId::Terms))
+            .chain((0..eng.vocab_shards.len()).map(ShardId::Vocabulary))
             .chain((0..eng.doc_shards.len()).map(ShardId::Docs))
             .chain((0..eng.id_shards.len()).map(ShardId::Ids))
             .chain((0..n_vec).map(ShardId::Vectors))
@@ -258,6 +265,7 @@ impl Engine {
             ShardId::DocMeta => &m.docmeta,
             ShardId::Filters => &m.filters,
             ShardId::Terms(i) => &m.term_shards[i].shard,
+            ShardId::Vocabulary(i) => &m.vocabulary[i].shard,
             ShardId::Docs(i) => &m.doc_shards[i].shard,
             ShardId::DocDictionary => m.doc_dictionary.as_ref().expect("registered only with a dictionary"),
             ShardId::Startup => m.startup.as_ref().expect("registered only with a startup shard"),
@@ -278,6 +286,7 @@ impl Engine {
             ShardId::DocMeta => self.docmeta.is_some(),
             ShardId::Filters => self.filters.is_some(),
             ShardId::Terms(i) => self.term_shards[i].is_some(),
+            ShardId::Vocabulary(i) => self.vocab_shards[i].is_some(),
             ShardId::Docs(i) => self.doc_shards[i].is_some(),
             ShardId::DocDictionary => self.doc_dictionary.is_some(),
             // The three are set together, the doc metadata always.
@@ -310,6 +319,7 @@ impl Engine {
             ShardId::DocMeta => ShardKind::DocMeta,
             ShardId::Filters => ShardKind::Filters,
             ShardId::Terms(_) => ShardKind::Terms,
+            ShardId::Vocabulary(_) => ShardKind::Vocabulary,
             ShardId::Docs(_) => ShardKind::Docs,
             ShardId::DocDictionary => ShardKind::DocDictionary,
             ShardId::Startup => ShardKind::Startup,
@@ -329,6 +339,7 @@ impl Engine {
                 ShardId::DocMeta
                     | ShardId::Filters
                     | ShardId::Terms(_)
+                    | ShardId::Vocabulary(_)
                     | ShardId::DocDictionary
                     | ShardId::Startup
                     | ShardId::FoldTable
@@ -381,6 +392,17 @@ impl Engine {
                     )));
                 }
                 self.term_shards[i] = Some(shard)
+            }
+            ShardId::Vocabulary(i) => {
+                let shard = VocabShard::decode(payload)?;
+                let next = self.manifest.vocabulary.get(i + 1).map(|t| t.first.as_str());
+                if !shard.holds_range(&self.manifest.vocabulary[i].first, next) {
+                    return Err(SiftError::corrupt(format!(
+                        "vocabulary shard {file} does not hold the terms from {} the manifest gives it",
+                        crate::error::Quoted(&self.manifest.vocabulary[i].first)
+                    )));
+                }
+                self.vocab_shards[i] = Some(shard)
             }
             ShardId::FoldTable => crate::decompose::install_rare_folds(payload).map_err(|e| SiftError::corrupt(format!("{file}: {e}")))?,
             ShardId::Docs(i) => {
@@ -565,16 +587,17 @@ impl Engine {
 
     /// Term shards whose range overlaps the terms starting with `prefix`.
     fn shards_for_prefix(&self, prefix: &str) -> Vec<usize> {
-        let shards = &self.manifest.term_shards;
-        // A shard's terms end at its last (when listed), else before the next shard's first.
-        let ends_after = |i: usize| match (&shards[i].last, shards.get(i + 1)) {
-            (Some(last), _) => last.as_str() >= prefix,
-            (None, Some(next)) => next.first.as_str() > prefix,
-            (None, None) => true,
-        };
-        (0..shards.len())
-            .filter(|&i| ends_after(i) && (shards[i].first.as_str() <= prefix || shards[i].first.starts_with(prefix)))
-            .collect()
+        key_ranges_for_prefix(&self.manifest.term_shards, prefix)
+    }
+
+    /// Whether the bundle has a vocabulary (else typo tolerance reads term shards).
+    fn has_vocabulary(&self) -> bool {
+        !self.manifest.vocabulary.is_empty()
+    }
+
+    /// Vocabulary shards whose range overlaps the terms starting with `prefix`.
+    fn vocab_shards_for_prefix(&self, prefix: &str) -> Vec<usize> {
+        key_ranges_for_prefix(&self.manifest.vocabulary, prefix)
     }
 
     /// The doc shard holding `doc` — for a page stored in parts (format 4), its first part.
@@ -609,6 +632,17 @@ fn checked_dictionary(bytes: &[u8], file: &str) -> Result<Vec<u8>, SiftError> {
 
 fn has_rare_block_char(text: &str) -> bool {
     text.chars().any(crate::decompose::in_rare_blocks)
+}
+
+/// The shards of a sorted list of key ranges that overlap the keys starting with `prefix`.
+fn key_ranges_for_prefix(shards: &[bundle::KeyRangeShardRef], prefix: &str) -> Vec<usize> {
+    // A shard's terms end at its last (when listed), else before the next shard's first.
+    let ends_after = |i: usize| match (&shards[i].last, shards.get(i + 1)) {
+        (Some(last), _) => last.as_str() >= prefix,
+        (None, Some(next)) => next.first.as_str() > prefix,
+        (None, None) => true,
+    };
+    (0..shards.len()).filter(|&i| ends_after(i) && (shards[i].first.as_str() <= prefix || shards[i].first.starts_with(prefix))).collect()
 }
 
 /// The shard of a sorted list of key ranges that may hold `key`.

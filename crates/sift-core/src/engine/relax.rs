@@ -10,7 +10,7 @@
 //! Suggestions ("did you mean") come from the same fuzzy matching.
 
 use super::collect::Filter;
-use super::expand::{fuzzy_alts, initial_shards, FuzzyScope};
+use super::expand::{common_neighbours, fuzzy_alts, FuzzyScope};
 use super::plan::{Clause, Plan};
 use super::resolve::{Flow, Resolver};
 use super::score::{Hit, Scorer};
@@ -42,9 +42,8 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
     // 1. Unknown words match similar spellings.
     let unknown: Vec<usize> = positive.iter().copied().filter(|&i| plan.clauses[i].exact_df() == 0).collect();
     let mut fuzzed = Vec::new();
-    for &i in &unknown {
-        let Some(w) = plan.clauses[i].fuzzy_word.clone() else { continue };
-        let alts = fuzzy_alts(res, &w, FuzzyScope::InitialFirst)?;
+    let (clauses, words) = fuzzy_words(plan, &unknown);
+    for (i, alts) in clauses.into_iter().zip(fuzzy_alts(res, &words, FuzzyScope::InitialFirst)?) {
         if !alts.is_empty() {
             let c = &mut plan.clauses[i];
             c.suggestion = Some(alts[0].terms[0].surface());
@@ -83,9 +82,9 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
     // 4. Nothing at all: similar spellings of every word.
     if hits.is_empty() {
         let mut changed = Vec::new();
-        for &i in positive.iter().filter(|i| !unknown.contains(i)) {
-            let Some(w) = plan.clauses[i].fuzzy_word.clone() else { continue };
-            let alts = fuzzy_alts(res, &w, FuzzyScope::InitialFirst)?;
+        let known: Vec<usize> = positive.iter().copied().filter(|i| !unknown.contains(i)).collect();
+        let (clauses, words) = fuzzy_words(plan, &known);
+        for (i, alts) in clauses.into_iter().zip(fuzzy_alts(res, &words, FuzzyScope::InitialFirst)?) {
             if !alts.is_empty() {
                 plan.clauses[i].alts.extend(alts);
                 changed.push(plan.clauses[i].label.clone());
@@ -115,6 +114,11 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
     Ok(Relaxed { hits, fallback: fallback_used, all_terms })
 }
 
+/// Of the clauses `of`, those with a word typo tolerance applies to, and their words.
+fn fuzzy_words(plan: &Plan, of: &[usize]) -> (Vec<usize>, Vec<String>) {
+    of.iter().filter_map(|&i| Some((i, plan.clauses[i].fuzzy_word.clone()?))).unzip()
+}
+
 /// A clause worth a "did you mean" lookup: a rare plain word, and few results.
 fn wants_suggestion(c: &Clause, found: usize) -> Option<&str> {
     let w = c.fuzzy_word.as_deref()?;
@@ -125,20 +129,25 @@ fn wants_suggestion(c: &Clause, found: usize) -> Option<&str> {
 /// A rewrite of the query: words corrected by the chain, and rare words that have a far
 /// more common neighbour (only in the term shards of the word's first letter).
 pub(crate) fn suggestions(res: &Resolver, plan: &Plan, query: &str, found: usize) -> Flow<Vec<String>> {
-    let lookups: Vec<&str> = plan.positive_clauses().filter_map(|c| wants_suggestion(c, found)).collect();
-    res.require(lookups.iter().flat_map(|w| initial_shards(res.eng, w)))?;
+    // Rare words are looked up together: (word, the frequency a suggestion needs).
+    let mut words = Vec::new();
+    let mut min_df = Vec::new();
+    for c in plan.positive_clauses() {
+        if let (None, Some(w)) = (&c.suggestion, wants_suggestion(c, found)) {
+            words.push(w.to_string());
+            min_df.push((20 * c.exact_df()).max(5));
+        }
+    }
+    let mut looked_up = if words.is_empty() { Vec::new() } else { common_neighbours(res, &words, &min_df)? }.into_iter();
+    // In clause order: the chain's corrections, and the rare words' common neighbours.
     let mut rewrites: Vec<(String, String)> = Vec::new();
     for c in plan.positive_clauses() {
-        if let Some(s) = &c.suggestion {
-            rewrites.push((c.label.clone(), s.clone()));
-            continue;
-        }
-        let Some(w) = wants_suggestion(c, found) else { continue };
-        let df = c.exact_df();
-        let alts = fuzzy_alts(res, w, FuzzyScope::SameInitial)?;
-        if let Some(best) = alts.iter().filter(|a| a.terms[0].pl.df >= (20 * df).max(5)).max_by_key(|a| a.terms[0].pl.df) {
-            rewrites.push((c.label.clone(), best.terms[0].surface()));
-        }
+        let to = match &c.suggestion {
+            Some(s) => Some(s.clone()),
+            None if wants_suggestion(c, found).is_some() => looked_up.next().flatten(),
+            None => None,
+        };
+        rewrites.extend(to.map(|to| (c.label.clone(), to)));
     }
     if rewrites.is_empty() {
         return Ok(Vec::new());

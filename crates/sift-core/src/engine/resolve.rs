@@ -13,6 +13,7 @@ use crate::bundle::filters::FilterIndex;
 use crate::bundle::ids::IdShard;
 use crate::bundle::terms::{PostingList, TermShard};
 use crate::bundle::vectors::VectorSet;
+use crate::bundle::vocabulary::VocabShard;
 use crate::error::SiftError;
 use crate::hashing::HashMap;
 use std::borrow::Cow;
@@ -90,6 +91,10 @@ impl<'a> Resolver<'a> {
 
     pub fn term_shard(&self, i: usize) -> Flow<&'a TermShard> {
         self.loaded(ShardId::Terms(i), self.eng.term_shards[i].as_ref())
+    }
+
+    pub fn vocab_shard(&self, i: usize) -> Flow<&'a VocabShard> {
+        self.loaded(ShardId::Vocabulary(i), self.eng.vocab_shards[i].as_ref())
     }
 
     pub fn id_shard(&self, i: usize) -> Flow<&'a IdShard> {
