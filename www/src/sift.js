@@ -36,15 +36,39 @@ function glueOf(kind) {
   return import(new URL(glue, import.meta.url).href);
 }
 
+// Each engine's file beside this one: shipped deflated (scripts/build-wasm.sh), so what a
+// page downloads does not depend on how the host compresses (5% below gzip -9, and many
+// static hosts send .wasm uncompressed).
+const ENGINE_FILES = { keyword: "sift_wasm_keyword_bg.wasm.deflate", lean: "sift_wasm_bg.wasm.deflate", full: "sift_wasm_full_bg.wasm.deflate" };
+
+/**
+ * The engine's wasm as the glue's init takes it. A file whose name ends in `.deflate` is
+ * inflated on the way in (the platform's DecompressionStream, as for shards) and handed on
+ * as a wasm Response, so the browser still compiles it while it downloads.
+ */
+async function engineSource(url, fetchImpl) {
+  const res = await fetchImpl(url);
+  if (!res.ok) throw new Error(`${url} answered HTTP ${res.status}`);
+  if (!new URL(url, "file:///").pathname.endsWith(".deflate")) return res;
+  const body = res.body.pipeThrough(new DecompressionStream("deflate-raw"));
+  return new Response(body, { headers: { "content-type": "application/wasm" } });
+}
+
 function runtime(kind, wasmUrl, fetchImpl) {
   const key = `${kind}|${wasmUrl ? String(wasmUrl) : "default"}`;
   if (!runtimes.has(key)) {
     let input;
     if (wasmUrl instanceof WebAssembly.Module) input = { module_or_path: wasmUrl };
-    else if (wasmUrl) input = { module_or_path: fetchImpl(String(wasmUrl)) };
-    // The keyword engine shares the lean one's glue, whose default wasm file is the lean one.
-    else if (kind === "keyword") input = { module_or_path: new URL("./sift_wasm_keyword_bg.wasm", import.meta.url) };
-    else input = undefined; // the glue's own default: its wasm file beside it
+    else {
+      // A caller's wasmUrl comes through the caller's fetch; the file beside this one
+      // through the platform's, as the glue fetched it (a worker's fetch may serve the
+      // bundle's assets only). Started now, beside the glue's import; the init awaits it.
+      const source = wasmUrl
+        ? engineSource(String(wasmUrl), fetchImpl)
+        : engineSource(new URL(ENGINE_FILES[kind], import.meta.url).href, globalThis.fetch.bind(globalThis));
+      source.catch(() => {}); // reported by the init below, not as an unhandled rejection
+      input = { module_or_path: source };
+    }
     const p = glueOf(kind).then(async (g) => {
       await g.default(input);
       return g;
@@ -70,10 +94,11 @@ const today = () => Math.floor(Date.now() / 86400000);
  *                        "keyword" (the default with semantic: false: the lean engine without
  *                        its semantic half) or "full" (workers and APIs: everything in one engine)
  *   options.wasmUrl    — where the runtime's wasm is (sift_wasm_bg.wasm; sift_wasm_keyword_bg.wasm
- *                        or sift_wasm_full_bg.wasm for those runtimes; default: beside this
- *                        file), or a WebAssembly.Module
- *   options.fullWasmUrl — where sift_wasm_full_bg.wasm is for a lean page's first call that
- *                        needs it (default: beside this file), or a WebAssembly.Module
+ *                        or sift_wasm_full_bg.wasm for those runtimes; default: the deflated
+ *                        copy beside this file, <name>.wasm.deflate — a URL ending in .deflate
+ *                        is inflated on the way in), or a WebAssembly.Module
+ *   options.fullWasmUrl — where sift_wasm_full_bg.wasm(.deflate) is for a lean page's first
+ *                        call that needs it (default: beside this file), or a WebAssembly.Module
  *   options.semantic   — false turns semantic search off; default on when the bundle has vectors
  *   options.embedder   — who embeds queries: the bundle's static encoder by default (nothing
  *                        to download); "model" for the full model (tract in wasm, the model
