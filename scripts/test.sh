@@ -21,7 +21,10 @@ fi
 
 echo "== tests (unit, integration, end-to-end CLI, relevance, embedder parity)"
 # The wasm crates (sift-wasm, sift-embed-wasm) are tested in Chromium and workerd below.
-cargo test --workspace --exclude sift-wasm --exclude sift-embed-wasm 2>&1 | tee "$CARGO_TARGET_DIR/last-test.log"
+# --show-output: what passing tests print reaches the log too — the relevance tables
+# (Cranfield per mode), recall figures, and every "skipped: …" notice of a test that needs
+# ../shared or the model.
+cargo test --workspace --exclude sift-wasm --exclude sift-embed-wasm -- --show-output 2>&1 | tee "$CARGO_TARGET_DIR/last-test.log"
 
 echo "== fuzz targets (cargo fuzz, libFuzzer + ASan): build, then a short smoke run of each"
 # Long runs: bash scripts/fuzz.sh --time 1800 --keep-going
