@@ -30,11 +30,15 @@ pub fn chunks_of(doc: &SourceDoc) -> Vec<String> {
         out.push(s);
     };
     for sec in &doc.sections {
-        let words: Vec<&str> = sec.text.split_whitespace().collect();
         if pending.is_empty() {
             pending_heading = sec.heading.clone();
+        } else if sec.heading != doc.title {
+            // A section merged into the chunk before keeps its heading in the text: on an API
+            // page the heading is the entry's name (`math.isnan(x)`), often the one word a
+            // query for the entry shares with it.
+            pending.extend(sec.heading.split_whitespace());
         }
-        pending.extend(words);
+        pending.extend(sec.text.split_whitespace());
         if pending.len() < MIN_CHUNK_WORDS {
             continue;
         }
@@ -72,9 +76,24 @@ mod tests {
         let d = doc(vec![("Intro", "tiny".into()), ("Usage", long.clone()), ("End", "short tail".into())]);
         let c = chunks_of(&d);
         assert_eq!(c.len(), 4, "{c:?}"); // (intro+usage) 401 words → 3 chunks, then the tail
-        assert!(c[0].starts_with("Guide — Intro: tiny word"));
+        assert!(c[0].starts_with("Guide — Intro: tiny Usage word"), "{}", c[0]);
         assert!(c.iter().all(|x| x.split_whitespace().count() <= MAX_CHUNK_WORDS + 6));
         assert!(c[3].ends_with("short tail"));
+    }
+
+    #[test]
+    fn a_merged_section_keeps_its_heading() {
+        let d = doc(vec![
+            ("math.isinf(x)", "Return True if x is a positive or negative infinity.".into()),
+            ("math.isnan(x)", "Return True if x is a NaN (not a number), and False otherwise.".into()),
+            ("math.isqrt(n)", "Return the integer square root of the nonnegative integer n.".into()),
+        ]);
+        let c = chunks_of(&d);
+        // The first two reach the minimum together; the third is the page's tail.
+        assert_eq!(c.len(), 2, "{c:?}");
+        assert!(c[0].starts_with("Guide — math.isinf(x): Return True"), "{}", c[0]);
+        assert!(c[0].ends_with("infinity. math.isnan(x) Return True if x is a NaN (not a number), and False otherwise."), "{}", c[0]);
+        assert_eq!(c[1], "Guide — math.isqrt(n): Return the integer square root of the nonnegative integer n.");
     }
 
     #[test]
