@@ -25,11 +25,13 @@ pub struct BuildOptions {
     /// like categories (short, repeated).
     pub filter_fields: Option<Vec<String>>,
     /// Target decoded size of a term shard's postings, in bytes. A query reads one shard
-    /// per word (more for prefixes and typos), so this is most of its term bytes; each
-    /// shard costs a manifest entry (format 6: its key range, about 9 bytes of gzip). 8 KB:
-    /// on the Python docs a plain query of the browser benchmark reads 60 kB of term and
-    /// doc shards plus a 7.8 kB manifest, against 100 kB plus 5.4 kB at 32 KB, for 0.6
-    /// more requests.
+    /// per word (more for prefixes), so this is most of its term bytes; each shard costs a
+    /// manifest entry (format 6: its key range, about 9 bytes of gzip). 4 KB: on the Python
+    /// docs the browser benchmark's queries read 51.9 kB of shards plus a 7.0 kB manifest,
+    /// against 62.4 + 5.6 kB at 8 KB, in as many requests (14.1), for a 0.9% larger
+    /// bundle. Smaller paid only once typos read the vocabulary instead of every term shard
+    /// of their letter; at 3 and 2 KB the manifest grows as fast as the shards shrink
+    /// (58.5 and 58.0 kB in all) and requests rise (14.3, 14.6).
     pub term_shard_target: usize,
     /// Target decoded size of a document-store shard, in bytes. A result reads the shard
     /// holding its page, so a page bigger than this is alone in its shard and a first
@@ -67,7 +69,7 @@ impl Default for BuildOptions {
         BuildOptions {
             params: Bm25fParams::default(),
             filter_fields: None,
-            term_shard_target: 8 * 1024,
+            term_shard_target: 4 * 1024,
             doc_shard_target: 4 * 1024,
             doc_part_target: 8 * 1024,
             doc_dictionary_from: dictionary::MIN_STORE_BYTES,
