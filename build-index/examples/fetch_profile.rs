@@ -2,7 +2,8 @@
 //! kind (the first letter of a shard's name), without a browser: a quick check of a bundle
 //! layout before `bash bench/browser.sh` measures it for real. The manifest, which a page
 //! fetches once, is not counted.
-//! `cargo run --release --example fetch_profile -- <BUNDLE>`
+//! `cargo run --release --example fetch_profile -- <BUNDLE> [QUERIES]` — QUERIES: a file of
+//! one query a line (default: the browser benchmark's, bench/queries.json).
 
 #[path = "support/queries.rs"]
 mod queries;
@@ -20,10 +21,20 @@ fn add(into: &mut Fetched, kind: char, requests: usize, bytes: usize) {
 }
 
 fn main() {
-    let dir = std::path::PathBuf::from(std::env::args().nth(1).expect("usage: fetch_profile <BUNDLE>"));
+    let dir = std::path::PathBuf::from(std::env::args().nth(1).expect("usage: fetch_profile <BUNDLE> [QUERIES]"));
     let manifest = std::fs::read(dir.join("manifest.json")).expect("manifest");
     let ctx = Context { now_days: 20_000 };
-    let queries = queries::bench_queries();
+    let queries = match std::env::args().nth(2) {
+        Some(file) => std::fs::read_to_string(&file)
+            .expect("queries file")
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect(),
+        None => queries::bench_queries(),
+    };
+    println!("manifest: {:.1} kB gzip (fetched once a page)", gzip_len(&manifest) as f64 / 1000.0);
     let mut total = Fetched::new();
     for q in &queries {
         let mut per = Fetched::new();
@@ -51,4 +62,12 @@ fn main() {
     let kinds: Vec<String> =
         total.iter().map(|(k, (c, b))| format!("{k} {:.1} req {:.1} kB", *c as f64 / n, *b as f64 / n / 1000.0)).collect();
     println!("mean per query: {:.1} kB, {:.1} requests ({})", sum as f64 / n / 1000.0, reqs as f64 / n, kinds.join(", "));
+}
+
+/// Bytes of `data` gzipped, as a host sends the manifest.
+fn gzip_len(data: &[u8]) -> usize {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    e.write_all(data).expect("in memory");
+    e.finish().expect("in memory").len()
 }
