@@ -109,7 +109,7 @@ cp www/demo/index.html "$DIST/index.html"
 # gzip -9), inflated in the page by DecompressionStream while the browser compiles them, so
 # the bytes on the wire do not depend on how a host compresses (many send .wasm as is).
 # The plain .wasm files stay for workers (which import them) and for callers' wasmUrl.
-cargo build --quiet -p sift-cli --example deflate_runtime
+cargo build --quiet -p sift-core --example deflate_runtime
 for name in sift_wasm sift_wasm_keyword sift_wasm_full; do
   "$CARGO_TARGET_DIR/debug/examples/deflate_runtime" "$DIST/${name}_bg.wasm" "$DIST/${name}_bg.wasm.deflate" >/dev/null
 done
