@@ -26,12 +26,19 @@ fn same_input_same_bytes() {
 
 /// Run `query` through the host loop, recording every file the engine asked for.
 fn search_fetching(b: &sift_core::BuiltBundle, query: &str) -> (sift_core::SearchResponse, Vec<String>) {
+    let (r, fetched, _) = search_in_rounds(b, query);
+    (r, fetched)
+}
+
+/// A search by a cold engine through the host loop: the response, the files it read in
+/// order, and the rounds it took.
+fn search_in_rounds(b: &sift_core::BuiltBundle, query: &str) -> (sift_core::SearchResponse, Vec<String>, usize) {
     let mut e = Engine::new(&b.manifest_bytes()).unwrap();
     let req = SearchRequest::new(query);
     let mut fetched = Vec::new();
-    loop {
+    for rounds in 0.. {
         match e.search(&req, &ctx()).unwrap() {
-            Step::Done(r) => return (r, fetched),
+            Step::Done(r) => return (r, fetched, rounds),
             Step::Need(files) => {
                 assert!(!files.is_empty());
                 for f in files {
@@ -43,6 +50,7 @@ fn search_fetching(b: &sift_core::BuiltBundle, query: &str) -> (sift_core::Searc
         }
         assert!(fetched.len() < 1000, "no endless loop");
     }
+    unreachable!()
 }
 
 fn term_shards_in(fetched: &[String]) -> usize {
@@ -124,25 +132,13 @@ fn a_typo_in_the_first_letter_reads_the_whole_vocabulary_not_every_term_shard() 
     assert!(term_shards_in(&fetched) * 4 <= b.manifest.term_shards.len(), "{fetched:?}");
 }
 
-/// The answer to `query` and the rounds of the host loop it took.
+/// The answer to `query` (as JSON, without its timings) and the rounds of the host loop it
+/// took.
 fn answer_and_rounds(b: &sift_core::BuiltBundle, query: &str) -> (serde_json::Value, usize) {
-    let mut e = Engine::new(&b.manifest_bytes()).unwrap();
-    let req = SearchRequest::new(query);
-    for rounds in 0.. {
-        match e.search(&req, &ctx()).unwrap() {
-            Step::Done(r) => {
-                let mut v = value(&sift_core::json::ToJson::to_json(&r));
-                v.as_object_mut().unwrap().remove("timings_ms");
-                return (v, rounds);
-            }
-            Step::Need(files) => {
-                for f in files {
-                    e.add_shard(&f, &b.shards.iter().find(|(n, _)| *n == f).unwrap().1).unwrap();
-                }
-            }
-        }
-    }
-    unreachable!()
+    let (r, _, rounds) = search_in_rounds(b, query);
+    let mut v = value(&sift_core::json::ToJson::to_json(&r));
+    v.as_object_mut().unwrap().remove("timings_ms");
+    (v, rounds)
 }
 
 #[test]

@@ -47,8 +47,7 @@ const ENGINE_FILES = { keyword: "sift_wasm_keyword_bg.wasm.deflate", lean: "sift
  * as a wasm Response, so the browser still compiles it while it downloads.
  */
 async function engineSource(url, fetchImpl) {
-  const res = await fetchImpl(url);
-  if (!res.ok) throw new Error(`${url} answered HTTP ${res.status}`);
+  const res = await fetchOk(fetchImpl, url, "the engine");
   if (!new URL(url, "file:///").pathname.endsWith(".deflate")) return res;
   const body = res.body.pipeThrough(new DecompressionStream("deflate-raw"));
   return new Response(body, { headers: { "content-type": "application/wasm" } });

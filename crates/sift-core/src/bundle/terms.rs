@@ -99,23 +99,6 @@ impl TermShard {
         Ok(TermShard { map, postings, layout: Layout::of(format_version) })
     }
 
-    /// Whether the shard's dictionary runs from `first` to `last` (both held) — or, where the
-    /// manifest lists no last term (format 8), from `first` to below the next shard's first:
-    /// the range the manifest gives the shard. One served under another shard's name holds
-    /// another range (shards' ranges are disjoint, their first terms differ), which matters
-    /// where the manifest lists no checksum.
-    pub fn holds_range(&self, first: &str, last: Option<&str>, next_first: Option<&str>) -> bool {
-        let Some((smallest, largest)) = fst_key_range(&self.map) else {
-            return first.is_empty() && last.is_none_or(str::is_empty);
-        };
-        smallest == first.as_bytes()
-            && match (last, next_first) {
-                (Some(last), _) => largest == last.as_bytes(),
-                (None, Some(next)) => largest.as_slice() < next.as_bytes(),
-                (None, None) => true,
-            }
-    }
-
     pub fn offset(&self, term: &str) -> Option<u64> {
         self.map.get(term.as_bytes())
     }
@@ -355,10 +338,28 @@ pub(crate) fn build_fst<'a>(keys: impl IntoIterator<Item = (&'a str, u64)>) -> R
     b.into_inner().map_err(|e| SiftError::new(ErrorCode::Internal, format!("fst: {e}")))
 }
 
+/// Whether a shard's fst dictionary (a term shard's, a vocabulary shard's) runs from `first`
+/// to `last` (both held) — or, where the manifest lists no last key (format 8, the
+/// vocabulary), from `first` to below the next shard's first: the range the manifest gives
+/// the shard. One served under another shard's name holds another range (shards' ranges
+/// are disjoint, their first keys differ), which matters where the manifest lists no
+/// checksum.
+pub fn dictionary_holds_range(map: &fst::Map<Vec<u8>>, first: &str, last: Option<&str>, next_first: Option<&str>) -> bool {
+    let Some((smallest, largest)) = fst_key_range(map) else {
+        return first.is_empty() && last.is_none_or(str::is_empty);
+    };
+    smallest == first.as_bytes()
+        && match (last, next_first) {
+            (Some(last), _) => largest == last.as_bytes(),
+            (None, Some(next)) => largest.as_slice() < next.as_bytes(),
+            (None, None) => true,
+        }
+}
+
 /// The smallest and largest key of an fst map (None when it is empty): the smallest
 /// transitions down to the first final node, the largest down to a node with none (always
 /// final).
-pub(crate) fn fst_key_range(map: &fst::Map<Vec<u8>>) -> Option<(Vec<u8>, Vec<u8>)> {
+fn fst_key_range(map: &fst::Map<Vec<u8>>) -> Option<(Vec<u8>, Vec<u8>)> {
     if map.is_empty() {
         return None;
     }

@@ -18,7 +18,7 @@
 //! vocabulary, and one round less), and a runtime that predates it ignores the manifest
 //! member and reads the term shards as before — so bundles with it keep format 9.
 
-use super::terms::{build_fst, fst_key_range, open_fst};
+use super::terms::{build_fst, open_fst};
 use crate::error::SiftError;
 
 /// Bytes of terms after which the next first letter starts a new vocabulary shard.
@@ -35,14 +35,6 @@ pub struct VocabShard {
 impl VocabShard {
     pub fn decode(payload: Vec<u8>) -> Result<VocabShard, SiftError> {
         Ok(VocabShard { map: open_fst(payload, "vocabulary")? })
-    }
-
-    /// See [`super::terms::TermShard::holds_range`]: the same check, for the same reason.
-    pub fn holds_range(&self, first: &str, next_first: Option<&str>) -> bool {
-        match fst_key_range(&self.map) {
-            None => first.is_empty(),
-            Some((smallest, largest)) => smallest == first.as_bytes() && next_first.is_none_or(|next| largest.as_slice() < next.as_bytes()),
-        }
     }
 }
 
@@ -79,6 +71,7 @@ fn shard(terms: &[(&str, u32)]) -> Result<(String, String, Vec<u8>), SiftError> 
 
 #[cfg(test)]
 mod tests {
+    use super::super::terms::dictionary_holds_range;
     use super::*;
 
     #[test]
@@ -92,10 +85,11 @@ mod tests {
         assert_eq!(encode(&terms, 1 << 20).unwrap().len(), 1);
         let v = VocabShard::decode(shards[1].2.clone()).unwrap();
         assert_eq!(v.map.get("band"), Some(9));
-        assert!(v.holds_range("banana", Some("cab")));
-        assert!(!v.holds_range("banana", Some("band")), "a range ending before its last term");
-        assert!(!v.holds_range("apple", Some("cab")), "another shard's range");
-        assert!(VocabShard::decode(shards[2].2.clone()).unwrap().holds_range("cab", None), "the last shard");
+        let holds = |v: &VocabShard, first, next| dictionary_holds_range(&v.map, first, None, next);
+        assert!(holds(&v, "banana", Some("cab")));
+        assert!(!holds(&v, "banana", Some("band")), "a range ending before its last term");
+        assert!(!holds(&v, "apple", Some("cab")), "another shard's range");
+        assert!(holds(&VocabShard::decode(shards[2].2.clone()).unwrap(), "cab", None), "the last shard");
     }
 
     #[test]

@@ -129,12 +129,13 @@ pub(crate) fn initial_shards(eng: &Engine, word: &str) -> Vec<ShardId> {
 /// are asked for in one round, and the whole dictionary (for the words that need it) in at
 /// most one more.
 pub(crate) fn fuzzy_neighbours(res: &Resolver, words: &[String], scope: FuzzyScope) -> Flow<Vec<Vec<Neighbour>>> {
-    res.require(words.iter().flat_map(|w| initial_shards(res.eng, w)))?;
+    let initials: Vec<Vec<ShardId>> = words.iter().map(|w| initial_shards(res.eng, w)).collect();
+    res.require(initials.iter().flatten().copied())?;
     // Per word: its hits so far, and whether it needs the rest of the dictionary.
     let mut found: Vec<(Vec<Neighbour>, bool)> = Vec::with_capacity(words.len());
-    for word in words {
+    for (word, same_initial) in words.iter().zip(&initials) {
         let mut hits = Vec::new();
-        neighbours(res, &initial_shards(res.eng, word), word, &mut hits)?;
+        neighbours(res, same_initial, word, &mut hits)?;
         let initial = word.chars().next();
         // A neighbour one edit away is as close as any can be; only two edits away, one
         // with another first letter may be closer (`ubprocess` → `subprocess`).
@@ -149,9 +150,8 @@ pub(crate) fn fuzzy_neighbours(res: &Resolver, words: &[String], scope: FuzzySco
     if found.iter().any(|f| f.1) {
         res.require(dictionary_shards(res.eng, ""))?;
     }
-    for (word, (hits, whole)) in words.iter().zip(found.iter_mut()) {
+    for ((word, same_initial), (hits, whole)) in words.iter().zip(&initials).zip(found.iter_mut()) {
         if *whole {
-            let same_initial = initial_shards(res.eng, word);
             let rest: Vec<ShardId> = dictionary_shards(res.eng, "").into_iter().filter(|s| !same_initial.contains(s)).collect();
             neighbours(res, &rest, word, hits)?;
         }
@@ -170,9 +170,9 @@ fn neighbour_shards(eng: &Engine, word: &str, picks: &[Neighbour]) -> Vec<ShardI
 }
 
 /// The alternatives of a word's fuzzy neighbours (`picks`, from [`fuzzy_neighbours`]), in
-/// their order: one synonym group with the word.
+/// their order: one synonym group with the word. Reads the term shards
+/// [`neighbour_shards`] names ([`fuzzy_alts`] asks for every word's in one round).
 fn alts_of(res: &Resolver, word: &str, picks: &[Neighbour]) -> Flow<Vec<Alt>> {
-    res.require(neighbour_shards(res.eng, word, picks))?;
     let mut alts = Vec::new();
     for n in picks {
         let w = if n.distance <= 1 { W_FUZZY1 } else { W_FUZZY2 };
@@ -225,8 +225,8 @@ fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, hits: &mut Vec<Nei
             ShardId::Vocabulary(vi) => (&res.vocab_shard(vi)?.map, None),
             _ => continue,
         };
+        let cap = if term_shard.is_some() { FUZZY_HITS_PER_TERM_SHARD } else { FUZZY_HITS_PER_VOCAB_SHARD };
         for probe in [word, stemmed] {
-            let cap = if term_shard.is_some() { FUZZY_HITS_PER_TERM_SHARD } else { FUZZY_HITS_PER_VOCAB_SHARD };
             for h in fuzzy::fuzzy_terms(map, probe, d, cap) {
                 if h.term == stemmed || h.term == word {
                     continue;

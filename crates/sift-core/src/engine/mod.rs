@@ -383,25 +383,12 @@ impl Engine {
             }
             ShardId::Terms(i) => {
                 let shard = TermShard::decode(payload, self.manifest.format_version)?;
-                let range = &self.manifest.term_shards[i];
-                let next = self.manifest.term_shards.get(i + 1).map(|t| t.first.as_str());
-                if !shard.holds_range(&range.first, range.last.as_deref(), next) {
-                    return Err(SiftError::corrupt(format!(
-                        "term shard {file} does not hold the terms from {} the manifest gives it (another shard's file under its name?)",
-                        crate::error::Quoted(&range.first)
-                    )));
-                }
+                check_listed_range("term", file, &self.manifest.term_shards, i, &shard.map)?;
                 self.term_shards[i] = Some(shard)
             }
             ShardId::Vocabulary(i) => {
                 let shard = VocabShard::decode(payload)?;
-                let next = self.manifest.vocabulary.get(i + 1).map(|t| t.first.as_str());
-                if !shard.holds_range(&self.manifest.vocabulary[i].first, next) {
-                    return Err(SiftError::corrupt(format!(
-                        "vocabulary shard {file} does not hold the terms from {} the manifest gives it",
-                        crate::error::Quoted(&self.manifest.vocabulary[i].first)
-                    )));
-                }
+                check_listed_range("vocabulary", file, &self.manifest.vocabulary, i, &shard.map)?;
                 self.vocab_shards[i] = Some(shard)
             }
             ShardId::FoldTable => crate::decompose::install_rare_folds(payload).map_err(|e| SiftError::corrupt(format!("{file}: {e}")))?,
@@ -632,6 +619,25 @@ fn checked_dictionary(bytes: &[u8], file: &str) -> Result<Vec<u8>, SiftError> {
 
 fn has_rare_block_char(text: &str) -> bool {
     text.chars().any(crate::decompose::in_rare_blocks)
+}
+
+/// A key-range shard (`ranges[i]`, its dictionary `map`) must hold the range the manifest
+/// gives it: one served under another shard's name holds another range.
+fn check_listed_range(
+    what: &str,
+    file: &str,
+    ranges: &[bundle::KeyRangeShardRef],
+    i: usize,
+    map: &fst::Map<Vec<u8>>,
+) -> Result<(), SiftError> {
+    let next = ranges.get(i + 1).map(|t| t.first.as_str());
+    if bundle::terms::dictionary_holds_range(map, &ranges[i].first, ranges[i].last.as_deref(), next) {
+        return Ok(());
+    }
+    Err(SiftError::corrupt(format!(
+        "{what} shard {file} does not hold the terms from {} the manifest gives it (another shard's file under its name?)",
+        crate::error::Quoted(&ranges[i].first)
+    )))
 }
 
 /// The shards of a sorted list of key ranges that overlap the keys starting with `prefix`.

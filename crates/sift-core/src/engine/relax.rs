@@ -127,25 +127,23 @@ fn wants_suggestion(c: &Clause, found: usize) -> Option<&str> {
 }
 
 /// A rewrite of the query: words corrected by the chain, and rare words that have a far
-/// more common neighbour (only in the term shards of the word's first letter).
+/// more common neighbour (only in the dictionary of the word's first letter: its vocabulary
+/// shard, or its term shards).
 pub(crate) fn suggestions(res: &Resolver, plan: &Plan, query: &str, found: usize) -> Flow<Vec<String>> {
-    // Rare words are looked up together: (word, the frequency a suggestion needs).
-    let mut words = Vec::new();
-    let mut min_df = Vec::new();
-    for c in plan.positive_clauses() {
-        if let (None, Some(w)) = (&c.suggestion, wants_suggestion(c, found)) {
-            words.push(w.to_string());
-            min_df.push((20 * c.exact_df()).max(5));
-        }
-    }
+    // Per clause, the rare word to look up when the chain corrected nothing there; they are
+    // looked up together, each with the frequency its suggestion needs.
+    let lookups: Vec<(&Clause, Option<&str>)> =
+        plan.positive_clauses().map(|c| (c, c.suggestion.is_none().then(|| wants_suggestion(c, found)).flatten())).collect();
+    let (words, min_df): (Vec<String>, Vec<u32>) =
+        lookups.iter().filter_map(|&(c, w)| Some((w?.to_string(), (20 * c.exact_df()).max(5)))).unzip();
     let mut looked_up = if words.is_empty() { Vec::new() } else { common_neighbours(res, &words, &min_df)? }.into_iter();
     // In clause order: the chain's corrections, and the rare words' common neighbours.
     let mut rewrites: Vec<(String, String)> = Vec::new();
-    for c in plan.positive_clauses() {
-        let to = match &c.suggestion {
-            Some(s) => Some(s.clone()),
-            None if wants_suggestion(c, found).is_some() => looked_up.next().flatten(),
-            None => None,
+    for (c, lookup) in lookups {
+        let to = match (&c.suggestion, lookup) {
+            (Some(s), _) => Some(s.clone()),
+            (None, Some(_)) => looked_up.next().flatten(),
+            (None, None) => None,
         };
         rewrites.extend(to.map(|to| (c.label.clone(), to)));
     }
