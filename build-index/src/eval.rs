@@ -30,6 +30,11 @@ pub struct EvalArgs {
     /// one such object per embedder).
     #[arg(long)]
     pub json: bool,
+    /// Also write each query's ranking (its first 100 results) to this file as a TREC run
+    /// (`qid Q0 doc rank score tag`, the tag naming the query embedder), for per-query
+    /// analysis and for trec_eval.
+    #[arg(long)]
+    pub run: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -113,13 +118,14 @@ pub fn evaluate(
     qrels: &HashMap<String, HashMap<String, f64>>,
     mode: Option<&str>,
     embedder: QueryEmbedder,
+    mut run: Option<&mut Vec<(String, Vec<(String, f32)>)>>,
 ) -> Result<Metrics> {
     let ctx = Context { now_days: crate::now_days() };
     let mut sum = (0.0, 0.0, 0.0, 0.0);
     let mut n = 0usize;
     for (qid, text) in queries {
         let Some(rels) = qrels.get(qid) else { continue };
-        let mut ranked = Vec::new();
+        let mut ranked: Vec<(String, f32)> = Vec::new();
         let probe = SearchRequest { query: text.clone(), mode: mode.map(str::to_string), ..Default::default() };
         let qv = crate::query_vector(bundle, &probe, embedder)?;
         for page in 0..2 {
@@ -132,7 +138,7 @@ pub fn evaluate(
             };
             match bundle.drive(|e| e.search_with(&req, &ctx, qv.as_deref())) {
                 Ok(r) => {
-                    ranked.extend(r.results.into_iter().map(|x| x.id));
+                    ranked.extend(r.results.into_iter().map(|x| (x.id, x.score)));
                     if !r.has_more {
                         break;
                     }
@@ -152,7 +158,11 @@ pub fn evaluate(
                 Err(e) => return Err(e.into()),
             }
         }
-        let m = score_query(&ranked, rels);
+        let ids: Vec<String> = ranked.iter().map(|(id, _)| id.clone()).collect();
+        let m = score_query(&ids, rels);
+        if let Some(run) = run.as_deref_mut() {
+            run.push((qid.clone(), ranked));
+        }
         sum = (sum.0 + m.0, sum.1 + m.1, sum.2 + m.2, sum.3 + m.3);
         n += 1;
     }
@@ -171,8 +181,18 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         EvalEmbedder::Both => vec![("static", QueryEmbedder::Static), ("model", QueryEmbedder::Model)],
     };
     let mut results = Vec::new();
+    let mut trec = String::new();
     for (name, e) in &embedders {
-        results.push((*name, evaluate(&mut bundle, &queries, &qrels, a.mode.as_deref(), *e)?));
+        let mut rankings = Vec::new();
+        results.push((*name, evaluate(&mut bundle, &queries, &qrels, a.mode.as_deref(), *e, Some(&mut rankings))?));
+        for (qid, ranked) in rankings {
+            for (rank, (doc, score)) in ranked.iter().enumerate() {
+                trec.push_str(&format!("{qid} Q0 {doc} {} {score} sift-{name}\n", rank + 1));
+            }
+        }
+    }
+    if let Some(path) = &a.run {
+        std::fs::write(path, trec).with_context(|| format!("cannot write the run file {}", path.display()))?;
     }
     let as_json = |m: &Metrics| {
         let mut o = BTreeMap::new();

@@ -53,22 +53,23 @@ impl EmbeddingStore for HashMap<Key, Vec<f32>> {
     }
 }
 
-/// Model tokens below this id that are plain lowercase words get an encoder row even when
-/// the corpus never uses them: the model's WordPiece vocabulary lists words by frequency
-/// (from id 1996, "the"), so these are the ~8,000 most common English words — what a
-/// paraphrase is written in. Their rows are their own embeddings.
-pub const COMMON_TOKEN_IDS: u32 = 10_000;
-
-/// Tokens of the model's vocabulary that every encoder gets: common words, and single
-/// ASCII letters and digits (with their `##` forms) so any ASCII word can be cut.
+/// Tokens of the model's vocabulary that every encoder gets even when the corpus never
+/// uses them: every plain word (two or more lowercase ASCII letters), so a query word the
+/// site never says still counts by its meaning, and single ASCII letters and digits (with
+/// their `##` forms) so any ASCII word can be cut. Their rows are their own embeddings.
+///
+/// Every plain word, not only the common ones: WordPiece lists words roughly by frequency
+/// only up to about id 10,000, and past it are words queries use (`publish` 10,172,
+/// `chunk`, `prompt`, `transitions` above 20,000). A small site used to lose them: the
+/// demo corpus's "publish the site for visitors" was embedded as "the site for visitors".
 fn extra_tokens(vocab: &HashMap<String, u32>) -> Vec<u32> {
     let mut out: Vec<u32> = vocab
         .iter()
-        .filter(|(t, &id)| {
+        .filter(|(t, _)| {
             let plain = t.strip_prefix("##").unwrap_or(t);
             let single = plain.len() == 1 && plain.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
-            let common_word = id < COMMON_TOKEN_IDS && !t.starts_with("##") && t.len() >= 2 && t.bytes().all(|b| b.is_ascii_lowercase());
-            single || common_word
+            let word = !t.starts_with("##") && t.len() >= 2 && t.bytes().all(|b| b.is_ascii_lowercase());
+            single || word
         })
         .map(|(_, &id)| id)
         .collect();
@@ -200,4 +201,34 @@ pub fn semantic_input(
         encoder,
     };
     Ok((input, report, wanted.keys().copied().collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_plain_word_and_every_ascii_letter_gets_a_row() {
+        let vocab: HashMap<String, u32> = [
+            ("[CLS]", 101),
+            ("the", 1996),
+            ("publish", 10_172),
+            ("chunk", 20_000),
+            ("##s", 2015),
+            ("a", 1037),
+            ("##7", 2581),
+            ("x1", 3000),
+            ("café", 4000),
+            ("##ing", 2075),
+            ("Paris", 5000),
+        ]
+        .into_iter()
+        .map(|(t, id)| (t.to_string(), id))
+        .collect();
+        let got = extra_tokens(&vocab);
+        // Plain words at any id; single letters and digits, word-initial or not; no special
+        // tokens, no continuations of several characters, nothing with a digit, an accent
+        // or a capital.
+        assert_eq!(got, vec![1037, 1996, 2015, 2581, 10_172, 20_000]);
+    }
 }

@@ -59,7 +59,7 @@ pub struct EncoderInput {
     pub vocab: HashMap<u32, String>,
     /// Token ids without meaning of their own (`[CLS]`, `[SEP]`, `[PAD]`, `[UNK]`, `[MASK]`).
     pub special: Vec<u32>,
-    /// Tokens the corpus does not use but queries may (common words, single characters):
+    /// Tokens the corpus does not use but queries may (every plain word, single characters):
     /// their rows are their prior, so a paraphrase in words the site never uses still has
     /// a meaning. Each needs a `prior` and a `vocab` entry.
     pub extra: Vec<u32>,
