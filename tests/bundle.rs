@@ -284,20 +284,21 @@ fn manifest_problems_are_clear_errors() {
     let b = built();
     let m = b.manifest_bytes();
     assert_eq!(Engine::new(&m[..m.len() / 2]).err().unwrap().code, "bundle_corrupt");
-    // Every bundle is written in the newest format (9: the startup shard).
-    assert_eq!(b.manifest.format_version, 9);
-    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":9", "\"format_version\":99");
+    // Every bundle is written in the newest format (10: the semantic half's stores named by
+    // rule; a keyword bundle's layout is format 9's).
+    assert_eq!(b.manifest.format_version, 10);
+    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":10", "\"format_version\":99");
     let err = Engine::new(future.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_version");
     assert!(err.message.contains("rebuild"), "{}", err.message);
     // A manifest claiming an older version than its layout is refused outright: relabelled
     // 8, it lists format 9's startup shard; relabelled 7, its term store lacks the last
     // terms format 7 lists, and given them, it still has the startup shard.
-    let v8 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":9", "\"format_version\":8");
+    let v8 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":10", "\"format_version\":8");
     let err = Engine::new(v8.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("needs format 9"), "{}", err.message);
-    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":9", "\"format_version\":7");
+    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":10", "\"format_version\":7");
     let err = Engine::new(v7.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("missing field \"last\""), "{}", err.message);
@@ -599,4 +600,126 @@ fn every_bundle_carries_the_fold_table_and_only_this_runtimes_own_is_installed()
     let err = e.add_shard(&table.file, &framed).unwrap_err();
     assert!(err.message.contains("rebuild"), "{}", err.message);
     e.add_shard(&table.file, &stored).unwrap_err(); // the listed checksum is the other one's
+}
+
+/// A bundle with vectors in three lists and a static query encoder (the toy model's).
+fn semantic_built(docs: &[sift_core::SourceDoc]) -> sift_core::BuiltBundle {
+    let mut semantic = sift_core::semantic::toy::semantic_input(docs, 16);
+    semantic.lists = Some(3);
+    semantic.probe = 8;
+    build(docs, &BuildOptions { semantic: Some(semantic), ..options() }).unwrap()
+}
+
+/// A hybrid search by a cold engine through the host loop: the files it read.
+fn hybrid_fetching(b: &sift_core::BuiltBundle, query: &str) -> (sift_core::SearchResponse, Vec<String>) {
+    let mut e = Engine::new(&b.manifest_bytes()).unwrap();
+    let req = SearchRequest { query: query.into(), mode: Some("hybrid".into()), ..Default::default() };
+    let mut fetched = Vec::new();
+    let r = e
+        .drive(
+            |e| e.search(&req, &ctx()),
+            |f| {
+                fetched.push(f.to_string());
+                Ok(b.shards.iter().find(|(n, _)| n == f).unwrap_or_else(|| panic!("{f} was written")).1.clone())
+            },
+        )
+        .unwrap();
+    (r, fetched)
+}
+
+#[test]
+fn the_semantic_stores_are_named_by_rule_and_the_encoder_index_is_the_manifests() {
+    let docs = corpus_docs();
+    let b = semantic_built(&docs);
+    let enc = b.manifest.encoder.as_ref().unwrap();
+    assert!(enc.index.is_none(), "format 10 writes no encoder index shard");
+    let ix = enc.layout.as_ref().expect("the encoder's layout is in the manifest").index().unwrap();
+    assert!(ix.groups.len() >= 2 && ix.row_shards.len() >= 2, "{} groups, {} row shards", ix.groups.len(), ix.row_shards.len());
+    for (stem, refs) in [(&enc.layout.as_ref().unwrap().group_files, &ix.groups), (&enc.layout.as_ref().unwrap().row_files, &ix.row_shards)]
+    {
+        for (n, r) in refs.iter().enumerate() {
+            assert_eq!(r.file, format!("{stem}-{n}.bin"));
+            assert!(r.check.is_none());
+            assert!(b.shards.iter().any(|(name, _)| *name == r.file), "{} is written", r.file);
+        }
+    }
+    assert!(!b.shards.iter().any(|(n, _)| n.starts_with("w-")), "no encoder index shard");
+    let n_lists = b.shards.iter().filter(|(n, _)| n.starts_with("l-")).count();
+    assert_eq!(n_lists, 3);
+    let text = String::from_utf8(b.manifest_bytes()).unwrap();
+    assert_eq!(sift_core::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+
+    // A hybrid query reads the vector index, then the encoder's groups and rows and the
+    // nearest lists, each by its rule name: no index shard for the encoder.
+    let (r, fetched) = hybrid_fetching(&b, "state machine transitions");
+    assert_eq!(r.search_type, "hybrid");
+    assert!(!r.results.is_empty());
+    for prefix in ["x-", "l-", "g-", "e-"] {
+        assert!(fetched.iter().any(|f| f.starts_with(prefix)), "{prefix} read: {fetched:?}");
+    }
+    assert!(fetched.iter().filter(|f| ["l-", "g-", "e-"].iter().any(|p| f.starts_with(p))).all(|f| f.matches('-').count() == 2));
+    assert!(!fetched.iter().any(|f| f.starts_with("w-")));
+
+    // A rebuild of changed text renames every child of every store.
+    let mut changed = docs.clone();
+    changed[0].sections[0].text.push_str(" zebra crossing");
+    let c = semantic_built(&changed);
+    let (le, ce) = (enc.layout.as_ref().unwrap(), c.manifest.encoder.as_ref().unwrap().layout.as_ref().unwrap());
+    assert_ne!(le.row_files, ce.row_files);
+    assert_ne!(le.group_files, ce.group_files);
+}
+
+#[test]
+fn a_semantic_child_under_another_ones_name_is_refused() {
+    let b = semantic_built(&corpus_docs());
+    let bytes_of = |f: &str| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone();
+    let mut e = Engine::new(&b.manifest_bytes()).unwrap();
+    let index = b.manifest.vectors.as_ref().unwrap().index.as_ref().unwrap().file.clone();
+    e.add_shard(&index, &bytes_of(&index)).unwrap();
+    let ix = b.manifest.encoder.as_ref().unwrap().layout.as_ref().unwrap().index().unwrap();
+    let lists: Vec<String> = e.all_files().into_iter().filter(|f| f.starts_with("l-")).collect();
+    for (first, second) in [
+        (lists[0].clone(), lists[1].clone()),
+        (ix.groups[0].file.clone(), ix.groups[1].file.clone()),
+        (ix.row_shards[0].file.clone(), ix.row_shards[1].file.clone()),
+    ] {
+        let err = e.add_shard(&first, &bytes_of(&second)).unwrap_err();
+        assert_eq!(err.code, "bundle_corrupt");
+        assert!(err.message.contains("served under another's name"), "{first}: {}", err.message);
+        assert!(!e.is_loaded(&first));
+        every_flip_is_refused(&mut e, &first, &bytes_of(&first), 3);
+    }
+}
+
+#[test]
+fn a_malformed_encoder_layout_is_a_clear_error() {
+    let b = semantic_built(&corpus_docs());
+    let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
+    let refused = |v: &serde_json::Value| Engine::new(v.to_string().as_bytes()).err().expect("refused");
+    // Relabelled 9, the manifest names format 10's layout.
+    let mut v9 = m.clone();
+    v9["format_version"] = 9.into();
+    assert!(refused(&v9).message.contains("needs format 10"), "{}", refused(&v9).message);
+    let mut no_size = m.clone();
+    no_size["encoder"].as_object_mut().unwrap().remove("rows_per_shard");
+    assert_eq!(refused(&no_size).code, "bundle_corrupt");
+    let mut unsafe_stem = m.clone();
+    unsafe_stem["encoder"]["groups"] = "g/../../x".into();
+    assert!(refused(&unsafe_stem).message.contains("unsafe shard file"), "{}", refused(&unsafe_stem).message);
+    let mut wrong_dim = m.clone();
+    wrong_dim["encoder"]["dim"] = 17.into();
+    assert!(refused(&wrong_dim).message.contains("dimensions"), "{}", refused(&wrong_dim).message);
+    let mut no_groups = m.clone();
+    no_groups["encoder"]["word_groups"] = 0.into();
+    assert!(refused(&no_groups).message.contains("implausible"), "{}", refused(&no_groups).message);
+    // Without its rows store it is read as an older encoder, which names an index shard.
+    let mut no_rows = m.clone();
+    no_rows["encoder"].as_object_mut().unwrap().remove("rows");
+    assert!(refused(&no_rows).message.contains("\"index\""), "{}", refused(&no_rows).message);
+    // Format 10 has no encoder index shard: one named instead of the layout is refused.
+    let mut shard_instead = m.clone();
+    shard_instead["encoder"] =
+        serde_json::json!({"index": {"file": "w-0123456789abcdef.bin", "bytes": 10, "crc32": 1}, "tokens": 5, "texts": 9});
+    assert!(refused(&shard_instead).message.contains("index shard (formats 2 to 9) or its layout"), "{}", refused(&shard_instead).message);
+    assert!(Engine::new(m.to_string().as_bytes()).is_ok());
 }

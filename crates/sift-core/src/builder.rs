@@ -4,7 +4,7 @@
 use crate::analyzer::{self, Token};
 use crate::bundle::docmeta::{self, DocMeta};
 use crate::bundle::docstore::{visit_doc_fields, StoredDoc, ANALYSIS_PIECE_BYTES};
-use crate::bundle::encoder::{EncoderIndex, ROWS_PER_SHARD};
+use crate::bundle::encoder::{EncoderLayout, ROWS_PER_SHARD};
 use crate::bundle::filters::FilterIndex;
 use crate::bundle::manifest::EncoderRef;
 use crate::bundle::terms::{ShardWriter, TermEntry};
@@ -220,11 +220,22 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     jobs.extend(vocab_payloads.iter().map(|t| (ShardKind::Vocabulary, t.2.as_slice())));
     jobs.extend(doc_payloads.iter().map(|d| (ShardKind::Docs, d.3.as_slice())));
     jobs.extend(id_payloads.iter().map(|t| (ShardKind::Ids, t.2.as_slice())));
+    // Format 10: the vector lists, the encoder's vocabulary groups and its row shards are
+    // stores named by rule, each child's payload naming its place first.
+    let placed =
+        |payloads: &[Vec<u8>]| -> Vec<Vec<u8>> { payloads.iter().enumerate().map(|(i, p)| bundle::table::put_place(i, p)).collect() };
+    let (lists, groups, rows) = match &semantic {
+        Some(sem) => {
+            let (groups, rows) = sem.encoder.as_ref().map_or((Vec::new(), Vec::new()), |e| (placed(&e.groups), placed(&e.rows)));
+            (placed(&sem.lists), groups, rows)
+        }
+        None => Default::default(),
+    };
     if let Some(sem) = &semantic {
-        jobs.extend(sem.lists.iter().map(|l| (ShardKind::VectorList, l.as_slice())));
+        jobs.extend(lists.iter().map(|l| (ShardKind::VectorList, l.as_slice())));
         jobs.push((ShardKind::Projection, &sem.projection));
-        jobs.extend(sem.encoder.iter().flat_map(|e| e.groups.iter()).map(|g| (ShardKind::EncoderVocab, g.as_slice())));
-        jobs.extend(sem.encoder.iter().flat_map(|e| e.rows.iter()).map(|r| (ShardKind::EncoderRows, r.as_slice())));
+        jobs.extend(groups.iter().map(|g| (ShardKind::EncoderVocab, g.as_slice())));
+        jobs.extend(rows.iter().map(|r| (ShardKind::EncoderRows, r.as_slice())));
     }
     // Format 8: a copy of the rare blocks' folding table for runtimes that leave it out
     // (it is the same in every bundle of this version; 8 kB deflated). A builder without it
@@ -245,7 +256,13 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let term_files = name_by_rule(&mut framed[1..1 + n_terms], ShardKind::Terms);
     let vocab_files = (n_vocab > 0).then(|| name_by_rule(&mut framed[1 + n_terms..1 + n_terms + n_vocab], ShardKind::Vocabulary));
     let doc_range = 1 + n_terms + n_vocab..1 + n_terms + n_vocab + doc_payloads.len();
-    let doc_files = name_by_rule(&mut framed[doc_range], ShardKind::Docs);
+    let doc_files = name_by_rule(&mut framed[doc_range.clone()], ShardKind::Docs);
+    let lists_at = doc_range.end + id_payloads.len();
+    let groups_at = lists_at + lists.len() + 1;
+    let rows_at = groups_at + groups.len();
+    let list_files = (!lists.is_empty()).then(|| name_by_rule(&mut framed[lists_at..groups_at - 1], ShardKind::VectorList));
+    let group_files = (!groups.is_empty()).then(|| name_by_rule(&mut framed[groups_at..rows_at], ShardKind::EncoderVocab));
+    let row_files = (!rows.is_empty()).then(|| name_by_rule(&mut framed[rows_at..rows_at + rows.len()], ShardKind::EncoderRows));
     let mut refs = framed.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>().into_iter();
     let startup = refs.next().expect("startup shard framed");
     let doc_dictionary = dictionary.as_ref().map(|_| startup.clone());
@@ -259,7 +276,8 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let id_shards = key_ranges(&id_payloads, &mut refs, true);
     let (vectors, encoder) = match (&semantic, &opts.semantic) {
         (Some(sem), Some(input)) => {
-            let (v, e, index_shards) = semantic_indexes(sem, &input.model, &mut refs, version)?;
+            let stores = SemanticStores { lists: list_files, groups: group_files, rows: row_files };
+            let (v, e, index_shards) = semantic_indexes(sem, &input.model, &mut refs, stores, version)?;
             framed.extend(index_shards);
             (Some(v), e)
         }
@@ -296,12 +314,20 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     Ok(BuiltBundle { manifest, shards, warnings })
 }
 
-/// The vector index and encoder index shards over their framed children (taken from
-/// `refs`: lists, projection, encoder rows).
+/// The stems of the semantic half's stores named by rule (format 10).
+struct SemanticStores {
+    lists: Option<String>,
+    groups: Option<String>,
+    rows: Option<String>,
+}
+
+/// The vector index shard over its framed children and the encoder's layout (taken from
+/// `refs`: lists, projection, encoder vocabulary groups and rows).
 fn semantic_indexes(
     sem: &SemanticLayout,
     model: &str,
     refs: &mut impl Iterator<Item = ShardRef>,
+    stores: SemanticStores,
     version: u16,
 ) -> Result<(VectorsRef, Option<EncoderRef>, Vec<(ShardRef, (String, Vec<u8>))>), SiftError> {
     let lists: Vec<ShardRef> = refs.by_ref().take(sem.lists.len()).collect();
@@ -311,11 +337,12 @@ fn semantic_indexes(
         dim: sem.dim,
         probe: sem.probe as u32,
         lists,
+        list_files: stores.lists,
         counts: sem.counts.clone(),
         centroids: sem.centroids.clone(),
         projection,
     };
-    let mut out = vec![shard_file(ShardKind::VectorIndex, &index.encode()?, version)];
+    let out = vec![shard_file(ShardKind::VectorIndex, &index.encode()?, version)];
     let vectors = VectorsRef {
         model: model.to_string(),
         dim: sem.dim as u32,
@@ -324,24 +351,26 @@ fn semantic_indexes(
         index: Some(out[0].0.clone()),
         model_dim: Some(sem.model_dim as u32),
     };
-    let encoder = match &sem.encoder {
-        Some(e) => {
-            let groups: Vec<ShardRef> = refs.by_ref().take(e.groups.len()).collect();
-            let row_shards: Vec<ShardRef> = refs.by_ref().take(e.rows.len()).collect();
-            let index = EncoderIndex {
+    let encoder = match (&sem.encoder, stores.groups, stores.rows) {
+        (Some(e), Some(group_files), Some(row_files)) => {
+            let layout = EncoderLayout {
                 dim: e.dim,
                 rows_per_shard: ROWS_PER_SHARD,
                 n_rows: e.n_rows,
                 n_word_groups: e.n_word_groups,
-                groups,
-                row_shards,
+                group_files,
+                row_files,
             };
-            let framed = shard_file(ShardKind::EncoderIndex, &index.encode()?, version);
-            let r = EncoderRef { index: framed.0.clone(), tokens: e.n_rows as u32, texts: e.report.texts as u32 };
-            out.push(framed);
-            Some(r)
+            // The children, named by rule, are what the layout says they are.
+            let by_rule = layout.index()?;
+            let named: Vec<ShardRef> = refs.by_ref().take(by_rule.groups.len() + by_rule.row_shards.len()).collect();
+            if named.iter().ne(by_rule.groups.iter().chain(&by_rule.row_shards)) {
+                return Err(SiftError::internal("the encoder's shards are not where its layout puts them"));
+            }
+            Some(EncoderRef { index: None, layout: Some(layout), tokens: e.n_rows as u32, texts: e.report.texts as u32 })
         }
-        None => None,
+        (Some(_), ..) => return Err(SiftError::internal("the encoder's stores were not named")),
+        _ => None,
     };
     Ok((vectors, encoder, out))
 }

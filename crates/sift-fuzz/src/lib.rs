@@ -146,23 +146,40 @@ struct Sample {
     built: BuiltBundle,
     /// The frozen format-1 bundle (`tests/frozen/v1`).
     v1: BuiltBundle,
+    /// The frozen format-9 bundle (`tests/frozen/v9`): the semantic half's children listed
+    /// by name, size and checksum, and an encoder index shard (format 10 has neither).
+    v9: BuiltBundle,
     doc_ids: Vec<String>,
     engine: Engine,
 }
 
-/// The frozen format-1 bundle, read from the repository.
-pub fn frozen_v1() -> BuiltBundle {
+/// A frozen bundle (`tests/frozen/<version>/bundle`), read from the repository: the
+/// manifest and every shard file beside it.
+pub fn frozen(version: &str) -> BuiltBundle {
     // The run-time package directory first: a build reused from a shared target directory
     // may carry another clone's compile-time path.
-    let rel = "tests/frozen/v1/bundle";
+    let rel = format!("tests/frozen/{version}/bundle");
     let dir = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(std::path::PathBuf::from)
-        .and_then(|d| d.ancestors().map(|a| a.join(rel)).find(|p| p.is_dir()))
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(rel));
-    let manifest =
-        sift_core::bundle::Manifest::parse(&std::fs::read(dir.join("manifest.json")).expect("frozen v1 manifest")).expect("parses");
-    let shards = manifest.all_shards().map(|r| (r.file.clone(), std::fs::read(dir.join(&r.file)).expect("frozen v1 shard"))).collect();
+        .and_then(|d| d.ancestors().map(|a| a.join(&rel)).find(|p| p.is_dir()))
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(&rel));
+    let manifest = sift_core::bundle::Manifest::parse(&std::fs::read(dir.join("manifest.json")).expect("frozen manifest")).expect("parses");
+    let mut shards: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .expect("frozen bundle folder")
+        .map(|e| e.expect("frozen bundle entry").file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".bin"))
+        .map(|name| {
+            let bytes = std::fs::read(dir.join(&name)).expect("frozen shard");
+            (name, bytes)
+        })
+        .collect();
+    shards.sort();
     BuiltBundle { manifest, shards, warnings: Vec::new() }
+}
+
+/// The frozen format-1 bundle.
+pub fn frozen_v1() -> BuiltBundle {
+    frozen("v1")
 }
 
 thread_local! {
@@ -170,7 +187,7 @@ thread_local! {
         let docs = sample_docs();
         let built = build_sample(&docs);
         let engine = loaded(&built.manifest_bytes(), files(&built)).expect("the sample bundle opens");
-        Sample { built, v1: frozen_v1(), doc_ids: docs.into_iter().map(|d| d.id).collect(), engine }
+        Sample { built, v1: frozen_v1(), v9: frozen("v9"), doc_ids: docs.into_iter().map(|d| d.id).collect(), engine }
     };
 }
 
@@ -315,7 +332,7 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
         bundle::decode_shard(bytes, kind, r, version).expect("sample shard decodes")
     };
     let vindex_ref = manifest.vectors.as_ref().and_then(|v| v.index.clone());
-    let eindex_ref = manifest.encoder.as_ref().map(|e| e.index.clone());
+    let eindex_ref = manifest.encoder.as_ref().and_then(|e| e.index.clone());
     match kind {
         ShardKind::Terms => {
             let i = n % manifest.term_shards.len();
@@ -360,11 +377,14 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
         ShardKind::VectorIndex => {
             frame(kind, payload, manifest.vectors.as_mut().and_then(|v| v.index.as_mut()).expect("index"), &mut files)
         }
-        ShardKind::EncoderIndex => frame(kind, payload, &mut manifest.encoder.as_mut().expect("encoder").index, &mut files),
+        ShardKind::EncoderIndex => {
+            frame(kind, payload, manifest.encoder.as_mut().and_then(|e| e.index.as_mut()).expect("an encoder index shard"), &mut files)
+        }
         ShardKind::VectorList | ShardKind::Projection => {
             let mut ix = VectorIndex::decode(
                 &payload_of(&vindex_ref.expect("index"), ShardKind::VectorIndex),
                 manifest.vectors.as_ref().map_or(0, |v| v.chunks),
+                version,
             )
             .expect("sample index decodes");
             let n_lists = ix.lists.len();
@@ -379,13 +399,20 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
             );
         }
         ShardKind::EncoderVocab | ShardKind::EncoderRows => {
-            let mut ix =
-                EncoderIndex::decode(&payload_of(&eindex_ref.expect("encoder"), ShardKind::EncoderIndex)).expect("sample encoder decodes");
+            // Format 10: the index is the manifest's and its children are named by rule
+            // (replaced in place); before, the index shard lists them and is re-framed.
+            let layout = manifest.encoder.as_ref().and_then(|e| e.layout.as_ref());
+            let mut ix = match (layout, &eindex_ref) {
+                (Some(l), _) => l.index().expect("sample layout is plausible"),
+                (None, Some(r)) => EncoderIndex::decode(&payload_of(r, ShardKind::EncoderIndex)).expect("sample encoder decodes"),
+                (None, None) => unreachable!("the sample has an encoder"),
+            };
             let list = if kind == ShardKind::EncoderVocab { &mut ix.groups } else { &mut ix.row_shards };
             let i = n % list.len();
             frame(kind, payload, &mut list[i], &mut files);
-            let index_payload = ix.encode().expect("index encodes");
-            frame(ShardKind::EncoderIndex, &index_payload, &mut manifest.encoder.as_mut().expect("encoder").index, &mut files);
+            if let Some(index) = manifest.encoder.as_mut().and_then(|e| e.index.as_mut()) {
+                frame(ShardKind::EncoderIndex, &ix.encode().expect("index encodes"), index, &mut files);
+            }
         }
         ShardKind::Vectors => {
             let i = n % manifest.vectors.as_ref().map_or(1, |v| v.shards.len());
@@ -411,9 +438,16 @@ pub fn bundle(data: &[u8]) {
         // Format-1 vector shards live only in bundles written before format 2, and term
         // shards are read in two layouts (columns since format 3, rows before): the frozen
         // v1 bundle is the sample of the older ones.
+        // The semantic half's children are read in two layouts too (named by rule since
+        // format 10, listed before): the frozen v9 bundle is the sample of the older one,
+        // and the only one with an encoder index shard.
         let bases: &[&BuiltBundle] = match kind {
             ShardKind::Vectors => &[&sample.v1],
             ShardKind::Terms => &[&sample.built, &sample.v1],
+            ShardKind::EncoderIndex => &[&sample.v9],
+            ShardKind::VectorIndex | ShardKind::VectorList | ShardKind::EncoderVocab | ShardKind::EncoderRows => {
+                &[&sample.built, &sample.v9]
+            }
             _ => &[&sample.built],
         };
         for base in bases {
@@ -436,7 +470,14 @@ pub fn sample_payloads() -> Vec<(u8, Vec<u8>)> {
     let mut samples: Vec<(u8, ShardKind, BuiltBundle)> = KINDS
         .iter()
         .enumerate()
-        .map(|(k, kind)| ((k + 1) as u8, *kind, if *kind == ShardKind::Vectors { frozen_v1() } else { sample_bundle() }))
+        .map(|(k, kind)| {
+            let b = match kind {
+                ShardKind::Vectors => frozen_v1(),
+                ShardKind::EncoderIndex => frozen("v9"),
+                _ => sample_bundle(),
+            };
+            ((k + 1) as u8, *kind, b)
+        })
         .collect();
     // A term shard in the row layout of formats 1 and 2 (selector: the terms, second shard).
     samples.push((1 + (KINDS.len() + 1) as u8, ShardKind::Terms, frozen_v1()));

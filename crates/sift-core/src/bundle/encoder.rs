@@ -1,9 +1,13 @@
 //! The static query encoder (see `semantic`): the bundle's WordPiece vocabulary and one
-//! weighted row per token, in the bundle's vector space. A query fetches the index, then
+//! weighted row per token, in the bundle's vector space. A query reads the index, then
 //! the vocabulary groups its words can be cut from, then the row shards of the tokens it
 //! found — never the whole vocabulary.
 //!
-//! Encoder index payload (kind 10, named by the manifest):
+//! The index: from format 10 in the manifest itself (`encoder: {tokens, texts, dim,
+//! rows_per_shard, word_groups, groups, rows}`, [`EncoderLayout`]; `groups` and `rows` are
+//! the stems of the two stores, named by rule, see `table`), so a semantic query reads no
+//! index shard for it. Formats 2–9: an encoder index shard (kind 10, named by the
+//! manifest), payload:
 //!
 //! ```text
 //! varint dim
@@ -26,10 +30,12 @@
 //! and ⌈dim/2⌉ bytes of 4-bit values (−7..7 stored as v + 8, low nibble first). Four bits
 //! lose nothing measurable (Cranfield dense nDCG@10 0.3618 with int8 rows, 0.3629 with
 //! int4) and halve the encoder.
+//!
+//! From format 10 both payloads start with `varint n`, the shard's place in its store.
 
 use super::frame::ShardKind;
 use super::manifest::ShardRef;
-use super::table::{put_table, read_table};
+use super::table::{put_table, read_table, store_refs, strip_place};
 use super::terms::{build_fst, open_fst};
 use super::varint::{self, Reader};
 use crate::error::SiftError;
@@ -59,6 +65,48 @@ pub fn word_group(token: &str, n_word_groups: usize) -> usize {
         h = h.wrapping_mul(0x100000001b3);
     }
     (h % n_word_groups.max(1) as u64) as usize
+}
+
+/// Format 10: the encoder index as the manifest gives it, its stores named by rule.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncoderLayout {
+    pub dim: usize,
+    pub rows_per_shard: usize,
+    pub n_rows: usize,
+    pub n_word_groups: usize,
+    /// The stems of the vocabulary groups' and the row shards' names (`g-<hash>`, `e-<hash>`).
+    pub group_files: String,
+    pub row_files: String,
+}
+
+impl EncoderLayout {
+    /// The index it describes; `Err` when it is implausible.
+    pub fn index(&self) -> Result<EncoderIndex, SiftError> {
+        let (dim, rows_per_shard, n_rows, n_word_groups) = (self.dim, self.rows_per_shard, self.n_rows, self.n_word_groups);
+        check_sizes(dim, rows_per_shard, n_rows, n_word_groups)?;
+        Ok(EncoderIndex {
+            dim,
+            rows_per_shard,
+            n_rows,
+            n_word_groups,
+            groups: store_refs(&self.group_files, n_word_groups + 1),
+            row_shards: store_refs(&self.row_files, n_rows.div_ceil(rows_per_shard)),
+        })
+    }
+}
+
+fn check_sizes(dim: usize, rows_per_shard: usize, n_rows: usize, n_word_groups: usize) -> Result<(), SiftError> {
+    if dim == 0
+        || dim > 4096
+        || rows_per_shard == 0
+        || rows_per_shard > MAX_ROWS
+        || n_rows > MAX_ROWS
+        || n_word_groups == 0
+        || n_word_groups >= MAX_GROUPS
+    {
+        return Err(SiftError::corrupt("encoder index header is implausible"));
+    }
+    Ok(())
 }
 
 /// The number of word groups for this many word-initial tokens.
@@ -95,9 +143,7 @@ impl EncoderIndex {
         let rows_per_shard = r.u32()? as usize;
         let n_rows = r.u32()? as usize;
         let n_word_groups = r.u32()? as usize;
-        if dim == 0 || dim > 4096 || rows_per_shard == 0 || n_rows > MAX_ROWS || n_word_groups == 0 || n_word_groups >= MAX_GROUPS {
-            return Err(SiftError::corrupt("encoder index header is implausible"));
-        }
+        check_sizes(dim, rows_per_shard, n_rows, n_word_groups)?;
         let groups = read_table(&mut r, ShardKind::EncoderVocab, MAX_GROUPS)?;
         let row_shards = read_table(&mut r, ShardKind::EncoderRows, n_rows.div_ceil(rows_per_shard))?;
         if !r.is_empty() || groups.len() != n_word_groups + 1 || row_shards.len() != n_rows.div_ceil(rows_per_shard) {
@@ -142,7 +188,11 @@ pub struct VocabGroup {
 }
 
 impl VocabGroup {
-    pub fn decode(payload: Vec<u8>, n_rows: usize) -> Result<VocabGroup, SiftError> {
+    /// `place`: the group's place in a store named by rule (format 10), which its payload
+    /// must name first.
+    pub fn decode(mut payload: Vec<u8>, n_rows: usize, place: Option<usize>) -> Result<VocabGroup, SiftError> {
+        let at = strip_place(&payload, place, "encoder vocabulary group")?;
+        payload.drain(..at);
         let map = open_fst(payload, "encoder vocabulary")?;
         let mut s = map.stream();
         while let Some((_, row)) = fst::Streamer::next(&mut s) {
@@ -200,8 +250,10 @@ impl EncoderRows {
         out
     }
 
-    pub fn decode(payload: &[u8], dim: usize, expected_rows: usize) -> Result<EncoderRows, SiftError> {
-        let mut r = Reader::new(payload);
+    /// `place`: the shard's place in a store named by rule (format 10), which its payload
+    /// must name first.
+    pub fn decode(payload: &[u8], dim: usize, expected_rows: usize, place: Option<usize>) -> Result<EncoderRows, SiftError> {
+        let mut r = Reader::at(payload, strip_place(payload, place, "encoder row shard")?);
         if r.u32()? as usize != dim {
             return Err(SiftError::corrupt("encoder rows have the wrong dimension"));
         }
@@ -233,7 +285,7 @@ mod tests {
         let tokens = ["the", "##s", "cache", "memo", "c", "ca"];
         let g = encode_groups(&tokens, 2).unwrap();
         assert_eq!(g.len(), 3);
-        let groups: Vec<VocabGroup> = g.into_iter().map(|p| VocabGroup::decode(p, tokens.len()).unwrap()).collect();
+        let groups: Vec<VocabGroup> = g.into_iter().map(|p| VocabGroup::decode(p, tokens.len(), None).unwrap()).collect();
         for (r, t) in tokens.iter().enumerate() {
             assert_eq!(groups[group_of(t, 2)].row(t), Some(r as u32), "{t}");
         }
@@ -241,7 +293,11 @@ mod tests {
         // character's group.
         assert_eq!(word_group("cache", 2), word_group("ca", 2));
         assert!(encode_groups(&["a", "a"], 1).is_err(), "tokens must be distinct");
-        assert!(VocabGroup::decode(encode_groups(&tokens, 2).unwrap().remove(0), 1).is_err(), "rows in range");
+        assert!(VocabGroup::decode(encode_groups(&tokens, 2).unwrap().remove(0), 1, None).is_err(), "rows in range");
+        // Format 10: a group names its place first.
+        let placed = crate::bundle::table::put_place(1, &encode_groups(&tokens, 2).unwrap()[1]);
+        assert!(VocabGroup::decode(placed.clone(), tokens.len(), Some(1)).is_ok());
+        assert!(VocabGroup::decode(placed, tokens.len(), Some(2)).is_err(), "another group's payload");
 
         let shard = |i: u8| ShardRef::new(format!("e-{i:016x}.bin"), 10, 3);
         let vocab = |i: u8| ShardRef::new(format!("g-{i:016x}.bin"), 10, 3);
@@ -260,11 +316,36 @@ mod tests {
 
         let rows = [0.7, -0.35, 0.0, 1.4, 0.2, -1.4];
         let enc = EncoderRows::encode(&rows, 3);
-        let dec = EncoderRows::decode(&enc, 3, 2).unwrap();
+        let dec = EncoderRows::decode(&enc, 3, 2, None).unwrap();
         for (a, b) in rows.iter().zip(&dec.rows) {
             assert!((a - b).abs() <= 1.4 / 7.0 * 0.51 + 1e-6, "{a} vs {b}");
         }
-        assert!(EncoderRows::decode(&enc, 3, 3).is_err());
-        assert!(EncoderRows::decode(&enc, 4, 2).is_err());
+        assert!(EncoderRows::decode(&enc, 3, 3, None).is_err());
+        assert!(EncoderRows::decode(&enc, 4, 2, None).is_err());
+        let placed = crate::bundle::table::put_place(5, &enc);
+        assert_eq!(EncoderRows::decode(&placed, 3, 2, Some(5)).unwrap().rows, dec.rows);
+        assert!(EncoderRows::decode(&placed, 3, 2, Some(4)).is_err(), "another row shard's payload");
+        assert!(EncoderRows::decode(&enc, 3, 2, Some(0)).is_err(), "a format-10 row shard names its place");
+
+        // Format 10's layout: the same index, its stores named by rule.
+        let layout = EncoderLayout {
+            dim: 3,
+            rows_per_shard: 64,
+            n_rows: 70,
+            n_word_groups: 2,
+            group_files: "g-0123456789abcdef".into(),
+            row_files: "e-0123456789abcdef".into(),
+        };
+        let ix = layout.index().unwrap();
+        assert_eq!((ix.groups.len(), ix.row_shards.len()), (3, 2));
+        assert_eq!(ix.row_shards[1].file, "e-0123456789abcdef-1.bin");
+        assert!(ix.row_shards.iter().all(|r| r.check.is_none()));
+        for bad in [
+            EncoderLayout { dim: 0, ..layout.clone() },
+            EncoderLayout { n_word_groups: 0, ..layout.clone() },
+            EncoderLayout { rows_per_shard: 0, ..layout.clone() },
+        ] {
+            assert!(bad.index().is_err(), "{bad:?}");
+        }
     }
 }

@@ -28,8 +28,10 @@ pub const MAGIC: &[u8; 4] = b"SIFT";
 /// ([`super::manifest::Manifest::term_files`]), 7 compresses the doc shards with a preset
 /// dictionary ([`super::dictionary`]), 8 carries folding's rare blocks ([`crate::decompose`]),
 /// 9 puts the doc metadata, the filters and that dictionary in one startup shard
-/// ([`super::startup`]). Every shard carries its bundle's version.
-pub const FORMAT_VERSION: u16 = 9;
+/// ([`super::startup`]), 10 names the semantic half's stores (vector lists, encoder
+/// vocabulary groups and rows) by rule and puts the encoder's index in the manifest
+/// ([`super::table`]). Every shard carries its bundle's version.
+pub const FORMAT_VERSION: u16 = 10;
 const HEADER_LEN: usize = 16;
 /// Refuse to inflate a shard claiming more than this: a corrupt or hostile length must not
 /// allocate gigabytes.

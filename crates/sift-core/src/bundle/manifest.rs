@@ -4,6 +4,7 @@
 //! CRC-32 of every shard as stored; key ranges of term and id shards; doc ranges of
 //! doc-store shards; the vector set's model and dimension).
 
+use super::encoder::EncoderLayout;
 use super::frame::FORMAT_VERSION;
 use crate::error::{ErrorCode, SiftError};
 use crate::json::{self, members, Fields, Json, ToJson};
@@ -95,8 +96,11 @@ impl VectorsRef {
 /// The static query encoder (format 2).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EncoderRef {
-    /// The encoder index (kind 10: vocabulary and row shards).
-    pub index: ShardRef,
+    /// Formats 2–9: the encoder index shard (kind 10: vocabulary and row shards).
+    pub index: Option<ShardRef>,
+    /// Format 10: the index itself, its vocabulary groups and row shards named by rule
+    /// (see [`super::encoder`]): a semantic query reads no index shard for it.
+    pub layout: Option<EncoderLayout>,
     /// Tokens with a row.
     pub tokens: u32,
     /// Corpus texts it was fitted to.
@@ -184,14 +188,16 @@ impl Manifest {
         Ok(m)
     }
 
-    /// The oldest format that describes this bundle: 9 when it has a startup shard, 8 when it carries the rare blocks' fold
+    /// The oldest format that describes this bundle: 10 when its encoder's stores are named by rule, 9 when it has a startup shard, 8 when it carries the rare blocks' fold
     /// table, 7 when the doc store has a dictionary,
     /// 6 when the term shards are named by rule, 5 when the doc shards are, 4 when a long page is stored in parts,
     /// 2 when it uses the format-2 vector layout or a static encoder, else 1 (so keyword
     /// bundles stay readable by older runtimes).
     pub fn required_version(&self) -> u16 {
         let v2 = self.encoder.is_some() || self.vectors.as_ref().is_some_and(|v| v.index.is_some());
-        if self.startup.is_some() {
+        if self.encoder.as_ref().is_some_and(|e| e.layout.is_some()) {
+            10
+        } else if self.startup.is_some() {
             9
         } else if self.fold_table.is_some() {
             8
@@ -223,8 +229,23 @@ impl Manifest {
                 return Err(SiftError::corrupt("manifest vectors need either shards (format 1) or an index (format 2)"));
             }
         }
-        if self.encoder.is_some() && self.vectors.as_ref().is_none_or(|v| v.index.is_none()) {
-            return Err(SiftError::corrupt("manifest has a query encoder but no format-2 vectors"));
+        if let Some(e) = &self.encoder {
+            let Some(v) = self.vectors.as_ref().filter(|v| v.index.is_some()) else {
+                return Err(SiftError::corrupt("manifest has a query encoder but no format-2 vectors"));
+            };
+            match (&e.index, &e.layout) {
+                (Some(_), None) if self.format_version < 10 => {}
+                (None, Some(layout)) => {
+                    let ix = layout.index()?;
+                    if ix.dim != v.dim as usize {
+                        return Err(SiftError::corrupt("manifest encoder's dimensions differ from the vectors'"));
+                    }
+                    if let Some(f) = ix.groups.iter().chain(&ix.row_shards).map(|r| &r.file).find(|f| !is_safe_file_name(f)) {
+                        return Err(SiftError::corrupt(format!("manifest names an unsafe shard file {}", crate::error::Quoted(f))));
+                    }
+                }
+                _ => return Err(SiftError::corrupt("manifest encoder needs an index shard (formats 2 to 9) or its layout (format 10)")),
+            }
         }
         let mut next_doc = 0u32;
         let mut prev: Option<&DocShardRef> = None;
@@ -267,7 +288,7 @@ impl Manifest {
     pub fn all_shards(&self) -> impl Iterator<Item = &ShardRef> {
         self.keyword_shards()
             .chain(self.vectors.iter().flat_map(|v| v.shards.iter().chain(v.index.iter())))
-            .chain(self.encoder.iter().map(|e| &e.index))
+            .chain(self.encoder.iter().flat_map(|e| e.index.iter()))
     }
 
     /// The shards a search by words reads: scoring data, filters, the fold table, the doc store's
@@ -404,13 +425,37 @@ impl ToJson for VectorsRef {
 impl EncoderRef {
     fn from_json(v: &Json) -> Result<EncoderRef, String> {
         let f = Fields::of(v, "encoder", None)?;
-        Ok(EncoderRef { index: ShardRef::from_json(f.need("index")?)?, tokens: u32_of(&f, "tokens")?, texts: u32_of(&f, "texts")? })
+        let tokens = u32_of(&f, "tokens")?;
+        // Format 10 names its two stores; older formats name the index shard.
+        let layout = match f.get("rows") {
+            Some(_) => Some(EncoderLayout {
+                dim: u32_of(&f, "dim")? as usize,
+                rows_per_shard: u32_of(&f, "rows_per_shard")? as usize,
+                n_rows: tokens as usize,
+                n_word_groups: u32_of(&f, "word_groups")? as usize,
+                group_files: f.str("groups")?,
+                row_files: f.str("rows")?,
+            }),
+            None => None,
+        };
+        let index = if layout.is_some() { None } else { Some(ShardRef::from_json(f.need("index")?)?) };
+        Ok(EncoderRef { index, layout, tokens, texts: u32_of(&f, "texts")? })
     }
 }
 
 impl ToJson for EncoderRef {
     fn to_json(&self) -> Json {
-        Json::obj([("index", self.index.to_json()), ("tokens", Json::from(self.tokens)), ("texts", Json::from(self.texts))])
+        let l = self.layout.as_ref();
+        members(vec![
+            ("index", self.index.to_json(), self.index.is_some()),
+            ("dim", Json::from(l.map_or(0, |l| l.dim as u64)), l.is_some()),
+            ("rows_per_shard", Json::from(l.map_or(0, |l| l.rows_per_shard as u64)), l.is_some()),
+            ("word_groups", Json::from(l.map_or(0, |l| l.n_word_groups as u64)), l.is_some()),
+            ("groups", Json::from(l.map(|l| l.group_files.clone())), l.is_some()),
+            ("rows", Json::from(l.map(|l| l.row_files.clone())), l.is_some()),
+            ("tokens", Json::from(self.tokens), true),
+            ("texts", Json::from(self.texts), true),
+        ])
     }
 }
 

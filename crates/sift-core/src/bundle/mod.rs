@@ -13,7 +13,10 @@
 //! | [`docstore`] | `d-<hash>.bin` | display data of a doc-id range, and the one position layout |
 //! | [`vocabulary`] | `k-<hash>-<n>.bin` | every term with its document frequency, whole first letters a shard (typo tolerance) |
 //! | [`ids`] | `i-<hash>.bin` | fst of document ids → doc numbers, for one id range |
-//! | [`vectors`] | `v-<hash>.bin` | int8 chunk vectors with scales and sign codes |
+//! | [`vectors`] | `v-<hash>.bin`, `l-<hash>-<n>.bin` | int8 chunk vectors with scales (and, format 1, sign codes) |
+//! | [`vindex`] | `x-<hash>.bin` | the vector lists' store, their centroids, the projection |
+//! | [`encoder`] | `g-<hash>-<n>.bin`, `e-<hash>-<n>.bin` | the static query encoder's vocabulary groups and int4 rows |
+//! | [`table`] | inside index shards | children listed by name, size and checksum (formats 2–9), or stores named by rule (10) |
 //!
 //! [`crc32`] is the checksum of every shard; [`varint`] holds the integer codecs every payload uses (LEB128, zigzag, delta-coded
 //! doc-id lists). Decoders check everything they read: a shard that passed its checksum but

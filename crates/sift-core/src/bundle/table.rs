@@ -6,6 +6,16 @@
 //!
 //! Per file: 8 bytes of its content hash (the name is `<prefix>-<16 hex digits>.bin`),
 //! `varint bytes`, `u32 crc32` (LE).
+//!
+//! **Stores named by rule (format 10).** A listed child cost its index 14 incompressible
+//! bytes, and every semantic query reads the indexes first (Python docs: 394 encoder row
+//! shards and 89 vocabulary groups, 6.8 kB of encoder index; 229 vector lists, 3.2 kB of the
+//! vector index). From format 10 the vector lists, the encoder's vocabulary groups and its
+//! row shards are named like the doc and term stores, `<prefix>-<hash of them all>-<n>.bin`
+//! (a rebuild renames them all), and the index holds only the 8 bytes of that hash; their
+//! count follows from the index. Without a listed size and checksum, each such child's
+//! payload starts with `varint n`, its own place in the store, so one served under another's
+//! name is refused; its frame's payload checksum refuses any changed byte.
 
 use super::frame::ShardKind;
 use super::manifest::ShardRef;
@@ -15,18 +25,14 @@ use crate::error::SiftError;
 pub fn put_table(out: &mut Vec<u8>, kind: ShardKind, refs: &[ShardRef]) -> Result<(), SiftError> {
     varint::put(out, refs.len() as u64);
     for r in refs {
-        let hex = r
+        let hash = r
             .file
             .strip_prefix(kind.prefix())
             .and_then(|s| s.strip_prefix('-'))
             .and_then(|s| s.strip_suffix(".bin"))
-            .filter(|h| h.len() == 16)
+            .and_then(hash_of)
             .ok_or_else(|| SiftError::internal(format!("shard {} is not named by its hash", r.file)))?;
-        for i in 0..8 {
-            let b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)
-                .map_err(|_| SiftError::internal(format!("shard {} is not named by its hash", r.file)))?;
-            out.push(b);
-        }
+        out.extend_from_slice(&hash);
         let check = r.check.ok_or_else(|| SiftError::internal(format!("shard {} has no size and checksum to list", r.file)))?;
         varint::put(out, check.bytes);
         out.extend_from_slice(&check.crc32.to_le_bytes());
@@ -42,7 +48,7 @@ pub fn read_table(r: &mut Reader, kind: ShardKind, max: usize) -> Result<Vec<Sha
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         let hash = r.bytes(8)?;
-        let file = format!("{}-{}.bin", kind.prefix(), hash.iter().map(|b| format!("{b:02x}")).collect::<String>());
+        let file = format!("{}-{}.bin", kind.prefix(), hex(hash));
         let bytes = r.u64()?;
         let c = r.bytes(4)?;
         out.push(ShardRef::new(file, bytes, u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
@@ -50,9 +56,88 @@ pub fn read_table(r: &mut Reader, kind: ShardKind, max: usize) -> Result<Vec<Sha
     Ok(out)
 }
 
+/// The 8 bytes of a store's hash (`files`: `<prefix>-<16 hex digits>`, the stem of the names
+/// of a store named by rule).
+pub fn put_store(out: &mut Vec<u8>, kind: ShardKind, files: &str) -> Result<(), SiftError> {
+    let hash = hash_of(files.strip_prefix(kind.prefix()).and_then(|s| s.strip_prefix('-')).unwrap_or(""))
+        .ok_or_else(|| SiftError::internal(format!("store {files} is not named by its hash")))?;
+    out.extend_from_slice(&hash);
+    Ok(())
+}
+
+/// Read [`put_store`]'s hash back as the store's stem, `<prefix>-<16 hex digits>`.
+pub fn read_store(r: &mut Reader, kind: ShardKind) -> Result<String, SiftError> {
+    Ok(format!("{}-{}", kind.prefix(), hex(r.bytes(8)?)))
+}
+
+/// The `n` shards of a store named by rule: `<files>-0.bin`, `<files>-1.bin`, …
+pub fn store_refs(files: &str, n: usize) -> Vec<ShardRef> {
+    (0..n).map(|i| ShardRef { file: super::manifest::store_file(files, i), check: None }).collect()
+}
+
+/// A child payload of a store named by rule: its place, then the payload proper.
+pub fn put_place(place: usize, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(payload.len() + 3);
+    varint::put(&mut out, place as u64);
+    out.extend_from_slice(payload);
+    out
+}
+
+/// The payload proper of a child of a store named by rule, after checking that it names
+/// `place` as its own (`place` None: a child listed by name, size and checksum, formats
+/// 2–9, whose payload starts with the payload proper). A child served under another's name
+/// is refused.
+pub fn strip_place(payload: &[u8], place: Option<usize>, what: &str) -> Result<usize, SiftError> {
+    let Some(want) = place else { return Ok(0) };
+    let mut r = Reader::new(payload);
+    let got = r.u64()?;
+    if got != want as u64 {
+        return Err(SiftError::corrupt(format!("{what} {want} holds the payload of {what} {got}: a shard served under another's name")));
+    }
+    Ok(r.pos)
+}
+
+fn hash_of(hex: &str) -> Option<[u8; 8]> {
+    if hex.len() != 16 {
+        return None;
+    }
+    let mut out = [0u8; 8];
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    bytes.iter().flat_map(|b| [DIGITS[usize::from(b >> 4)] as char, DIGITS[usize::from(b & 15)] as char]).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stores_named_by_rule_round_trip_and_children_name_their_place() {
+        let mut b = Vec::new();
+        put_store(&mut b, ShardKind::VectorList, "l-0123456789abcdef").unwrap();
+        assert_eq!(b.len(), 8);
+        assert_eq!(read_store(&mut Reader::new(&b), ShardKind::VectorList).unwrap(), "l-0123456789abcdef");
+        assert!(read_store(&mut Reader::new(&b[..7]), ShardKind::VectorList).is_err(), "truncated");
+        for bad in ["l-0123", "e-0123456789abcdef", "l-0123456789abcdeg", "l-0123456789abcdef0"] {
+            assert!(put_store(&mut Vec::new(), ShardKind::VectorList, bad).is_err(), "{bad}");
+        }
+        let refs = store_refs("e-0123456789abcdef", 2);
+        assert_eq!(refs[1], ShardRef { file: "e-0123456789abcdef-1.bin".into(), check: None });
+
+        let child = put_place(300, b"rows");
+        let at = strip_place(&child, Some(300), "row shard").unwrap();
+        assert_eq!(&child[at..], b"rows");
+        let e = strip_place(&child, Some(3), "row shard").unwrap_err();
+        assert!(e.message.contains("served under another's name"), "{}", e.message);
+        assert!(strip_place(&[0x80], Some(0), "row shard").is_err(), "a varint cut short");
+        assert_eq!(strip_place(b"rows", None, "row shard").unwrap(), 0, "listed children carry no place");
+    }
 
     #[test]
     fn tables_round_trip_and_refuse_foreign_names() {

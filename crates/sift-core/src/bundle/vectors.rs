@@ -4,7 +4,9 @@
 //! Two payloads share this type:
 //! - a *vector list* (kind 7, format 2): one partition of the bundle's vectors (see
 //!   `vindex`). `varint dim`, `varint n`, n delta-varint doc numbers (non-decreasing),
-//!   n × dim int8 codes, n f32 scales (LE). Lists are small, so search is exact.
+//!   n × dim int8 codes, n f32 scales (LE). Lists are small, so search is exact. From
+//!   format 10 the lists are a store named by rule and the payload starts with `varint
+//!   place`, the list's own number (see `table`).
 //! - a *vector shard* (kind 5, format 1): the same followed by n × ⌈dim/8⌉ bytes of sign
 //!   bits. Sets over `COARSE_ABOVE` vectors first rank by the query's dot product with each
 //!   sign code (48 table lookups per 384-dim vector) and rescore the best fifth with int8.
@@ -99,9 +101,10 @@ impl VectorSet {
         Self::decode_as(payload, doc_count, true)
     }
 
-    /// A vector list (no sign codes).
-    pub fn decode_list(payload: &[u8], doc_count: u32) -> Result<VectorSet, SiftError> {
-        Self::decode_as(payload, doc_count, false)
+    /// A vector list (no sign codes); `place`: its number in a store named by rule
+    /// (format 10), which the payload must name first.
+    pub fn decode_list(payload: &[u8], doc_count: u32, place: Option<usize>) -> Result<VectorSet, SiftError> {
+        Self::decode_as(&payload[super::table::strip_place(payload, place, "vector list")?..], doc_count, false)
     }
 
     fn decode_as(payload: &[u8], doc_count: u32, with_signs: bool) -> Result<VectorSet, SiftError> {

@@ -45,7 +45,8 @@ fn indexed(eng: &Engine) -> bool {
 pub(crate) fn first_round(eng: &Engine, host_vector: bool) -> Vec<ShardId> {
     if indexed(eng) {
         let mut ids = vec![ShardId::VectorIndex];
-        if !host_vector && eng.manifest.encoder.is_some() {
+        // (Format 10's encoder index is the manifest's: nothing to read.)
+        if !host_vector && eng.manifest.encoder.as_ref().is_some_and(|e| e.index.is_some()) {
             ids.push(ShardId::EncoderIndex);
         }
         ids

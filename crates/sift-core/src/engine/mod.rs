@@ -180,9 +180,15 @@ impl Engine {
             .chain((0..eng.id_shards.len()).map(ShardId::Ids))
             .chain((0..n_vec).map(ShardId::Vectors))
             .chain(semantic_index.then_some(ShardId::VectorIndex))
-            .chain(eng.manifest.encoder.is_some().then_some(ShardId::EncoderIndex))
+            .chain(eng.manifest.encoder.as_ref().is_some_and(|e| e.index.is_some()).then_some(ShardId::EncoderIndex))
             .collect();
         eng.register(ids);
+        // Format 10: the encoder's index is the manifest's (checked when it was parsed). The
+        // keyword engine reads no semantic shard, and does not list them either.
+        if let Some(layout) = eng.manifest.encoder.as_ref().and_then(|e| e.layout.as_ref()).filter(|_| cfg!(feature = "semantic")) {
+            let ix = layout.index()?;
+            eng.install_encoder_index(ix);
+        }
         Ok(eng)
     }
 
@@ -273,12 +279,25 @@ impl Engine {
             ShardId::Ids(i) => &m.id_shards[i].shard,
             ShardId::Vectors(i) => &m.vectors.as_ref().expect("vector shard ids exist only with vectors").shards[i],
             ShardId::VectorIndex => m.vectors.as_ref().and_then(|v| v.index.as_ref()).expect("registered only with a vector index"),
-            ShardId::EncoderIndex => &m.encoder.as_ref().expect("registered only with an encoder").index,
+            ShardId::EncoderIndex => {
+                m.encoder.as_ref().and_then(|e| e.index.as_ref()).expect("registered only with an encoder index shard")
+            }
             ShardId::VectorList(i) => &self.vector_index.as_ref().expect("lists are known once the index is").lists[i],
             ShardId::Projection => &self.vector_index.as_ref().expect("known once the index is").projection,
             ShardId::EncoderVocab(i) => &self.encoder_index.as_ref().expect("groups are known once the index is").groups[i],
             ShardId::EncoderRows(i) => &self.encoder_index.as_ref().expect("rows are known once the index is").row_shards[i],
         }
+    }
+
+    /// Take the encoder's index (its shard's, or format 10's from the manifest) and make
+    /// its vocabulary groups and row shards known.
+    fn install_encoder_index(&mut self, ix: EncoderIndex) {
+        self.encoder_vocab = empty_slots(ix.groups.len());
+        self.encoder_rows = empty_slots(ix.row_shards.len());
+        let children: Vec<ShardId> =
+            (0..ix.groups.len()).map(ShardId::EncoderVocab).chain((0..ix.row_shards.len()).map(ShardId::EncoderRows)).collect();
+        self.encoder_index = Some(ix);
+        self.register(children);
     }
 
     fn has(&self, id: ShardId) -> bool {
@@ -357,6 +376,9 @@ impl Engine {
         let dim = self.manifest.vectors.as_ref().map_or(0, |v| v.dim as usize);
         let chunks = self.manifest.vectors.as_ref().map_or(0, |v| v.chunks);
         let wrong_dim = |what: &str, got: usize| SiftError::corrupt(format!("{what} {file} has {got} dimensions, the manifest says {dim}"));
+        // Format 10: vector lists, encoder groups and rows are stores named by rule, each
+        // child naming its own place (`bundle::table`).
+        let by_rule = self.manifest.format_version >= 10;
         match id {
             // What a search reads first: the startup shard's sections (format 9), or each
             // of them as a shard of its own. (One path, so each decoder is called once.)
@@ -409,7 +431,7 @@ impl Engine {
                 self.vector_shards[i] = Some(set);
             }
             ShardId::VectorIndex => {
-                let ix = VectorIndex::decode(&payload, chunks)?;
+                let ix = VectorIndex::decode(&payload, chunks, self.manifest.format_version)?;
                 if ix.dim != dim {
                     return Err(wrong_dim("vector index", ix.dim));
                 }
@@ -419,7 +441,7 @@ impl Engine {
                 self.register(children);
             }
             ShardId::VectorList(i) => {
-                let set = VectorSet::decode_list(&payload, n)?;
+                let set = VectorSet::decode_list(&payload, n, by_rule.then_some(i))?;
                 let want = self.vector_index.as_ref().map_or(0, |ix| ix.counts[i] as usize);
                 if set.dim != dim || set.len() != want {
                     return Err(SiftError::corrupt(format!("vector list {file} does not match the vector index")));
@@ -435,20 +457,15 @@ impl Engine {
                 if ix.dim != dim {
                     return Err(wrong_dim("encoder index", ix.dim));
                 }
-                self.encoder_vocab = empty_slots(ix.groups.len());
-                self.encoder_rows = empty_slots(ix.row_shards.len());
-                let children: Vec<ShardId> =
-                    (0..ix.groups.len()).map(ShardId::EncoderVocab).chain((0..ix.row_shards.len()).map(ShardId::EncoderRows)).collect();
-                self.encoder_index = Some(ix);
-                self.register(children);
+                self.install_encoder_index(ix);
             }
             ShardId::EncoderVocab(i) => {
                 let n_rows = self.encoder_index.as_ref().map_or(0, |ix| ix.n_rows);
-                self.encoder_vocab[i] = Some(VocabGroup::decode(payload, n_rows)?);
+                self.encoder_vocab[i] = Some(VocabGroup::decode(payload, n_rows, by_rule.then_some(i))?);
             }
             ShardId::EncoderRows(i) => {
                 let expected = self.encoder_index.as_ref().map_or(0, |ix| ix.rows_in(i));
-                self.encoder_rows[i] = Some(EncoderRows::decode(&payload, dim, expected)?);
+                self.encoder_rows[i] = Some(EncoderRows::decode(&payload, dim, expected, by_rule.then_some(i))?);
             }
         }
         Ok(())
