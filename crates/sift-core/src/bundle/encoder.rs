@@ -80,17 +80,27 @@ pub struct EncoderLayout {
 }
 
 impl EncoderLayout {
+    /// `Err` when the sizes are implausible.
+    pub fn check(&self) -> Result<(), SiftError> {
+        check_sizes(self.dim, self.rows_per_shard, self.n_rows, self.n_word_groups)
+    }
+
+    /// Vocabulary groups and row shards (once [`EncoderLayout::check`] has passed).
+    pub fn shard_counts(&self) -> (usize, usize) {
+        (self.n_word_groups + 1, self.n_rows.div_ceil(self.rows_per_shard.max(1)))
+    }
+
     /// The index it describes; `Err` when it is implausible.
     pub fn index(&self) -> Result<EncoderIndex, SiftError> {
-        let (dim, rows_per_shard, n_rows, n_word_groups) = (self.dim, self.rows_per_shard, self.n_rows, self.n_word_groups);
-        check_sizes(dim, rows_per_shard, n_rows, n_word_groups)?;
+        self.check()?;
+        let (groups, row_shards) = self.shard_counts();
         Ok(EncoderIndex {
-            dim,
-            rows_per_shard,
-            n_rows,
-            n_word_groups,
-            groups: store_refs(&self.group_files, n_word_groups + 1),
-            row_shards: store_refs(&self.row_files, n_rows.div_ceil(rows_per_shard)),
+            dim: self.dim,
+            rows_per_shard: self.rows_per_shard,
+            n_rows: self.n_rows,
+            n_word_groups: self.n_word_groups,
+            groups: store_refs(&self.group_files, groups),
+            row_shards: store_refs(&self.row_files, row_shards),
         })
     }
 }

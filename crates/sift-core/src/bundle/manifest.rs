@@ -236,12 +236,14 @@ impl Manifest {
             match (&e.index, &e.layout) {
                 (Some(_), None) if self.format_version < 10 => {}
                 (None, Some(layout)) => {
-                    let ix = layout.index()?;
-                    if ix.dim != v.dim as usize {
+                    layout.check()?;
+                    if layout.dim != v.dim as usize {
                         return Err(SiftError::corrupt("manifest encoder's dimensions differ from the vectors'"));
                     }
-                    if let Some(f) = ix.groups.iter().chain(&ix.row_shards).map(|r| &r.file).find(|f| !is_safe_file_name(f)) {
-                        return Err(SiftError::corrupt(format!("manifest names an unsafe shard file {}", crate::error::Quoted(f))));
+                    for stem in [&layout.group_files, &layout.row_files] {
+                        if !is_safe_file_name(stem) {
+                            return Err(SiftError::corrupt(format!("manifest names an unsafe shard file {}", crate::error::Quoted(stem))));
+                        }
                     }
                 }
                 _ => return Err(SiftError::corrupt("manifest encoder needs an index shard (formats 2 to 9) or its layout (format 10)")),
@@ -676,6 +678,8 @@ fn doc_store_to_json(files: &str, shards: &[DocShardRef], dictionary: Option<&Sh
 
 /// Shard names are plain file names: no separators, no `..`, so a hostile manifest cannot
 /// make a host read outside the bundle.
+/// (A store's stem is checked the same way: its names add only `-<n>.bin`, and no store
+/// has a billion shards.)
 fn is_safe_file_name(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 64
