@@ -117,7 +117,11 @@ fn a_typo_reads_its_letters_vocabulary_then_only_the_chosen_neighbours_term_shar
     let bytes = |names: &[String], b: &sift_core::BuiltBundle| -> usize {
         names.iter().map(|f| b.shards.iter().find(|(n, _)| n == f).unwrap().1.len()).sum()
     };
-    assert!(bytes(&fetched, &with) < bytes(&before, &without), "fewer bytes in all");
+    // Fewer bytes of postings. (In all, on a corpus this small, one vocabulary shard can
+    // weigh more than the three tiny term shards it spares; on the Python docs a typo reads
+    // 52.9 kB instead of 174.5, docs/architecture.md.)
+    let terms_only = |names: &[String]| names.iter().filter(|f| f.starts_with("t-")).cloned().collect::<Vec<_>>();
+    assert!(bytes(&terms_only(&fetched), &with) * 2 < bytes(&terms_only(&before), &without), "fewer bytes of term shards");
     // An exact word (one too common for a "did you mean") reads no vocabulary.
     let (_, exact) = search_fetching(&with, "agentroot");
     assert_eq!(vocab_shards_in(&exact), 0);
@@ -379,6 +383,25 @@ fn term_shards_are_named_by_rule_and_listed_as_key_range_columns() {
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
     assert!(!text.contains("\"term_shards\"") && text.contains("\"term_store\""));
     assert_eq!(sift_core::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    // Format 10 lists separators: the shortest prefix of a shard's smallest term above the
+    // shard before's largest (the first shard: its smallest term).
+    let keys = |t: &sift_core::bundle::KeyRangeShardRef| {
+        let bytes = &b.shards.iter().find(|(n, _)| *n == t.shard.file).unwrap().1;
+        let payload = sift_core::bundle::decode_shard(bytes, ShardKind::Terms, &t.shard, FORMAT_VERSION).unwrap();
+        let keys = sift_core::bundle::terms::TermShard::decode(payload, FORMAT_VERSION).unwrap().map.stream().into_byte_keys();
+        let text = |k: &Vec<u8>| String::from_utf8(k.clone()).unwrap();
+        (text(&keys[0]), text(&keys[keys.len() - 1]))
+    };
+    let ranges: Vec<(String, String)> = b.manifest.term_shards.iter().map(keys).collect();
+    assert_eq!(b.manifest.term_shards[0].first, ranges[0].0);
+    let mut shorter = 0;
+    for (i, t) in b.manifest.term_shards.iter().enumerate().skip(1) {
+        let (smallest, prev_largest) = (&ranges[i].0, &ranges[i - 1].1);
+        assert!(smallest.starts_with(&t.first) && t.first > *prev_largest, "{} between {prev_largest} and {smallest}", t.first);
+        assert!(t.first.char_indices().skip(1).all(|(k, _)| t.first[..k] <= *prev_largest.as_str()), "{} is the shortest", t.first);
+        shorter += usize::from(t.first.len() < smallest.len());
+    }
+    assert!(shorter > 0, "some separator is shorter than its shard's first term");
     let mut docs = corpus_docs();
     docs[0].sections[0].text.push_str(" zebra");
     let other = build(&docs, &BuildOptions { term_shard_target: 256, doc_shard_target: 512, ..Default::default() }).unwrap();

@@ -615,11 +615,21 @@ fn doc_store(
 
 /// Manifest entries of key-range shards, in the order they were framed; `with_last`: the
 /// manifest lists where each ends (id shards; term shards before format 8).
+/// The manifest's entries of a store of key ranges: each shard's first and last key (the id
+/// index), or (`with_last` false: the term store and the vocabulary, format 10) the
+/// separator between the shard before and it.
 fn key_ranges(payloads: &[(String, String, Vec<u8>)], refs: &mut impl Iterator<Item = ShardRef>, with_last: bool) -> Vec<KeyRangeShardRef> {
     payloads
         .iter()
+        .enumerate()
         .zip(refs)
-        .map(|((first, last, _), shard)| KeyRangeShardRef { shard, first: first.clone(), last: with_last.then(|| last.clone()) })
+        .map(|((i, (first, last, _)), shard)| {
+            let first = match i.checked_sub(1).filter(|_| !with_last) {
+                Some(before) => bundle::terms::separator(&payloads[before].1, first).to_string(),
+                None => first.clone(),
+            };
+            KeyRangeShardRef { shard, first, last: with_last.then(|| last.clone()) }
+        })
         .collect()
 }
 

@@ -43,7 +43,9 @@ pub struct KeyRangeShardRef {
     /// store: a term shard holds the terms from its `first` to the next shard's, and saying
     /// where each ends cost the manifest every visitor fetches first 1.2 kB of its 7 kB of
     /// gzip (Python docs); a word between two shards' terms now reads the shard before it
-    /// to learn it is absent.
+    /// to learn it is absent. From format 10 the term store's and the vocabulary's `first` is
+    /// a separator (`terms::separator`): the shortest prefix of the shard's first key above
+    /// the shard before's last, so the column says where each shard starts in fewer bytes.
     pub first: String,
     pub last: Option<String>,
 }

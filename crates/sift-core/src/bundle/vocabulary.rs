@@ -85,11 +85,17 @@ mod tests {
         assert_eq!(encode(&terms, 1 << 20).unwrap().len(), 1);
         let v = VocabShard::decode(shards[1].2.clone()).unwrap();
         assert_eq!(v.map.get("band"), Some(9));
-        let holds = |v: &VocabShard, first, next| dictionary_holds_range(&v.map, first, None, next);
+        let holds = |v: &VocabShard, first, next| dictionary_holds_range(&v.map, first, None, next, false);
         assert!(holds(&v, "banana", Some("cab")));
         assert!(!holds(&v, "banana", Some("band")), "a range ending before its last term");
         assert!(!holds(&v, "apple", Some("cab")), "another shard's range");
         assert!(holds(&VocabShard::decode(shards[2].2.clone()).unwrap(), "cab", None), "the last shard");
+        // Format 10: the manifest lists separators, at or below each shard's first key.
+        let by_separator = |v: &VocabShard, first, next| dictionary_holds_range(&v.map, first, None, next, true);
+        assert!(by_separator(&v, "b", Some("c")));
+        assert!(by_separator(&v, "banana", Some("c")), "the full first key is a separator too");
+        assert!(!by_separator(&v, "bb", Some("c")), "a separator above the shard's first key");
+        assert!(!by_separator(&v, "a", Some("b")), "another shard's range");
     }
 
     #[test]

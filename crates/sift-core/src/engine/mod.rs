@@ -377,7 +377,8 @@ impl Engine {
         let chunks = self.manifest.vectors.as_ref().map_or(0, |v| v.chunks);
         let wrong_dim = |what: &str, got: usize| SiftError::corrupt(format!("{what} {file} has {got} dimensions, the manifest says {dim}"));
         // Format 10: vector lists, encoder groups and rows are stores named by rule, each
-        // child naming its own place (`bundle::table`).
+        // child naming its own place (`bundle::table`), and the term store and the
+        // vocabulary list separators as their shards' first keys (`terms::separator`).
         let by_rule = self.manifest.format_version >= 10;
         match id {
             // What a search reads first: the startup shard's sections (format 9), or each
@@ -405,12 +406,12 @@ impl Engine {
             }
             ShardId::Terms(i) => {
                 let shard = TermShard::decode(payload, self.manifest.format_version)?;
-                check_listed_range("term", file, &self.manifest.term_shards, i, &shard.map)?;
+                check_listed_range("term", file, &self.manifest.term_shards, i, &shard.map, by_rule)?;
                 self.term_shards[i] = Some(shard)
             }
             ShardId::Vocabulary(i) => {
                 let shard = VocabShard::decode(payload)?;
-                check_listed_range("vocabulary", file, &self.manifest.vocabulary, i, &shard.map)?;
+                check_listed_range("vocabulary", file, &self.manifest.vocabulary, i, &shard.map, by_rule)?;
                 self.vocab_shards[i] = Some(shard)
             }
             ShardId::FoldTable => crate::decompose::install_rare_folds(payload).map_err(|e| SiftError::corrupt(format!("{file}: {e}")))?,
@@ -646,9 +647,10 @@ fn check_listed_range(
     ranges: &[bundle::KeyRangeShardRef],
     i: usize,
     map: &fst::Map<Vec<u8>>,
+    separators: bool,
 ) -> Result<(), SiftError> {
     let next = ranges.get(i + 1).map(|t| t.first.as_str());
-    if bundle::terms::dictionary_holds_range(map, &ranges[i].first, ranges[i].last.as_deref(), next) {
+    if bundle::terms::dictionary_holds_range(map, &ranges[i].first, ranges[i].last.as_deref(), next, separators) {
         return Ok(());
     }
     Err(SiftError::corrupt(format!(
