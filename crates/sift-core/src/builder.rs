@@ -260,9 +260,10 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let lists_at = doc_range.end + id_payloads.len();
     let groups_at = lists_at + lists.len() + 1;
     let rows_at = groups_at + groups.len();
-    let list_files = (!lists.is_empty()).then(|| name_by_rule(&mut framed[lists_at..groups_at - 1], ShardKind::VectorList));
-    let group_files = (!groups.is_empty()).then(|| name_by_rule(&mut framed[groups_at..rows_at], ShardKind::EncoderVocab));
-    let row_files = (!rows.is_empty()).then(|| name_by_rule(&mut framed[rows_at..rows_at + rows.len()], ShardKind::EncoderRows));
+    let with_encoder = semantic.as_ref().is_some_and(|sem| sem.encoder.is_some());
+    let list_files = semantic.is_some().then(|| name_by_rule(&mut framed[lists_at..groups_at - 1], ShardKind::VectorList));
+    let group_files = with_encoder.then(|| name_by_rule(&mut framed[groups_at..rows_at], ShardKind::EncoderVocab));
+    let row_files = with_encoder.then(|| name_by_rule(&mut framed[rows_at..rows_at + rows.len()], ShardKind::EncoderRows));
     let mut refs = framed.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>().into_iter();
     let startup = refs.next().expect("startup shard framed");
     let doc_dictionary = dictionary.as_ref().map(|_| startup.clone());
@@ -277,8 +278,8 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let (vectors, encoder) = match (&semantic, &opts.semantic) {
         (Some(sem), Some(input)) => {
             let stores = SemanticStores { lists: list_files, groups: group_files, rows: row_files };
-            let (v, e, index_shards) = semantic_indexes(sem, &input.model, &mut refs, stores, version)?;
-            framed.extend(index_shards);
+            let (v, e, index_shard) = semantic_indexes(sem, &input.model, &mut refs, stores, version)?;
+            framed.push(index_shard);
             (Some(v), e)
         }
         _ => (None, None),
@@ -329,7 +330,7 @@ fn semantic_indexes(
     refs: &mut impl Iterator<Item = ShardRef>,
     stores: SemanticStores,
     version: u16,
-) -> Result<(VectorsRef, Option<EncoderRef>, Vec<(ShardRef, (String, Vec<u8>))>), SiftError> {
+) -> Result<(VectorsRef, Option<EncoderRef>, (ShardRef, (String, Vec<u8>))), SiftError> {
     let lists: Vec<ShardRef> = refs.by_ref().take(sem.lists.len()).collect();
     let projection = refs.next().ok_or_else(|| SiftError::internal("projection not framed"))?;
     let index = VectorIndex {
@@ -342,13 +343,13 @@ fn semantic_indexes(
         centroids: sem.centroids.clone(),
         projection,
     };
-    let out = vec![shard_file(ShardKind::VectorIndex, &index.encode()?, version)];
+    let index_shard = shard_file(ShardKind::VectorIndex, &index.encode()?, version);
     let vectors = VectorsRef {
         model: model.to_string(),
         dim: sem.dim as u32,
         chunks: sem.chunks as u32,
         shards: Vec::new(),
-        index: Some(out[0].0.clone()),
+        index: Some(index_shard.0.clone()),
         model_dim: Some(sem.model_dim as u32),
     };
     let encoder = match (&sem.encoder, stores.groups, stores.rows) {
@@ -372,7 +373,7 @@ fn semantic_indexes(
         (Some(_), ..) => return Err(SiftError::internal("the encoder's stores were not named")),
         _ => None,
     };
-    Ok((vectors, encoder, out))
+    Ok((vectors, encoder, index_shard))
 }
 
 /// Every document has an id, and no two the same.
@@ -613,8 +614,6 @@ fn doc_store(
     Ok(out)
 }
 
-/// Manifest entries of key-range shards, in the order they were framed; `with_last`: the
-/// manifest lists where each ends (id shards; term shards before format 8).
 /// The manifest's entries of a store of key ranges: each shard's first and last key (the id
 /// index), or (`with_last` false: the term store and the vocabulary, format 10) the
 /// separator between the shard before and it.
