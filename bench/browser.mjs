@@ -79,13 +79,13 @@ const pct = (xs, p) => {
 };
 const median = (xs) => pct(xs, 50);
 /** Raw bytes and bytes on the wire (gzip -9, as this bench's server sends them; a file
- * shipped compressed — Sift's `.deflate` engines — as it is). */
+ * shipped compressed — Sift's `.lzma` engines — as it is). */
 const fileBytes = (files) => {
   let raw = 0, gz = 0;
   for (const f of files) {
     const b = fs.readFileSync(f);
-    if (f.endsWith(".deflate")) {
-      raw += zlib.inflateRawSync(b).length;
+    if (f.endsWith(".lzma")) {
+      raw += b.readUInt32LE(5); // the decoded size, from the header
       gz += b.length;
       continue;
     }
@@ -296,11 +296,11 @@ async function main() {
   // is one file: host.js, contract.js and the runtime's glue inside, scripts/build-wasm.sh),
   // beside what Pagefind's pagefind.js fetches; the `_box` rows add each one's search UI.
   // Semantic search off loads the keyword engine; the hybrid search box, the lean one.
-  // The engines as sift.js fetches them: deflated by build-wasm.sh (zopfli).
-  report.runtime.sift_keyword = fileBytes(["sift_wasm_keyword_bg.wasm.deflate", "sift.js"].map(ui));
-  report.runtime.sift_keyword_box = fileBytes(["sift_wasm_keyword_bg.wasm.deflate", "sift.js", "sift-search.js"].map(ui));
-  report.runtime.sift_keyword_wasm = fileBytes([ui("sift_wasm_keyword_bg.wasm.deflate")]);
-  report.runtime.sift_hybrid = fileBytes(["sift_wasm_bg.wasm.deflate", "sift.js", "sift-search.js"].map(ui));
+  // The engines as sift.js fetches them: packed as LZMA by build-wasm.sh.
+  report.runtime.sift_keyword = fileBytes(["sift_wasm_keyword_bg.wasm.lzma", "sift.js"].map(ui));
+  report.runtime.sift_keyword_box = fileBytes(["sift_wasm_keyword_bg.wasm.lzma", "sift.js", "sift-search.js"].map(ui));
+  report.runtime.sift_keyword_wasm = fileBytes([ui("sift_wasm_keyword_bg.wasm.lzma")]);
+  report.runtime.sift_hybrid = fileBytes(["sift_wasm_bg.wasm.lzma", "sift.js", "sift-search.js"].map(ui));
   report.runtime.sift_embedder_wasm = fileBytes([ui("sift_embed_wasm_bg.wasm"), ui("sift_embed_wasm.js")]);
   report.runtime.sift_with_model_embedder = {
     raw: report.runtime.sift_hybrid.raw + report.runtime.sift_embedder_wasm.raw,

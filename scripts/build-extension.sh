@@ -7,7 +7,7 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$SIFT_ROOT"
-[ -f www/dist/sift_wasm_bg.wasm.deflate ] || SIFT_SKIP_EMBED_WASM=1 bash scripts/build-wasm.sh
+[ -f www/dist/sift_wasm_bg.wasm.lzma ] || SIFT_SKIP_EMBED_WASM=1 bash scripts/build-wasm.sh
 SIFT="${SIFT_BIN:-$CARGO_TARGET_DIR/debug/sift}"
 [ -x "$SIFT" ] || cargo build --quiet -p sift-cli
 OUT="${SIFT_EXT_OUT:-$SIFT_ROOT/www/extension-dist}"
@@ -19,9 +19,9 @@ cp www/extension/*.json www/extension/*.js www/extension/*.html www/extension/*.
 # keyword engine); the address bar and the bundle check use the lean one (the bundle's
 # static encoder answers by meaning, offline); the page viewer (getDocument) and queries of
 # 8 or more terms, the full one.
-# The engines as sift.js fetches them by default: deflated (build-wasm.sh).
-cp www/dist/sift.js www/dist/sift-search.js www/dist/sift_wasm_bg.wasm.deflate www/dist/sift_wasm_keyword_bg.wasm.deflate \
-  www/dist/sift_wasm_full.js www/dist/sift_wasm_full_bg.wasm.deflate "$DIR/"
+# The engines as sift.js fetches them by default: packed as LZMA (build-wasm.sh).
+cp www/dist/sift.js www/dist/sift-search.js www/dist/sift_wasm_bg.wasm.lzma www/dist/sift_wasm_keyword_bg.wasm.lzma \
+  www/dist/sift_wasm_full.js www/dist/sift_wasm_full_bg.wasm.lzma "$DIR/"
 # With the embedding model installed, the sample bundle carries vectors and its static query
 # encoder: semantic search offline, no model in the extension.
 EMBED=(--no-embedder)

@@ -68,5 +68,5 @@ export function haveChromium() {
 }
 
 export function haveRuntime() {
-  return fs.existsSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm.deflate"));
+  return fs.existsSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm.lzma"));
 }

@@ -177,10 +177,10 @@ test("the JS API: search, multiSearch, explain, getDocument, related and errors 
   await page.goto(server.url + "/");
   const r = await page.evaluate(async () => {
     const { Sift } = await import("/sift.js");
-    const fullFetched = () => performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/sift_wasm_full_bg.wasm.deflate")).length;
+    const fullFetched = () => performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/sift_wasm_full_bg.wasm.lzma")).length;
     const fetched = (file) => performance.getEntriesByType("resource").filter((e) => e.name.endsWith(`/${file}`)).length;
     const s = await Sift.load("/_sift/", { semantic: false });
-    const keywordRuntime = fetched("sift_wasm_keyword_bg.wasm.deflate");
+    const keywordRuntime = fetched("sift_wasm_keyword_bg.wasm.lzma");
     const res = await s.search({ query: "cache", limit: 2 });
     const fullBefore = fullFetched();
     const multi = await s.multiSearch({ queries: [{ query: "cache" }, { query: "deploy" }], limit: 5 });

@@ -106,9 +106,9 @@ export interface LoadOptions {
   fetch?: typeof fetch;
   /** "lean" (default): the search box's engine; the full one (explain, multiSearch, related, getDocument, queries of 8+ terms) loads on first use. "keyword" (the default with semantic: false): the lean engine without its semantic half. "full": everything at once (workers, APIs). */
   runtime?: "keyword" | "lean" | "full";
-  /** The runtime's wasm: sift_wasm_bg.wasm, sift_wasm_keyword_bg.wasm or sift_wasm_full_bg.wasm; a URL ending in .deflate is inflated on the way in (default: the deflated copy beside sift.js). */
+  /** The runtime's wasm: sift_wasm_bg.wasm, sift_wasm_keyword_bg.wasm or sift_wasm_full_bg.wasm; a URL ending in .lzma is decoded, one ending in .deflate inflated (default: the LZMA-packed copy beside sift.js, <name>.wasm.lzma). */
   wasmUrl?: string | URL | WebAssembly.Module;
-  /** sift_wasm_full_bg.wasm(.deflate), for a lean page's first explain, multiSearch, related, getDocument or query of 8+ terms (default: beside sift.js). */
+  /** sift_wasm_full_bg.wasm(.lzma), for a lean page's first explain, multiSearch, related, getDocument or query of 8+ terms (default: beside sift.js). */
   fullWasmUrl?: string | URL | WebAssembly.Module;
   semantic?: boolean;
   modelUrl?: string;

@@ -8,6 +8,7 @@
 import initCore, { SiftEngine, memoryBytes as coreMemoryBytes } from "./sift_wasm.js";
 import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, fetchBytes, drive, addShards } from "./host.js";
 import { LIMITS, ERRORS, statusOf, isClientError } from "./contract.js";
+import { lzmaDecode } from "./lzma.js";
 
 // Everything a surface needs comes from here (one module: the built sift.js is one file).
 export { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, LIMITS, ERRORS, statusOf, isClientError };
@@ -36,19 +37,22 @@ function glueOf(kind) {
   return import(new URL(glue, import.meta.url).href);
 }
 
-// Each engine's file beside this one: shipped deflated (scripts/build-wasm.sh), so what a
-// page downloads does not depend on how the host compresses (5% below gzip -9, and many
-// static hosts send .wasm uncompressed).
-const ENGINE_FILES = { keyword: "sift_wasm_keyword_bg.wasm.deflate", lean: "sift_wasm_bg.wasm.deflate", full: "sift_wasm_full_bg.wasm.deflate" };
+// Each engine's file beside this one: shipped packed as LZMA (scripts/build-wasm.sh), so what
+// a page downloads does not depend on how the host compresses (many static hosts send .wasm
+// uncompressed), and is 11-12% below an optimal deflate.
+const ENGINE_FILES = { keyword: "sift_wasm_keyword_bg.wasm.lzma", lean: "sift_wasm_bg.wasm.lzma", full: "sift_wasm_full_bg.wasm.lzma" };
 
 /**
- * The engine's wasm as the glue's init takes it. A file whose name ends in `.deflate` is
- * inflated on the way in (the platform's DecompressionStream, as for shards) and handed on
- * as a wasm Response, so the browser still compiles it while it downloads.
+ * The engine's wasm as the glue's init takes it. A file whose name ends in `.lzma` is decoded
+ * (lzma.js) once it has arrived; one ending in `.deflate` is inflated on the way in (the
+ * platform's DecompressionStream, as for shards) and handed on as a wasm Response, which the
+ * browser compiles while it downloads; any other is the wasm itself.
  */
 async function engineSource(url, fetchImpl) {
   const res = await fetchOk(fetchImpl, url, "the engine");
-  if (!new URL(url, "file:///").pathname.endsWith(".deflate")) return res;
+  const name = new URL(url, "file:///").pathname;
+  if (name.endsWith(".lzma")) return lzmaDecode(new Uint8Array(await res.arrayBuffer()));
+  if (!name.endsWith(".deflate")) return res;
   const body = res.body.pipeThrough(new DecompressionStream("deflate-raw"));
   return new Response(body, { headers: { "content-type": "application/wasm" } });
 }
@@ -93,10 +97,10 @@ const today = () => Math.floor(Date.now() / 86400000);
  *                        "keyword" (the default with semantic: false: the lean engine without
  *                        its semantic half) or "full" (workers and APIs: everything in one engine)
  *   options.wasmUrl    — where the runtime's wasm is (sift_wasm_bg.wasm; sift_wasm_keyword_bg.wasm
- *                        or sift_wasm_full_bg.wasm for those runtimes; default: the deflated
- *                        copy beside this file, <name>.wasm.deflate — a URL ending in .deflate
- *                        is inflated on the way in), or a WebAssembly.Module
- *   options.fullWasmUrl — where sift_wasm_full_bg.wasm(.deflate) is for a lean page's first
+ *                        or sift_wasm_full_bg.wasm for those runtimes; default: the packed
+ *                        copy beside this file, <name>.wasm.lzma — a URL ending in .lzma is
+ *                        decoded, one ending in .deflate inflated), or a WebAssembly.Module
+ *   options.fullWasmUrl — where sift_wasm_full_bg.wasm(.lzma) is for a lean page's first
  *                        call that needs it (default: beside this file), or a WebAssembly.Module
  *   options.semantic   — false turns semantic search off; default on when the bundle has vectors
  *   options.embedder   — who embeds queries: the bundle's static encoder by default (nothing

@@ -1,0 +1,145 @@
+// The LZMA decoder sift.js reads its engines with (www/src/lzma.js), on streams written by
+// the packer the build uses (scripts/pack-engine.py, Python's liblzma): every kind of input
+// decodes to exactly the bytes packed, and no damaged, truncated or malformed stream hangs,
+// throws anything but an Error that says so, or yields bytes of another length.
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { test } from "node:test";
+import { lzmaDecode } from "../../www/src/lzma.js";
+import { ROOT } from "../support.mjs";
+
+const hasPython = spawnSync("python3", ["-c", "import lzma"]).status === 0;
+const skip = hasPython ? false : "python3 with its lzma module is not installed (the packer needs it)";
+
+/** `bytes` packed as the build packs an engine. */
+function pack(bytes) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sift-lzma-"));
+  try {
+    fs.writeFileSync(path.join(dir, "in"), bytes);
+    const r = spawnSync("python3", [path.join(ROOT, "scripts/pack-engine.py"), path.join(dir, "in"), path.join(dir, "out")], { encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    return fs.readFileSync(path.join(dir, "out"));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// Deterministic "random" bytes: the tests must not change from run to run.
+const noise = (n, seed) => {
+  const out = Buffer.alloc(n);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    out[i] = x & 0xff;
+  }
+  return out;
+};
+const words = (n) => {
+  const vocab = ["search", "index", "shard", "query", "the", "of", "wasm", "engine", "posting", "fuzzy", "\n", "  ", "{", "}"];
+  const r = noise(n, 7);
+  return Buffer.from(Array.from(r, (b) => vocab[b % vocab.length]).join(" "));
+};
+
+const SAMPLES = {
+  empty: Buffer.alloc(0),
+  "one byte": Buffer.from([42]),
+  "1 MB of zeros (long repeated matches)": Buffer.alloc(1 << 20),
+  "64 kB of noise (literals only)": noise(64 << 10, 1),
+  "text from a small vocabulary (every kind of repeat)": words(40000),
+  "a wasm engine": fs.existsSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm"))
+    ? fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm"))
+    : words(1000),
+};
+
+test("every kind of input decodes to exactly the bytes packed", { skip }, () => {
+  for (const [what, bytes] of Object.entries(SAMPLES)) {
+    const packed = pack(bytes);
+    const out = lzmaDecode(new Uint8Array(packed));
+    assert.ok(out instanceof Uint8Array, what);
+    assert.ok(Buffer.from(out).equals(bytes), `${what}: decoded ${out.length} bytes of ${bytes.length}, or other bytes`);
+  }
+});
+
+/** Decoding `bytes` either gives `size` bytes or throws an Error naming the file's kind. */
+function decodesOrSaysWhy(bytes, size, what) {
+  let out;
+  try {
+    out = lzmaDecode(bytes);
+  } catch (e) {
+    assert.ok(e instanceof Error, `${what}: threw ${e}`);
+    assert.match(e.message, /^not an LZMA engine file: /, what);
+    return false;
+  }
+  assert.equal(out.length, size, `${what}: decoded to ${out.length} bytes, not ${size}`);
+  return true;
+}
+
+test("a truncated stream is an error, or decodes whole (only the end marker cut)", { skip }, () => {
+  const bytes = SAMPLES["text from a small vocabulary (every kind of repeat)"].subarray(0, 6000);
+  const packed = new Uint8Array(pack(bytes));
+  let whole = 0;
+  for (let n = 0; n < packed.length; n++) {
+    if (decodesOrSaysWhy(packed.subarray(0, n), bytes.length, `first ${n} bytes`)) {
+      assert.ok(Buffer.from(lzmaDecode(packed.subarray(0, n))).equals(bytes), `first ${n} bytes decode to other bytes`);
+      whole++;
+    }
+  }
+  // The stream's last bytes are its end marker and the range coder's flush, which the
+  // decoder (told the size) does not read: at most those prefixes decode.
+  assert.ok(whole <= 8, `${whole} truncated streams decoded`);
+  assert.throws(() => lzmaDecode(packed.subarray(0, packed.length >> 1)), /truncated/);
+});
+
+test("a damaged stream is an error or bytes of the right length, never a hang", { skip }, () => {
+  const bytes = SAMPLES["text from a small vocabulary (every kind of repeat)"];
+  const packed = new Uint8Array(pack(bytes));
+  const r = noise(3 * 300, 99);
+  let refused = 0;
+  for (let k = 0; k < 300; k++) {
+    const damaged = packed.slice();
+    const at = 14 + ((r[3 * k] << 8) | r[3 * k + 1]) % (packed.length - 14);
+    damaged[at] ^= r[3 * k + 2] | 1;
+    if (!decodesOrSaysWhy(damaged, bytes.length, `byte ${at} flipped`)) refused++;
+  }
+  // LZMA has no checksum: some damage decodes to other bytes (the engine's wasm validation
+  // refuses those, tests/wasm/packed.test.mjs); most makes the stream inconsistent.
+  assert.ok(refused > 150, `only ${refused} of 300 damaged streams refused`);
+});
+
+test("a malformed header is refused with what is wrong", () => {
+  const stream = (header) => new Uint8Array([...header, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+  const size = (n) => [n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, n >>> 24, 0, 0, 0, 0];
+  const cases = [
+    [new Uint8Array(0), /0 bytes is too short/],
+    [new Uint8Array(17), /17 bytes is too short/],
+    [stream([225, 0, 0, 1, 0, ...size(10)]), /properties byte 225/],
+    [stream([93, 0, 0, 1, 0, 255, 255, 255, 255, 255, 255, 255, 255]), /decoded size not given/],
+    [stream([93, 0, 0, 1, 0, ...size((64 << 20) + 1)]), /over 64 MB/],
+    [new Uint8Array([93, 0, 0, 1, 0, ...size(10), 7, 0, 0, 0, 0]), /bad range coder start/],
+    [new Uint8Array([93, 0, 0, 1, 0, ...size(10), 0, 0, 0, 0, 0]), /truncated/],
+  ];
+  for (const [bytes, why] of cases) assert.throws(() => lzmaDecode(bytes), why);
+});
+
+test("the packer refuses what it cannot read, and writes nothing then", { skip }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sift-lzma-"));
+  try {
+    const out = path.join(dir, "out.lzma");
+    const r = spawnSync("python3", [path.join(ROOT, "scripts/pack-engine.py"), path.join(dir, "missing.wasm"), out], { encoding: "utf8" });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /pack-engine: .*missing\.wasm/);
+    assert.ok(!fs.existsSync(out));
+    const usage = spawnSync("python3", [path.join(ROOT, "scripts/pack-engine.py")], { encoding: "utf8" });
+    assert.equal(usage.status, 2);
+    assert.match(usage.stderr, /usage: pack-engine\.py IN OUT/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
