@@ -8,7 +8,7 @@
 import initCore, { SiftEngine, memoryBytes as coreMemoryBytes } from "./sift_wasm.js";
 import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, fetchBytes, drive, addShards } from "./host.js";
 import { LIMITS, ERRORS, statusOf, isClientError } from "./contract.js";
-import { lzmaDecode } from "./lzma.js";
+import { lzmaDecoder } from "./lzma.js";
 
 // Everything a surface needs comes from here (one module: the built sift.js is one file).
 export { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, LIMITS, ERRORS, statusOf, isClientError };
@@ -44,14 +44,16 @@ const ENGINE_FILES = { keyword: "sift_wasm_keyword_bg.wasm.lzma", lean: "sift_wa
 
 /**
  * The engine's wasm as the glue's init takes it. A file whose name ends in `.lzma` is decoded
- * (lzma.js) once it has arrived; one ending in `.deflate` is inflated on the way in (the
- * platform's DecompressionStream, as for shards) and handed on as a wasm Response, which the
- * browser compiles while it downloads; any other is the wasm itself.
+ * (lzma.js, its decoder compiled while the file downloads); one ending in `.deflate` is
+ * inflated on the way in (the platform's DecompressionStream, as for shards) and handed on
+ * as a wasm Response, which the browser compiles while it downloads; any other is the wasm.
  */
 async function engineSource(url, fetchImpl) {
-  const res = await fetchOk(fetchImpl, url, "the engine");
   const name = new URL(url, "file:///").pathname;
-  if (name.endsWith(".lzma")) return lzmaDecode(new Uint8Array(await res.arrayBuffer()));
+  const unpack = name.endsWith(".lzma") ? lzmaDecoder() : null;
+  unpack?.catch(() => {}); // a failed fetch is the error to report
+  const res = await fetchOk(fetchImpl, url, "the engine");
+  if (unpack) return (await unpack)(new Uint8Array(await res.arrayBuffer()));
   if (!name.endsWith(".deflate")) return res;
   const body = res.body.pipeThrough(new DecompressionStream("deflate-raw"));
   return new Response(body, { headers: { "content-type": "application/wasm" } });

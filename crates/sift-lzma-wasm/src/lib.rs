@@ -1,0 +1,45 @@
+//! `sift_lzma` as a wasm module for the page (`www/src/lzma.js`, which carries it inline):
+//! the page copies an `.lzma` file into memory at `__heap_base`, asks its decoded size,
+//! grows the memory and decodes after it. No allocator: the decoder's models are one static
+//! table (24 kB of zeroed memory, not of file). Natively the crate is empty (the decoder's
+//! tests live in sift-lzma).
+
+#![cfg_attr(target_arch = "wasm32", no_std)]
+
+#[cfg(target_arch = "wasm32")]
+mod exports {
+    use sift_lzma::{decode, decoded_size, PROBS};
+
+    static mut MODELS: [u16; PROBS] = [0; PROBS];
+
+    /// The decoded size, or a negated `sift_lzma::Error`.
+    ///
+    /// # Safety
+    /// `input` points at `len` readable bytes.
+    #[no_mangle]
+    pub unsafe extern "C" fn lzma_decoded_size(input: *const u8, len: usize) -> i32 {
+        match decoded_size(core::slice::from_raw_parts(input, len)) {
+            Ok(n) => n as i32,
+            Err(e) => -(e as i32),
+        }
+    }
+
+    /// 0, or a negated `sift_lzma::Error`.
+    ///
+    /// # Safety
+    /// `input` points at `len` readable bytes and `out` at `out_len` writable ones, apart.
+    #[no_mangle]
+    pub unsafe extern "C" fn lzma_decode(input: *const u8, len: usize, out: *mut u8, out_len: usize) -> i32 {
+        let input = core::slice::from_raw_parts(input, len);
+        let out = core::slice::from_raw_parts_mut(out, out_len);
+        match decode(input, out, &mut *core::ptr::addr_of_mut!(MODELS)) {
+            Ok(()) => 0,
+            Err(e) => -(e as i32),
+        }
+    }
+
+    #[panic_handler]
+    fn panic(_: &core::panic::PanicInfo) -> ! {
+        core::arch::wasm32::unreachable()
+    }
+}
