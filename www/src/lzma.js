@@ -21,6 +21,7 @@ const WHY = [
   "the stream ends before its size",
   "a match before the start",
   "a match past the end",
+  "output of the wrong size",
 ];
 
 let decoder;

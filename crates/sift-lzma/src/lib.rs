@@ -65,26 +65,33 @@ pub const PROBS: usize = LITERAL + (0x300 << MAX_LC_LP);
 
 /// The decoded size the header gives, checked against what this decoder reads.
 pub fn decoded_size(input: &[u8]) -> Result<usize, Error> {
+    header(input).map(|h| h.size)
+}
+
+/// What the 13-byte header says: the literal context and position bits, and the size.
+struct Header {
+    lc: u32,
+    lp: u32,
+    pb: u32,
+    size: usize,
+}
+
+fn header(input: &[u8]) -> Result<Header, Error> {
     if input.len() < HEADER + 5 {
         return Err(Error::TooShort);
     }
-    let (lc, lp, _) = properties(input[0])?;
-    if lc + lp > MAX_LC_LP {
+    let props = u32::from(input[0]);
+    let (lc, lp, pb) = (props % 9, (props / 9) % 5, props / 45);
+    if props >= 9 * 5 * 5 || lc + lp > MAX_LC_LP {
         return Err(Error::Properties);
     }
-    let size = u64::from_le_bytes(input[5..13].try_into().map_err(|_| Error::TooShort)?);
+    let mut size = [0u8; 8];
+    size.copy_from_slice(&input[5..HEADER]);
+    let size = u64::from_le_bytes(size);
     if size > MAX_SIZE as u64 {
         return Err(Error::SizeNotGiven);
     }
-    Ok(size as usize)
-}
-
-fn properties(byte: u8) -> Result<(u32, u32, u32), Error> {
-    if byte >= 9 * 5 * 5 {
-        return Err(Error::Properties);
-    }
-    let b = u32::from(byte);
-    Ok((b % 9, (b / 9) % 5, b / 45))
+    Ok(Header { lc, lp, pb, size: size as usize })
 }
 
 /// The range decoder over the stream after the header.
@@ -191,11 +198,10 @@ impl<'a> Range<'a> {
 /// Decodes `input` (a whole `.lzma` file) into `out`, which must be [`decoded_size`] long;
 /// `probs` is the decoder's model memory (at least [`PROBS`] entries; overwritten).
 pub fn decode(input: &[u8], out: &mut [u8], probs: &mut [u16]) -> Result<(), Error> {
-    let size = decoded_size(input)?;
+    let Header { lc, lp, pb, size } = header(input)?;
     if out.len() != size || probs.len() < PROBS {
         return Err(Error::OutputSize);
     }
-    let (lc, lp, pb) = properties(input[0])?;
     let mut rc = Range::new(&input[HEADER..])?;
     let probs = &mut probs[..LITERAL + (0x300 << (lc + lp))];
     probs.fill(1024);
@@ -364,19 +370,33 @@ mod tests {
     }
 
     #[test]
-    fn every_flipped_byte_is_an_error_or_output_of_the_right_size() {
+    fn every_flipped_byte_is_refused_or_decoded_from_the_stream_alone() {
+        let whole = text();
+        let mut noticed = 0;
+        let mut cases = 0;
         for at in HEADER..TEXT.len() {
             for flip in [1u8, 0x80, 0xff] {
                 let mut bad = TEXT.to_vec();
                 bad[at] ^= flip;
-                if let Ok(out) = unpack(&bad) {
-                    assert_eq!(out.len(), whole_len());
+                // Into two buffers filled differently: a stream that decodes wrote every byte.
+                let mut a = vec![0x00; whole.len()];
+                let mut b = vec![0xff; whole.len()];
+                let ra = decode(&bad, &mut a, &mut vec![0; PROBS]);
+                let rb = decode(&bad, &mut b, &mut vec![0; PROBS]);
+                assert_eq!(ra, rb, "byte {at} ^ {flip}");
+                if ra.is_ok() {
+                    assert_eq!(a, b, "byte {at} ^ {flip}: a byte of the output was not decoded");
+                }
+                cases += 1;
+                if ra.is_err() || a != whole {
+                    noticed += 1;
                 }
             }
         }
-        fn whole_len() -> usize {
-            text().len()
-        }
+        // LZMA has no checksum, but a flip in the stream changes what it decodes to (the
+        // range coder's last bytes, which a known size leaves unread, aside).
+        // (215 of 240 on this stream: most of the others are in its last bytes.)
+        assert!(noticed * 100 >= cases * 85, "only {noticed} of {cases} flips changed anything");
     }
 
     #[test]
