@@ -27,10 +27,8 @@ pub fn put_table(out: &mut Vec<u8>, kind: ShardKind, refs: &[ShardRef]) -> Resul
     for r in refs {
         let hash = r
             .file
-            .strip_prefix(kind.prefix())
-            .and_then(|s| s.strip_prefix('-'))
-            .and_then(|s| s.strip_suffix(".bin"))
-            .and_then(hash_of)
+            .strip_suffix(".bin")
+            .and_then(|stem| hash_of(kind, stem))
             .ok_or_else(|| SiftError::internal(format!("shard {} is not named by its hash", r.file)))?;
         out.extend_from_slice(&hash);
         let check = r.check.ok_or_else(|| SiftError::internal(format!("shard {} has no size and checksum to list", r.file)))?;
@@ -48,7 +46,7 @@ pub fn read_table(r: &mut Reader, kind: ShardKind, max: usize) -> Result<Vec<Sha
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         let hash = r.bytes(8)?;
-        let file = format!("{}-{}.bin", kind.prefix(), hex(hash));
+        let file = format!("{}.bin", stem(kind, hash));
         let bytes = r.u64()?;
         let c = r.bytes(4)?;
         out.push(ShardRef::new(file, bytes, u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
@@ -59,15 +57,14 @@ pub fn read_table(r: &mut Reader, kind: ShardKind, max: usize) -> Result<Vec<Sha
 /// The 8 bytes of a store's hash (`files`: `<prefix>-<16 hex digits>`, the stem of the names
 /// of a store named by rule).
 pub fn put_store(out: &mut Vec<u8>, kind: ShardKind, files: &str) -> Result<(), SiftError> {
-    let hash = hash_of(files.strip_prefix(kind.prefix()).and_then(|s| s.strip_prefix('-')).unwrap_or(""))
-        .ok_or_else(|| SiftError::internal(format!("store {files} is not named by its hash")))?;
+    let hash = hash_of(kind, files).ok_or_else(|| SiftError::internal(format!("store {files} is not named by its hash")))?;
     out.extend_from_slice(&hash);
     Ok(())
 }
 
 /// Read [`put_store`]'s hash back as the store's stem, `<prefix>-<16 hex digits>`.
 pub fn read_store(r: &mut Reader, kind: ShardKind) -> Result<String, SiftError> {
-    Ok(format!("{}-{}", kind.prefix(), hex(r.bytes(8)?)))
+    Ok(stem(kind, r.bytes(8)?))
 }
 
 /// The `n` shards of a store named by rule: `<files>-0.bin`, `<files>-1.bin`, …
@@ -97,7 +94,10 @@ pub fn strip_place(payload: &[u8], place: Option<usize>, what: &str) -> Result<u
     Ok(r.pos)
 }
 
-fn hash_of(hex: &str) -> Option<[u8; 8]> {
+/// The 8 bytes of a name's stem, `<prefix>-<16 hex digits>` (a shard's name without `.bin`,
+/// or a store's), for shards of `kind`.
+fn hash_of(kind: ShardKind, stem: &str) -> Option<[u8; 8]> {
+    let hex = stem.strip_prefix(kind.prefix())?.strip_prefix('-')?;
     if hex.len() != 16 {
         return None;
     }
@@ -108,9 +108,11 @@ fn hash_of(hex: &str) -> Option<[u8; 8]> {
     Some(out)
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// [`hash_of`] the other way: `<prefix>-<hash in hex>`.
+fn stem(kind: ShardKind, hash: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    bytes.iter().flat_map(|b| [DIGITS[usize::from(b >> 4)] as char, DIGITS[usize::from(b & 15)] as char]).collect()
+    let hex: String = hash.iter().flat_map(|b| [DIGITS[usize::from(b >> 4)] as char, DIGITS[usize::from(b & 15)] as char]).collect();
+    format!("{}-{hex}", kind.prefix())
 }
 
 #[cfg(test)]
