@@ -458,6 +458,9 @@ mod tests {
     #[test]
     fn reads_what_std_reads_at_the_edges() {
         for t in [
+            // A subnormal serde_json's default reader takes an ulp off (found by
+            // tests/json_codec.rs): this reader must agree with std, not with it.
+            "1.167754988634e-309",
             "0",
             "-0",
             "0.0",
