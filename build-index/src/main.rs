@@ -102,12 +102,13 @@ pub struct BuildArgs {
     pub no_encoder: bool,
     /// Text per document-store shard, kB: smaller shards mean fewer bytes fetched for a
     /// first page of results, more files (raised when the store would need more than
-    /// 2,048 shards).
+    /// 4,096 shards).
     #[arg(long, default_value_t = sift_core::BuildOptions::default().doc_shard_target / 1024, value_parser = parse_shard_kb)]
     pub doc_shard_kb: usize,
     /// A page with more text than this, kB, is stored in parts of about this size (runs of
-    /// its sections), so a result fetches only the part its snippet comes from; 0 keeps
-    /// every page whole.
+    /// its sections), so a result fetches only the part its snippet comes from (grown a
+    /// quarter at a time while the store would need more than 4,096 shards); 0 keeps every
+    /// page whole.
     #[arg(long, default_value_t = sift_core::BuildOptions::default().doc_part_target / 1024, value_parser = parse_part_kb)]
     pub doc_part_kb: usize,
     /// Postings per term shard (decoded), kB: smaller shards mean fewer bytes fetched per

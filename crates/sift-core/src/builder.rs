@@ -41,11 +41,11 @@ pub struct BuildOptions {
     pub doc_shard_target: usize,
     /// A page whose text is bigger than this, in bytes, is stored in parts of about this
     /// size (runs of its sections; 0: never), so a result fetches only the part its snippet
-    /// comes from. The Python docs' answer pages run to 100–400 kB of text. 8 KB: on the
-    /// Python docs the benchmark's queries read 34.6 kB of doc shards for a first page of
-    /// results against 52.6 kB at 16 KB, for a 1.8 kB larger manifest (gzip, 1,426 shards
-    /// against 821) and a 5% larger bundle; a part holds fewer sections to show as
-    /// sub-results.
+    /// comes from. The Python docs' answer pages run to 100–400 kB of text. 4 KB: on the
+    /// Python docs the benchmark's queries read 19.3 kB of doc shards for a first page of
+    /// results against 29.9 kB at 8 KB (`fetch_profile`), for a 2.3 kB larger manifest
+    /// (gzip, 2,652 shards against 1,426) and a 4% larger bundle; a part holds fewer
+    /// sections to show as sub-results.
     pub doc_part_target: usize,
     /// A doc store of at least this many bytes gets a preset dictionary (format 7,
     /// `bundle::dictionary`); a smaller one is deflated plainly. Default
@@ -71,7 +71,7 @@ impl Default for BuildOptions {
             filter_fields: None,
             term_shard_target: 4 * 1024,
             doc_shard_target: 4 * 1024,
-            doc_part_target: 8 * 1024,
+            doc_part_target: 4 * 1024,
             doc_dictionary_from: dictionary::MIN_STORE_BYTES,
             vocabulary_target: Some(vocabulary::VOCABULARY_TARGET),
             generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
@@ -498,11 +498,13 @@ fn filter_index(docs: &[SourceDoc], fields: &[String]) -> FilterIndex {
 }
 
 /// At most this many document-store shards, whatever the target: the manifest lists every
-/// one and every page load fetches the manifest, and static hosts cap a site's files
-/// (Cloudflare's Worker assets: 20,000). A corpus too big for the target in that many
-/// shards gets bigger shards; the Python docs (530 pages, 390 shards) are far below it,
-/// Debian's rust-doc (32,101 pages) would otherwise take one file per page.
-pub const MAX_DOC_SHARDS: usize = 2048;
+/// one (about 2 bytes of gzip each) and every page load fetches the manifest, and static
+/// hosts cap a site's files (Cloudflare's Worker assets: 20,000). A corpus too big for the
+/// targets in that many shards gets bigger parts, then bigger shards; the Python docs (530
+/// pages, 2,652 shards in 4 KB parts) are below it, Debian's rust-doc (32,101 pages) would
+/// otherwise take one file per page. 4,096: at 2,048 the Python docs could not have parts
+/// under 5.9 KB.
+pub const MAX_DOC_SHARDS: usize = 4096;
 
 /// What a document weighs in the store, for cutting shards (text, headings, and about 128
 /// bytes of id, url, title and structure).
@@ -536,9 +538,9 @@ fn parts_of(d: &SourceDoc, target: usize) -> Vec<std::ops::Range<usize>> {
 
 /// The document store's shards, each holding whole pages in order until it reaches
 /// `target` bytes (raised so that there are at most `max_shards`), and a page bigger than
-/// `part_target` in parts of about that size — or of twice it, four times it… if that is
-/// what keeps to `max_shards` (a bigger corpus gets bigger parts before it gets whole
-/// pages): (first doc, docs, first position of a part, payload).
+/// `part_target` in parts of about that size — or of the smallest size, in steps of a
+/// quarter, that keeps to `max_shards` (a bigger corpus gets bigger parts before it gets
+/// whole pages): (first doc, docs, first position of a part, payload).
 fn doc_store(
     docs: &[SourceDoc],
     mut section_starts: Vec<Vec<u32>>,
@@ -571,11 +573,13 @@ fn doc_store(
         }
         out
     };
-    // Parts as small as asked while they fit under the cap; past the biggest page, none.
+    // Parts as small as asked while they fit under the cap, else the smallest that fit:
+    // the size grows a quarter at a time (doubling overshot — the Python docs asked for 5 KB
+    // parts got 10 KB ones, 1,178 shards of the 2,048 allowed); past the biggest page, none.
     let mut part = part_target;
     let mut shards = plan(part);
     while shards.len() > max_shards && part > 0 {
-        part = if part >= total { 0 } else { part.saturating_mul(2) };
+        part = if part >= total { 0 } else { part.saturating_add(part / 4 + 1) };
         shards = plan(part);
     }
     let stored = |i: usize, starts: &mut Vec<Vec<u32>>| StoredDoc {
@@ -752,7 +756,7 @@ mod doc_store_shards {
     }
 
     #[test]
-    fn under_a_tight_cap_parts_grow_before_pages_go_whole() {
+    fn under_a_tight_cap_parts_grow_by_quarters_before_pages_go_whole() {
         // One long page of 16 sections of ~1 KB, and two short pages.
         let mut long = pages(1, 10).remove(0);
         long.sections = (0..16).map(|i| Section { heading: format!("S{i}"), anchor: None, text: "word ".repeat(200) }).collect();
@@ -765,8 +769,14 @@ mod doc_store_shards {
             got.iter().filter(|s| s.2.is_some()).count()
         };
         assert_eq!(parts(100), 8, "2 KB parts: two sections each");
-        assert_eq!(parts(6), 4, "twice the size: four parts, and the short pages");
-        assert_eq!(parts(4), 2);
+        // Past the cap the parts grow a quarter at a time, so they stay as small as fits:
+        // doubling would have made 4 parts where 6 fit, and 2 where 3 do.
+        assert_eq!(parts(9), 8);
+        assert_eq!(parts(8), 6, "three sections a part, and the short pages");
+        assert_eq!(parts(7), 6);
+        assert_eq!(parts(6), 4);
+        assert_eq!(parts(4), 3);
+        assert_eq!(parts(3), 2);
         assert_eq!(parts(2), 0, "no parts fit: the page is whole");
     }
 }
