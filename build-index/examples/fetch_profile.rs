@@ -1,7 +1,8 @@
 //! Bytes a cold engine fetches to answer each of the browser benchmark's queries, by file
 //! kind (the first letter of a shard's name), without a browser: a quick check of a bundle
 //! layout before `bash bench/browser.sh` measures it for real. The manifest, which a page
-//! fetches once, is not counted.
+//! fetches once, is not counted. Beside the bytes, the sub-results the answers show (what
+//! smaller doc parts cost: a result's sub-results come from its part only).
 //! `cargo run --release --example fetch_profile -- <BUNDLE> [QUERIES]` — QUERIES: a file of
 //! one query a line (default: the browser benchmark's, bench/queries.json).
 
@@ -36,11 +37,12 @@ fn main() {
     };
     println!("manifest: {:.1} kB gzip (fetched once a page)", gzip_len(&manifest) as f64 / 1000.0);
     let mut total = Fetched::new();
+    let (mut results, mut subs) = (0usize, 0usize);
     for q in &queries {
         let mut per = Fetched::new();
         let mut engine = Engine::new(&manifest).expect("bundle");
         let req = SearchRequest::new(q.as_str());
-        engine
+        let answer = engine
             .drive(
                 |e| e.search(&req, &ctx),
                 |f| {
@@ -50,9 +52,11 @@ fn main() {
                 },
             )
             .expect("search");
+        let shown: usize = answer.results.iter().map(|r| r.sub_results.len()).sum();
+        (results, subs) = (results + answer.results.len(), subs + shown);
         let (reqs, sum) = per.values().fold((0, 0), |a, v| (a.0 + v.0, a.1 + v.1));
         let kinds: Vec<String> = per.iter().map(|(k, (n, b))| format!("{k} {n}×{:.1}", *b as f64 / 1000.0)).collect();
-        println!("{:>7.1} kB {:>3} req  {:<22} {}", sum as f64 / 1000.0, reqs, q, kinds.join(", "));
+        println!("{:>7.1} kB {:>3} req {:>3} subs  {:<22} {}", sum as f64 / 1000.0, reqs, shown, q, kinds.join(", "));
         for (k, (n, b)) in per {
             add(&mut total, k, n, b);
         }
@@ -62,6 +66,7 @@ fn main() {
     let kinds: Vec<String> =
         total.iter().map(|(k, (c, b))| format!("{k} {:.1} req {:.1} kB", *c as f64 / n, *b as f64 / n / 1000.0)).collect();
     println!("mean per query: {:.1} kB, {:.1} requests ({})", sum as f64 / n / 1000.0, reqs as f64 / n, kinds.join(", "));
+    println!("sub-results: {subs} on {results} results");
 }
 
 /// Bytes of `data` gzipped, as a host sends the manifest.

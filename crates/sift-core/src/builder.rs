@@ -41,11 +41,12 @@ pub struct BuildOptions {
     pub doc_shard_target: usize,
     /// A page whose text is bigger than this, in bytes, is stored in parts of about this
     /// size (runs of its sections; 0: never), so a result fetches only the part its snippet
-    /// comes from. The Python docs' answer pages run to 100–400 kB of text. 4 KB: on the
-    /// Python docs the benchmark's queries read 19.3 kB of doc shards for a first page of
-    /// results against 29.9 kB at 8 KB (`fetch_profile`), for a 2.3 kB larger manifest
-    /// (gzip, 2,652 shards against 1,426) and a 4% larger bundle; a part holds fewer
-    /// sections to show as sub-results.
+    /// comes from. The Python docs' answer pages run to 100–400 kB of text. 6 KB: on the
+    /// Python docs the benchmark's queries read 23.7 kB of doc shards for a first page of
+    /// results against 29.9 kB at 8 KB (`fetch_profile`), for a 0.9 kB larger manifest
+    /// (gzip, 1,849 shards against 1,426) and a 1.7% larger bundle. Smaller parts hold fewer
+    /// of a page's sections to show as sub-results: on those queries' 300 results 647
+    /// sub-results at 8 KB, 595 at 6 KB, 542 at 4 KB (which would read 19.3 kB).
     pub doc_part_target: usize,
     /// A doc store of at least this many bytes gets a preset dictionary (format 7,
     /// `bundle::dictionary`); a smaller one is deflated plainly. Default
@@ -71,7 +72,7 @@ impl Default for BuildOptions {
             filter_fields: None,
             term_shard_target: 4 * 1024,
             doc_shard_target: 4 * 1024,
-            doc_part_target: 4 * 1024,
+            doc_part_target: 6 * 1024,
             doc_dictionary_from: dictionary::MIN_STORE_BYTES,
             vocabulary_target: Some(vocabulary::VOCABULARY_TARGET),
             generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
@@ -501,9 +502,9 @@ fn filter_index(docs: &[SourceDoc], fields: &[String]) -> FilterIndex {
 /// one (about 2 bytes of gzip each) and every page load fetches the manifest, and static
 /// hosts cap a site's files (Cloudflare's Worker assets: 20,000). A corpus too big for the
 /// targets in that many shards gets bigger parts, then bigger shards; the Python docs (530
-/// pages, 2,652 shards in 4 KB parts) are below it, Debian's rust-doc (32,101 pages) would
+/// pages, 1,849 shards in 6 KB parts) are below it, Debian's rust-doc (32,101 pages) would
 /// otherwise take one file per page. 4,096: at 2,048 the Python docs could not have parts
-/// under 5.9 KB.
+/// under 5.9 KB, nor a site a third bigger 6 KB ones.
 pub const MAX_DOC_SHARDS: usize = 4096;
 
 /// What a document weighs in the store, for cutting shards (text, headings, and about 128
