@@ -3,7 +3,7 @@
 
 use crate::analyzer::{self, Token};
 use crate::bundle::docmeta::{self, DocMeta};
-use crate::bundle::docstore::{visit_doc_fields, StoredDoc, ANALYSIS_PIECE_BYTES};
+use crate::bundle::docstore::{visit_doc_fields, StoredDoc, ANALYSIS_PIECE_BYTES, POSITION_GAP};
 use crate::bundle::encoder::{EncoderLayout, ROWS_PER_SHARD};
 use crate::bundle::filters::FilterIndex;
 use crate::bundle::manifest::EncoderRef;
@@ -609,8 +609,14 @@ fn doc_store(
                     whole = Some((doc, sd, labels));
                 }
                 let (_, sd, labels) = whole.as_ref().expect("set above");
-                // Where its first section starts (the page's title and path come before).
-                let first_pos = sd.section_pos.get(sections.start).copied().unwrap_or(0);
+                // Where its first section starts (the page's title and path come before),
+                // rounded down to a multiple of POSITION_GAP: the 8 positions before a
+                // section hold no token, so the rounded value splits a page's tokens between
+                // its parts exactly as the section's start does (all the engine asks of it),
+                // and round numbers take the manifest's `first_pos` column 3.2 -> 2.6 kB
+                // gzip on the Python docs. Readers of every format read it unchanged.
+                let start = sd.section_pos.get(sections.start).copied().unwrap_or(0);
+                let first_pos = start - start % POSITION_GAP;
                 let place = Some(out.len() as u32);
                 out.push((doc as u32, 1, Some(first_pos), StoredDoc::encode(&[sd.part(sections, labels)], place)?));
             }
@@ -754,6 +760,36 @@ mod doc_store_shards {
             assert_eq!(got.iter().map(|s| s.1).sum::<u32>(), 100);
         }
         assert_eq!(shards(&docs, 1024, 0).len(), 1, "a zero cap means one shard, not a division by zero");
+    }
+
+    #[test]
+    fn a_parts_rounded_first_position_splits_the_pages_tokens_as_its_exact_start_does() {
+        // Sections of 1 to 13 words (starts at every remainder mod 8), one with neither
+        // heading nor text, parts of about two sections.
+        let mut page = pages(1, 1).remove(0);
+        page.sections = (0..24)
+            .map(|i| {
+                let (heading, words) = if i == 5 { (String::new(), 0) } else { (format!("H{i}"), 1 + i % 13) };
+                Section { heading, anchor: None, text: "word ".repeat(words) }
+            })
+            .collect();
+        let mut tokens = Vec::new();
+        let starts = visit_doc_fields(&page, ANALYSIS_PIECE_BYTES, |_, _, toks| tokens.extend(toks.iter().map(|t| t.pos)));
+        let store = doc_store(std::slice::from_ref(&page), vec![starts], 4096, 100, MAX_DOC_SHARDS).unwrap();
+        assert!(store.len() > 8, "{} shards", store.len());
+        let mut rounded_somewhere = false;
+        for (place, (_, _, first_pos, payload)) in store.iter().enumerate() {
+            let first_pos = first_pos.expect("a part");
+            let part = StoredDoc::decode(payload, 1, Some(place as u32)).unwrap().remove(0);
+            let exact = part.section_pos[0];
+            assert_eq!(first_pos % POSITION_GAP, 0);
+            assert!(first_pos <= exact && exact - first_pos < POSITION_GAP);
+            rounded_somewhere |= first_pos != exact;
+            for &t in &tokens {
+                assert_eq!(t < first_pos, t < exact, "token {t}: part from {first_pos} (exactly {exact})");
+            }
+        }
+        assert!(rounded_somewhere);
     }
 
     #[test]
