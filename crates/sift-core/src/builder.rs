@@ -3,7 +3,7 @@
 
 use crate::analyzer::{self, Token};
 use crate::bundle::docmeta::{self, DocMeta};
-use crate::bundle::docstore::{visit_doc_fields, StoredDoc, ANALYSIS_PIECE_BYTES, POSITION_GAP};
+use crate::bundle::docstore::{part_start, visit_doc_fields, StoredDoc, ANALYSIS_PIECE_BYTES};
 use crate::bundle::encoder::{EncoderLayout, ROWS_PER_SHARD};
 use crate::bundle::filters::FilterIndex;
 use crate::bundle::manifest::EncoderRef;
@@ -609,14 +609,8 @@ fn doc_store(
                     whole = Some((doc, sd, labels));
                 }
                 let (_, sd, labels) = whole.as_ref().expect("set above");
-                // Where its first section starts (the page's title and path come before),
-                // rounded down to a multiple of POSITION_GAP: the 8 positions before a
-                // section hold no token, so the rounded value splits a page's tokens between
-                // its parts exactly as the section's start does (all the engine asks of it),
-                // and round numbers take the manifest's `first_pos` column 3.2 -> 2.6 kB
-                // gzip on the Python docs. Readers of every format read it unchanged.
-                let start = sd.section_pos.get(sections.start).copied().unwrap_or(0);
-                let first_pos = start - start % POSITION_GAP;
+                // Where its first section starts (the page's title and path come before).
+                let first_pos = part_start(sd.section_pos.get(sections.start).copied().unwrap_or(0));
                 let place = Some(out.len() as u32);
                 out.push((doc as u32, 1, Some(first_pos), StoredDoc::encode(&[sd.part(sections, labels)], place)?));
             }
@@ -716,6 +710,7 @@ mod limits {
 #[cfg(test)]
 mod doc_store_shards {
     use super::*;
+    use crate::bundle::docstore::POSITION_GAP;
     use crate::doc::Section;
 
     fn pages(n: usize, words: usize) -> Vec<SourceDoc> {
