@@ -288,21 +288,21 @@ fn manifest_problems_are_clear_errors() {
     let b = built();
     let m = b.manifest_bytes();
     assert_eq!(Engine::new(&m[..m.len() / 2]).err().unwrap().code, "bundle_corrupt");
-    // Every bundle is written in the newest format (10: the semantic half's stores named by
-    // rule; a keyword bundle's layout is format 9's).
-    assert_eq!(b.manifest.format_version, 10);
-    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":10", "\"format_version\":99");
+    // Every bundle is written in the newest format (11: a section bigger than a part in
+    // pieces; a keyword bundle's manifest is format 9's).
+    assert_eq!(b.manifest.format_version, 11);
+    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":11", "\"format_version\":99");
     let err = Engine::new(future.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_version");
     assert!(err.message.contains("rebuild"), "{}", err.message);
     // A manifest claiming an older version than its layout is refused outright: relabelled
     // 8, it lists format 9's startup shard; relabelled 7, its term store lacks the last
     // terms format 7 lists, and given them, it still has the startup shard.
-    let v8 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":10", "\"format_version\":8");
+    let v8 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":11", "\"format_version\":8");
     let err = Engine::new(v8.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("needs format 9"), "{}", err.message);
-    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":10", "\"format_version\":7");
+    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":11", "\"format_version\":7");
     let err = Engine::new(v7.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("missing field \"last\""), "{}", err.message);

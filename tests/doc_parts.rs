@@ -1,6 +1,6 @@
 //! Format 4: a long page is stored in parts (runs of its sections), and a result reads only
 //! the part its snippet comes from; whole-page reads (`content`, `get_document`, `related`)
-//! put the parts back together.
+//! put the parts back together. Format 11: a section bigger than a part is stored in pieces.
 
 use sift_core::doc::{Section, SourceDoc};
 use sift_core::{build, BuildOptions, BuiltBundle, Engine, SearchRequest, Step};
@@ -170,4 +170,140 @@ fn format_8_counts_a_further_parts_first_position_from_the_part_before_it() {
     huge["doc_store"]["first_pos"][1] = u64::from(u32::MAX).into();
     let e = Engine::new(huge.to_string().as_bytes()).err().expect("refused");
     assert!(e.message.contains("position overflow"), "{}", e.message);
+}
+
+/// Format 11: a page that is one 20 KB section (a reference table, say) with a rare word
+/// near its start and another near its end, and a short page.
+fn one_long_section() -> Vec<SourceDoc> {
+    let filler = "Plain filler prose about the library and its many options. ";
+    let text =
+        format!("The opening row mentions omicron. {} The closing row mentions sigma here. {}", filler.repeat(300), filler.repeat(40));
+    let table = SourceDoc {
+        id: "table".into(),
+        url: "/table.html".into(),
+        title: "Big table".into(),
+        sections: vec![Section { heading: "Reference table".into(), anchor: Some("tbl".into()), text }],
+        ..Default::default()
+    };
+    vec![table, corpus().remove(1)]
+}
+
+fn built_from(docs: &[SourceDoc], part_target: usize) -> BuiltBundle {
+    build(docs, &BuildOptions { doc_shard_target: 512, doc_part_target: part_target, ..Default::default() }).unwrap()
+}
+
+/// The stored page of each part of doc 0 (the builder's own payloads, inflated).
+fn stored_parts(b: &BuiltBundle) -> Vec<sift_core::bundle::docstore::StoredDoc> {
+    b.manifest
+        .doc_shards
+        .iter()
+        .filter(|d| d.first_doc == 0)
+        .map(|d| {
+            let bytes = &b.shards.iter().find(|(n, _)| *n == d.shard.file).unwrap().1;
+            let payload =
+                sift_core::bundle::decode_shard(bytes, sift_core::bundle::ShardKind::Docs, &d.shard, b.manifest.format_version).unwrap();
+            let place = b.manifest.doc_shards.iter().position(|x| x.shard.file == d.shard.file).map(|i| i as u32);
+            sift_core::bundle::docstore::StoredDoc::decode(&payload, 1, place).unwrap().remove(0)
+        })
+        .collect()
+}
+
+#[test]
+fn a_section_bigger_than_a_part_is_stored_in_pieces_each_a_part() {
+    let docs = one_long_section();
+    let b = built_from(&docs, 1500);
+    let parts = parts_of_long(&b);
+    let text_len = docs[0].sections[0].text.len();
+    assert_eq!(parts.len(), text_len.div_ceil(1500), "{text_len} bytes in pieces of at most about 1.5 kB: {parts:?}");
+    assert!(parts.windows(2).all(|w| w[0].1 < w[1].1), "parts in position order: {parts:?}");
+    let stored = stored_parts(&b);
+    // The first piece keeps the heading; each further one goes on from the part before,
+    // without it, under the section's anchor and label.
+    assert!(!stored[0].continues);
+    assert_eq!(stored[0].sections[0].heading, "Reference table");
+    for p in &stored[1..] {
+        assert!(p.continues);
+        assert_eq!((p.sections.len(), p.sections[0].heading.as_str()), (1, ""));
+        assert_eq!(p.sections[0].anchor.as_deref(), Some("tbl"));
+        assert_eq!(p.section_labels(), ["Reference table"]);
+    }
+    let text: String = stored.iter().map(|p| p.sections[0].text.as_str()).collect();
+    assert_eq!(text, docs[0].sections[0].text, "the pieces are the text, cut after whitespace");
+    // A further piece's first position is exact (its first token), not rounded: the
+    // tokens of the piece before lie just before it.
+    let (r, _) = run(&b, |e| e.search(&SearchRequest::new("sigma"), &ctx()));
+    assert!(r.results[0].snippet.contains("<mark>sigma</mark>"), "{}", r.results[0].snippet);
+}
+
+#[test]
+fn a_result_in_a_long_section_reads_only_the_piece_its_snippet_comes_from() {
+    let docs = one_long_section();
+    let b = built_from(&docs, 1500);
+    let parts = parts_of_long(&b);
+    let (r, read) = run(&b, |e| e.search(&SearchRequest::new("sigma"), &ctx()));
+    assert_eq!(r.results[0].id, "table");
+    assert_eq!(read.len(), 1, "one piece of the page: {read:?}");
+    assert!(read[0] != parts[0].0 && read[0] != parts.last().unwrap().0, "the piece with the closing row, not the opening: {read:?}");
+    assert!(r.results[0].snippet.contains("closing row mentions <mark>sigma</mark> here"), "{}", r.results[0].snippet);
+    // The deep link stays: the piece is shown as its section.
+    let subs: Vec<(&str, &str)> = r.results[0].sub_results.iter().map(|s| (s.title.as_str(), s.url.as_str())).collect();
+    assert_eq!(subs, [("Reference table", "/table.html#tbl")]);
+    assert!(r.results[0].sub_results[0].snippet.contains("<mark>sigma</mark>"));
+
+    // A word of the opening reads the first piece, and answers as the page kept whole does.
+    let (r, read) = run(&b, |e| e.search(&SearchRequest::new("omicron"), &ctx()));
+    assert_eq!(read, [parts[0].0.clone()]);
+    let whole = built_from(&docs, 0);
+    assert_eq!(parts_of_long(&whole).len(), 1);
+    let (w, _) = run(&whole, |e| e.search(&SearchRequest::new("omicron"), &ctx()));
+    assert_eq!(r.results[0].snippet, w.results[0].snippet);
+    // (In parts, a result links to its section as a page in parts always has; kept whole,
+    // a page of one section has no sub-results.)
+    assert_eq!(r.results[0].sub_results.iter().map(|s| s.url.as_str()).collect::<Vec<_>>(), ["/table.html#tbl"]);
+    assert!(w.results[0].sub_results.is_empty());
+    // Phrases and totals do not see the cut: the index is the same.
+    for q in ["\"closing row mentions sigma\"", "filler options", "omicron sigma"] {
+        let (r, _) = run(&b, |e| e.search(&SearchRequest::new(q), &ctx()));
+        let (w, _) = run(&whole, |e| e.search(&SearchRequest::new(q), &ctx()));
+        let ids = |x: &sift_core::SearchResponse| x.results.iter().map(|r| (r.id.clone(), r.score.to_bits())).collect::<Vec<_>>();
+        assert_eq!((ids(&r), r.total), (ids(&w), w.total), "{q}");
+    }
+}
+
+#[test]
+fn whole_page_reads_join_a_sections_pieces_back_exactly() {
+    let docs = one_long_section();
+    let b = built_from(&docs, 1500);
+    let whole = built_from(&docs, 0);
+    let (doc, read) = run(&b, |e| e.get_document("table"));
+    assert_eq!(read.len(), parts_of_long(&b).len(), "every piece: {read:?}");
+    assert_eq!(doc.expect("found").sections, docs[0].sections, "one section, its text whole again");
+    let mut req = SearchRequest::new("sigma");
+    req.include_content = Some(true);
+    let (r, _) = run(&b, |e| e.search(&req, &ctx()));
+    let (w, _) = run(&whole, |e| e.search(&req, &ctx()));
+    assert_eq!(r.results[0].content, w.results[0].content);
+    assert!(!r.results[0].content.as_deref().unwrap_or("").contains("\n\n"), "no break where a piece was cut");
+}
+
+#[test]
+fn a_doc_shard_whose_continues_is_not_a_boolean_is_refused() {
+    use sift_core::bundle::{decode_shard, encode_shard, ShardKind, FORMAT_VERSION};
+    let b = built_from(&one_long_section(), 1500);
+    let (_, read) = run(&b, |e| e.search(&SearchRequest::new("sigma"), &ctx()));
+    let second = b.manifest.doc_shards.iter().find(|d| d.shard.file == read[0]).unwrap().clone();
+    let bytes = &b.shards.iter().find(|(n, _)| *n == second.shard.file).unwrap().1;
+    let payload = String::from_utf8(decode_shard(bytes, ShardKind::Docs, &second.shard, FORMAT_VERSION).unwrap()).unwrap();
+    assert!(payload.contains(r#""continues":true"#), "{payload}");
+    let bad = encode_shard(ShardKind::Docs, payload.replace(r#""continues":true"#, r#""continues":"yes""#).as_bytes(), FORMAT_VERSION);
+    let mut e = Engine::new(&b.manifest_bytes()).unwrap();
+    let err = e
+        .drive(
+            |e| e.search(&SearchRequest::new("sigma"), &ctx()),
+            |f| Ok(if f == second.shard.file { bad.clone() } else { b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone() }),
+        )
+        .err()
+        .expect("refused");
+    assert_eq!(err.code, "bundle_corrupt");
+    assert!(err.message.contains("continues") && err.message.contains("true or false"), "{}", err.message);
 }

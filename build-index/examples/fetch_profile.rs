@@ -4,7 +4,9 @@
 //! fetches once, is not counted. Beside the bytes, the sub-results the answers show (what
 //! smaller doc parts cost: a result's sub-results come from its part only).
 //! `cargo run --release --example fetch_profile -- <BUNDLE> [QUERIES]` — QUERIES: a file of
-//! one query a line (default: the browser benchmark's, bench/queries.json).
+//! one query a line (default: the browser benchmark's, bench/queries.json). With
+//! `SIFT_PROFILE_FILES=1` it also prints every file read and its size (`FILE name bytes`,
+//! to stderr), to see which shards a layout change shrinks.
 
 #[path = "support/queries.rs"]
 mod queries;
@@ -48,6 +50,9 @@ fn main() {
                 |f| {
                     let bytes = std::fs::read(dir.join(f)).map_err(|e| SiftError::internal(format!("{f}: {e}")))?;
                     add(&mut per, f.chars().next().unwrap_or('?'), 1, bytes.len());
+                    if std::env::var_os("SIFT_PROFILE_FILES").is_some() {
+                        eprintln!("FILE {f} {}", bytes.len());
+                    }
                     Ok(bytes)
                 },
             )

@@ -3,7 +3,7 @@
 
 use crate::analyzer::{self, Token};
 use crate::bundle::docmeta::{self, DocMeta};
-use crate::bundle::docstore::{part_start, visit_doc_fields, StoredDoc, ANALYSIS_PIECE_BYTES};
+use crate::bundle::docstore::{part_start, piece_starts, section_pieces, visit_doc_fields, StoredDoc, ANALYSIS_PIECE_BYTES};
 use crate::bundle::encoder::{EncoderLayout, ROWS_PER_SHARD};
 use crate::bundle::filters::FilterIndex;
 use crate::bundle::manifest::EncoderRef;
@@ -12,7 +12,7 @@ use crate::bundle::vindex::VectorIndex;
 use crate::bundle::{self, dictionary, ids, startup, vocabulary, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
 use crate::date;
 use crate::decompose;
-use crate::doc::SourceDoc;
+use crate::doc::{Section, SourceDoc};
 use crate::error::SiftError;
 use crate::rank::{self, Bm25fParams, N_FIELDS};
 use crate::semantic::layout::{lay_out, SemanticInput, SemanticLayout};
@@ -520,21 +520,56 @@ enum StoreShard {
     Part { doc: usize, sections: std::ops::Range<usize> },
 }
 
-/// A long page's parts: runs of consecutive sections, a run ending before the section that
-/// would take it over `target` bytes (a section bigger than that is a part of its own).
-fn parts_of(d: &SourceDoc, target: usize) -> Vec<std::ops::Range<usize>> {
+/// A long page's sections as its parts store them: each section's text in pieces of about
+/// `target` bytes ([`section_pieces`]), as (bytes, whether it goes on from the piece before).
+fn stored_sections(d: &SourceDoc, target: usize) -> Vec<(usize, bool)> {
+    let mut out = Vec::with_capacity(d.sections.len());
+    for s in &d.sections {
+        for (k, piece) in section_pieces(&s.text, target).iter().enumerate() {
+            out.push((piece.len() + if k == 0 { s.heading.len() } else { 0 }, k > 0));
+        }
+    }
+    out
+}
+
+/// A long page's parts: runs of consecutive stored sections, a run ending before the one
+/// that would take it over `target` bytes and before every further piece of a section (so
+/// a piece that continues a section is always its part's first).
+fn parts_of(sections: &[(usize, bool)], target: usize) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
     let (mut start, mut bytes) = (0, 0);
-    for (i, sec) in d.sections.iter().enumerate() {
-        let w = sec.text.len() + sec.heading.len();
-        if i > start && bytes + w > target {
+    for (i, &(w, continues)) in sections.iter().enumerate() {
+        if i > start && (continues || bytes + w > target) {
             out.push(start..i);
             (start, bytes) = (i, 0);
         }
         bytes += w;
     }
-    out.push(start..d.sections.len());
+    out.push(start..sections.len());
     out
+}
+
+/// A long page with its sections as its parts store them ([`stored_sections`]): the pieces
+/// of a long section after the first have no heading, start at their first token, and keep
+/// the section's anchor and sub-result label. Returns the page, each stored section's label
+/// and whether it continues the one before.
+fn pieced(sd: StoredDoc, target: usize) -> (StoredDoc, Vec<String>, Vec<bool>) {
+    let labels = sd.section_labels();
+    let mut out = StoredDoc { sections: Vec::new(), section_pos: Vec::new(), ..sd.clone() };
+    let (mut out_labels, mut continues) = (Vec::new(), Vec::new());
+    for (i, s) in sd.sections.iter().enumerate() {
+        let pieces = section_pieces(&s.text, target);
+        let start = sd.section_pos.get(i).copied();
+        let starts = start.map(|p| piece_starts(p, &s.heading, &pieces)).unwrap_or_default();
+        for (k, piece) in pieces.iter().enumerate() {
+            let heading = if k == 0 { s.heading.clone() } else { String::new() };
+            out.sections.push(Section { heading, anchor: s.anchor.clone(), text: piece.to_string() });
+            out.section_pos.extend(if k == 0 { start } else { starts.get(k - 1).copied() });
+            out_labels.push(labels[i].clone());
+            continues.push(k > 0);
+        }
+    }
+    (out, out_labels, continues)
 }
 
 /// The document store's shards, each holding whole pages in order until it reaches
@@ -557,12 +592,12 @@ fn doc_store(
         let mut out = Vec::new();
         let (mut first_doc, mut batch_bytes) = (0usize, 0usize);
         for (i, d) in docs.iter().enumerate() {
-            let split = part_target > 0 && stored_weight(d) > part_target && d.sections.len() > 1;
-            if split {
+            let stored = if part_target > 0 && stored_weight(d) > part_target { stored_sections(d, part_target) } else { Vec::new() };
+            if stored.len() > 1 {
                 if first_doc < i {
                     out.push(StoreShard::Pages { first_doc, docs: i - first_doc });
                 }
-                out.extend(parts_of(d, part_target).into_iter().map(|sections| StoreShard::Part { doc: i, sections }));
+                out.extend(parts_of(&stored, part_target).into_iter().map(|sections| StoreShard::Part { doc: i, sections }));
                 (first_doc, batch_bytes) = (i + 1, 0);
                 continue;
             }
@@ -592,8 +627,9 @@ fn doc_store(
         sections: docs[i].sections.clone(),
         section_pos: std::mem::take(&mut starts[i]),
         labels: Vec::new(),
+        continues: false,
     };
-    let mut whole: Option<(usize, StoredDoc, Vec<String>)> = None;
+    let mut whole: Option<(usize, StoredDoc, Vec<String>, Vec<bool>)> = None;
     let mut out = Vec::with_capacity(shards.len());
     for shard in shards {
         match shard {
@@ -604,15 +640,20 @@ fn doc_store(
             }
             StoreShard::Part { doc, sections } => {
                 if whole.as_ref().is_none_or(|w| w.0 != doc) {
-                    let sd = stored(doc, &mut section_starts);
-                    let labels = sd.section_labels();
-                    whole = Some((doc, sd, labels));
+                    let (sd, labels, continues) = pieced(stored(doc, &mut section_starts), part);
+                    whole = Some((doc, sd, labels, continues));
                 }
-                let (_, sd, labels) = whole.as_ref().expect("set above");
-                // Where its first section starts (the page's title and path come before).
-                let first_pos = part_start(sd.section_pos.get(sections.start).copied().unwrap_or(0));
+                let (_, sd, labels, continues) = whole.as_ref().expect("set above");
+                // Where its first section starts (the page's title and path come before):
+                // rounded down, unless the part goes on from the one before (then tokens of
+                // that one lie just before it).
+                let first = sd.section_pos.get(sections.start).copied().unwrap_or(0);
+                let goes_on = continues[sections.start];
+                let first_pos = if goes_on { first } else { part_start(first) };
+                let mut stored_part = sd.part(sections, labels);
+                stored_part.continues = goes_on;
                 let place = Some(out.len() as u32);
-                out.push((doc as u32, 1, Some(first_pos), StoredDoc::encode(&[sd.part(sections, labels)], place)?));
+                out.push((doc as u32, 1, Some(first_pos), StoredDoc::encode(&[stored_part], place)?));
             }
         }
     }

@@ -76,7 +76,11 @@ pub fn sample_docs() -> Vec<SourceDoc> {
             "reference",
             &["core", "performance"],
             None,
-            &[("Eviction", "The cache evicts the least recently used entry; memo tables are caches too.")],
+            &[
+                ("Eviction", "The cache evicts the least recently used entry; memo tables are caches too."),
+                // Longer than a part (400 bytes here): stored in pieces (format 11).
+                ("Tuning", TUNING),
+            ],
         ),
         page(
             "blog/release-notes.md",
@@ -89,6 +93,15 @@ pub fn sample_docs() -> Vec<SourceDoc> {
         page("guides/to-be-or-not.md", "To be or not to be", "guide", &[], Some("2024-01-01"), &[("", "the of and to be or not")]),
     ]
 }
+
+/// A section longer than the sample's parts.
+const TUNING: &str = "Size the cache by the working set, not by the memory you have: a cache that holds \
+    every entry ever read evicts nothing and helps nothing. Start with the number of distinct keys an hour of \
+    traffic reads, measure the hit rate, then double it while the rate still climbs. Entries expire after their \
+    time to live whatever their use; a memo table keeps them until the process ends. Warm the cache at startup \
+    from the last run's keys when cold misses hurt, and never cache errors: a failed lookup cached for an hour is \
+    an outage for an hour. Sharded caches take a lock per shard, so more shards mean less waiting under load, and \
+    the eviction order is kept per shard too. Metrics name the hits, the misses, the evictions and the bytes held.";
 
 /// The sample site built with small shards (several term and doc shards) and vectors.
 pub fn sample_bundle() -> BuiltBundle {
@@ -519,7 +532,24 @@ pub fn sample_payloads() -> Vec<(u8, Vec<u8>)> {
         let with = bundle::Inflation { payload: None, dictionary: eng.doc_dictionary() };
         out.push((selector, bundle::decode_shard_with(bytes, with, kind, &sref, version).expect("sample shard decodes")));
     }
-    out.push((0, sample_bundle().manifest_bytes()));
+    // A part that goes on from the one before (format 11: a piece of a long section), as
+    // the doc shard it is (selector: the docs, that shard).
+    let b = sample_bundle();
+    let docs_selector = 1 + KINDS.iter().position(|k| *k == ShardKind::Docs).expect("docs are fuzzed");
+    let mut eng = Engine::new(&b.manifest_bytes()).expect("sample opens");
+    if let Some(d) = &b.manifest.doc_dictionary {
+        eng.add_shard(&d.file, &b.shards.iter().find(|(n, _)| *n == d.file).expect("listed").1).expect("dictionary loads");
+    }
+    let piece = b.manifest.doc_shards.iter().enumerate().find_map(|(m, d)| {
+        let bytes = &b.shards.iter().find(|(n, _)| *n == d.shard.file).expect("listed").1;
+        let with = bundle::Inflation { payload: None, dictionary: eng.doc_dictionary() };
+        let payload =
+            bundle::decode_shard_with(bytes, with, ShardKind::Docs, &d.shard, b.manifest.format_version).expect("sample shard decodes");
+        String::from_utf8_lossy(&payload).contains("\"continues\":true").then_some((m, payload))
+    });
+    let (m, payload) = piece.expect("the sample has a long section in pieces");
+    out.push((u8::try_from(docs_selector + m * (KINDS.len() + 1)).expect("selector fits a byte"), payload));
+    out.push((0, b.manifest_bytes()));
     out
 }
 

@@ -5,7 +5,8 @@
 //! readable with standard tools). Format 5 wraps it as `{"shard": n, "docs": [...]}`: its
 //! doc shards are named by rule and listed without a checksum each, so a shard names its
 //! own place in the store, and one served under another's name is refused. Each document is an object `{id, url, title, metadata?,
-//! date?, sections, sp?}` (members absent when empty); written and read by `crate::json`.
+//! date?, sections, sp?, labels?, continues?}` (members absent when empty; `continues`, format 11: the
+//! part goes on from the one before, [`section_pieces`]); written and read by `crate::json`.
 //!
 //! # The position layout
 //! Every token of a document has a position in one space: the title, then the path, then
@@ -46,6 +47,11 @@ pub struct StoredDoc {
     /// heading is told apart by the item it sits under, which may be in an earlier part).
     /// Empty when every label is the heading itself.
     pub labels: Vec<String>,
+    /// Format 11, in a part of a long page: the part's first section goes on from the part
+    /// before it — a further piece of a section bigger than a part ([`section_pieces`]),
+    /// stored without its heading (its start, `sp`, is its first token's position) and
+    /// shown as its section (label and anchor) in sub-results.
+    pub continues: bool,
 }
 
 impl StoredDoc {
@@ -123,6 +129,7 @@ impl StoredDoc {
                 None => Vec::new(),
                 Some(_) => f.list("labels", |x| json::string_in(x, "a section label"))?,
             },
+            continues: f.opt_bool("continues")?.unwrap_or(false),
         })
     }
 
@@ -172,12 +179,20 @@ impl StoredDoc {
         part
     }
 
-    /// A page put back together from its parts, in order.
+    /// A page put back together from its parts, in order: a piece that continues a
+    /// section is joined back to it (the cut was after whitespace, so the text is whole again).
     pub fn join(parts: &[&StoredDoc]) -> StoredDoc {
         let mut whole = parts.first().map(|p| p.clone_fields()).unwrap_or_default();
         for p in parts {
-            whole.sections.extend(p.sections.iter().cloned());
-            whole.section_pos.extend(&p.section_pos);
+            let skip = match (p.continues, p.sections.first(), whole.sections.last_mut()) {
+                (true, Some(piece), Some(section)) => {
+                    section.text.push_str(&piece.text);
+                    1
+                }
+                _ => 0,
+            };
+            whole.sections.extend(p.sections.iter().skip(skip).cloned());
+            whole.section_pos.extend(p.section_pos.iter().skip(skip));
         }
         whole
     }
@@ -248,6 +263,9 @@ impl ToJson for StoredDoc {
         if !self.labels.is_empty() {
             doc.set("labels", Json::Arr(self.labels.iter().map(Json::from).collect()));
         }
+        if self.continues {
+            doc.set("continues", Json::Bool(true));
+        }
         doc
     }
 }
@@ -270,6 +288,36 @@ pub fn body_start(section_start: u32, heading: &str) -> u32 {
 /// it unchanged.
 pub fn part_start(section_start: u32) -> u32 {
     section_start - section_start % POSITION_GAP
+}
+
+/// A section's text as a long page's parts store it (format 11): whole up to `target`
+/// bytes, else cut into the fewest pieces of at most about `target` bytes, of about equal
+/// size, each ending after ASCII whitespace (a text without any stays whole). Analysing
+/// the pieces one after another gives the section's tokens, so each piece but the first
+/// is a section of its own that starts at its first token ([`piece_starts`]), and a result
+/// reads the piece its snippet comes from, not a 70 KB section.
+pub fn section_pieces(text: &str, target: usize) -> Vec<&str> {
+    if target == 0 || text.len() <= target {
+        return vec![text];
+    }
+    let n = text.len().div_ceil(target);
+    pieces(text, text.len().div_ceil(n)).collect()
+}
+
+/// Where each piece after the first of a section starting at `section_start` begins: the
+/// position of its first token (its heading's tokens and the gap come before the first).
+pub fn piece_starts(section_start: u32, heading: &str, pieces: &[&str]) -> Vec<u32> {
+    let mut next = body_start(section_start, heading);
+    let mut toks = Vec::new();
+    let mut starts = Vec::with_capacity(pieces.len().saturating_sub(1));
+    for (k, piece) in pieces.iter().enumerate() {
+        if k > 0 {
+            starts.push(next);
+        }
+        toks.clear();
+        next = analyzer::tokenize(piece, next, &mut toks);
+    }
+    starts
 }
 
 /// Long texts are analysed this many bytes at a time (cut after whitespace, where no word
@@ -382,6 +430,48 @@ mod tests {
         let sd = StoredDoc { sections: doc.sections.clone(), section_pos: starts, ..Default::default() };
         assert_eq!((0..2).map(|i| sd.body_start(i).unwrap()).collect::<Vec<_>>(), body_first);
         assert_eq!(sd.body_start(2), None);
+    }
+
+    #[test]
+    fn a_long_sections_pieces_start_where_the_index_puts_their_first_token() {
+        let text = "The StateMachine's state-machine\tparses os.path.join  and HTTP/2; naïve café \
+                    日本語のテキスト も 検索 できます。 parseHTTPResponse v1.2.3 — «quoted» e-mail 123 ";
+        let doc = SourceDoc {
+            id: "a".into(),
+            title: "A title".into(),
+            path: "some path".into(),
+            sections: vec![
+                Section { heading: "Heading of StateMachine".into(), anchor: Some("h".into()), text: text.repeat(37) },
+                Section { heading: String::new(), anchor: None, text: text.repeat(11) },
+            ],
+            ..Default::default()
+        };
+        // (section, byte offset in its text, position) of every body token, as indexed.
+        let mut body = Vec::new();
+        let mut section = 0;
+        let starts = visit_doc_fields(&doc, usize::MAX, |field, _, toks| {
+            if field == rank::FIELD_BODY {
+                body.extend(toks.iter().map(|t| (section, t.start, t.pos)));
+                section += 1;
+            }
+        });
+        for target in [100, 333, 1000, 4096] {
+            for (i, sec) in doc.sections.iter().enumerate() {
+                let pieces = section_pieces(&sec.text, target);
+                assert_eq!(pieces.concat(), sec.text);
+                assert!(pieces.len() <= sec.text.len().div_ceil(target), "{target}: {} pieces", pieces.len());
+                assert_eq!(pieces.len() > 1, sec.text.len() > target, "{target}");
+                assert!(pieces.len() == 1 || pieces.iter().all(|p| p.len() <= target + 40), "{target}");
+                let mut offset = pieces[0].len();
+                for (k, &start) in piece_starts(starts[i], &sec.heading, &pieces).iter().enumerate() {
+                    let first = body.iter().find(|&&(s, at, _)| s == i && at >= offset).map(|t| t.2);
+                    assert_eq!(Some(start), first, "target {target}, section {i}, piece {}", k + 1);
+                    offset += pieces[k + 1].len();
+                }
+            }
+        }
+        assert_eq!(section_pieces("short", 100), ["short"]);
+        assert_eq!(section_pieces("no whitespace at all in it", 0), ["no whitespace at all in it"]);
     }
 
     #[test]

@@ -30,8 +30,10 @@ pub const MAGIC: &[u8; 4] = b"SIFT";
 /// 9 puts the doc metadata, the filters and that dictionary in one startup shard
 /// ([`super::startup`]), 10 names the semantic half's stores (vector lists, encoder
 /// vocabulary groups and rows) by rule and puts the encoder's index in the manifest
-/// ([`super::table`]). Every shard carries its bundle's version.
-pub const FORMAT_VERSION: u16 = 10;
+/// ([`super::table`]), 11 stores a section bigger than a part in pieces, a part that goes on
+/// from the one before saying so ([`super::docstore::section_pieces`]). Every shard carries
+/// its bundle's version.
+pub const FORMAT_VERSION: u16 = 11;
 const HEADER_LEN: usize = 16;
 /// Refuse to inflate a shard claiming more than this: a corrupt or hostile length must not
 /// allocate gigabytes.

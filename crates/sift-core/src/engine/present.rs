@@ -183,7 +183,10 @@ fn build_result(
     // just one).
     if sd.sections.len() > 1 || in_parts {
         let labels = sd.section_labels();
-        for &i in order.iter().filter(|&&i| quality[i].hits > 0 && !sd.sections[i].heading.is_empty()) {
+        // A section with a heading, or a piece of one that goes on from the part before
+        // (stored without it, under the section's label).
+        let titled = |i: usize| !sd.sections[i].heading.is_empty() || (i == 0 && sd.continues && !labels[0].is_empty());
+        for &i in order.iter().filter(|&&i| quality[i].hits > 0 && titled(i)) {
             let title = snippet::escape_html(&labels[i]);
             // Sections that would read the same are one sub-result: the best-matching one.
             if subs.iter().any(|s| s.title == title) {
