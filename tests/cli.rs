@@ -89,7 +89,11 @@ fn bad_input_exits_with_clear_errors() {
 #[test]
 fn shard_sizes_change_the_files_not_the_answers() {
     let d = scratch("cli-shard-sizes");
-    let corpus = repo_root().join("tests/corpus");
+    // The corpus twice over (its pages and a copy under `again/`): enough postings for
+    // several 1 kB term shards, which are cut between half and 1.5 times the target.
+    let corpus = d.join("corpus");
+    copy_tree(&repo_root().join("tests/corpus"), &corpus);
+    copy_tree(&repo_root().join("tests/corpus"), &corpus.join("again"));
     let (small, large) = (d.join("small"), d.join("large"));
     for (out, kb) in [(&small, "1"), (&large, "4096")] {
         let o = sift(&[
