@@ -307,3 +307,19 @@ fn a_doc_shard_whose_continues_is_not_a_boolean_is_refused() {
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("continues") && err.message.contains("true or false"), "{}", err.message);
 }
+
+#[test]
+fn a_long_run_without_words_stays_with_a_piece_that_has_some() {
+    // An ASCII rule of 6 kB between two paragraphs: a piece of it alone would start where
+    // the piece after it does, and the manifest would refuse parts out of order.
+    let text = format!("{}{}{}", "Intro words about omicron. ".repeat(40), "-- ".repeat(2000), "Closing words about sigma. ".repeat(40));
+    let mut docs = one_long_section();
+    docs[0].sections[0].text = text.clone();
+    let b = built_from(&docs, 1500);
+    assert!(parts_of_long(&b).windows(2).all(|w| w[0].1 < w[1].1), "{:?}", parts_of_long(&b));
+    let (r, read) = run(&b, |e| e.search(&SearchRequest::new("sigma"), &ctx()));
+    assert_eq!(read.len(), 1);
+    assert!(r.results[0].snippet.contains("<mark>sigma</mark>"), "{}", r.results[0].snippet);
+    let (doc, _) = run(&b, |e| e.get_document("table"));
+    assert_eq!(doc.expect("found").sections[0].text, text);
+}

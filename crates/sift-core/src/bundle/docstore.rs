@@ -295,13 +295,30 @@ pub fn part_start(section_start: u32) -> u32 {
 /// size, each ending after ASCII whitespace (a text without any stays whole). Analysing
 /// the pieces one after another gives the section's tokens, so each piece but the first
 /// is a section of its own that starts at its first token ([`piece_starts`]), and a result
-/// reads the piece its snippet comes from, not a 70 KB section.
+/// reads the piece its snippet comes from, not a 70 KB section. A stretch without a token
+/// (a run of punctuation) goes with the piece after it (the last piece's, with the one
+/// before): every piece holds a token, so each starts past the one before, and the parts'
+/// first positions increase.
 pub fn section_pieces(text: &str, target: usize) -> Vec<&str> {
     if target == 0 || text.len() <= target {
         return vec![text];
     }
     let n = text.len().div_ceil(target);
-    pieces(text, text.len().div_ceil(n)).collect()
+    let mut out: Vec<&str> = Vec::with_capacity(n);
+    let (mut from, mut at, mut last_from) = (0, 0, 0);
+    for piece in pieces(text, text.len().div_ceil(n)) {
+        at += piece.len();
+        if analyzer::has_token(piece) {
+            out.push(&text[from..at]);
+            (last_from, from) = (from, at);
+        }
+    }
+    match out.last_mut() {
+        Some(last) if from < text.len() => *last = &text[last_from..],
+        None => out.push(text),
+        _ => {}
+    }
+    out
 }
 
 /// Where each piece after the first of a section starting at `section_start` begins: the
@@ -443,6 +460,12 @@ mod tests {
             sections: vec![
                 Section { heading: "Heading of StateMachine".into(), anchor: Some("h".into()), text: text.repeat(37) },
                 Section { heading: String::new(), anchor: None, text: text.repeat(11) },
+                // A long run without a token (an ASCII rule), between words.
+                Section {
+                    heading: String::new(),
+                    anchor: None,
+                    text: format!("{}{}{}", "rule above ".repeat(9), "-- ".repeat(900), "rule below ".repeat(9)),
+                },
             ],
             ..Default::default()
         };
@@ -460,10 +483,15 @@ mod tests {
                 let pieces = section_pieces(&sec.text, target);
                 assert_eq!(pieces.concat(), sec.text);
                 assert!(pieces.len() <= sec.text.len().div_ceil(target), "{target}: {} pieces", pieces.len());
+                let punctuation = i == 2;
                 assert_eq!(pieces.len() > 1, sec.text.len() > target, "{target}");
-                assert!(pieces.len() == 1 || pieces.iter().all(|p| p.len() <= target + 40), "{target}");
+                assert!(pieces.len() == 1 || punctuation || pieces.iter().all(|p| p.len() <= target + 40), "{target}");
+                // Every piece holds a token, so each starts past the one before.
+                assert!(pieces.iter().all(|p| analyzer::has_token(p)), "{target}: {pieces:?}");
+                let piece_at = piece_starts(starts[i], &sec.heading, &pieces);
+                assert!(std::iter::once(starts[i]).chain(piece_at.iter().copied()).collect::<Vec<_>>().windows(2).all(|w| w[0] < w[1]));
                 let mut offset = pieces[0].len();
-                for (k, &start) in piece_starts(starts[i], &sec.heading, &pieces).iter().enumerate() {
+                for (k, &start) in piece_at.iter().enumerate() {
                     let first = body.iter().find(|&&(s, at, _)| s == i && at >= offset).map(|t| t.2);
                     assert_eq!(Some(start), first, "target {target}, section {i}, piece {}", k + 1);
                     offset += pieces[k + 1].len();
