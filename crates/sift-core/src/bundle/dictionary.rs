@@ -89,12 +89,15 @@ pub fn train(samples: &[&[u8]], size: usize) -> Vec<u8> {
     while total < size {
         let Some((_, std::cmp::Reverse(i))) = heap.pop() else { break };
         let fresh = score(segments[i], &covered);
-        if fresh == 0 {
-            break;
-        }
         if heap.peek().is_some_and(|&(next, _)| next > fresh) {
             heap.push((fresh, std::cmp::Reverse(i)));
             continue;
+        }
+        // Only now is a score of 0 the best left. (Tested first, a segment already covered
+        // — the same page header in many parts — ended training early: 4 KB parts of the
+        // Python docs got a 4 KB dictionary and a store 6% larger.)
+        if fresh == 0 {
+            break;
         }
         covered.extend(segments[i].windows(DMER).map(dmer));
         chosen.push(segments[i]);
@@ -180,6 +183,26 @@ mod tests {
                 .into_bytes()
             })
             .collect()
+    }
+
+    #[test]
+    fn training_goes_on_past_segments_already_covered() {
+        // Every sample opens with the same 256 bytes (a page's fields repeated in each of its
+        // parts), so after the first copy of those segments is taken, the other copies come
+        // off the heap with stale scores and nothing new; phrases shared by a few samples
+        // each are still to be had. (Stopping at the first such copy left a 256-byte
+        // dictionary.)
+        let header = "H".repeat(128) + &"h".repeat(128);
+        let phrases = ["alpha beta gamma delta", "the quick brown fox", "lorem ipsum dolor sit", "one two three four five"];
+        let pages: Vec<Vec<u8>> = (0..40)
+            .map(|i| format!("{header}{} and then page {i} ends with {}", phrases[i % 4], phrases[(i + 1) % 4]).into_bytes())
+            .collect();
+        let refs: Vec<&[u8]> = pages.iter().map(Vec::as_slice).collect();
+        let dict = train(&refs, 4096);
+        assert!(dict.len() > 2 * header.len(), "{} bytes", dict.len());
+        for phrase in phrases {
+            assert!(dict.windows(phrase.len()).any(|w| w == phrase.as_bytes()), "{phrase} in the dictionary");
+        }
     }
 
     #[test]
