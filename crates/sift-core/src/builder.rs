@@ -553,9 +553,9 @@ fn parts_of(sections: &[(usize, bool)], target: usize) -> Vec<std::ops::Range<us
 /// of a long section after the first have no heading, start at their first token, and keep
 /// the section's anchor and sub-result label. Returns the page, each stored section's label
 /// and whether it continues the one before.
-fn pieced(sd: StoredDoc, target: usize) -> (StoredDoc, Vec<String>, Vec<bool>) {
+fn pieced(sd: &StoredDoc, target: usize) -> (StoredDoc, Vec<String>, Vec<bool>) {
     let labels = sd.section_labels();
-    let mut out = StoredDoc { sections: Vec::new(), section_pos: Vec::new(), ..sd.clone() };
+    let mut out = sd.clone_fields();
     let (mut out_labels, mut continues) = (Vec::new(), Vec::new());
     for (i, s) in sd.sections.iter().enumerate() {
         let pieces = section_pieces(&s.text, target);
@@ -640,7 +640,7 @@ fn doc_store(
             }
             StoreShard::Part { doc, sections } => {
                 if whole.as_ref().is_none_or(|w| w.0 != doc) {
-                    let (sd, labels, continues) = pieced(stored(doc, &mut section_starts), part);
+                    let (sd, labels, continues) = pieced(&stored(doc, &mut section_starts), part);
                     whole = Some((doc, sd, labels, continues));
                 }
                 let (_, sd, labels, continues) = whole.as_ref().expect("set above");

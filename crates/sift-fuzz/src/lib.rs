@@ -525,32 +525,32 @@ pub fn sample_payloads() -> Vec<(u8, Vec<u8>)> {
         };
         let bytes = &b.shards.iter().find(|(n, _)| *n == name).expect("listed").1;
         let sref = ShardRef::new(name.clone(), bytes.len() as u64, crc32fast::hash(bytes));
-        // Doc shards are compressed after the store's dictionary, which the engine holds.
-        if let Some(d) = b.manifest.doc_dictionary.as_ref().filter(|d| !eng.is_loaded(&d.file)) {
-            eng.add_shard(&d.file, &b.shards.iter().find(|(n, _)| *n == d.file).expect("listed").1).expect("dictionary loads");
-        }
-        let with = bundle::Inflation { payload: None, dictionary: eng.doc_dictionary() };
-        out.push((selector, bundle::decode_shard_with(bytes, with, kind, &sref, version).expect("sample shard decodes")));
+        out.push((selector, payload_in(&b, &mut eng, kind, &sref)));
     }
     // A part that goes on from the one before (format 11: a piece of a long section), as
     // the doc shard it is (selector: the docs, that shard).
     let b = sample_bundle();
     let docs_selector = 1 + KINDS.iter().position(|k| *k == ShardKind::Docs).expect("docs are fuzzed");
     let mut eng = Engine::new(&b.manifest_bytes()).expect("sample opens");
-    if let Some(d) = &b.manifest.doc_dictionary {
-        eng.add_shard(&d.file, &b.shards.iter().find(|(n, _)| *n == d.file).expect("listed").1).expect("dictionary loads");
-    }
     let piece = b.manifest.doc_shards.iter().enumerate().find_map(|(m, d)| {
-        let bytes = &b.shards.iter().find(|(n, _)| *n == d.shard.file).expect("listed").1;
-        let with = bundle::Inflation { payload: None, dictionary: eng.doc_dictionary() };
-        let payload =
-            bundle::decode_shard_with(bytes, with, ShardKind::Docs, &d.shard, b.manifest.format_version).expect("sample shard decodes");
+        let payload = payload_in(&b, &mut eng, ShardKind::Docs, &d.shard);
         String::from_utf8_lossy(&payload).contains("\"continues\":true").then_some((m, payload))
     });
     let (m, payload) = piece.expect("the sample has a long section in pieces");
     out.push((u8::try_from(docs_selector + m * (KINDS.len() + 1)).expect("selector fits a byte"), payload));
     out.push((0, b.manifest_bytes()));
     out
+}
+
+/// The payload of one of a sample bundle's shards. Doc shards are compressed after the
+/// store's dictionary, which `eng` is given first.
+fn payload_in(b: &BuiltBundle, eng: &mut Engine, kind: ShardKind, sref: &ShardRef) -> Vec<u8> {
+    let file = |name: &str| &b.shards.iter().find(|(n, _)| n == name).expect("listed").1;
+    if let Some(d) = b.manifest.doc_dictionary.as_ref().filter(|d| !eng.is_loaded(&d.file)) {
+        eng.add_shard(&d.file, file(&d.file)).expect("dictionary loads");
+    }
+    let with = bundle::Inflation { payload: None, dictionary: eng.doc_dictionary() };
+    bundle::decode_shard_with(file(&sref.file), with, kind, sref, b.manifest.format_version).expect("sample shard decodes")
 }
 
 /// Index one extracted page and query it by its own words.

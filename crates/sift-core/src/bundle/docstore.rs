@@ -198,7 +198,7 @@ impl StoredDoc {
     }
 
     /// The page's own fields, without sections.
-    fn clone_fields(&self) -> StoredDoc {
+    pub(crate) fn clone_fields(&self) -> StoredDoc {
         StoredDoc {
             id: self.id.clone(),
             url: self.url.clone(),

@@ -508,13 +508,7 @@ mod tests {
             .iter()
             .flat_map(|(_, _, p)| {
                 let s = TermShard::decode(p.clone(), super::super::FORMAT_VERSION).unwrap();
-                let mut keys = Vec::new();
-                let mut st = s.map.keys();
-                use fst::Streamer;
-                while let Some(k) = st.next() {
-                    keys.push(String::from_utf8(k.to_vec()).unwrap());
-                }
-                keys
+                s.map.stream().into_str_keys().unwrap()
             })
             .collect();
         assert_eq!(all, terms);
