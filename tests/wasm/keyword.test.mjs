@@ -2,7 +2,8 @@
 // what a page with semantic search off loads), called directly through its glue: it answers
 // by words on a bundle with vectors, refuses semantic modes with a clear error, and neither
 // lists nor reads the semantic shards. What only the full runtime has (paragraph-like
-// queries, getDocument) it hands on, and sift.js asks the full runtime.
+// queries, getDocument, the request options a search box does not send) it hands on, and
+// sift.js asks the full runtime.
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -112,6 +113,55 @@ test("a query of 8 or more terms is the full runtime's: the browser engines hand
   assert.deepEqual(brief(await page.search({ query: "cache" })), brief(short));
   await page.search({ query: PARAGRAPH + " again" });
   assert.equal(counts["sift_wasm_full_bg.wasm"], 1, "and only once");
+});
+
+// Request options a search box does not send: the browser engines leave their code out
+// (sift-core features `explain`, `whole-pages`, `dates`) and refuse them before reading.
+const FULL_ONLY = [
+  [{ query: "release", include_content: true }, /include_content/],
+  [{ query: "release", since: "2023-01-01" }, /since/],
+  [{ query: "release", sort: "date" }, /sort by date/],
+  [{ query: "release", boost_recent: true }, /boost_recent/],
+  [{ query: "cache", explain: true }, /explain/],
+];
+
+test("include_content, since, sort by date, boost_recent and explain are the full runtime's: refused before reading, answered through sift.js", async () => {
+  const e = await engine();
+  const lean = await import("../../www/dist/sift_wasm.js?options");
+  await lean.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm"))) });
+  const l = new lean.SiftEngine(read("manifest.json"));
+  for (const [req, named] of FULL_ONLY) {
+    for (const eng of [e, l]) {
+      // The first call, before any shard: refused, not asked for files.
+      assert.throws(() => eng.search(JSON.stringify(req), 20000, undefined), (x) => {
+        const err = JSON.parse(x);
+        return err.code === "full_runtime_required" && named.test(err.message);
+      }, JSON.stringify(req));
+    }
+  }
+  // The options' bad values are still the caller's errors, from whichever engine answers.
+  assert.throws(() => e.search(JSON.stringify({ query: "release", sort: "newest" }), 20000, undefined), (x) => JSON.parse(x).code === "invalid_sort");
+
+  // Through sift.js: the same answers as a page that loaded the full runtime at once; the
+  // full runtime fetched once; a plain query stays with the keyword engine.
+  const base = pathToFileURL(BUNDLE + "/").href;
+  const counts = {};
+  const page = await Sift.load(base, { fetch: fileFetch(counts), semantic: false, ...runtimes("?c") });
+  await page.search({ query: "release" });
+  assert.equal(counts["sift_wasm_full_bg.wasm"] ?? 0, 0);
+  const full = await Sift.load(base, { fetch: fileFetch(), runtime: "full", semantic: false, wasmUrl: runtimes("?d").fullWasmUrl });
+  const brief = (x) => ({ total: x.total, results: x.results.map((h) => [h.id, h.score, h.snippet, h.date ?? null, h.content ?? null, h.explain ?? null]), type: x.search_type });
+  for (const [req] of FULL_ONLY) {
+    const got = await page.search(req);
+    assert.ok(got.results.length > 0, JSON.stringify(req));
+    assert.deepEqual(brief(got), brief(await full.search(req)), JSON.stringify(req));
+  }
+  assert.ok(FULL_ONLY.slice(0, 3).every(([req]) => req.include_content || req.since || req.sort));
+  const withContent = await page.search(FULL_ONLY[0][0]);
+  assert.ok(withContent.results.every((h) => typeof h.content === "string" && h.content.length > 0), "include_content answered with the pages' text");
+  assert.equal(counts["sift_wasm_full_bg.wasm"], 1, "loaded once");
+  // A bad date: the full runtime's invalid_request, as a rejected promise.
+  await assert.rejects(page.search({ query: "release", since: "last tuesdayish" }), (x) => x.code === "invalid_since" && /since/.test(x.message));
 });
 
 test("getDocument is the full runtime's: a keyword page reads documents through it", async () => {

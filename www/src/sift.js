@@ -406,9 +406,10 @@ export class Sift {
       }
     }
     const now = today();
-    // Per-result scoring details and paragraph-like queries (8+ terms: relevance feedback)
-    // are in the full runtime only: a browser engine answers full_runtime_required before
-    // fetching anything, and the full runtime, asked the same, gives the answer.
+    // Per-result scoring details, paragraph-like queries (8+ terms: relevance feedback),
+    // include_content and the date options (since, sort by date, boost_recent) are in the
+    // full runtime only: a browser engine answers full_runtime_required before fetching
+    // anything, and the full runtime, asked the same, gives the answer.
     let res;
     try {
       res = await this.#drive((e) => e.search(body, now, vector));

@@ -265,7 +265,8 @@ impl SearchRequest {
         };
         let sort = match self.sort.as_deref().unwrap_or("relevance") {
             "relevance" => Sort::Relevance,
-            "date" => Sort::Date,
+            "date" if cfg!(feature = "dates") => Sort::Date,
+            "date" => return Err(SiftError::full_runtime_required("sort by date")),
             s => return Err(SiftError::new(ErrorCode::InvalidSort, format!("sort must be relevance or date; got {q_s}", q_s = Quoted(s)))),
         };
         let (limit, offset) = validate_page(self.limit, self.offset)?;
@@ -293,8 +294,27 @@ impl SearchRequest {
         }
         let since_days = match &self.since {
             None => None,
+            #[cfg(feature = "dates")]
             Some(s) => Some(crate::date::parse_since(s, now_days)?),
+            #[cfg(not(feature = "dates"))]
+            Some(_) => return Err(SiftError::full_runtime_required("since")),
         };
+        #[cfg(not(feature = "dates"))]
+        let _ = now_days; // (only `since` reads the clock)
+                          // The other options a browser engine leaves out (the `explain`, `whole-pages` and
+                          // `dates` features), refused before anything is read.
+        let boost_recent = self.boost_recent.unwrap_or(false);
+        let include_content = self.include_content.unwrap_or(false);
+        let explain = self.explain.unwrap_or(false);
+        if boost_recent && !cfg!(feature = "dates") {
+            return Err(SiftError::full_runtime_required("boost_recent"));
+        }
+        if include_content && !cfg!(feature = "whole-pages") {
+            return Err(SiftError::full_runtime_required("include_content"));
+        }
+        if explain && !cfg!(feature = "explain") {
+            return Err(SiftError::full_runtime_required("explain"));
+        }
         Ok(ValidRequest {
             query: query.to_string(),
             mode,
@@ -303,9 +323,9 @@ impl SearchRequest {
             limit,
             offset,
             sort,
-            boost_recent: self.boost_recent.unwrap_or(false),
-            include_content: self.include_content.unwrap_or(false),
-            explain: self.explain.unwrap_or(false),
+            boost_recent,
+            include_content,
+            explain,
         })
     }
 }

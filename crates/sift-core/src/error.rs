@@ -124,6 +124,15 @@ impl SiftError {
     pub fn corrupt(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::BundleCorrupt, message)
     }
+    /// What a browser engine built without a feature answers when asked for it, before it
+    /// reads anything: sift.js asks the full runtime instead (native builds and the full
+    /// runtime have every feature). `what`: the feature, as the caller named it.
+    pub fn full_runtime_required(what: &str) -> Self {
+        Self::new(
+            ErrorCode::FullRuntimeRequired,
+            format!("{what} is not built into this runtime (a browser engine); sift.js answers it with the full runtime"),
+        )
+    }
     /// A bug surfaced as an error rather than a panic.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::Internal, message)

@@ -13,6 +13,7 @@ use super::round4;
 use super::score::{self, Hit, Scorer};
 use super::{Engine, ShardId};
 use crate::contract::{Fallback, SearchResponse, ValidRequest, MAX_CLAUSES};
+use crate::error::SiftError;
 use crate::hashing::HashMap;
 #[cfg(feature = "explain")]
 use crate::json::Json;
@@ -22,10 +23,6 @@ use std::collections::BTreeMap;
 /// `query_vector`: the host's embedding of the query (the model's space), if it made one;
 /// `meaning`: the text to embed instead of the query's own words (`related`).
 pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>, meaning: Option<&str>) -> Flow<SearchResponse> {
-    #[cfg(not(feature = "explain"))]
-    if req.explain {
-        return Err(full_runtime_required("explain is not built into this runtime (a browser engine)"));
-    }
     let res = Resolver::new(eng);
     let (weights, host_vector) = fusion::mode_weights(req, eng.manifest.vectors.as_ref(), eng.has_query_encoder(), query_vector)?;
     // (Always false in the keyword engine, so none of the semantic half is compiled in.)
@@ -40,9 +37,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     // hands the query on rather than answer it differently. (Each clause is a draft and
     // relaxing only drops clauses, so feedback below never applies where this did not.)
     if !cfg!(feature = "feedback") && feedback::applies(typed) {
-        return Err(full_runtime_required(
-            "queries of 8 or more terms (relevance feedback) are not built into this runtime (a browser engine)",
-        ));
+        return Err(SiftError::full_runtime_required("a query of 8 or more terms (relevance feedback)").into());
     }
     // Long input (a pasted paragraph) is answered, not refused: repeats merge here, and
     // after resolution the most informative terms are kept (`Plan::keep_most_informative`).
@@ -73,7 +68,10 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
             kept.join(" ")
         ),
     });
-    let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), req.since_days, &plan.clauses);
+    // (`since_days` and `include_content` are never set without their features: validation
+    // refuses them. Said here too, so the code goes with the feature.)
+    let since_days = req.since_days.filter(|_| cfg!(feature = "dates"));
+    let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), since_days, &plan.clauses);
     if plan.positive.is_empty() {
         let reason = "the query only excludes terms; add a word to search for";
         return Ok(empty_response(req, Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() }));
@@ -156,7 +154,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let explain: Option<&dyn Fn(&Hit) -> crate::json::Json> = if req.explain { Some(&explain) } else { None };
     #[cfg(not(feature = "explain"))]
     let explain = None;
-    let results = present::results(&res, &plan, &page, req.include_content, explain)?;
+    let results = present::results(&res, &plan, &page, req.include_content && cfg!(feature = "whole-pages"), explain)?;
     Ok(SearchResponse {
         has_more: req.offset + results.len() < total,
         results,
@@ -261,13 +259,6 @@ fn combine(
 /// weight and found something; otherwise meaning answers alone.
 fn fuses((w_lex, _): (f32, f32), lexical: &[Hit]) -> bool {
     w_lex > 0.0 && !lexical.is_empty()
-}
-
-/// What a browser engine built without a feature answers when asked for it: sift.js asks
-/// the full runtime instead (native builds and the full runtime have every feature).
-fn full_runtime_required(what: &str) -> super::resolve::Halt {
-    let why = format!("{what}; sift.js answers it with the full runtime");
-    crate::error::SiftError::new(crate::error::ErrorCode::FullRuntimeRequired, why).into()
 }
 
 fn empty_response(req: &ValidRequest, fallback: Fallback) -> SearchResponse {
