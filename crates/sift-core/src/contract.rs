@@ -131,7 +131,12 @@ impl SearchRequest {
             Some(m) => match m {
                 // A field named twice: the last value counts (a map, as JSON objects are).
                 Json::Obj(members) => {
-                    members.iter().map(|(k, v)| Ok((k.clone(), FilterValue::from_json(v, k)?))).collect::<Result<_, String>>()?
+                    // Inserted, not collected (collect::facets says why).
+                    let mut out = BTreeMap::new();
+                    for (k, v) in members {
+                        out.insert(k.clone(), FilterValue::from_json(v, k)?);
+                    }
+                    out
                 }
                 _ => return Err(format!("{what}: field \"filters\" must be an object, not {}", m.kind())),
             },

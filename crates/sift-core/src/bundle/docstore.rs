@@ -105,15 +105,17 @@ impl StoredDoc {
         let f = Fields::of(v, "document", None)?;
         let metadata = match f.get("metadata") {
             None => BTreeMap::new(),
-            Some(Json::Obj(m)) => m
-                .iter()
-                .map(|(k, v)| match v {
-                    Json::Arr(vals) => {
-                        Ok((k.clone(), vals.iter().map(|x| json::string_in(x, "a metadata value")).collect::<Result<_, _>>()?))
-                    }
-                    _ => Err(format!("metadata {q_k} must be an array of strings", q_k = Quoted(k))),
-                })
-                .collect::<Result<_, String>>()?,
+            Some(Json::Obj(m)) => {
+                // Inserted, not collected (collect::facets says why).
+                let mut out = BTreeMap::new();
+                for (k, v) in m {
+                    let Json::Arr(vals) = v else {
+                        return Err(format!("metadata {q_k} must be an array of strings", q_k = Quoted(k)));
+                    };
+                    out.insert(k.clone(), vals.iter().map(|x| json::string_in(x, "a metadata value")).collect::<Result<_, _>>()?);
+                }
+                out
+            }
             Some(v) => return Err(format!("metadata must be an object, not {}", v.kind())),
         };
         Ok(StoredDoc {

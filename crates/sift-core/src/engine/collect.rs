@@ -171,11 +171,16 @@ pub(crate) fn facets(index: &FilterIndex, n_docs: usize, hits: &[Hit]) -> BTreeM
         in_set[h.doc as usize] = true;
     }
     for (field, values) in &index.fields {
-        let counts: BTreeMap<String, usize> = values
-            .iter()
-            .map(|(v, docs)| (v.clone(), docs.iter().filter(|&&d| in_set[d as usize]).count()))
-            .filter(|(_, c)| *c > 0)
-            .collect();
+        // Inserted one by one, not collected: `collect` into a BTreeMap compiles a sort and a
+        // bulk build for each key/value type (the three maps built this way cost the
+        // browser engine 1.1 kB; insertion code is shared with the other maps).
+        let mut counts = BTreeMap::new();
+        for (v, docs) in values {
+            let c = docs.iter().filter(|&&d| in_set[d as usize]).count();
+            if c > 0 {
+                counts.insert(v.clone(), c);
+            }
+        }
         if !counts.is_empty() {
             out.insert(field.clone(), counts);
         }
