@@ -159,7 +159,7 @@ pub fn fuzzy_terms(map: &fst::Map<Vec<u8>>, word: &str, max_d: u8, cap: usize) -
         if k == word.as_bytes() {
             continue;
         }
-        let term = String::from_utf8_lossy(k).into_owned();
+        let Ok(term) = std::str::from_utf8(k).map(str::to_string) else { continue };
         let distance = distance(word, &term, max_d);
         if distance > max_d {
             continue;

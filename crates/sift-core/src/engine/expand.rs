@@ -49,7 +49,7 @@ pub(crate) fn prefix_alts(res: &Resolver, folded: &str, out: &mut Vec<Alt>) -> F
             if seen > MAX_PREFIX_SCAN {
                 break;
             }
-            let term = String::from_utf8_lossy(k).into_owned();
+            let Ok(term) = std::str::from_utf8(k).map(str::to_string) else { continue };
             if have.contains(&term) {
                 continue;
             }
