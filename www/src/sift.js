@@ -16,7 +16,8 @@ export { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, LI
 // Three builds of the engine, one wasm-bindgen glue each: the keyword engine (a page with
 // semantic search off: no semantic half, 20 kB of gzip fewer), the lean one (what a search
 // box needs, hybrid with the bundle's static encoder) and the full one (also per-result
-// `explain`, `multiSearch`, `related`, `getDocument` and paragraph-like queries), which
+// `explain`, `multiSearch`, `related`, `getDocument`, paragraph-like queries and the
+// request options a search box does not send: include_content and the dates), which
 // workers load at once and pages only the first time they ask for one of them. The keyword
 // and lean engines export the same API, so their glue is the same code
 // (scripts/build-wasm.sh checks it): the copy bundled into this file serves whichever of
@@ -79,7 +80,7 @@ function runtime(kind, wasmUrl, fetchImpl) {
       return g;
     }).catch((e) => {
       runtimes.delete(key);
-      const what = kind === "full" ? "the full Sift runtime (explain, multiSearch, related, getDocument, queries of 8+ terms)" : "the Sift runtime";
+      const what = kind === "full" ? "the full Sift runtime (explain, multiSearch, related, getDocument, queries of 8+ terms, include_content, dates)" : "the Sift runtime";
       throw new SiftError("runtime_unavailable", `${what} (wasm) could not be loaded: ${e && e.message ? e.message : e}`, e);
     });
     runtimes.set(key, p);
@@ -95,7 +96,8 @@ const today = () => Math.floor(Date.now() / 86400000);
  *   options.fetch      — fetch implementation (workers pass their assets binding)
  *   options.runtime    — "lean" (default: what a search box needs; the full runtime is loaded
  *                        the first time a call asks for `explain`, `multiSearch`, `related`,
- *                        `getDocument` or a query of 8 or more terms),
+ *                        `getDocument`, a query of 8 or more terms, `include_content` or a
+ *                        date option: `since`, `sort: "date"`, `boost_recent`),
  *                        "keyword" (the default with semantic: false: the lean engine without
  *                        its semantic half) or "full" (workers and APIs: everything in one engine)
  *   options.wasmUrl    — where the runtime's wasm is (sift_wasm_bg.wasm; sift_wasm_keyword_bg.wasm

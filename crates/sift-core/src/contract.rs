@@ -425,6 +425,9 @@ impl ToJson for SubResult {
 
 impl ToJson for SearchResult {
     fn to_json(&self) -> Json {
+        // Only an engine built with `explain` sets it (said here so the Json tree's clone
+        // stays out of the browser engines).
+        let explain = self.explain.as_ref().filter(|_| cfg!(feature = "explain"));
         members(vec![
             ("id", Json::from(&self.id), true),
             ("url", Json::from(&self.url), true),
@@ -436,7 +439,7 @@ impl ToJson for SearchResult {
             ("metadata", Json::from(&self.metadata), !self.metadata.is_empty()),
             ("date", Json::from(self.date.clone()), self.date.is_some()),
             ("content", Json::from(self.content.clone()), self.content.is_some()),
-            ("explain", self.explain.clone().unwrap_or(Json::Null), self.explain.is_some()),
+            ("explain", explain.cloned().unwrap_or(Json::Null), explain.is_some()),
             ("queries", Json::from(self.queries.clone()), self.queries.is_some()),
         ])
     }
