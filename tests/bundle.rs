@@ -288,21 +288,21 @@ fn manifest_problems_are_clear_errors() {
     let b = built();
     let m = b.manifest_bytes();
     assert_eq!(Engine::new(&m[..m.len() / 2]).err().unwrap().code, "bundle_corrupt");
-    // Every bundle is written in the newest format (11: a section bigger than a part in
-    // pieces; a keyword bundle's manifest is format 9's).
-    assert_eq!(b.manifest.format_version, 11);
-    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":11", "\"format_version\":99");
+    // Every bundle is written in the newest format (12: a long page's parts on a grid of
+    // positions; a keyword bundle without long pages has format 9's manifest).
+    assert_eq!(b.manifest.format_version, 12);
+    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":12", "\"format_version\":99");
     let err = Engine::new(future.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_version");
     assert!(err.message.contains("rebuild"), "{}", err.message);
     // A manifest claiming an older version than its layout is refused outright: relabelled
     // 8, it lists format 9's startup shard; relabelled 7, its term store lacks the last
     // terms format 7 lists, and given them, it still has the startup shard.
-    let v8 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":11", "\"format_version\":8");
+    let v8 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":12", "\"format_version\":8");
     let err = Engine::new(v8.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("needs format 9"), "{}", err.message);
-    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":11", "\"format_version\":7");
+    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":12", "\"format_version\":7");
     let err = Engine::new(v7.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("missing field \"last\""), "{}", err.message);
@@ -565,13 +565,19 @@ fn a_malformed_doc_store_is_a_clear_error() {
     let b = built();
     let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
     let refused = |m: &serde_json::Value| Engine::new(m.to_string().as_bytes()).err().expect("refused");
-    let mut short = m.clone();
-    short["doc_store"]["docs"].as_array_mut().unwrap().pop();
-    assert!(refused(&short).message.contains("columns differ in length"));
     let mut orphan = m.clone();
     orphan["doc_store"]["docs"][0] = 0.into();
-    orphan["doc_store"]["first_pos"][0] = 5.into();
-    assert!(refused(&orphan).message.contains("further part that follows no part"));
+    assert!(refused(&orphan).message.contains("further part that follows no part"), "{}", refused(&orphan).message);
+    // Format 12: parts need the grid they lie on.
+    let mut gridless = m.clone();
+    gridless["doc_store"]["docs"][1] = 0.into();
+    assert!(refused(&gridless).message.contains("parts but no part_positions"), "{}", refused(&gridless).message);
+    // Under an older format a store of parts lists their first positions.
+    let mut short = m.clone();
+    short["format_version"] = 8.into();
+    short["doc_store"]["docs"][1] = 0.into();
+    short["doc_store"]["first_pos"] = serde_json::json!([null]);
+    assert!(refused(&short).message.contains("columns differ in length"), "{}", refused(&short).message);
     let mut unsafe_name = m.clone();
     unsafe_name["doc_store"]["files"] = "../d-x".into();
     assert!(refused(&unsafe_name).message.contains("unsafe shard file"));

@@ -1,6 +1,8 @@
 //! Format 4: a long page is stored in parts (runs of its sections), and a result reads only
 //! the part its snippet comes from; whole-page reads (`content`, `get_document`, `related`)
 //! put the parts back together. Format 11: a section bigger than a part is stored in pieces.
+//! Format 12: the parts lie on a grid of positions, so the manifest lists where they begin
+//! only for the few that begin off it.
 
 use sift_core::doc::{Section, SourceDoc};
 use sift_core::{build, BuildOptions, BuiltBundle, Engine, SearchRequest, Step};
@@ -139,37 +141,55 @@ fn a_manifest_with_parts_out_of_order_or_under_an_older_format_is_refused() {
     // (Before format 8 the term store listed each shard's last term too.)
     older["term_store"]["last"] = older["term_store"]["first"].clone();
     let e = Engine::new(older.to_string().as_bytes()).err().expect("refused");
-    assert!(e.message.contains("needs format 9 (its layout) but says format 3"), "{}", e.message);
+    assert!(e.message.contains("needs format 12 (its layout) but says format 3"), "{}", e.message);
 
-    // Format 8 counts a further part from the one before: a part that does not start
-    // after it says 0.
-    let first_pos = m["doc_store"]["first_pos"].as_array_mut().unwrap();
-    assert!(first_pos[1].is_u64() && first_pos[2].is_u64(), "the first page is in parts: {first_pos:?}");
-    first_pos[2] = 0.into();
+    // Format 12: offsets that move a part before the one ahead of it.
+    let p = m["doc_store"]["part_positions"].as_i64().expect("a grid");
+    m["doc_store"]["part_offsets"] = serde_json::json!([[1, p - 1], [2, 1 - p]]);
     let e = Engine::new(m.to_string().as_bytes()).err().expect("refused");
     assert!(e.message.contains("parts are not in order"), "{}", e.message);
 }
 
 #[test]
-fn format_8_counts_a_further_parts_first_position_from_the_part_before_it() {
+fn format_12_lists_no_parts_first_position_but_the_grid_they_lie_on() {
     let b = built(1500);
     let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
-    let column: Vec<Option<u64>> = m["doc_store"]["first_pos"].as_array().unwrap().iter().map(|v| v.as_u64()).collect();
-    let exact: Vec<Option<u32>> = b.manifest.doc_shards.iter().map(|d| d.first_pos).collect();
+    let store = &m["doc_store"];
+    assert!(store.get("first_pos").is_none(), "{store}");
+    let window = u32::try_from(store["part_positions"].as_u64().expect("a grid")).unwrap();
     let parts = parts_of_long(&b);
     assert!(parts.len() >= 4);
-    // The first part says where it starts; each further part, how far past the one before.
-    assert_eq!(column[0], exact[0].map(u64::from));
-    for i in 1..parts.len() {
-        assert_eq!(column[i], Some(u64::from(exact[i].unwrap() - exact[i - 1].unwrap())), "part {i}");
+    // Part k of the page at (k + 1)·P, unless listed with an offset.
+    let offsets: Vec<(usize, i64)> = store
+        .get("part_offsets")
+        .map(|o| o.as_array().unwrap().iter().map(|p| (p[0].as_u64().unwrap() as usize, p[1].as_i64().unwrap())).collect())
+        .unwrap_or_default();
+    for (k, (_, first)) in parts.iter().enumerate() {
+        let off = offsets.iter().find(|o| o.0 == k).map_or(0, |o| o.1);
+        assert_eq!(i64::from(*first), i64::from(window) * (k as i64 + 1) + off, "part {k}");
     }
     // Read back exactly.
     assert_eq!(Engine::new(&b.manifest_bytes()).unwrap().manifest().doc_shards, b.manifest.doc_shards);
-    // A delta past u32 is refused, not wrapped.
-    let mut huge = m.clone();
-    huge["doc_store"]["first_pos"][1] = u64::from(u32::MAX).into();
-    let e = Engine::new(huge.to_string().as_bytes()).err().expect("refused");
-    assert!(e.message.contains("position overflow"), "{}", e.message);
+    // Offsets that are not a further part's, zero, or a window or more are refused.
+    let p = i64::from(window);
+    for (bad, why) in [
+        (serde_json::json!([[0, 3]]), "must name further parts"),
+        (serde_json::json!([[2, 1], [1, 1]]), "must name further parts"),
+        (serde_json::json!([[1, 0]]), "nonzero and within a window"),
+        (serde_json::json!([[1, p]]), "nonzero and within a window"),
+        (serde_json::json!([[1, -p]]), "nonzero and within a window"),
+        (serde_json::json!([[1]]), "[entry, offset] pairs"),
+        (serde_json::json!([[1, 1.5]]), "pairs of integers"),
+    ] {
+        let mut m = m.clone();
+        m["doc_store"]["part_offsets"] = bad.clone();
+        let e = Engine::new(m.to_string().as_bytes()).err().expect("refused");
+        assert!(e.message.contains(why), "{bad}: {}", e.message);
+    }
+    let mut zero = m.clone();
+    zero["doc_store"]["part_positions"] = 0.into();
+    let e = Engine::new(zero.to_string().as_bytes()).err().expect("refused");
+    assert!(e.message.contains("no part_positions"), "{}", e.message);
 }
 
 /// Format 11: a page that is one 20 KB section (a reference table, say) with a rare word

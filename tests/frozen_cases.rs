@@ -83,7 +83,7 @@ pub fn cases_of(version: &str) -> Option<&'static [Case]> {
         // in one startup shard, format 10 names the semantic half's stores by rule and
         // puts the encoder's index in the manifest, format 11 stores a section bigger than a
         // part in pieces (the frozen corpus's longer sections are): not what a bundle can answer.
-        "v2" | "v3" | "v4" | "v5" | "v6" | "v7" | "v8" | "v9" | "v10" | "v11" => Some(V2_CASES),
+        "v2" | "v3" | "v4" | "v5" | "v6" | "v7" | "v8" | "v9" | "v10" | "v11" | "v12" => Some(V2_CASES),
         _ => None,
     }
 }

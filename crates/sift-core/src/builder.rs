@@ -3,10 +3,11 @@
 
 use crate::analyzer::{self, Token};
 use crate::bundle::docmeta::{self, DocMeta};
-use crate::bundle::docstore::{part_start, piece_starts, section_pieces, visit_doc_fields, StoredDoc, ANALYSIS_PIECE_BYTES};
+use crate::bundle::docstore::{visit_doc_fields, StoredDoc, ANALYSIS_PIECE_BYTES};
 use crate::bundle::encoder::{EncoderLayout, ROWS_PER_SHARD};
 use crate::bundle::filters::FilterIndex;
 use crate::bundle::manifest::EncoderRef;
+use crate::bundle::partition::{self, PagePlan};
 use crate::bundle::terms::{ShardWriter, TermEntry};
 use crate::bundle::vindex::VectorIndex;
 use crate::bundle::{self, dictionary, ids, startup, vocabulary, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
@@ -47,6 +48,10 @@ pub struct BuildOptions {
     /// (gzip, 1,849 shards against 1,426) and a 1.7% larger bundle. Smaller parts hold fewer
     /// of a page's sections to show as sub-results: on those queries' 300 results 647
     /// sub-results at 8 KB, 595 at 6 KB, 542 at 4 KB (which would read 19.3 kB).
+    /// 5 KB since format 12 (parts on a grid of positions: a part costs the manifest a
+    /// digit, not a first position): 30 queries read 17.0 kB of doc shards and a 2.8 kB
+    /// manifest, against 20.2 and 2.7 at 6 KB and 18.8 and 5.7 with format 11's 6 KB;
+    /// bundle +1.7%, sub-results 606 → 585.
     pub doc_part_target: usize,
     /// A doc store of at least this many bytes gets a preset dictionary (format 7,
     /// `bundle::dictionary`); a smaller one is deflated plainly. Default
@@ -72,7 +77,7 @@ impl Default for BuildOptions {
             filter_fields: None,
             term_shard_target: 4 * 1024,
             doc_shard_target: 4 * 1024,
-            doc_part_target: 6 * 1024,
+            doc_part_target: 5 * 1024,
             doc_dictionary_from: dictionary::MIN_STORE_BYTES,
             vocabulary_target: Some(vocabulary::VOCABULARY_TARGET),
             generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
@@ -119,6 +124,8 @@ struct DocAnalysis {
     surfaces: Vec<(String, String, u32)>,
     lens: [u32; N_FIELDS],
     section_starts: Vec<u32>,
+    /// Where the page's positions end.
+    end: u32,
     /// Words not indexed because the page already had `MAX_TERMS_PER_DOC` distinct terms.
     dropped: u64,
 }
@@ -134,7 +141,7 @@ fn analyse(d: &SourceDoc) -> DocAnalysis {
     let mut lens = [0u32; N_FIELDS];
     let mut surface_counts: HashMap<(String, String), u32> = HashMap::new();
     let mut dropped = 0u64;
-    let section_starts = visit_doc_fields(d, ANALYSIS_PIECE_BYTES, |field, text, toks| {
+    let (section_starts, end) = visit_doc_fields(d, ANALYSIS_PIECE_BYTES, |field, text, toks| {
         for t in toks {
             if !t.joined {
                 lens[field] += 1;
@@ -169,7 +176,7 @@ fn analyse(d: &SourceDoc) -> DocAnalysis {
         })
         .collect();
     terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    DocAnalysis { terms, surfaces, lens, section_starts, dropped }
+    DocAnalysis { terms, surfaces, lens, section_starts, end, dropped }
 }
 
 fn surface_of(text: &str, t: &Token) -> String {
@@ -179,7 +186,12 @@ fn surface_of(text: &str, t: &Token) -> String {
 pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
     check_ids(docs)?;
     let mut warnings = Vec::new();
-    let inverted = invert(docs, &mut warnings);
+    let mut inverted = invert(docs, &mut warnings);
+    // The document store is planned first: a long page's positions move onto its parts'
+    // grid (format 12, `bundle::partition`) before the postings are written.
+    let store_plan =
+        plan_doc_store(docs, &inverted.section_starts, &inverted.ends, opts.doc_shard_target, opts.doc_part_target, MAX_DOC_SHARDS);
+    store_plan.lay_out(&mut inverted);
     let mut terms: Vec<&str> = inverted.postings.keys().map(String::as_str).collect();
     terms.sort_unstable();
     let term_payloads = term_shards(&terms, &inverted.postings, opts.term_shard_target)?;
@@ -195,7 +207,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let meta_payload = doc_meta(docs, inverted.lens, &mut warnings).encode();
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
     let filter_payload = filter_index(docs, &filter_fields).encode();
-    let doc_payloads = doc_store(docs, inverted.section_starts, opts.doc_shard_target, opts.doc_part_target, MAX_DOC_SHARDS)?;
+    let doc_payloads = doc_store(docs, std::mem::take(&mut inverted.section_starts), &store_plan)?;
     let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
     let semantic = opts.semantic.as_ref().map(|s| lay_out(s, docs.len())).transpose()?;
     // Every bundle is written in the newest format: its term shards use the column layout
@@ -303,6 +315,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         vocab_files,
         doc_shards,
         doc_files: Some(doc_files),
+        part_positions: store_plan.window,
         doc_dictionary,
         id_shards,
         fold_table,
@@ -401,6 +414,7 @@ struct Inverted {
     lens: Vec<[u8; N_FIELDS]>,
     avg_field_len: [f32; N_FIELDS],
     section_starts: Vec<Vec<u32>>,
+    ends: Vec<u32>,
 }
 
 /// Documents analysed in parallel, merged in document order.
@@ -410,6 +424,7 @@ fn invert(docs: &[SourceDoc], warnings: &mut Vec<String>) -> Inverted {
         lens: Vec::with_capacity(docs.len()),
         avg_field_len: [0.0; N_FIELDS],
         section_starts: Vec::with_capacity(docs.len()),
+        ends: Vec::with_capacity(docs.len()),
     };
     let mut len_sum = [0f64; N_FIELDS];
     for (doc_id, a) in par_map(docs, analyse).into_iter().enumerate() {
@@ -435,6 +450,7 @@ fn invert(docs: &[SourceDoc], warnings: &mut Vec<String>) -> Inverted {
             len_sum[f] += f64::from(a.lens[f]);
         }
         inv.section_starts.push(a.section_starts);
+        inv.ends.push(a.end);
     }
     let n = docs.len().max(1) as f64;
     inv.avg_field_len = std::array::from_fn(|f| (len_sum[f] / n) as f32);
@@ -513,97 +529,91 @@ fn stored_weight(d: &SourceDoc) -> usize {
     d.sections.iter().map(|s| s.text.len() + s.heading.len()).sum::<usize>() + 128
 }
 
-/// What one document-store shard holds: whole pages `first_doc..first_doc + docs`, or one
-/// part of a long page — its sections `sections`, starting at position `first_pos`.
+/// What one document-store shard holds: whole pages `first_doc..first_doc + docs`, or part
+/// `part` of a long page.
 enum StoreShard {
     Pages { first_doc: usize, docs: usize },
-    Part { doc: usize, sections: std::ops::Range<usize> },
+    Part { doc: usize, part: usize },
 }
 
-/// A long page's sections as its parts store them: each section's text in pieces of about
-/// `target` bytes ([`section_pieces`]), as (bytes, whether it goes on from the piece before).
-fn stored_sections(d: &SourceDoc, target: usize) -> Vec<(usize, bool)> {
-    let mut out = Vec::with_capacity(d.sections.len());
-    for s in &d.sections {
-        for (k, piece) in section_pieces(&s.text, target).iter().enumerate() {
-            out.push((piece.len() + if k == 0 { s.heading.len() } else { 0 }, k > 0));
-        }
-    }
-    out
+/// How the document store is cut: its shards, the long pages' plans, and their window.
+struct StorePlan {
+    shards: Vec<StoreShard>,
+    /// By document: its parts and position layout, for a page stored in parts.
+    pages: Vec<Option<PagePlan>>,
+    /// The parts' window in positions (the manifest's `part_positions`), when a page has parts.
+    window: Option<u32>,
 }
 
-/// A long page's parts: runs of consecutive stored sections, a run ending before the one
-/// that would take it over `target` bytes and before every further piece of a section (so
-/// a piece that continues a section is always its part's first).
-fn parts_of(sections: &[(usize, bool)], target: usize) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::new();
-    let (mut start, mut bytes) = (0, 0);
-    for (i, &(w, continues)) in sections.iter().enumerate() {
-        if i > start && (continues || bytes + w > target) {
-            out.push(start..i);
-            (start, bytes) = (i, 0);
+impl StorePlan {
+    /// Move the long pages' positions onto their parts' grid, in the postings and the
+    /// section starts (the only places the builder keeps positions).
+    fn lay_out(&self, inverted: &mut Inverted) {
+        if self.pages.iter().all(Option::is_none) {
+            return;
         }
-        bytes += w;
-    }
-    out.push(start..sections.len());
-    out
-}
-
-/// A long page with its sections as its parts store them ([`stored_sections`]): the pieces
-/// of a long section after the first have no heading, start at their first token, and keep
-/// the section's anchor and sub-result label. Returns the page, each stored section's label
-/// and whether it continues the one before.
-fn pieced(sd: &StoredDoc, target: usize) -> (StoredDoc, Vec<String>, Vec<bool>) {
-    let labels = sd.section_labels();
-    let mut out = sd.clone_fields();
-    let (mut out_labels, mut continues) = (Vec::new(), Vec::new());
-    for (i, s) in sd.sections.iter().enumerate() {
-        let pieces = section_pieces(&s.text, target);
-        let start = sd.section_pos.get(i).copied();
-        let starts = start.map(|p| piece_starts(p, &s.heading, &pieces)).unwrap_or_default();
-        for (k, piece) in pieces.iter().enumerate() {
-            let heading = if k == 0 { s.heading.clone() } else { String::new() };
-            out.sections.push(Section { heading, anchor: s.anchor.clone(), text: piece.to_string() });
-            out.section_pos.extend(if k == 0 { start } else { starts.get(k - 1).copied() });
-            out_labels.push(labels[i].clone());
-            continues.push(k > 0);
+        for tp in inverted.postings.values_mut() {
+            for (doc, _, pos) in &mut tp.docs {
+                if let Some(plan) = &self.pages[*doc as usize] {
+                    pos.iter_mut().for_each(|p| *p = plan.remap(*p));
+                }
+            }
+        }
+        for (starts, plan) in inverted.section_starts.iter_mut().zip(&self.pages) {
+            if let Some(plan) = plan {
+                starts.iter_mut().for_each(|p| *p = plan.remap(*p));
+            }
         }
     }
-    (out, out_labels, continues)
 }
 
 /// The document store's shards, each holding whole pages in order until it reaches
 /// `target` bytes (raised so that there are at most `max_shards`), and a page bigger than
-/// `part_target` in parts of about that size — or of the smallest size, in steps of a
-/// quarter, that keeps to `max_shards` (a bigger corpus gets bigger parts before it gets
-/// whole pages): (first doc, docs, first position of a part, payload).
-fn doc_store(
+/// `part_target` in parts of about that size — windows of as many positions as that many
+/// bytes hold on average ([`partition`]) — or of the smallest size, in steps of a quarter,
+/// that keeps to `max_shards` (a bigger corpus gets bigger parts before it gets whole pages).
+/// `section_starts` and `ends`: each page's position layout, as analysed.
+fn plan_doc_store(
     docs: &[SourceDoc],
-    mut section_starts: Vec<Vec<u32>>,
+    section_starts: &[Vec<u32>],
+    ends: &[u32],
     target: usize,
     part_target: usize,
     max_shards: usize,
-) -> Result<Vec<(u32, u32, Option<u32>, Vec<u8>)>, SiftError> {
+) -> StorePlan {
     // Every shard but the last holds at least `target` bytes, so there are at most
     // ceil(total / target) shards: at most `max_shards` with this target.
     let total: usize = docs.iter().map(stored_weight).sum();
     let raised = target.max(total.div_ceil(max_shards.max(1)));
-    let plan = |part_target: usize| {
-        let mut out = Vec::new();
+    // Positions a byte of the pages that could have parts (≈ 1/6 on the Python docs).
+    let long = |d: &SourceDoc, part: usize| part > 0 && stored_weight(d) > part;
+    let (positions, bytes) = docs
+        .iter()
+        .zip(ends)
+        .filter(|(d, _)| long(d, part_target))
+        .fold((0u64, 0u64), |(p, b), (d, &end)| (p + u64::from(end), b + stored_weight(d) as u64));
+    let window_of = |part: usize| {
+        u32::try_from((part as u64 * positions).div_ceil(bytes.max(1))).unwrap_or(u32::MAX).max(4 * bundle::docstore::POSITION_GAP)
+    };
+    let plan = |part: usize| {
+        let window = window_of(part);
+        let mut out = StorePlan { shards: Vec::new(), pages: vec![None; docs.len()], window: None };
         let (mut first_doc, mut batch_bytes) = (0usize, 0usize);
         for (i, d) in docs.iter().enumerate() {
-            let stored = if part_target > 0 && stored_weight(d) > part_target { stored_sections(d, part_target) } else { Vec::new() };
-            if stored.len() > 1 {
+            let page = long(d, part).then(|| partition::plan_page(d, &section_starts[i], ends[i], window)).flatten();
+            if let Some(page) = page {
                 if first_doc < i {
-                    out.push(StoreShard::Pages { first_doc, docs: i - first_doc });
+                    out.shards.push(StoreShard::Pages { first_doc, docs: i - first_doc });
                 }
-                out.extend(parts_of(&stored, part_target).into_iter().map(|sections| StoreShard::Part { doc: i, sections }));
+                out.shards.extend((0..page.parts.len()).map(|part| StoreShard::Part { doc: i, part }));
+                out.pages[i] = Some(page);
+                out.window = Some(window);
                 (first_doc, batch_bytes) = (i + 1, 0);
                 continue;
             }
             batch_bytes += stored_weight(d);
             if batch_bytes >= raised || i + 1 == docs.len() {
-                out.push(StoreShard::Pages { first_doc, docs: i + 1 - first_doc });
+                out.shards.push(StoreShard::Pages { first_doc, docs: i + 1 - first_doc });
                 (first_doc, batch_bytes) = (i + 1, 0);
             }
         }
@@ -613,11 +623,52 @@ fn doc_store(
     // the size grows a quarter at a time (doubling overshot — the Python docs asked for 5 KB
     // parts got 10 KB ones, 1,178 shards of the 2,048 allowed); past the biggest page, none.
     let mut part = part_target;
-    let mut shards = plan(part);
-    while shards.len() > max_shards && part > 0 {
+    let mut store = plan(part);
+    while store.shards.len() > max_shards && part > 0 {
         part = if part >= total { 0 } else { part.saturating_add(part / 4 + 1) };
-        shards = plan(part);
+        store = plan(part);
     }
+    store
+}
+
+/// A long page's sections as its parts store them: the pieces of a section after the first
+/// have no heading, start at their first token, and keep the section's anchor and
+/// sub-result label. Returns the page (each part a run of its sections), each stored
+/// section's label and whether it continues the one before, and where each part's run begins.
+fn pieced(d: &SourceDoc, page: &PagePlan) -> (StoredDoc, Vec<String>, Vec<bool>, Vec<usize>) {
+    let whole = StoredDoc { sections: d.sections.clone(), ..Default::default() };
+    let labels = whole.section_labels();
+    let mut out = StoredDoc {
+        id: d.id.clone(),
+        url: d.url.clone(),
+        title: d.title.clone(),
+        metadata: d.metadata.clone(),
+        date: d.date.clone(),
+        ..Default::default()
+    };
+    let (mut out_labels, mut continues, mut runs) = (Vec::new(), Vec::new(), Vec::new());
+    for part in &page.parts {
+        runs.push(out.sections.len());
+        for p in part {
+            let s = &d.sections[p.section];
+            let heading = if p.continues { String::new() } else { s.heading.clone() };
+            out.sections.push(Section { heading, anchor: s.anchor.clone(), text: s.text[p.text.clone()].to_string() });
+            out.section_pos.push(p.start);
+            out_labels.push(labels[p.section].clone());
+            continues.push(p.continues);
+        }
+    }
+    runs.push(out.sections.len());
+    (out, out_labels, continues, runs)
+}
+
+/// The document store's shards as planned: (first doc, docs, first position of a part,
+/// payload).
+fn doc_store(
+    docs: &[SourceDoc],
+    mut section_starts: Vec<Vec<u32>>,
+    plan: &StorePlan,
+) -> Result<Vec<(u32, u32, Option<u32>, Vec<u8>)>, SiftError> {
     let stored = |i: usize, starts: &mut Vec<Vec<u32>>| StoredDoc {
         id: docs[i].id.clone(),
         url: docs[i].url.clone(),
@@ -629,31 +680,27 @@ fn doc_store(
         labels: Vec::new(),
         continues: false,
     };
-    let mut whole: Option<(usize, StoredDoc, Vec<String>, Vec<bool>)> = None;
-    let mut out = Vec::with_capacity(shards.len());
-    for shard in shards {
-        match shard {
+    type Pieced = (usize, StoredDoc, Vec<String>, Vec<bool>, Vec<usize>);
+    let mut whole: Option<Pieced> = None;
+    let mut out = Vec::with_capacity(plan.shards.len());
+    for shard in &plan.shards {
+        match *shard {
             StoreShard::Pages { first_doc, docs: n } => {
                 let batch: Vec<StoredDoc> = (first_doc..first_doc + n).map(|i| stored(i, &mut section_starts)).collect();
                 let place = Some(out.len() as u32);
                 out.push((first_doc as u32, n as u32, None, StoredDoc::encode(&batch, place)?));
             }
-            StoreShard::Part { doc, sections } => {
+            StoreShard::Part { doc, part } => {
+                let page = plan.pages[doc].as_ref().ok_or_else(|| SiftError::internal("a part of a page without a plan"))?;
                 if whole.as_ref().is_none_or(|w| w.0 != doc) {
-                    let (sd, labels, continues) = pieced(&stored(doc, &mut section_starts), part);
-                    whole = Some((doc, sd, labels, continues));
+                    let (sd, labels, continues, runs) = pieced(&docs[doc], page);
+                    whole = Some((doc, sd, labels, continues, runs));
                 }
-                let (_, sd, labels, continues) = whole.as_ref().expect("set above");
-                // Where its first section starts (the page's title and path come before):
-                // rounded down, unless the part goes on from the one before (then tokens of
-                // that one lie just before it).
-                let first = sd.section_pos.get(sections.start).copied().unwrap_or(0);
-                let goes_on = continues[sections.start];
-                let first_pos = if goes_on { first } else { part_start(first) };
-                let mut stored_part = sd.part(sections, labels);
-                stored_part.continues = goes_on;
+                let (_, sd, labels, continues, runs) = whole.as_ref().expect("set above");
+                let mut stored_part = sd.part(runs[part]..runs[part + 1], labels);
+                stored_part.continues = continues[runs[part]];
                 let place = Some(out.len() as u32);
-                out.push((doc as u32, 1, Some(first_pos), StoredDoc::encode(&[stored_part], place)?));
+                out.push((doc as u32, 1, Some(page.first_pos[part]), StoredDoc::encode(&[stored_part], place)?));
             }
         }
     }
@@ -751,7 +798,6 @@ mod limits {
 #[cfg(test)]
 mod doc_store_shards {
     use super::*;
-    use crate::bundle::docstore::POSITION_GAP;
     use crate::doc::Section;
 
     fn pages(n: usize, words: usize) -> Vec<SourceDoc> {
@@ -765,9 +811,22 @@ mod doc_store_shards {
             .collect()
     }
 
+    /// Each page's position layout, as the builder analyses it.
+    fn layouts(docs: &[SourceDoc]) -> (Vec<Vec<u32>>, Vec<u32>) {
+        docs.iter().map(|d| visit_doc_fields(d, ANALYSIS_PIECE_BYTES, |_, _, _| {})).unzip()
+    }
+
+    /// The store as the builder writes it: (first doc, docs, first position, payload).
+    fn store(docs: &[SourceDoc], target: usize, part_target: usize, cap: usize) -> (Vec<(u32, u32, Option<u32>, Vec<u8>)>, StorePlan) {
+        let (starts, ends) = layouts(docs);
+        let plan = plan_doc_store(docs, &starts, &ends, target, part_target, cap);
+        let mut inv = Inverted { postings: HashMap::new(), lens: Vec::new(), avg_field_len: [0.0; N_FIELDS], section_starts: starts, ends };
+        plan.lay_out(&mut inv);
+        (doc_store(docs, inv.section_starts, &plan).unwrap(), plan)
+    }
+
     fn shards(docs: &[SourceDoc], target: usize, cap: usize) -> Vec<(u32, u32)> {
-        let starts = vec![Vec::new(); docs.len()];
-        doc_store(docs, starts, target, 0, cap).unwrap().into_iter().map(|(first, n, _, _)| (first, n)).collect()
+        store(docs, target, 0, cap).0.into_iter().map(|(first, n, _, _)| (first, n)).collect()
     }
 
     #[test]
@@ -799,33 +858,41 @@ mod doc_store_shards {
     }
 
     #[test]
-    fn a_parts_rounded_first_position_splits_the_pages_tokens_as_its_exact_start_does() {
-        // Sections of 1 to 13 words (starts at every remainder mod 8), one with neither
-        // heading nor text, parts of about two sections.
+    fn parts_begin_on_the_grid_and_every_token_lies_in_its_parts_stretch() {
+        // Sections of 1 to 13 words, one with neither heading nor text, one long enough to
+        // be cut; parts of about two sections.
         let mut page = pages(1, 1).remove(0);
         page.sections = (0..24)
             .map(|i| {
-                let (heading, words) = if i == 5 { (String::new(), 0) } else { (format!("H{i}"), 1 + i % 13) };
+                let (heading, words) = match i {
+                    5 => (String::new(), 0),
+                    9 => ("Long".into(), 300),
+                    _ => (format!("H{i}"), 1 + i % 13),
+                };
                 Section { heading, anchor: None, text: "word ".repeat(words) }
             })
             .collect();
-        let mut tokens = Vec::new();
-        let starts = visit_doc_fields(&page, ANALYSIS_PIECE_BYTES, |_, _, toks| tokens.extend(toks.iter().map(|t| t.pos)));
-        let store = doc_store(std::slice::from_ref(&page), vec![starts], 4096, 100, MAX_DOC_SHARDS).unwrap();
+        let (store, plan) = store(std::slice::from_ref(&page), 4096, 100, MAX_DOC_SHARDS);
+        let window = plan.window.expect("parts");
+        let layout = plan.pages[0].as_ref().expect("a plan");
         assert!(store.len() > 8, "{} shards", store.len());
-        let mut rounded_somewhere = false;
-        for (place, (_, _, first_pos, payload)) in store.iter().enumerate() {
-            let first_pos = first_pos.expect("a part");
-            let part = StoredDoc::decode(payload, 1, Some(place as u32)).unwrap().remove(0);
-            let exact = part.section_pos[0];
-            assert_eq!(first_pos % POSITION_GAP, 0);
-            assert!(first_pos <= exact && exact - first_pos < POSITION_GAP);
-            rounded_somewhere |= first_pos != exact;
-            for &t in &tokens {
-                assert_eq!(t < first_pos, t < exact, "token {t}: part from {first_pos} (exactly {exact})");
-            }
+        let mut tokens = Vec::new();
+        visit_doc_fields(&page, ANALYSIS_PIECE_BYTES, |_, _, toks| tokens.extend(toks.iter().map(|t| layout.remap(t.pos))));
+        let first: Vec<u32> = store.iter().map(|s| s.2.expect("a part")).collect();
+        for (k, (_, _, _, payload)) in store.iter().enumerate() {
+            assert_eq!(first[k], partition::window_start(k, window).unwrap(), "part {k} on its window (no glued cut here)");
+            let part = StoredDoc::decode(payload, 1, Some(k as u32)).unwrap().remove(0);
+            let end = first.get(k + 1).copied().unwrap_or(u32::MAX);
+            assert!(part.section_pos.iter().all(|&p| p >= first[k] && p < end), "part {k}: {:?} in {}..{end}", part.section_pos, first[k]);
+            assert_eq!(part.continues, k > 0 && part.sections[0].heading.is_empty(), "part {k}");
         }
-        assert!(rounded_somewhere);
+        let continuing = (0..store.len()).filter(|&k| StoredDoc::decode(&store[k].3, 1, Some(k as u32)).unwrap()[0].continues).count();
+        assert!(continuing > 0, "the long section is cut");
+        for &t in tokens.iter().filter(|&&t| t >= window) {
+            let k = first.partition_point(|&f| f <= t) - 1;
+            let part = StoredDoc::decode(&store[k].3, 1, Some(k as u32)).unwrap().remove(0);
+            assert!(part.section_pos[0] <= t, "token {t} in part {k}");
+        }
     }
 
     #[test]
@@ -835,9 +902,8 @@ mod doc_store_shards {
         long.sections = (0..16).map(|i| Section { heading: format!("S{i}"), anchor: None, text: "word ".repeat(200) }).collect();
         let mut docs = vec![long];
         docs.extend(pages(2, 10));
-        let starts = || vec![Vec::new(); docs.len()];
         let parts = |cap: usize| {
-            let got = doc_store(&docs, starts(), 4096, 2048, cap).unwrap();
+            let got = store(&docs, 4096, 2048, cap).0;
             assert!(got.len() <= cap.max(1), "cap {cap}: {} shards", got.len());
             got.iter().filter(|s| s.2.is_some()).count()
         };

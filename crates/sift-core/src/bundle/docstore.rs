@@ -6,7 +6,7 @@
 //! doc shards are named by rule and listed without a checksum each, so a shard names its
 //! own place in the store, and one served under another's name is refused. Each document is an object `{id, url, title, metadata?,
 //! date?, sections, sp?, labels?, continues?}` (members absent when empty; `continues`, format 11: the
-//! part goes on from the one before, [`section_pieces`]); written and read by `crate::json`.
+//! part goes on from the one before, see [`super::partition`]); written and read by `crate::json`.
 //!
 //! # The position layout
 //! Every token of a document has a position in one space: the title, then the path, then
@@ -15,8 +15,9 @@
 //! this space; the store records where each section starts (`sp`), so result building finds
 //! the matching sections — and the best snippet window inside them — from the postings'
 //! positions, analysing only the chosen sections and only up to the window.
-//! [`visit_doc_fields`] (indexing), [`body_start`] (results) and [`part_start`] (where a
-//! part of a long page begins) are its only definitions.
+//! [`visit_doc_fields`] (indexing) and [`body_start`] (results) are its only definitions;
+//! a page in parts moves its sections onto a grid of windows afterwards
+//! ([`super::partition`], format 12).
 
 use crate::analyzer::{self, Token};
 use crate::doc::{Section, SourceDoc};
@@ -48,7 +49,7 @@ pub struct StoredDoc {
     /// Empty when every label is the heading itself.
     pub labels: Vec<String>,
     /// Format 11, in a part of a long page: the part's first section goes on from the part
-    /// before it — a further piece of a section bigger than a part ([`section_pieces`]),
+    /// before it — a further piece of a section cut where a window ends ([`super::partition`]),
     /// stored without its heading (its start, `sp`, is its first token's position) and
     /// shown as its section (label and anchor) in sub-results.
     pub continues: bool,
@@ -281,64 +282,6 @@ pub fn body_start(section_start: u32, heading: &str) -> u32 {
     analyzer::tokenize(heading, section_start, &mut toks) + POSITION_GAP
 }
 
-/// Where a part that begins with the section starting at `section_start` is said to begin
-/// (the manifest's `first_pos`): that start rounded down to a multiple of [`POSITION_GAP`].
-/// [`visit_doc_fields`] leaves the `POSITION_GAP` positions before every section without a
-/// token, so the rounded value splits a page's tokens between its parts exactly as the
-/// start does — all the engine asks of it — and round numbers take the manifest's
-/// `first_pos` column 3.2 -> 2.6 kB gzip on the Python docs. Readers of every format read
-/// it unchanged.
-pub fn part_start(section_start: u32) -> u32 {
-    section_start - section_start % POSITION_GAP
-}
-
-/// A section's text as a long page's parts store it (format 11): whole up to `target`
-/// bytes, else cut into the fewest pieces of at most about `target` bytes, of about equal
-/// size, each ending after ASCII whitespace (a text without any stays whole). Analysing
-/// the pieces one after another gives the section's tokens, so each piece but the first
-/// is a section of its own that starts at its first token ([`piece_starts`]), and a result
-/// reads the piece its snippet comes from, not a 70 KB section. A stretch without a token
-/// (a run of punctuation) goes with the piece after it (the last piece's, with the one
-/// before): every piece holds a token, so each starts past the one before, and the parts'
-/// first positions increase.
-pub fn section_pieces(text: &str, target: usize) -> Vec<&str> {
-    if target == 0 || text.len() <= target {
-        return vec![text];
-    }
-    let n = text.len().div_ceil(target);
-    let mut out: Vec<&str> = Vec::with_capacity(n);
-    let (mut from, mut at, mut last_from) = (0, 0, 0);
-    for piece in pieces(text, text.len().div_ceil(n)) {
-        at += piece.len();
-        if analyzer::has_token(piece) {
-            out.push(&text[from..at]);
-            (last_from, from) = (from, at);
-        }
-    }
-    match out.last_mut() {
-        Some(last) if from < text.len() => *last = &text[last_from..],
-        None => out.push(text),
-        _ => {}
-    }
-    out
-}
-
-/// Where each piece after the first of a section starting at `section_start` begins: the
-/// position of its first token (its heading's tokens and the gap come before the first).
-pub fn piece_starts(section_start: u32, heading: &str, pieces: &[&str]) -> Vec<u32> {
-    let mut next = body_start(section_start, heading);
-    let mut toks = Vec::new();
-    let mut starts = Vec::with_capacity(pieces.len().saturating_sub(1));
-    for (k, piece) in pieces.iter().enumerate() {
-        if k > 0 {
-            starts.push(next);
-        }
-        toks.clear();
-        next = analyzer::tokenize(piece, next, &mut toks);
-    }
-    starts
-}
-
 /// Long texts are analysed this many bytes at a time (cut after whitespace, where no word
 /// can span), so a huge page's tokens are never all in memory at once: a 60 MB page
 /// peaked at 955 MB when its 10 million tokens were built in one vector.
@@ -347,8 +290,10 @@ pub const ANALYSIS_PIECE_BYTES: usize = 64 << 10;
 /// Walk a document's fields in index order — title, path, then each section's heading and
 /// body — calling `f(field, text, tokens)` for each piece of at most about `piece_bytes`
 /// of a field's text, with positions laid out in one space (the one definition of the
-/// position layout). Returns the position where each section starts.
-pub fn visit_doc_fields(doc: &SourceDoc, piece_bytes: usize, mut f: impl FnMut(usize, &str, &[Token])) -> Vec<u32> {
+/// position layout; a page in parts moves its sections onto a grid afterwards, see
+/// [`super::partition`]). Returns the position where each section starts, and where the
+/// page's positions end.
+pub fn visit_doc_fields(doc: &SourceDoc, piece_bytes: usize, mut f: impl FnMut(usize, &str, &[Token])) -> (Vec<u32>, u32) {
     let mut pos = 0u32;
     let mut buf = Vec::new();
     let mut push = |field: usize, text: &str, pos: &mut u32| {
@@ -370,13 +315,13 @@ pub fn visit_doc_fields(doc: &SourceDoc, piece_bytes: usize, mut f: impl FnMut(u
         }
         push(rank::FIELD_BODY, &s.text, &mut pos);
     }
-    starts
+    (starts, pos)
 }
 
 /// `text` in consecutive pieces of about `size` bytes, each ending just after an ASCII
 /// whitespace byte (or at the end): word segmentation never joins across whitespace, so
 /// analysing the pieces one after another gives the same tokens as analysing the whole.
-fn pieces(text: &str, size: usize) -> impl Iterator<Item = &str> {
+pub(crate) fn pieces(text: &str, size: usize) -> impl Iterator<Item = &str> {
     let mut rest = text;
     std::iter::from_fn(move || {
         if rest.is_empty() {
@@ -400,7 +345,7 @@ mod tests {
     /// (field, term, position, joined, the word as written) for every token of a document.
     fn tokens(doc: &SourceDoc, piece_bytes: usize) -> (Vec<(usize, String, u32, bool, String)>, Vec<u32>) {
         let mut out = Vec::new();
-        let starts = visit_doc_fields(doc, piece_bytes, |field, text, toks| {
+        let (starts, _) = visit_doc_fields(doc, piece_bytes, |field, text, toks| {
             out.extend(toks.iter().map(|t| (field, t.term.clone(), t.pos, t.joined, text[t.start..t.end].to_string())));
         });
         (out, starts)
@@ -441,7 +386,7 @@ mod tests {
             ..Default::default()
         };
         let mut body_first = Vec::new();
-        let starts = visit_doc_fields(&doc, usize::MAX, |field, _, toks| {
+        let (starts, _) = visit_doc_fields(&doc, usize::MAX, |field, _, toks| {
             if field == rank::FIELD_BODY {
                 body_first.push(toks[0].pos);
             }
@@ -449,59 +394,6 @@ mod tests {
         let sd = StoredDoc { sections: doc.sections.clone(), section_pos: starts, ..Default::default() };
         assert_eq!((0..2).map(|i| sd.body_start(i).unwrap()).collect::<Vec<_>>(), body_first);
         assert_eq!(sd.body_start(2), None);
-    }
-
-    #[test]
-    fn a_long_sections_pieces_start_where_the_index_puts_their_first_token() {
-        let text = "The StateMachine's state-machine\tparses os.path.join  and HTTP/2; naïve café \
-                    日本語のテキスト も 検索 できます。 parseHTTPResponse v1.2.3 — «quoted» e-mail 123 ";
-        let doc = SourceDoc {
-            id: "a".into(),
-            title: "A title".into(),
-            path: "some path".into(),
-            sections: vec![
-                Section { heading: "Heading of StateMachine".into(), anchor: Some("h".into()), text: text.repeat(37) },
-                Section { heading: String::new(), anchor: None, text: text.repeat(11) },
-                // A long run without a token (an ASCII rule), between words.
-                Section {
-                    heading: String::new(),
-                    anchor: None,
-                    text: format!("{}{}{}", "rule above ".repeat(9), "-- ".repeat(900), "rule below ".repeat(9)),
-                },
-            ],
-            ..Default::default()
-        };
-        // (section, byte offset in its text, position) of every body token, as indexed.
-        let mut body = Vec::new();
-        let mut section = 0;
-        let starts = visit_doc_fields(&doc, usize::MAX, |field, _, toks| {
-            if field == rank::FIELD_BODY {
-                body.extend(toks.iter().map(|t| (section, t.start, t.pos)));
-                section += 1;
-            }
-        });
-        for target in [100, 333, 1000, 4096] {
-            for (i, sec) in doc.sections.iter().enumerate() {
-                let pieces = section_pieces(&sec.text, target);
-                assert_eq!(pieces.concat(), sec.text);
-                assert!(pieces.len() <= sec.text.len().div_ceil(target), "{target}: {} pieces", pieces.len());
-                let punctuation = i == 2;
-                assert_eq!(pieces.len() > 1, sec.text.len() > target, "{target}");
-                assert!(pieces.len() == 1 || punctuation || pieces.iter().all(|p| p.len() <= target + 40), "{target}");
-                // Every piece holds a token, so each starts past the one before.
-                assert!(pieces.iter().all(|p| analyzer::has_token(p)), "{target}: {pieces:?}");
-                let piece_at = piece_starts(starts[i], &sec.heading, &pieces);
-                assert!(std::iter::once(starts[i]).chain(piece_at.iter().copied()).collect::<Vec<_>>().windows(2).all(|w| w[0] < w[1]));
-                let mut offset = pieces[0].len();
-                for (k, &start) in piece_at.iter().enumerate() {
-                    let first = body.iter().find(|&&(s, at, _)| s == i && at >= offset).map(|t| t.2);
-                    assert_eq!(Some(start), first, "target {target}, section {i}, piece {}", k + 1);
-                    offset += pieces[k + 1].len();
-                }
-            }
-        }
-        assert_eq!(section_pieces("short", 100), ["short"]);
-        assert_eq!(section_pieces("no whitespace at all in it", 0), ["no whitespace at all in it"]);
     }
 
     #[test]

@@ -155,6 +155,12 @@ pub struct Manifest {
     /// Why: with long pages in parts a docs site has thousands of doc shards, and their
     /// names and checksums were four fifths of the manifest every visitor fetches first.
     pub doc_files: Option<String>,
+    /// Format 12: a long page's parts lie on a grid of this many positions (its title and
+    /// path below it, part `k` from `(k + 1)·P`, see [`super::partition`]), so `doc_store`
+    /// lists no `first_pos` column: each part's is derived, and only the parts that begin
+    /// off their window say by how much (`part_offsets: [[entry, offset], ...]`). None when
+    /// no page is in parts, and in earlier formats.
+    pub part_positions: Option<u32>,
     /// Format 7: the doc store's preset dictionary (kind 13), listed in `doc_store` with its
     /// size and checksum; the doc shards are compressed after it (codec 2). Absent for a
     /// store too small to share much (see [`super::dictionary`]).
@@ -190,14 +196,17 @@ impl Manifest {
         Ok(m)
     }
 
-    /// The oldest format that describes this bundle: 10 when its encoder's stores are named by rule, 9 when it has a startup shard, 8 when it carries the rare blocks' fold
+    /// The oldest format that describes this bundle: 12 when its long pages' parts lie on a
+    /// grid of positions, 10 when its encoder's stores are named by rule, 9 when it has a startup shard, 8 when it carries the rare blocks' fold
     /// table, 7 when the doc store has a dictionary,
     /// 6 when the term shards are named by rule, 5 when the doc shards are, 4 when a long page is stored in parts,
     /// 2 when it uses the format-2 vector layout or a static encoder, else 1 (so keyword
     /// bundles stay readable by older runtimes).
     pub fn required_version(&self) -> u16 {
         let v2 = self.encoder.is_some() || self.vectors.as_ref().is_some_and(|v| v.index.is_some());
-        if self.encoder.as_ref().is_some_and(|e| e.layout.is_some()) {
+        if self.part_positions.is_some() {
+            12
+        } else if self.encoder.as_ref().is_some_and(|e| e.layout.is_some()) {
             10
         } else if self.startup.is_some() {
             9
@@ -485,12 +494,12 @@ impl Manifest {
             }
             None => (None, Vec::new()),
         };
-        let (doc_files, doc_shards, mut doc_dictionary) = match f.get("doc_store") {
+        let (doc_files, doc_shards, mut doc_dictionary, part_positions) = match f.get("doc_store") {
             Some(store) => {
-                let (files, shards, dictionary) = doc_store_from_json(store, version)?;
-                (Some(files), shards, dictionary)
+                let (files, shards, dictionary, window) = doc_store_from_json(store, version)?;
+                (Some(files), shards, dictionary, window)
             }
-            None => (None, f.list("doc_shards", DocShardRef::from_json)?, None),
+            None => (None, f.list("doc_shards", DocShardRef::from_json)?, None, None),
         };
         // Format 9: one startup shard stands for the doc metadata, the filters and the
         // dictionary, which are then not listed on their own.
@@ -521,6 +530,7 @@ impl Manifest {
             vocab_files,
             doc_shards,
             doc_files,
+            part_positions,
             doc_dictionary,
             id_shards: f.list("id_shards", KeyRangeShardRef::from_json)?,
             fold_table: f.get("fold_table").map(ShardRef::from_json).transpose()?,
@@ -568,7 +578,7 @@ impl ToJson for Manifest {
                 "doc_store",
                 self.doc_files.as_deref().map_or(Json::Null, |files| {
                     let dictionary = self.doc_dictionary.as_ref().filter(|_| self.startup.is_none());
-                    doc_store_to_json(files, &self.doc_shards, dictionary, self.format_version)
+                    doc_store_to_json(files, &self.doc_shards, dictionary, self.format_version, self.part_positions)
                 }),
                 self.doc_files.is_some(),
             ),
@@ -624,20 +634,32 @@ fn key_store_to_json(files: &str, shards: &[KeyRangeShardRef], version: u16) -> 
 /// entry before holds a part of) and `first_pos` (a part's first position, null for a shard
 /// of whole pages), a column each, so the manifest grows by a few bytes a shard. From format
 /// 8 a further part's `first_pos` is counted from the part before it (smaller numbers:
-/// 0.5 kB less gzip on the Python docs).
-fn doc_store_from_json(v: &Json, version: u64) -> Result<(String, Vec<DocShardRef>, Option<ShardRef>), String> {
+/// 0.5 kB less gzip on the Python docs). From format 12 there is no `first_pos` column:
+/// `part_positions` and `part_offsets` say where parts begin ([`Manifest::part_positions`]).
+/// Returns the files' stem, the shards, the dictionary and `part_positions`.
+fn doc_store_from_json(v: &Json, version: u64) -> Result<(String, Vec<DocShardRef>, Option<ShardRef>, Option<u32>), String> {
     let f = Fields::of(v, "doc store", None)?;
     let files = f.str("files")?;
     let dictionary = f.get("dictionary").map(ShardRef::from_json).transpose()?;
     let docs =
         f.list("docs", |x| json::as_u64(x).and_then(|n| u32::try_from(n).ok()).ok_or_else(|| "doc store docs must be counts".to_string()))?;
-    let first_pos = f.list("first_pos", |x| match x {
-        Json::Null => Ok(None),
-        x => json::as_u64(x)
-            .and_then(|n| u32::try_from(n).ok())
-            .map(Some)
-            .ok_or_else(|| "doc store first_pos must be positions or null".to_string()),
-    })?;
+    let window = f.opt_uint("part_positions", u64::from(u32::MAX))?.map(|p| p as u32);
+    // (A manifest that says an older format than its layout is refused by `validate`,
+    // which needs it read first: the grid is read whatever the version says, and a store
+    // without parts needs no `first_pos` column.)
+    let first_pos = if version >= 12 || window.is_some() {
+        grid_positions(&f, &docs, window)?
+    } else if f.get("first_pos").is_none() && !docs.contains(&0) {
+        vec![None; docs.len()]
+    } else {
+        f.list("first_pos", |x| match x {
+            Json::Null => Ok(None),
+            x => json::as_u64(x)
+                .and_then(|n| u32::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| "doc store first_pos must be positions or null".to_string()),
+        })?
+    };
     if docs.len() != first_pos.len() {
         return Err("doc store columns differ in length".into());
     }
@@ -647,7 +669,7 @@ fn doc_store_from_json(v: &Json, version: u64) -> Result<(String, Vec<DocShardRe
         let (first_doc, count, pos) = if count == 0 {
             match shards.last() {
                 Some(DocShardRef { first_doc, first_pos: Some(prev), .. }) if pos.is_some() => {
-                    let pos = if version >= 8 { pos.and_then(|d| prev.checked_add(d)) } else { pos };
+                    let pos = if version >= 8 && window.is_none() && version < 12 { pos.and_then(|d| prev.checked_add(d)) } else { pos };
                     (*first_doc, 1, Some(pos.ok_or("doc store part position overflow")?))
                 }
                 _ => return Err("doc store has a further part that follows no part".into()),
@@ -659,19 +681,87 @@ fn doc_store_from_json(v: &Json, version: u64) -> Result<(String, Vec<DocShardRe
         };
         shards.push(DocShardRef { shard: ShardRef { file: store_file(&files, n), check: None }, first_doc, docs: count, first_pos: pos });
     }
-    Ok((files, shards, dictionary))
+    Ok((files, shards, dictionary, window))
 }
 
-fn doc_store_to_json(files: &str, shards: &[DocShardRef], dictionary: Option<&ShardRef>, version: u16) -> Json {
+/// Format 12: each part's first position from the grid — part `k` of a page at
+/// `(k + 1)·P`, plus its listed offset (`part_offsets`: `[entry, offset]` pairs, entries
+/// increasing, each a further part, `0 < |offset| < P`).
+fn grid_positions(f: &Fields, docs: &[u32], window: Option<u32>) -> Result<Vec<Option<u32>>, String> {
+    let offsets = f.list("part_offsets", |x| match x {
+        Json::Arr(pair) if pair.len() == 2 => match (json::as_u64(&pair[0]), json::as_i64(&pair[1])) {
+            (Some(n), Some(off)) => Ok((n, off)),
+            _ => Err("doc store part_offsets must be [entry, offset] pairs of integers".to_string()),
+        },
+        _ => Err("doc store part_offsets must be [entry, offset] pairs".to_string()),
+    })?;
+    let mut first_pos = vec![None; docs.len()];
+    let mut k = 0usize; // the part's place in its page
+    for n in 0..docs.len() {
+        if n == 0 && docs[0] == 0 {
+            return Err("doc store has a further part that follows no part".into());
+        }
+        if docs[n] != 0 {
+            k = 0;
+            if docs.get(n + 1) == Some(&0) {
+                let p = window.filter(|&p| p > 0).ok_or("doc store has parts but no part_positions")?;
+                first_pos[n] = Some(p); // part 0: the title and path lie below the grid
+            }
+            continue;
+        }
+        k += 1;
+        let p = window.filter(|&p| p > 0).ok_or("doc store has parts but no part_positions")?;
+        first_pos[n] = crate::bundle::partition::window_start(k, p);
+    }
+    let mut last = None;
+    for (n, off) in offsets {
+        let at = usize::try_from(n).ok().filter(|&n| n < docs.len() && docs[n] == 0 && last.is_none_or(|l| l < n));
+        let (Some(at), Some(p)) = (at, window) else {
+            return Err("doc store part_offsets must name further parts, in order".into());
+        };
+        if off == 0 || off.unsigned_abs() >= u64::from(p) {
+            return Err("doc store part offsets must be nonzero and within a window".into());
+        }
+        first_pos[at] = first_pos[at].and_then(|w| u32::try_from(i64::from(w) + off).ok());
+        if first_pos[at].is_none() {
+            return Err("doc store part position overflow".into());
+        }
+        last = Some(at);
+    }
+    Ok(first_pos)
+}
+
+fn doc_store_to_json(files: &str, shards: &[DocShardRef], dictionary: Option<&ShardRef>, version: u16, window: Option<u32>) -> Json {
     let continues = |i: usize| i > 0 && shards[i].continues(&shards[i - 1]);
     let docs = (0..shards.len()).map(|i| Json::from(if continues(i) { 0 } else { shards[i].docs })).collect();
-    let first_pos = (0..shards.len())
-        .map(|i| match (shards[i].first_pos, continues(i).then(|| shards[i - 1].first_pos).flatten()) {
-            (Some(p), Some(prev)) if version >= 8 => Json::from(p.saturating_sub(prev)),
-            (p, _) => p.map_or(Json::Null, Json::from),
-        })
-        .collect();
-    let mut store = Json::obj([("files", Json::from(files)), ("docs", Json::Arr(docs)), ("first_pos", Json::Arr(first_pos))]);
+    let mut store = Json::obj([("files", Json::from(files)), ("docs", Json::Arr(docs))]);
+    if version >= 12 {
+        if let Some(p) = window {
+            // Each further part's offset from its window (the builder lays parts out so
+            // that few have one).
+            let mut offsets = Vec::new();
+            let mut k = 0usize;
+            for i in 0..shards.len() {
+                k = if continues(i) { k + 1 } else { 0 };
+                let (Some(first), Some(w)) = (shards[i].first_pos, crate::bundle::partition::window_start(k, p)) else { continue };
+                if k > 0 && first != w {
+                    offsets.push(Json::Arr(vec![Json::from(i), Json::from(i64::from(first) - i64::from(w))]));
+                }
+            }
+            store.set("part_positions", Json::from(p));
+            if !offsets.is_empty() {
+                store.set("part_offsets", Json::Arr(offsets));
+            }
+        }
+    } else {
+        let first_pos = (0..shards.len())
+            .map(|i| match (shards[i].first_pos, continues(i).then(|| shards[i - 1].first_pos).flatten()) {
+                (Some(p), Some(prev)) if version >= 8 => Json::from(p.saturating_sub(prev)),
+                (p, _) => p.map_or(Json::Null, Json::from),
+            })
+            .collect();
+        store.set("first_pos", Json::Arr(first_pos));
+    }
     if let Some(d) = dictionary {
         store.set("dictionary", d.to_json());
     }

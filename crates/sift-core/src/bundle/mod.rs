@@ -36,6 +36,7 @@ pub mod filters;
 pub mod frame;
 pub mod ids;
 pub mod manifest;
+pub mod partition;
 pub mod startup;
 pub mod table;
 pub mod terms;
