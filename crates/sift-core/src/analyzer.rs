@@ -346,7 +346,7 @@ fn emit_compound(text: &str, start: usize, end: usize, pos: u32, could_match: Op
     let mut folded_parts: Vec<(usize, usize, String)> = Vec::with_capacity(ps.len());
     for (s, e, p) in ps {
         let f = fold(&p);
-        if !is_term(&f) {
+        if f.is_empty() || f.chars().count() > MAX_TERM_CHARS {
             continue;
         }
         folded_parts.push((s, e, f));
@@ -370,17 +370,6 @@ fn emit_compound(text: &str, start: usize, end: usize, pos: u32, could_match: Op
         }
     }
     pos + folded_parts.len() as u32
-}
-
-/// Whether a folded word part is indexed: not empty, not longer than `MAX_TERM_CHARS`.
-fn is_term(folded: &str) -> bool {
-    !folded.is_empty() && folded.chars().count() <= MAX_TERM_CHARS
-}
-
-/// Whether analysing `text` gives at least one token (a run of punctuation gives none).
-/// Stops at the first word, so it costs next to nothing on prose.
-pub fn has_token(text: &str) -> bool {
-    compounds_iter(text).any(|(start, end)| parts(&text[start..end], start).into_iter().any(|(_, _, p)| is_term(&fold(&p))))
 }
 
 /// Whether an index term is the stem of a stop word. Stop-word postings carry no

@@ -3,7 +3,7 @@
 
 use crate::analyzer::{self, Token};
 use crate::bundle::docmeta::{self, DocMeta};
-use crate::bundle::docstore::{visit_doc_fields, StoredDoc, ANALYSIS_PIECE_BYTES};
+use crate::bundle::docstore::{self, visit_doc_fields, StoredDoc, ANALYSIS_PIECE_BYTES};
 use crate::bundle::encoder::{EncoderLayout, ROWS_PER_SHARD};
 use crate::bundle::filters::FilterIndex;
 use crate::bundle::manifest::EncoderRef;
@@ -546,8 +546,8 @@ struct StorePlan {
 }
 
 impl StorePlan {
-    /// Move the long pages' positions onto their parts' grid, in the postings and the
-    /// section starts (the only places the builder keeps positions).
+    /// Move the long pages' positions onto their parts' grid in the postings. (Their
+    /// section starts are not kept: each stored piece carries its own, from the plan.)
     fn lay_out(&self, inverted: &mut Inverted) {
         if self.pages.iter().all(Option::is_none) {
             return;
@@ -557,11 +557,6 @@ impl StorePlan {
                 if let Some(plan) = &self.pages[*doc as usize] {
                     pos.iter_mut().for_each(|p| *p = plan.remap(*p));
                 }
-            }
-        }
-        for (starts, plan) in inverted.section_starts.iter_mut().zip(&self.pages) {
-            if let Some(plan) = plan {
-                starts.iter_mut().for_each(|p| *p = plan.remap(*p));
             }
         }
     }
@@ -636,16 +631,8 @@ fn plan_doc_store(
 /// sub-result label. Returns the page (each part a run of its sections), each stored
 /// section's label and whether it continues the one before, and where each part's run begins.
 fn pieced(d: &SourceDoc, page: &PagePlan) -> (StoredDoc, Vec<String>, Vec<bool>, Vec<usize>) {
-    let whole = StoredDoc { sections: d.sections.clone(), ..Default::default() };
-    let labels = whole.section_labels();
-    let mut out = StoredDoc {
-        id: d.id.clone(),
-        url: d.url.clone(),
-        title: d.title.clone(),
-        metadata: d.metadata.clone(),
-        date: d.date.clone(),
-        ..Default::default()
-    };
+    let labels = docstore::labels_of(&d.sections);
+    let mut out = page_fields(d);
     let (mut out_labels, mut continues, mut runs) = (Vec::new(), Vec::new(), Vec::new());
     for part in &page.parts {
         runs.push(out.sections.len());
@@ -662,6 +649,18 @@ fn pieced(d: &SourceDoc, page: &PagePlan) -> (StoredDoc, Vec<String>, Vec<bool>,
     (out, out_labels, continues, runs)
 }
 
+/// A page's own fields as the store keeps them, without its sections.
+fn page_fields(d: &SourceDoc) -> StoredDoc {
+    StoredDoc {
+        id: d.id.clone(),
+        url: d.url.clone(),
+        title: d.title.clone(),
+        metadata: d.metadata.clone(),
+        date: d.date.clone(),
+        ..Default::default()
+    }
+}
+
 /// The document store's shards as planned: (first doc, docs, first position of a part,
 /// payload).
 fn doc_store(
@@ -670,15 +669,9 @@ fn doc_store(
     plan: &StorePlan,
 ) -> Result<Vec<(u32, u32, Option<u32>, Vec<u8>)>, SiftError> {
     let stored = |i: usize, starts: &mut Vec<Vec<u32>>| StoredDoc {
-        id: docs[i].id.clone(),
-        url: docs[i].url.clone(),
-        title: docs[i].title.clone(),
-        metadata: docs[i].metadata.clone(),
-        date: docs[i].date.clone(),
         sections: docs[i].sections.clone(),
         section_pos: std::mem::take(&mut starts[i]),
-        labels: Vec::new(),
-        continues: false,
+        ..page_fields(&docs[i])
     };
     type Pieced = (usize, StoredDoc, Vec<String>, Vec<bool>, Vec<usize>);
     let mut whole: Option<Pieced> = None;

@@ -78,7 +78,8 @@ pub fn sample_docs() -> Vec<SourceDoc> {
             None,
             &[
                 ("Eviction", "The cache evicts the least recently used entry; memo tables are caches too."),
-                // Longer than a part (400 bytes here): stored in pieces (format 11).
+                // Longer than a part (400 bytes here): stored in pieces (format 11; cut where a
+                // window ends since format 12).
                 ("Tuning", TUNING),
             ],
         ),
@@ -527,7 +528,7 @@ pub fn sample_payloads() -> Vec<(u8, Vec<u8>)> {
         let sref = ShardRef::new(name.clone(), bytes.len() as u64, crc32fast::hash(bytes));
         out.push((selector, payload_in(&b, &mut eng, kind, &sref)));
     }
-    // A part that goes on from the one before (format 11: a piece of a long section), as
+    // A part that goes on from the one before (a piece of a long section), as
     // the doc shard it is (selector: the docs, that shard).
     let b = sample_bundle();
     let docs_selector = 1 + KINDS.iter().position(|k| *k == ShardKind::Docs).expect("docs are fuzzed");

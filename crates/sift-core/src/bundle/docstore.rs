@@ -145,27 +145,7 @@ impl StoredDoc {
         if self.labels.len() == self.sections.len() {
             return self.labels.clone();
         }
-        // How often each section's heading occurs in the page (quadratic, but a page has at
-        // most a few hundred sections, and a hash map would cost the browser engine its code).
-        let heading = |i: usize| self.sections[i].heading.as_str();
-        let n = self.sections.len();
-        let counts: Vec<usize> = (0..n).map(|i| (0..n).filter(|&j| heading(j) == heading(i)).count()).collect();
-        (0..n)
-            .map(|i| {
-                let heading = &self.sections[i].heading;
-                if counts[i] < 2 {
-                    return heading.clone();
-                }
-                match (0..i)
-                    .rev()
-                    .find(|&j| !self.sections[j].heading.is_empty() && counts[j] == 1)
-                    .map(|j| self.sections[j].heading.as_str())
-                {
-                    Some(parent) => format!("{parent} › {heading}"),
-                    None => heading.clone(),
-                }
-            })
-            .collect()
+        labels_of(&self.sections)
     }
 
     /// The part of this page holding sections `range`, for a format-4 store: the page's
@@ -271,6 +251,26 @@ impl ToJson for StoredDoc {
         }
         doc
     }
+}
+
+/// What each of a page's sections is called as a sub-result ([`StoredDoc::section_labels`]).
+pub(crate) fn labels_of(sections: &[Section]) -> Vec<String> {
+    // How often each section's heading occurs in the page (quadratic, but a page has at
+    // most a few hundred sections, and a hash map would cost the browser engine its code).
+    let heading = |i: usize| sections[i].heading.as_str();
+    let n = sections.len();
+    let counts: Vec<usize> = (0..n).map(|i| (0..n).filter(|&j| heading(j) == heading(i)).count()).collect();
+    (0..n)
+        .map(|i| {
+            if counts[i] < 2 {
+                return heading(i).to_string();
+            }
+            match (0..i).rev().find(|&j| !heading(j).is_empty() && counts[j] == 1).map(heading) {
+                Some(parent) => format!("{parent} › {}", heading(i)),
+                None => heading(i).to_string(),
+            }
+        })
+        .collect()
 }
 
 /// The position where a section's body starts, given where the section starts.

@@ -647,18 +647,20 @@ fn doc_store_from_json(v: &Json, version: u64) -> Result<(String, Vec<DocShardRe
     // (A manifest that says an older format than its layout is refused by `validate`,
     // which needs it read first: the grid is read whatever the version says, and a store
     // without parts needs no `first_pos` column.)
-    let first_pos = if version >= 12 || window.is_some() {
-        grid_positions(&f, &docs, window)?
+    // `deltas`: format 8 to 11's column counts a further part from the one before it.
+    let (first_pos, deltas) = if version >= 12 || window.is_some() {
+        (grid_positions(&f, &docs, window)?, false)
     } else if f.get("first_pos").is_none() && !docs.contains(&0) {
-        vec![None; docs.len()]
+        (vec![None; docs.len()], false)
     } else {
-        f.list("first_pos", |x| match x {
+        let column = f.list("first_pos", |x| match x {
             Json::Null => Ok(None),
             x => json::as_u64(x)
                 .and_then(|n| u32::try_from(n).ok())
                 .map(Some)
                 .ok_or_else(|| "doc store first_pos must be positions or null".to_string()),
-        })?
+        })?;
+        (column, version >= 8)
     };
     if docs.len() != first_pos.len() {
         return Err("doc store columns differ in length".into());
@@ -669,7 +671,7 @@ fn doc_store_from_json(v: &Json, version: u64) -> Result<(String, Vec<DocShardRe
         let (first_doc, count, pos) = if count == 0 {
             match shards.last() {
                 Some(DocShardRef { first_doc, first_pos: Some(prev), .. }) if pos.is_some() => {
-                    let pos = if version >= 8 && window.is_none() && version < 12 { pos.and_then(|d| prev.checked_add(d)) } else { pos };
+                    let pos = if deltas { pos.and_then(|d| prev.checked_add(d)) } else { pos };
                     (*first_doc, 1, Some(pos.ok_or("doc store part position overflow")?))
                 }
                 _ => return Err("doc store has a further part that follows no part".into()),
@@ -695,23 +697,18 @@ fn grid_positions(f: &Fields, docs: &[u32], window: Option<u32>) -> Result<Vec<O
         },
         _ => Err("doc store part_offsets must be [entry, offset] pairs".to_string()),
     })?;
+    if docs.first() == Some(&0) {
+        return Err("doc store has a further part that follows no part".into());
+    }
+    let grid = || window.filter(|&p| p > 0).ok_or("doc store has parts but no part_positions");
     let mut first_pos = vec![None; docs.len()];
     let mut k = 0usize; // the part's place in its page
     for n in 0..docs.len() {
-        if n == 0 && docs[0] == 0 {
-            return Err("doc store has a further part that follows no part".into());
+        k = if docs[n] == 0 { k + 1 } else { 0 };
+        // A page's first part is the entry before a further part.
+        if k > 0 || docs.get(n + 1) == Some(&0) {
+            first_pos[n] = crate::bundle::partition::window_start(k, grid()?);
         }
-        if docs[n] != 0 {
-            k = 0;
-            if docs.get(n + 1) == Some(&0) {
-                let p = window.filter(|&p| p > 0).ok_or("doc store has parts but no part_positions")?;
-                first_pos[n] = Some(p); // part 0: the title and path lie below the grid
-            }
-            continue;
-        }
-        k += 1;
-        let p = window.filter(|&p| p > 0).ok_or("doc store has parts but no part_positions")?;
-        first_pos[n] = crate::bundle::partition::window_start(k, p);
     }
     let mut last = None;
     for (n, off) in offsets {

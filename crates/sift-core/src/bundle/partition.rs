@@ -41,6 +41,13 @@ pub struct StoredPiece {
     pub continues: bool,
 }
 
+impl StoredPiece {
+    /// Section `i` of `doc` whole, starting at `start`.
+    fn whole(doc: &SourceDoc, i: usize, start: u32) -> StoredPiece {
+        StoredPiece { section: i, text: 0..doc.sections[i].text.len(), start, continues: false }
+    }
+}
+
 /// A long page's parts and the position layout that goes with them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PagePlan {
@@ -82,7 +89,7 @@ pub fn plan_page(doc: &SourceDoc, starts: &[u32], end: u32, window: u32) -> Opti
     for i in 0..n {
         let (a, b) = (starts[i].checked_add(shift)?, section_end(i).checked_add(shift)?);
         if b <= window_end {
-            plan.parts.last_mut()?.push(StoredPiece { section: i, text: 0..doc.sections[i].text.len(), start: a, continues: false });
+            plan.parts.last_mut()?.push(StoredPiece::whole(doc, i, a));
             continue;
         }
         let long = section_end(i) - starts[i] > window;
@@ -102,7 +109,7 @@ pub fn plan_page(doc: &SourceDoc, starts: &[u32], end: u32, window: u32) -> Opti
             }
             let (a, b) = (starts[i] + shift, section_end(i) + shift);
             if b <= window_end {
-                plan.parts.last_mut()?.push(StoredPiece { section: i, text: 0..doc.sections[i].text.len(), start: a, continues: false });
+                plan.parts.last_mut()?.push(StoredPiece::whole(doc, i, a));
                 continue;
             }
             if body_start(a, &doc.sections[i].heading) >= window_end {
