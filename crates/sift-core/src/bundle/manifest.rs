@@ -630,14 +630,17 @@ fn key_store_to_json(files: &str, shards: &[KeyRangeShardRef], version: u16) -> 
     store
 }
 
+/// A doc store as the manifest lists it: the files' stem, the shards, the dictionary (formats
+/// 7 and 8) and `part_positions` (format 12).
+type DocStore = (String, Vec<DocShardRef>, Option<ShardRef>, Option<u32>);
+
 /// Format 5's doc store: `docs` (documents per shard; 0 for a further part of the page the
 /// entry before holds a part of) and `first_pos` (a part's first position, null for a shard
 /// of whole pages), a column each, so the manifest grows by a few bytes a shard. From format
 /// 8 a further part's `first_pos` is counted from the part before it (smaller numbers:
 /// 0.5 kB less gzip on the Python docs). From format 12 there is no `first_pos` column:
 /// `part_positions` and `part_offsets` say where parts begin ([`Manifest::part_positions`]).
-/// Returns the files' stem, the shards, the dictionary and `part_positions`.
-fn doc_store_from_json(v: &Json, version: u64) -> Result<(String, Vec<DocShardRef>, Option<ShardRef>, Option<u32>), String> {
+fn doc_store_from_json(v: &Json, version: u64) -> Result<DocStore, String> {
     let f = Fields::of(v, "doc store", None)?;
     let files = f.str("files")?;
     let dictionary = f.get("dictionary").map(ShardRef::from_json).transpose()?;
