@@ -3,7 +3,7 @@
 #
 #   bash scripts/fuzz.sh [--time SECONDS] [--keep-going] [--smoke] [--build-only] [TARGET...]
 #
-# Runs each target (default: all of query, request_json, bundle, html, markdown, lzma) for
+# Runs each target (default: all of query, request_json, bundle, html, markdown, lzma, code_streams) for
 # SECONDS (default 60), one after another. Seeds come from fuzz/seeds/<target> (checked in,
 # read-only); the growing corpus lives in $CARGO_TARGET_DIR/fuzz-corpus/<target> and is
 # kept between runs. --keep-going runs libFuzzer in fork mode and goes on after a crash,
@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(query request_json bundle html markdown lzma)
+all=(query request_json bundle html markdown lzma code_streams)
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 for t in "${targets[@]}"; do
   [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: unknown target '$t' (targets: ${all[*]})" >&2; exit 2; }
@@ -55,7 +55,7 @@ for t in "${targets[@]}"; do
 done
 [ "$build_only" = 1 ] && exit 0
 
-declare -A max_len=([query]=4096 [request_json]=4096 [bundle]=16384 [html]=65536 [markdown]=65536 [lzma]=65536)
+declare -A max_len=([query]=4096 [request_json]=4096 [bundle]=16384 [html]=65536 [markdown]=65536 [lzma]=65536 [code_streams]=16384)
 summary="$CARGO_TARGET_DIR/fuzz-summary.txt"
 failed=0
 for t in "${targets[@]}"; do

@@ -11,7 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { ROOT } from "../support.mjs";
+import { ROOT, TARGET } from "../support.mjs";
 
 const built = fs.existsSync(path.join(ROOT, "www/dist/lzma-wasm.js"));
 const { lzmaDecode } = built ? await import("../../www/dist/lzma.js") : {};
@@ -19,12 +19,17 @@ const hasPython = spawnSync("python3", ["-c", "import lzma"]).status === 0;
 const noBuild = built ? false : "www/dist is not built (scripts/build-wasm.sh)";
 const skip = noBuild || (hasPython ? false : "python3 with its lzma module is not installed (the packer needs it)");
 
+// The code streams' tool as the build uses it (scripts/build-wasm.sh builds it); without
+// it the packer runs it through cargo.
+const STREAMS_TOOL = path.join(TARGET, "release/sift-code-streams");
+const streamsArgs = () => (fs.existsSync(STREAMS_TOOL) ? ["--streams", STREAMS_TOOL] : []);
+
 /** `bytes` packed as the build packs an engine. */
 function pack(bytes) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sift-lzma-"));
   try {
     fs.writeFileSync(path.join(dir, "in"), bytes);
-    const r = spawnSync("python3", [path.join(ROOT, "scripts/pack-engine.py"), path.join(dir, "in"), path.join(dir, "out")], { encoding: "utf8" });
+    const r = spawnSync("python3", [path.join(ROOT, "scripts/pack-engine.py"), ...streamsArgs(), path.join(dir, "in"), path.join(dir, "out")], { encoding: "utf8" });
     assert.equal(r.status, 0, r.stderr);
     return fs.readFileSync(path.join(dir, "out"));
   } finally {
@@ -145,8 +150,81 @@ test("the packer refuses what it cannot read, and writes nothing then", { skip }
     assert.ok(!fs.existsSync(out));
     const usage = spawnSync("python3", [path.join(ROOT, "scripts/pack-engine.py")], { encoding: "utf8" });
     assert.equal(usage.status, 2);
-    assert.match(usage.stderr, /usage: pack-engine\.py IN OUT/);
+    assert.match(usage.stderr, /usage: pack-engine\.py \[--streams sift-code-streams\] IN OUT/);
+    // Bytes that begin as a module in code streams would be misread by the page.
+    fs.writeFileSync(path.join(dir, "split"), Buffer.from("\0sw1 not a module"));
+    const split = spawnSync("python3", [path.join(ROOT, "scripts/pack-engine.py"), path.join(dir, "split"), out], { encoding: "utf8" });
+    assert.equal(split.status, 1);
+    assert.match(split.stderr, /begins as a module in code streams would/);
+    // A file that says it is a module but is not one cannot be split.
+    fs.writeFileSync(path.join(dir, "bad.wasm"), Buffer.from("\0asm\x01\0\0\0\x0a\x09"));
+    const bad = spawnSync("python3", [path.join(ROOT, "scripts/pack-engine.py"), ...streamsArgs(), path.join(dir, "bad.wasm"), out], { encoding: "utf8" });
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /cannot split: not a wasm module/);
+    assert.ok(!fs.existsSync(out));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** `bytes` as LZMA exactly as given (no code streams): what a damaged split form decodes to. */
+function packRaw(bytes) {
+  const py = "import lzma,struct,sys;d=sys.stdin.buffer.read();p=lzma.compress(d,format=lzma.FORMAT_ALONE);sys.stdout.buffer.write(p[:5]+struct.pack('<Q',len(d))+p[13:])";
+  const r = spawnSync("python3", ["-c", py], { input: bytes });
+  assert.equal(r.status, 0, String(r.stderr));
+  return new Uint8Array(r.stdout);
+}
+
+/** A module's code as streams (`sift-code-streams split`). */
+function splitForm(module) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sift-streams-"));
+  try {
+    fs.writeFileSync(path.join(dir, "in"), module);
+    const tool = fs.existsSync(STREAMS_TOOL) ? [STREAMS_TOOL] : ["cargo", "run", "--quiet", "--release", "-p", "sift-lzma", "--bin", "sift-code-streams", "--"];
+    const r = spawnSync(tool[0], [...tool.slice(1), "split", path.join(dir, "in"), path.join(dir, "out")], { cwd: ROOT, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    return fs.readFileSync(path.join(dir, "out"));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const engineFile = path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm");
+const noEngine = skip || (fs.existsSync(engineFile) ? false : "the keyword engine is not built");
+
+test("an engine is packed as code streams, smaller, and unpacks to its module", { skip: noEngine }, async () => {
+  const module = fs.readFileSync(engineFile);
+  const packed = pack(module);
+  // The header's decoded size is the split form's: the module and the streams' header (72).
+  assert.equal(Buffer.from(packed).readUInt32LE(5), module.length + 72);
+  assert.ok(packed.length < packRaw(module).length * 0.95, `code streams ${packed.length} bytes vs plain ${packRaw(module).length}`);
+  assert.ok(Buffer.from(await lzmaDecode(new Uint8Array(packed))).equals(module));
+  await WebAssembly.compile(await lzmaDecode(new Uint8Array(packed)));
+});
+
+test("a damaged code stream form is refused with what is wrong", { skip: noEngine }, async () => {
+  const form = splitForm(fs.readFileSync(engineFile));
+  const u32 = (b, at, v) => b.writeUInt32LE(v, at);
+  // The module's length not what the form holds.
+  const longer = Buffer.from(form);
+  u32(longer, 4, form.readUInt32LE(4) + 1);
+  await assert.rejects(lzmaDecode(packRaw(longer)), /header that does not add up/);
+  // Streams that do not add up to the code.
+  const lengths = Buffer.from(form);
+  u32(lengths, 16, form.readUInt32LE(16) + 1);
+  await assert.rejects(lzmaDecode(packRaw(lengths)), /header that does not add up/);
+  // A byte moved from the opcodes to the offsets: the lengths add up, the code does not.
+  const moved = Buffer.from(form);
+  u32(moved, 16, form.readUInt32LE(16) - 1);
+  u32(moved, 16 + 4 * 13, form.readUInt32LE(16 + 4 * 13) + 1);
+  await assert.rejects(lzmaDecode(packRaw(moved)), /code stream that ends early|bytes to spare|does not know/);
+  // An opcode no engine has (0xff) where the first one is.
+  const opcodes = 72 + form.readUInt32LE(4) - form.readUInt32LE(12);
+  const bad = Buffer.from(form);
+  bad[opcodes] = 0xff;
+  await assert.rejects(lzmaDecode(packRaw(bad)), /code the stream layout does not know/);
+  // Cut short.
+  await assert.rejects(lzmaDecode(packRaw(form.subarray(0, 40))), /header that does not add up/);
+  // And the decoder still unpacks a good engine after each refusal.
+  assert.equal((await lzmaDecode(packRaw(form))).length, form.readUInt32LE(4));
 });

@@ -1,5 +1,6 @@
 // Unpacks the engines sift.js fetches (`<name>_bg.wasm.lzma`, written by
-// scripts/pack-engine.py) with the LZMA decoder of crates/sift-lzma, a 2.7 kB wasm module
+// scripts/pack-engine.py: the module's code as streams, then LZMA) with the decoder of
+// crates/sift-lzma (LZMA, then the streams joined back into the module), a 5.2 kB wasm module
 // carried here inline (lzma-wasm.js, base64, written by scripts/build-wasm.sh). Why LZMA: on
 // the engines it is 11-12% below an optimal deflate (keyword engine 111.2 -> 98.4 kB), the
 // largest cut left in the bytes to a first result. Why wasm: the same decoder in JS took
@@ -22,12 +23,17 @@ const WHY = [
   "a match before the start",
   "a match past the end",
   "output of the wrong size",
+  "not a wasm module",
+  "code the stream layout does not know",
+  "a code stream header that does not add up, or bytes to spare",
+  "a code stream that ends early",
 ];
 
 let decoder;
 
 /** The decoder, compiled once: call it early (while the file downloads). A function from
- * an `.lzma` file's bytes to the decoded bytes; it throws an Error saying why a file is not one. */
+ * an `.lzma` file's bytes to the decoded bytes (a module packed as code streams: the
+ * module); it throws an Error saying why a file is not one. */
 export function lzmaDecoder() {
   decoder ??= WebAssembly.instantiate(Uint8Array.from(atob(LZMA_WASM), (c) => c.charCodeAt(0))).then(({ instance }) => {
     const x = instance.exports;
@@ -45,9 +51,20 @@ export function lzmaDecoder() {
       room(at + input.length);
       new Uint8Array(x.memory.buffer, at, input.length).set(input);
       const size = check(x.lzma_decoded_size(at, input.length));
-      room(at + input.length + size);
-      check(x.lzma_decode(at, input.length, at + input.length, size));
-      return new Uint8Array(x.memory.buffer, at + input.length, size).slice();
+      let out = at + input.length;
+      room(out + size);
+      check(x.lzma_decode(at, input.length, out, size));
+      let len = size;
+      // An engine is packed with its code as streams (crates/sift-lzma's code_streams,
+      // "\0sw1"): joined back into the module after the decoded bytes.
+      const head = new Uint8Array(x.memory.buffer, out, Math.min(4, size));
+      if (String.fromCharCode(...head) === "\0sw1") {
+        len = check(x.streams_joined_size(out, size));
+        room(out + size + len);
+        check(x.streams_join(out, size, out + size, len));
+        out += size;
+      }
+      return new Uint8Array(x.memory.buffer, out, len).slice();
     };
   });
   return decoder;

@@ -13,8 +13,15 @@ use sift_core::{BuildOptions, BuiltBundle, Context, Engine, MultiSearchRequest, 
 use std::collections::BTreeMap;
 
 /// The fuzz targets by name: the directory names under `fuzz/seeds` and `fuzz/regressions`.
-pub const TARGETS: &[(&str, fn(&[u8]))] =
-    &[("query", query), ("request_json", request_json), ("bundle", bundle), ("html", html), ("markdown", markdown), ("lzma", lzma)];
+pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("query", query),
+    ("request_json", request_json),
+    ("bundle", bundle),
+    ("html", html),
+    ("markdown", markdown),
+    ("lzma", lzma),
+    ("code_streams", code_streams),
+];
 
 pub fn target(name: &str) -> Option<fn(&[u8])> {
     TARGETS.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
@@ -623,5 +630,30 @@ pub fn lzma(data: &[u8]) {
     assert_eq!(ra, rb, "the same file decoded twice");
     if ra.is_ok() {
         assert!(a == b, "a byte of the output was not written by the decoder");
+    }
+}
+
+/// The engines' code as streams (`sift_lzma::code_streams`, joined in the page after LZMA):
+/// any input joins or is refused without a panic, and a join that succeeds wrote every byte
+/// of its output (into buffers filled otherwise it gives the same bytes); any input that
+/// splits as a module joins back to exactly itself. Seeds: a small real module (the LZMA
+/// decoder's wasm) and its split form.
+pub fn code_streams(data: &[u8]) {
+    use sift_lzma::code_streams::{join, joined_size, split, HEADER};
+    if let Ok(size) = joined_size(data) {
+        if size <= 1 << 20 {
+            let (mut a, mut b) = (vec![0xa5; size], vec![0x5a; size]);
+            let (ra, rb) = (join(data, &mut a), join(data, &mut b));
+            assert_eq!(ra, rb, "the same form joined twice");
+            if ra.is_ok() {
+                assert!(a == b, "a byte of the module was not written by the join");
+            }
+        }
+    }
+    let mut form = vec![0; data.len() + HEADER];
+    if split(data, &mut form).is_ok() {
+        let mut back = vec![0; joined_size(&form).expect("a split form's header")];
+        join(&form, &mut back).expect("a split form joins");
+        assert!(back == data, "a split module joined to other bytes");
     }
 }

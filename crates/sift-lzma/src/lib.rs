@@ -1,4 +1,5 @@
-//! The LZMA decoder the browser runtime unpacks its engines with.
+//! The LZMA decoder the browser runtime unpacks its engines with, and the layout of their
+//! code as streams that they are packed in ([`code_streams`]).
 //!
 //! `sift.js` fetches each engine as `<name>_bg.wasm.lzma` (written by
 //! `scripts/pack-engine.py` with Python's liblzma) and decodes it with this crate, compiled to
@@ -19,6 +20,8 @@
 //! validation refuses those.
 
 #![no_std]
+pub mod code_streams;
+
 #[cfg(test)]
 extern crate std;
 #[cfg(test)]
@@ -45,6 +48,37 @@ pub enum Error {
     MatchBeforeStart = 8,
     MatchPastEnd = 9,
     OutputSize = 10,
+    /// Packing: the input is not a wasm module with a code section ([`code_streams`]).
+    NotWasm = 11,
+    /// The code holds an instruction the stream layout does not know, or a body that ends
+    /// inside one.
+    Code = 12,
+    /// A split module's header does not add up, or a stream holds bytes the code does not use.
+    Streams = 13,
+    /// A stream ends before the code it describes.
+    StreamEnds = 14,
+}
+
+impl core::fmt::Display for Error {
+    /// In words (as `www/src/lzma.js` says them).
+    fn fmt(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        f.write_str(match self {
+            Error::TooShort => "too short",
+            Error::Properties => "unsupported properties",
+            Error::SizeNotGiven => "decoded size not given or over 64 MB",
+            Error::RangeCoderStart => "bad range coder start",
+            Error::Truncated => "truncated",
+            Error::RepeatBeforeAnyByte => "a repeated match before any byte",
+            Error::EndsEarly => "the stream ends before its size",
+            Error::MatchBeforeStart => "a match before the start",
+            Error::MatchPastEnd => "a match past the end",
+            Error::OutputSize => "output of the wrong size",
+            Error::NotWasm => "not a wasm module",
+            Error::Code => "code the stream layout does not know",
+            Error::Streams => "a code stream header that does not add up, or bytes to spare",
+            Error::StreamEnds => "a code stream that ends early",
+        })
+    }
 }
 
 // The probability models, one array. Each tree is indexed from 1 at its offset.
