@@ -70,8 +70,9 @@ const foldTable = (dir) => JSON.parse(fs.readFileSync(path.join(dir, "manifest.j
 const isTable = (f) => f.startsWith("u-");
 
 test("a bundle before format 8 has no table: a rare-block query folds to itself, without an error", async () => {
+  // (Older formats are the full runtime's: it too reads the table from the bundle.)
   const v7 = path.join(ROOT, "tests/frozen/v7/bundle");
-  const e = await engine(v7);
+  const e = await engine(v7, "sift_wasm_full");
   const { answer, rounds } = await search(e, v7, "𝐜𝐚𝐜𝐡𝐞");
   assert.ok(!rounds.flat().some(isTable));
   assert.ok(!answer.results.some((r) => r.id === "reference/cache.md"), "𝐜𝐚𝐜𝐡𝐞 stays unfolded");
@@ -128,12 +129,12 @@ test("a page whose text has one gets the table before its snippet is cut; other 
 // model's own tokenizer; which characters the table's BERT half maps is checked for every
 // code point in sift-core's decompose tests.)
 test("the lean engine reads the table before its static encoder tokenises a rare-block query, and answers as the native engine", async () => {
-  const v8 = path.join(ROOT, "tests/frozen/v8/bundle"); // toy vectors and a static encoder
-  const e = await engine(v8, "sift_wasm");
-  const { answer, rounds } = await search(e, v8, { query: "cache 𝐦𝐞𝐦𝐨𝐫𝐲", mode: "semantic" });
-  assert.deepEqual(rounds[0], [foldTable(v8)]);
+  const v12 = path.join(ROOT, "tests/frozen/v12/bundle"); // toy vectors and a static encoder
+  const e = await engine(v12, "sift_wasm");
+  const { answer, rounds } = await search(e, v12, { query: "cache 𝐦𝐞𝐦𝐨𝐫𝐲", mode: "semantic" });
+  assert.deepEqual(rounds[0], [foldTable(v12)]);
   assert.equal(answer.search_type, "semantic");
-  const cli = JSON.parse(sift(["search", v8, "cache 𝐦𝐞𝐦𝐨𝐫𝐲", "--mode", "semantic", "--json"]));
+  const cli = JSON.parse(sift(["search", v12, "cache 𝐦𝐞𝐦𝐨𝐫𝐲", "--mode", "semantic", "--json"]));
   assert.ok(cli.results.length > 0);
   assert.deepEqual(answer.results.map((r) => [r.id, r.score]), cli.results.map((r) => [r.id, r.score]));
 });

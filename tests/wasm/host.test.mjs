@@ -1,7 +1,8 @@
 // The host's half of reading a shard: the browser engine has no inflater, so `host.js`
 // inflates deflated payloads with the platform's DecompressionStream and the engine checks
-// them against the shard's header. Over the frozen format-5 bundle, with the npm package's
-// wasm engine (www/dist).
+// them against the shard's header. Over frozen bundles of formats 5, 7 (read by the full
+// runtime, which sift.js loads for an older format) and 12 (the keyword engine's own), with
+// the npm package's wasm engines (www/dist).
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -18,8 +19,13 @@ const ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v5/answ
 // Format 7: doc shards compressed after the doc store's dictionary (codec 2).
 const V7 = path.join(ROOT, "tests/frozen/v7/bundle");
 const V7_ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v7/answers.json"), "utf8"));
-// Semantic search off below: the keyword engine.
-const wasmUrl = new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm")));
+const V12 = path.join(ROOT, "tests/frozen/v12/bundle");
+const V12_ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v12/answers.json"), "utf8"));
+// Semantic search off below: the keyword engine; the full runtime for the older formats.
+const engines = {
+  wasmUrl: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm"))),
+  fullWasmUrl: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_full_bg.wasm"))),
+};
 
 /** Bundle files from disk; `damage(name, bytes)` may change a file on its way. */
 const fetchFrom = (damage = (_, b) => b) => async (url) => {
@@ -67,9 +73,9 @@ test("a stream inflating past the length its header claims is cut off, not read 
   assert.equal(ok.length, 4 << 20);
 });
 
-for (const [version, dir, answers] of [["v5", BUNDLE, ANSWERS], ["v7", V7, V7_ANSWERS]]) {
+for (const [version, dir, answers] of [["v5", BUNDLE, ANSWERS], ["v7", V7, V7_ANSWERS], ["v12", V12, V12_ANSWERS]]) {
   test(`the engine answers from host-inflated shards as the frozen ${version} bundle recorded`, async () => {
-    const sift = await Sift.load(pathToFileURL(dir + "/").href, { fetch: fetchFrom(), wasmUrl, semantic: false });
+    const sift = await Sift.load(pathToFileURL(dir + "/").href, { fetch: fetchFrom(), ...engines, semantic: false });
     // The answers recorded by words alone (this page has semantic search off).
     const lexical = answers.filter(({ request, answer }) => typeof request.query === "string" && answer?.search_type === "lexical");
     assert.ok(lexical.length >= 4, `only ${lexical.length} lexical answers recorded`);
@@ -99,7 +105,7 @@ test("doc shards compressed after the store's dictionary inflate with it, and no
       order.push(path.basename(fileURLToPath(url)));
       return fetchFrom()(url);
     },
-    wasmUrl,
+    ...engines,
     semantic: false,
   });
   await sift.search({ query: "cache" });
@@ -116,7 +122,7 @@ test("a doc shard whose deflate stream is damaged is refused as corrupt, with it
     for (let i = 20; i < c.length; i += 7) c[i] ^= 0x5a;
     return c;
   };
-  const sift = await Sift.load(pathToFileURL(BUNDLE + "/").href, { fetch: fetchFrom(damage), wasmUrl, semantic: false });
+  const sift = await Sift.load(pathToFileURL(BUNDLE + "/").href, { fetch: fetchFrom(damage), ...engines, semantic: false });
   await assert.rejects(sift.search({ query: "cache", mode: "lexical" }), (e) => {
     assert.ok(e instanceof SiftError);
     assert.equal(e.code, "bundle_corrupt");

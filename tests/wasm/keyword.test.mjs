@@ -15,7 +15,7 @@ import init, { SiftEngine } from "../../www/dist/sift_wasm_keyword.js";
 import { inflatedPayload } from "../../www/src/host.js";
 import { ROOT, fileFetch } from "../support.mjs";
 
-const BUNDLE = path.join(ROOT, "tests/frozen/v5/bundle"); // a bundle with vectors and an encoder
+const BUNDLE = path.join(ROOT, "tests/frozen/v12/bundle"); // a bundle with vectors and an encoder
 const read = (f) => new Uint8Array(fs.readFileSync(path.join(BUNDLE, f)));
 
 async function engine() {
@@ -28,7 +28,7 @@ async function search(e, req) {
   for (let round = 0; round < 16; round++) {
     const step = JSON.parse(e.search(JSON.stringify(req), 20000, undefined));
     if (step.done) return step.done;
-    for (const f of step.need) e.addShard(f, read(f), await inflatedPayload(read(f)));
+    for (const f of step.need) e.addShard(f, read(f), await inflatedPayload(read(f), e.docDictionary()));
   }
   throw new Error("too many rounds");
 }
@@ -61,7 +61,8 @@ test("the keyword engine lists only the shards it reads and refuses a semantic o
   const manifest = JSON.parse(fs.readFileSync(path.join(BUNDLE, "manifest.json"), "utf8"));
   const files = e.allFiles();
   assert.ok(files.some((f) => f.startsWith("t-")) && files.some((f) => f.startsWith("d-")));
-  assert.ok(!files.includes(manifest.vectors.index.file) && !files.includes(manifest.encoder.index.file), "no semantic index shards");
+  assert.ok(!files.includes(manifest.vectors.index.file), "no vector index");
+  assert.ok(!files.some((f) => f.startsWith(manifest.encoder.groups) || f.startsWith(manifest.encoder.rows)), "no encoder shards");
   const vindex = manifest.vectors.index.file;
   assert.throws(() => e.addShard(vindex, read(vindex), undefined), (x) => {
     const err = JSON.parse(x);
@@ -113,6 +114,38 @@ test("a query of 8 or more terms is the full runtime's: the browser engines hand
   assert.deepEqual(brief(await page.search({ query: "cache" })), brief(short));
   await page.search({ query: PARAGRAPH + " again" });
   assert.equal(counts["sift_wasm_full_bg.wasm"], 1, "and only once");
+});
+
+test("a bundle of an older format is the full runtime's: the browser engines say so, sift.js loads it once and answers as recorded", async () => {
+  const v11 = path.join(ROOT, "tests/frozen/v11/bundle");
+  const manifest = new Uint8Array(fs.readFileSync(path.join(v11, "manifest.json")));
+  await engine();
+  const lean = await import("../../www/dist/sift_wasm.js?older");
+  await lean.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm"))) });
+  for (const Engine of [SiftEngine, lean.SiftEngine]) {
+    assert.throws(() => new Engine(manifest), (x) => {
+      const err = JSON.parse(x);
+      return err.code === "full_runtime_required" && /format 11 \(this engine reads format 12/.test(err.message);
+    });
+  }
+  // A format no runtime reads is still bundle_version, from every engine.
+  const future = new TextEncoder().encode(JSON.stringify({ magic: "sift-bundle", format_version: 99 }));
+  assert.throws(() => new SiftEngine(future), (x) => JSON.parse(x).code === "bundle_version");
+  // Through sift.js: the keyword page loads the full runtime once, and answers as recorded.
+  const counts = {};
+  const page = await Sift.load(pathToFileURL(v11 + "/").href, { fetch: fileFetch(counts), semantic: false, ...runtimes("?older") });
+  const answers = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v11/answers.json"), "utf8"));
+  const lexical = answers.filter(({ request, answer }) => typeof request.query === "string" && answer?.search_type === "lexical");
+  assert.ok(lexical.length >= 4);
+  const brief = (r) => r.results.map((x) => [x.id, x.score, x.snippet]);
+  for (const { request, answer } of lexical) assert.deepEqual(brief(await page.search(request)), brief(answer), JSON.stringify(request));
+  assert.equal(counts["sift_wasm_full_bg.wasm"], 1, "the full runtime, once");
+  // A bad manifest is still its own error, and loads no full runtime.
+  const seen = {};
+  const garbled = async (url) => (String(url).endsWith("manifest.json") ? new Response('{"magic":"nope"}') : fileFetch(seen)(url));
+  const bad = await Sift.load(pathToFileURL(v11 + "/").href, { fetch: garbled, semantic: false, ...runtimes("?garbled") }).catch((e) => e);
+  assert.equal(bad.code, "bundle_corrupt");
+  assert.equal(seen["sift_wasm_full_bg.wasm"] ?? 0, 0);
 });
 
 // Request options a search box does not send: the browser engines leave their code out

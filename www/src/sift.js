@@ -80,7 +80,7 @@ function runtime(kind, wasmUrl, fetchImpl) {
       return g;
     }).catch((e) => {
       runtimes.delete(key);
-      const what = kind === "full" ? "the full Sift runtime (explain, multiSearch, related, getDocument, queries of 8+ terms, include_content, dates)" : "the Sift runtime";
+      const what = kind === "full" ? "the full Sift runtime (explain, multiSearch, related, getDocument, queries of 8+ terms, include_content, dates, older bundle formats)" : "the Sift runtime";
       throw new SiftError("runtime_unavailable", `${what} (wasm) could not be loaded: ${e && e.message ? e.message : e}`, e);
     });
     runtimes.set(key, p);
@@ -97,7 +97,8 @@ const today = () => Math.floor(Date.now() / 86400000);
  *   options.runtime    — "lean" (default: what a search box needs; the full runtime is loaded
  *                        the first time a call asks for `explain`, `multiSearch`, `related`,
  *                        `getDocument`, a query of 8 or more terms, `include_content` or a
- *                        date option: `since`, `sort: "date"`, `boost_recent`),
+ *                        date option: `since`, `sort: "date"`, `boost_recent`; and at once
+ *                        for a bundle of an older format, which only it reads),
  *                        "keyword" (the default with semantic: false: the lean engine without
  *                        its semantic half) or "full" (workers and APIs: everything in one engine)
  *   options.wasmUrl    — where the runtime's wasm is (sift_wasm_bg.wasm; sift_wasm_keyword_bg.wasm
@@ -169,7 +170,16 @@ export class Sift {
     try {
       return new Sift(url, fetchImpl, options, manifest, glue);
     } catch (e) {
-      throw asSiftError(e);
+      const err = asSiftError(e);
+      // A bundle of an older format: the browser engines read the current one only, the
+      // full runtime every one (a rebuilt bundle loads the smaller engine again).
+      if (err.code !== "full_runtime_required" || kind === "full") throw err;
+      const full = await runtime("full", options.fullWasmUrl, fetchImpl);
+      try {
+        return new Sift(url, fetchImpl, { ...options, runtime: "full" }, manifest, full);
+      } catch (e2) {
+        throw asSiftError(e2);
+      }
     }
   }
 

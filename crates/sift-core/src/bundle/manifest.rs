@@ -191,6 +191,11 @@ impl Manifest {
                 format!("bundle format version {ver} is not supported (this build reads versions 1 to {FORMAT_VERSION}); rebuild the bundle with this version of sift"),
             ));
         }
+        if ver != u64::from(FORMAT_VERSION) && !super::READS_OLDER_FORMATS {
+            return Err(SiftError::full_runtime_required(&format!(
+                "A bundle of format {ver} (this engine reads format {FORMAT_VERSION}; rebuilding the bundle lets it load)"
+            )));
+        }
         let m = Manifest::from_json(&v).map_err(|e| SiftError::corrupt(format!("manifest.json is malformed: {e}")))?;
         m.validate()?;
         Ok(m)
@@ -245,7 +250,7 @@ impl Manifest {
                 return Err(SiftError::corrupt("manifest has a query encoder but no format-2 vectors"));
             };
             match (&e.index, &e.layout) {
-                (Some(_), None) if self.format_version < 10 => {}
+                (Some(_), None) if !super::has_format(u64::from(self.format_version), 10) => {}
                 (None, Some(layout)) => {
                     layout.check()?;
                     if layout.dim != v.dim as usize {
@@ -482,10 +487,11 @@ impl Manifest {
                 let (files, shards) = key_store_from_json(store, "term store", version)?;
                 (Some(files), shards)
             }
-            None => {
+            None if super::READS_OLDER_FORMATS => {
                 f.need("term_shards")?;
                 (None, f.list("term_shards", KeyRangeShardRef::from_json)?)
             }
+            None => return Err(missing("term_store")),
         };
         let (vocab_files, vocabulary) = match f.get("vocabulary") {
             Some(store) => {
@@ -499,7 +505,8 @@ impl Manifest {
                 let (files, shards, dictionary, window) = doc_store_from_json(store, version)?;
                 (Some(files), shards, dictionary, window)
             }
-            None => (None, f.list("doc_shards", DocShardRef::from_json)?, None, None),
+            None if super::READS_OLDER_FORMATS => (None, f.list("doc_shards", DocShardRef::from_json)?, None, None),
+            None => return Err(missing("doc_store")),
         };
         // Format 9: one startup shard stands for the doc metadata, the filters and the
         // dictionary, which are then not listed on their own.
@@ -510,7 +517,10 @@ impl Manifest {
                 doc_dictionary = matches!(v.get("dictionary"), Some(Json::Bool(true))).then(|| shard.clone());
                 (Some(shard.clone()), shard.clone(), shard)
             }
-            None => (None, ShardRef::from_json(f.need("docmeta")?)?, ShardRef::from_json(f.need("filters")?)?),
+            None if super::READS_OLDER_FORMATS => {
+                (None, ShardRef::from_json(f.need("docmeta")?)?, ShardRef::from_json(f.need("filters")?)?)
+            }
+            None => return Err(missing("startup")),
         };
         Ok(Manifest {
             magic: f.str("magic")?,
@@ -596,6 +606,11 @@ pub fn store_file(files: &str, n: usize) -> String {
     format!("{files}-{n}.bin")
 }
 
+/// A field every bundle of the current format has (older formats listed others instead).
+fn missing(field: &str) -> String {
+    format!("manifest: missing field \"{field}\"")
+}
+
 /// A store of key-range shards named by rule (format 6's term store; the vocabulary): each
 /// shard's first and last key, a column each; from format 8 the first keys only (see
 /// [`KeyRangeShardRef::last`]).
@@ -604,7 +619,7 @@ fn key_store_from_json(v: &Json, what: &str, version: u64) -> Result<(String, Ve
     let files = f.str("files")?;
     let term = |x: &Json| json::string_in(x, "a store key");
     let first = f.list("first", term)?;
-    let last: Vec<Option<String>> = match (version >= 8, f.get("last")) {
+    let last: Vec<Option<String>> = match (super::has_format(version, 8), f.get("last")) {
         (true, None) => vec![None; first.len()],
         (false, Some(_)) => f.list("last", term)?.into_iter().map(Some).collect(),
         (true, Some(_)) => return Err(format!("a format-8 {what} lists no last keys")),
@@ -651,7 +666,7 @@ fn doc_store_from_json(v: &Json, version: u64) -> Result<DocStore, String> {
     // which needs it read first: the grid is read whatever the version says, and a store
     // without parts needs no `first_pos` column.)
     // `deltas`: format 8 to 11's column counts a further part from the one before it.
-    let (first_pos, deltas) = if version >= 12 || window.is_some() {
+    let (first_pos, deltas) = if super::has_format(version, 12) || window.is_some() {
         (grid_positions(&f, &docs, window)?, false)
     } else if f.get("first_pos").is_none() && !docs.contains(&0) {
         (vec![None; docs.len()], false)
@@ -663,7 +678,7 @@ fn doc_store_from_json(v: &Json, version: u64) -> Result<DocStore, String> {
                 .map(Some)
                 .ok_or_else(|| "doc store first_pos must be positions or null".to_string()),
         })?;
-        (column, version >= 8)
+        (column, super::has_format(version, 8))
     };
     if docs.len() != first_pos.len() {
         return Err("doc store columns differ in length".into());

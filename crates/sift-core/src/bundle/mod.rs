@@ -27,6 +27,19 @@
 //! field naming new shard kinds) keep the version; `tests/compat.rs` checks that every
 //! frozen bundle of the current version still opens and answers as recorded.
 
+/// Whether this build reads bundles of the formats before [`FORMAT_VERSION`] (feature
+/// `older-formats`: native builds and the full runtime). The browser's keyword and lean
+/// engines read the current format only and answer an older bundle with
+/// `full_runtime_required` when they open its manifest, which sift.js meets with the full
+/// runtime (the older formats' readers were 1.1 kB of the packed keyword engine).
+pub const READS_OLDER_FORMATS: bool = cfg!(feature = "older-formats");
+
+/// Whether a bundle of format `version` has what format `since` brought. Always true in an
+/// engine that reads the current format only, so the compiler drops the older paths.
+pub(crate) fn has_format(version: u64, since: u64) -> bool {
+    !READS_OLDER_FORMATS || version >= since
+}
+
 pub mod crc32;
 pub mod dictionary;
 pub mod docmeta;
