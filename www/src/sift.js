@@ -167,19 +167,20 @@ export class Sift {
     manifestBytes.catch(() => {}); // reported below, after the runtime's own error if both fail
     const glue = await runtime(kind, options.wasmUrl, fetchImpl);
     const manifest = await manifestBytes;
+    const open = (opts, g) => {
+      try {
+        return new Sift(url, fetchImpl, opts, manifest, g);
+      } catch (e) {
+        throw asSiftError(e);
+      }
+    };
     try {
-      return new Sift(url, fetchImpl, options, manifest, glue);
-    } catch (e) {
-      const err = asSiftError(e);
+      return open(options, glue);
+    } catch (err) {
       // A bundle of an older format: the browser engines read the current one only, the
       // full runtime every one (a rebuilt bundle loads the smaller engine again).
       if (err.code !== "full_runtime_required" || kind === "full") throw err;
-      const full = await runtime("full", options.fullWasmUrl, fetchImpl);
-      try {
-        return new Sift(url, fetchImpl, { ...options, runtime: "full" }, manifest, full);
-      } catch (e2) {
-        throw asSiftError(e2);
-      }
+      return open({ ...options, runtime: "full" }, await runtime("full", options.fullWasmUrl, fetchImpl));
     }
   }
 

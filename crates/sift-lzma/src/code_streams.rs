@@ -36,9 +36,6 @@ pub const MAGIC: [u8; 4] = *b"\0sw1";
 pub const STREAMS: usize = 14;
 /// Bytes before the prefix: the magic, three lengths and the streams' lengths.
 pub const HEADER: usize = 4 + 4 * (3 + STREAMS);
-/// The literal context the packer uses for a split module (`lc`; 3 for anything else):
-/// the streams' bytes depend less on the byte before them than a module's do.
-pub const LC: u32 = 1;
 
 /// What each stream holds, in stream order (measured: this order packs smallest of those
 /// tried; the function sizes and local declarations are small either way).

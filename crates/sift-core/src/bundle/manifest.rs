@@ -250,7 +250,7 @@ impl Manifest {
                 return Err(SiftError::corrupt("manifest has a query encoder but no format-2 vectors"));
             };
             match (&e.index, &e.layout) {
-                (Some(_), None) if !super::has_format(u64::from(self.format_version), 10) => {}
+                (Some(_), None) if !super::has_format(self.format_version, 10) => {}
                 (None, Some(layout)) => {
                     layout.check()?;
                     if layout.dim != v.dim as usize {
@@ -482,6 +482,9 @@ impl Manifest {
         let f = Fields::of(v, "manifest", None)?;
         f.need("filter_fields")?;
         let version = f.uint("format_version", u64::from(u16::MAX))?;
+        // `term_store`, `doc_store` and `startup`: every bundle of the current format has
+        // them; older formats listed other fields instead, which an engine reading only the
+        // current format does not look for (nor compile the reading of).
         let (term_files, term_shards) = match f.get("term_store") {
             Some(store) => {
                 let (files, shards) = key_store_from_json(store, "term store", version)?;
@@ -491,7 +494,7 @@ impl Manifest {
                 f.need("term_shards")?;
                 (None, f.list("term_shards", KeyRangeShardRef::from_json)?)
             }
-            None => return Err(missing("term_store")),
+            None => return Err(f.missing("term_store")),
         };
         let (vocab_files, vocabulary) = match f.get("vocabulary") {
             Some(store) => {
@@ -506,7 +509,7 @@ impl Manifest {
                 (Some(files), shards, dictionary, window)
             }
             None if super::READS_OLDER_FORMATS => (None, f.list("doc_shards", DocShardRef::from_json)?, None, None),
-            None => return Err(missing("doc_store")),
+            None => return Err(f.missing("doc_store")),
         };
         // Format 9: one startup shard stands for the doc metadata, the filters and the
         // dictionary, which are then not listed on their own.
@@ -520,7 +523,7 @@ impl Manifest {
             None if super::READS_OLDER_FORMATS => {
                 (None, ShardRef::from_json(f.need("docmeta")?)?, ShardRef::from_json(f.need("filters")?)?)
             }
-            None => return Err(missing("startup")),
+            None => return Err(f.missing("startup")),
         };
         Ok(Manifest {
             magic: f.str("magic")?,
@@ -604,11 +607,6 @@ impl ToJson for Manifest {
 /// `files` is the kind's prefix and a hash of the whole store.
 pub fn store_file(files: &str, n: usize) -> String {
     format!("{files}-{n}.bin")
-}
-
-/// A field every bundle of the current format has (older formats listed others instead).
-fn missing(field: &str) -> String {
-    format!("manifest: missing field \"{field}\"")
 }
 
 /// A store of key-range shards named by rule (format 6's term store; the vocabulary): each

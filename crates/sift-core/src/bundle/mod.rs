@@ -36,8 +36,8 @@ pub const READS_OLDER_FORMATS: bool = cfg!(feature = "older-formats");
 
 /// Whether a bundle of format `version` has what format `since` brought. Always true in an
 /// engine that reads the current format only, so the compiler drops the older paths.
-pub(crate) fn has_format(version: u64, since: u64) -> bool {
-    !READS_OLDER_FORMATS || version >= since
+pub(crate) fn has_format(version: impl Into<u64>, since: u64) -> bool {
+    !READS_OLDER_FORMATS || version.into() >= since
 }
 
 pub mod crc32;

@@ -51,7 +51,7 @@ enum Layout {
 
 impl Layout {
     fn of(format_version: u16) -> Layout {
-        if super::has_format(u64::from(format_version), 3) {
+        if super::has_format(format_version, 3) {
             Layout::Columns
         } else {
             Layout::Rows

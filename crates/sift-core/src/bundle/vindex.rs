@@ -80,7 +80,7 @@ impl VectorIndex {
             return Err(SiftError::corrupt("vector index dimensions are implausible"));
         }
         let probe = r.u32()?;
-        let (lists, list_files) = if super::has_format(u64::from(version), 10) {
+        let (lists, list_files) = if super::has_format(version, 10) {
             let n = r.u32()? as usize;
             if n > MAX_LISTS {
                 return Err(SiftError::corrupt("vector index has more lists than it allows"));

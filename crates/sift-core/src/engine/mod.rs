@@ -379,7 +379,7 @@ impl Engine {
         // Format 10: vector lists, encoder groups and rows are stores named by rule, each
         // child naming its own place (`bundle::table`), and the term store and the
         // vocabulary list separators as their shards' first keys (`terms::separator`).
-        let by_rule = bundle::has_format(u64::from(self.manifest.format_version), 10);
+        let by_rule = bundle::has_format(self.manifest.format_version, 10);
         match id {
             // What a search reads first: the startup shard's sections (format 9), or each
             // of them as a shard of its own. (One path, so each decoder is called once.)

@@ -295,7 +295,12 @@ impl<'a> Fields<'a> {
 
     /// A member that must be present.
     pub fn need(&self, name: &str) -> Result<&'a Json, String> {
-        self.get(name).ok_or_else(|| format!("{}: missing field {q_name}", self.what, q_name = Quoted(name)))
+        self.get(name).ok_or_else(|| self.missing(name))
+    }
+
+    /// What [`Fields::need`] says of a member that is not there.
+    pub fn missing(&self, name: &str) -> String {
+        format!("{}: missing field {q_name}", self.what, q_name = Quoted(name))
     }
 
     fn typed<T>(&self, name: &str, v: &Json, want: &str, got: Option<T>) -> Result<T, String> {
