@@ -150,3 +150,96 @@ fn requests_are_refused_as_serde_refused_them() {
         assert_eq!(MultiSearchRequest::from_json(t.as_bytes()).unwrap_err().code, "invalid_json", "{t}");
     }
 }
+
+/// Numbers whose reading or writing needs more than f64 arithmetic (extreme magnitudes,
+/// subnormals, 16–17 digits, more digits than an f64 holds, halfway cases), and random
+/// ones: f64 and f32 bit patterns over every exponent, and decimal texts of 1–30 digits
+/// over f64's whole range and past it. `tests/wasm/numbers.test.mjs` has the wasm engine
+/// read and write each one (its exact steps are the host's: crates/sift-wasm/src/numbers.rs)
+/// and expects these answers, the native engine's, to the digit.
+#[test]
+fn numbers_sample_is_written() {
+    let mut texts: Vec<String> = [
+        "0.0",
+        "-0.0",
+        "1.0",
+        "0.1",
+        "0.3",
+        "1e22",
+        "1e23",
+        "-1e23",
+        "9007199254740993.0",
+        "5e-324",
+        "2.5e-324",
+        "2.4e-324",
+        "4.9406564584124654e-324",
+        "2.2250738585072011e-308",
+        "2.2250738585072014e-308",
+        "1.7976931348623157e308",
+        "1.7976931348623158e308",
+        "1.7976931348623159e308",
+        "1e309",
+        "-1e400",
+        "1e-400",
+        "1.167754988634e-309",
+        "0.1000000000000000055511151231257827021181583404541015625",
+        "0.10000000000000000555111512312578270211815834045410156251",
+        "0.1000000000000000055511151231257827021181583404541015624",
+        "9007199254740992.5",
+        "9007199254740993.5",
+        "123456789012345678901234567890.0",
+        "3.4028235e38",
+        "3.4028236e38",
+        "1.4e-45",
+        "7e-46",
+        "1.1754942e-38",
+        "8.5e-39",
+        "0.7965",
+        "1e-7",
+        "123456.79",
+        "2.5",
+        "1e21",
+        "1e16",
+        "9.999999999999999e15",
+        "1e-5",
+        "9.99999e-6",
+        "4.35",
+    ]
+    .iter()
+    .map(|t| t.to_string())
+    .collect();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for _ in 0..1500 {
+        let x = f64::from_bits(next());
+        if x.is_finite() {
+            texts.push(Json::from(x).to_text());
+        }
+        let y = f32::from_bits(next() as u32);
+        if y.is_finite() {
+            texts.push(Json::from(y).to_text());
+        }
+        let digits: String = (0..1 + next() % 30).map(|_| char::from(b'0' + (next() % 10) as u8)).collect();
+        let digits = if digits.starts_with('0') { format!("1{digits}") } else { digits };
+        texts.push(format!("{}.{}0e{}", &digits[..1], &digits[1..], (next() % 660) as i64 - 340));
+    }
+    let cases: Vec<serde_json::Value> = texts
+        .iter()
+        .map(|t| {
+            let answer = |f32| match json::number_text(t, f32) {
+                Ok(text) => serde_json::json!({ "text": text }),
+                Err(e) => serde_json::json!({ "error": e }),
+            };
+            serde_json::json!({ "text": t, "f64": answer(false), "f32": answer(true) })
+        })
+        .collect();
+    let out = sift_tests::target_dir().join("numbers-wasm");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("cases.json"), serde_json::to_string(&cases).unwrap()).unwrap();
+    assert!(cases.len() > 4000, "{} cases", cases.len());
+}

@@ -4,6 +4,8 @@
 //! objects; nothing here panics on input (the core returns errors for bad requests and
 //! corrupt shards).
 
+mod numbers;
+
 use sift_core::error::ErrorCode;
 use sift_core::json::{Json, ToJson};
 #[cfg(feature = "full")]
@@ -132,6 +134,15 @@ impl SiftEngine {
         let ctx = Context { now_days: now_days as i64 };
         answer(self.engine.search_with(&req, &ctx, query_vector.as_deref()))
     }
+}
+
+/// One JSON number read and written back as the engine does (`sift_core::json::number_text`):
+/// what tests/wasm/numbers.test.mjs compares with the native engine's, number for number,
+/// since here the exact steps are the host's (src/numbers.rs). The full runtime only.
+#[cfg(feature = "full")]
+#[wasm_bindgen(js_name = numberText)]
+pub fn number_text(text: &str, f32: bool) -> Result<String, JsValue> {
+    sift_core::json::number_text(text, f32).map_err(|e| JsValue::from_str(&e))
 }
 
 /// What only the full runtime has (see the `full` feature).

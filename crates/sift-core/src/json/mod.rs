@@ -21,6 +21,8 @@
 //! indents by two spaces as `serde_json::to_string_pretty` does.
 
 mod number;
+#[cfg(not(feature = "exact-numbers"))]
+pub use number::{lend_host, Host as NumberHost};
 mod read;
 mod write;
 
@@ -139,6 +141,18 @@ impl Json {
         let mut out = String::new();
         write::value(&mut out, self, Some(0));
         out
+    }
+}
+
+/// One JSON number as the engine reads and writes it: `text` read as an f64 (narrowed to an
+/// f32 when `f32`, as scores are) and written back. The native engine's answers are what
+/// tests/wasm/numbers.test.mjs holds the wasm engines' host-lent arithmetic to (through the
+/// full runtime's `numberText`).
+pub fn number_text(text: &str, f32: bool) -> Result<String, String> {
+    match parse(text.as_bytes())? {
+        Json::Num(n) if f32 => Ok(Json::from(n.as_f64() as f32).to_text()),
+        Json::Num(n) => Ok(Json::from(n.as_f64()).to_text()),
+        other => Err(format!("not a number: {}", other.kind())),
     }
 }
 

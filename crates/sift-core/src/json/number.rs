@@ -23,8 +23,16 @@
 //! about 10 kB of the browser runtime, for scores and timings. The candidates come from f64
 //! arithmetic, which is exact enough for the digits a score has; when it is not (extreme
 //! magnitudes, 16–17 digit f64s), from the exact big-integer path.
+//!
+//! Without the feature `exact-numbers` (the wasm engines) the big-integer paths are not
+//! compiled in: the host lends the two exact operations its platform already has
+//! ([`lend_host`]) — JavaScript's `Number()` reads a number's text correctly rounded, and
+//! `BigInt` divides exactly — so everything written stays the same, digit for digit
+//! (`tests/wasm/numbers.test.mjs` checks the wasm engines against this file's own paths),
+//! for 1.3 kB less of the packed keyword engine.
 
 /// Significant digits kept exactly; the rest count only as "some nonzero digit follows".
+#[cfg(feature = "exact-numbers")]
 const MAX_DIGITS: usize = 800;
 
 /// Exact powers of ten as f64 (10²² is the last one that is).
@@ -33,6 +41,14 @@ const POW10: [f64; 23] =
 
 /// The f64 nearest a JSON number's text (`-? int frac? exp?`, already validated by the
 /// reader); `None` when it is too large for an f64 (it would read as infinity).
+#[cfg(not(feature = "exact-numbers"))]
+pub fn parse_f64(text: &[u8]) -> Option<f64> {
+    host::read(text)
+}
+
+/// The f64 nearest a JSON number's text (`-? int frac? exp?`, already validated by the
+/// reader); `None` when it is too large for an f64 (it would read as infinity).
+#[cfg(feature = "exact-numbers")]
 pub fn parse_f64(text: &[u8]) -> Option<f64> {
     let (neg, rest) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
@@ -117,7 +133,10 @@ impl Width {
     /// Whether `digits × 10^exp` reads back as `v` at this width.
     fn reads_back(self, digits: u64, exp: i64, v: f64) -> bool {
         // Clinger's fast path without writing the digits out, else the full reader.
+        #[cfg(feature = "exact-numbers")]
         let read = clinger(digits, exp).or_else(|| magnitude(&digits.to_string().bytes().map(|b| b - b'0').collect::<Vec<_>>(), exp));
+        #[cfg(not(feature = "exact-numbers"))]
+        let read = clinger(digits, exp).or_else(|| host::read(format!("{digits}e{exp}").as_bytes()));
         match read {
             Some(x) => match self {
                 Width::F32 => x as f32 == v as f32,
@@ -202,13 +221,27 @@ fn fast_candidates(v: f64, k: i64) -> Option<(u64, bool)> {
     Some((below as u64, frac > 0.5))
 }
 
-/// `⌊v·10^k⌋` exactly, and whether the next integer up is nearer (or as near).
-fn exact_candidates(v: f64, k: i64) -> (u64, bool) {
+/// `v` as `mant × 2^exp2` (`mant` below 2^53).
+fn binary(v: f64) -> (u64, i64) {
     let bits = v.to_bits();
-    let (mant, exp2) = match (bits >> 52) as i64 {
+    match (bits >> 52) as i64 {
         0 => (bits & ((1 << 52) - 1), -1074),
         e => ((bits & ((1 << 52) - 1)) | (1 << 52), e - 1075),
-    };
+    }
+}
+
+/// `⌊v·10^k⌋` exactly, and whether the next integer up is nearer (or as near). (The
+/// quotient is below 2^57 wherever `shortest` asks: at most 17 digits, or one.)
+#[cfg(not(feature = "exact-numbers"))]
+fn exact_candidates(v: f64, k: i64) -> (u64, bool) {
+    let floor_and_up = host::scaled_floor(v, k);
+    (floor_and_up >> 1, floor_and_up & 1 == 1)
+}
+
+/// `⌊v·10^k⌋` exactly, and whether the next integer up is nearer (or as near).
+#[cfg(feature = "exact-numbers")]
+fn exact_candidates(v: f64, k: i64) -> (u64, bool) {
+    let (mant, exp2) = binary(v);
     let mut num = Big(vec![mant as u32, (mant >> 32) as u32]).trimmed();
     let mut den = Big(vec![1]);
     if exp2 >= 0 {
@@ -246,6 +279,7 @@ fn clinger(m: u64, exp: i64) -> Option<f64> {
 }
 
 /// `digits × 10^exp`, rounded; `digits` nonempty, no leading or trailing zeros.
+#[cfg(feature = "exact-numbers")]
 fn magnitude(digits: &[u8], exp: i64) -> Option<f64> {
     let n = digits.len() as i64;
     // The value is in [10^(n+exp-1), 10^(n+exp)).
@@ -280,6 +314,7 @@ fn magnitude(digits: &[u8], exp: i64) -> Option<f64> {
 
 /// `mant × 2^exp2` rounded to the nearest f64, half to even; `sticky`: something nonzero
 /// below `mant`'s last bit (only ever with `mant` ≥ 2⁶³, so it sits below the rounding bit).
+#[cfg(feature = "exact-numbers")]
 fn compose(mant: u128, sticky: bool, exp2: i64) -> f64 {
     if mant == 0 {
         return 0.0;
@@ -319,9 +354,11 @@ fn compose(mant: u128, sticky: bool, exp2: i64) -> f64 {
 }
 
 /// An unsigned big integer, little-endian u32 limbs, no high zero limbs.
+#[cfg(feature = "exact-numbers")]
 #[derive(Clone, Debug, PartialEq, Default)]
 struct Big(Vec<u32>);
 
+#[cfg(feature = "exact-numbers")]
 impl Big {
     fn from_digits(digits: &[u8]) -> Big {
         let mut b = Big(Vec::new());
@@ -441,7 +478,49 @@ impl Big {
     }
 }
 
-#[cfg(test)]
+/// The exact operations a host lends when the engine is built without them.
+#[cfg(not(feature = "exact-numbers"))]
+pub struct Host {
+    /// The f64 nearest a JSON number's text, correctly rounded (JavaScript's `Number`);
+    /// infinite past f64's range.
+    pub read: fn(&str) -> f64,
+    /// `⌊mant·2^exp2·10^k⌋·2`, plus 1 when the next integer up is as near or nearer, modulo
+    /// 2^64 (`mant` below 2^53, so exact as an f64).
+    pub scaled_floor: fn(f64, i32, i32) -> u64,
+}
+
+/// Lend the host's exact operations (sift-wasm does when its module starts); the first
+/// lending stays.
+#[cfg(not(feature = "exact-numbers"))]
+pub fn lend_host(lent: Host) {
+    let _ = host::LENT.set(lent);
+}
+
+#[cfg(not(feature = "exact-numbers"))]
+mod host {
+    pub(super) static LENT: std::sync::OnceLock<super::Host> = std::sync::OnceLock::new();
+
+    /// `None` past f64's range, and (never in sift-wasm, which lends at its start) when no
+    /// host lent a reader: a number refused, not a wrong one.
+    pub(super) fn read(text: &[u8]) -> Option<f64> {
+        let (Some(host), Ok(text)) = (LENT.get(), std::str::from_utf8(text)) else { return None };
+        let x = (host.read)(text);
+        x.is_finite().then_some(x)
+    }
+
+    /// Without a host (never in sift-wasm), one rounded f64 product: the digits of a
+    /// score are the same, an extreme magnitude's last digit may not be.
+    pub(super) fn scaled_floor(v: f64, k: i64) -> u64 {
+        let Some(host) = LENT.get() else {
+            let x = v * 10f64.powi(k as i32);
+            return ((x as u64) << 1) | u64::from(x - x.floor() >= 0.5);
+        };
+        let (mant, exp2) = super::binary(v);
+        (host.scaled_floor)(mant as f64, exp2 as i32, k as i32)
+    }
+}
+
+#[cfg(all(test, feature = "exact-numbers"))]
 mod tests {
     use super::*;
 

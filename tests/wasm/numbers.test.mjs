@@ -1,0 +1,55 @@
+// Numbers in the wasm engines: their exact steps (reading a number's text correctly rounded,
+// the exact quotient behind a float's shortest digits) are the host's — JavaScript's Number
+// and BigInt, lent by crates/sift-wasm/src/numbers.rs — where the native engine does its own
+// big-integer arithmetic (sift-core's `exact-numbers`). The wasm engine must read and write
+// every number of the native sample (`numbers_sample_is_written` in tests/json_codec.rs:
+// extremes, subnormals, halfway cases, 30-digit texts, random f64 and f32 bit patterns) to
+// the same digits, and refuse the same ones.
+
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { ROOT, TARGET } from "../support.mjs";
+
+const DIST = path.join(ROOT, "www/dist");
+
+function nativeSample() {
+  // Written afresh: the answers are the native engine's as built now.
+  execFileSync("cargo", ["test", "-q", "-p", "sift-tests", "--test", "json_codec", "--", "--exact", "numbers_sample_is_written"], {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, CARGO_TARGET_DIR: TARGET },
+  });
+  return JSON.parse(fs.readFileSync(path.join(TARGET, "numbers-wasm/cases.json"), "utf8"));
+}
+
+test("the wasm engine reads and writes every number as the native engine does", async () => {
+  const cases = nativeSample();
+  assert.ok(cases.length > 4000, `expected the 4000-number sample, found ${cases.length}`);
+  const full = await import("../../www/dist/sift_wasm_full.js");
+  await full.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(DIST, "sift_wasm_full_bg.wasm"))) });
+  const answer = (text, f32) => {
+    try {
+      return { text: full.numberText(text, f32) };
+    } catch (e) {
+      return { error: String(e) };
+    }
+  };
+  let exact = 0;
+  for (const c of cases) {
+    assert.deepEqual(answer(c.text, false), c.f64, `${c.text} as an f64`);
+    assert.deepEqual(answer(c.text, true), c.f32, `${c.text} as an f32`);
+    if (c.f64.text) exact++;
+  }
+  assert.ok(exact > 4000, `most of the sample reads as a number (${exact})`);
+});
+
+test("a number past f64's range is refused by the wasm engine, with where it is", async () => {
+  const full = await import("../../www/dist/sift_wasm_full.js");
+  await full.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(DIST, "sift_wasm_full_bg.wasm"))) });
+  assert.throws(() => full.numberText("1e400", false), /number out of range at line 1 column 6/);
+  assert.throws(() => full.numberText("\"1\"", false), /not a number: a string/);
+  assert.throws(() => full.numberText("1.", false), /line 1/);
+});
