@@ -62,6 +62,29 @@ pub enum ShardKind {
 }
 
 impl ShardKind {
+    /// What a message calls it.
+    fn name(self) -> &'static str {
+        use ShardKind::*;
+        match self {
+            Terms => "term",
+            Docs => "doc",
+            DocMeta => "doc metadata",
+            Filters => "filter",
+            Vectors => "vector",
+            Ids => "id",
+            VectorList => "vector list",
+            VectorIndex => "vector index",
+            Projection => "projection",
+            EncoderIndex => "encoder index",
+            EncoderRows => "encoder rows",
+            EncoderVocab => "encoder vocabulary",
+            DocDictionary => "doc dictionary",
+            FoldTable => "fold table",
+            Startup => "startup",
+            Vocabulary => "vocabulary",
+        }
+    }
+
     fn from_u8(b: u8) -> Option<Self> {
         Some(match b {
             1 => ShardKind::Terms,
@@ -182,7 +205,7 @@ pub fn decode_shard_with(bytes: &[u8], with: Inflation, kind: ShardKind, expecte
     }
     match ShardKind::from_u8(bytes[6]) {
         Some(k) if k == kind => {}
-        _ => return Err(SiftError::corrupt(format!("shard {name} is not a {kind:?} shard"))),
+        _ => return Err(SiftError::corrupt(format!("shard {name} is not a {} shard", kind.name()))),
     }
     let raw_len = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
     let crc = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);

@@ -101,7 +101,11 @@ pub(crate) fn mode_weights<'v>(
         (Mode::Semantic | Mode::Hybrid, Some(v)) if !can_embed => {
             return Err(SiftError::new(
                 ErrorCode::EmbedderRequired,
-                format!("{:?} mode needs the query embedded with the bundle's model ({}); the host did not provide it", req.mode, v.model).to_lowercase(),
+                format!(
+                    "{} mode needs the query embedded with the bundle's model ({}); the host did not provide it",
+                    if req.mode == Mode::Semantic { "semantic" } else { "hybrid" },
+                    v.model
+                ),
             ))
         }
         (Mode::Semantic, Some(_)) => (0.0, 1.0),
