@@ -271,47 +271,18 @@ export class Sift {
 
   async #makeEmbedder() {
     if (typeof this.#opts.embedder === "function") return this.#opts.embedder;
-    const mod = await import("./sift_embed_wasm.js");
-    if (this.#opts.embedWasmUrl instanceof WebAssembly.Module) await mod.default({ module_or_path: this.#opts.embedWasmUrl });
-    else await mod.default(this.#opts.embedWasmUrl ? { module_or_path: this.#fetch(String(this.#opts.embedWasmUrl)) } : undefined);
-    const modelBase = bundleBase(this.#opts.modelUrl ?? this.#base + "model/");
-    const name = this.#facts.vectors?.model ?? "model";
-    const [model, tokenizer] = await Promise.all([
-      this.#cachedBytes(modelBase + "model.onnx", name, "the embedding model"),
-      this.#cachedBytes(modelBase + "tokenizer.json", name, "the model's tokenizer"),
-    ]);
-    this.stats.bytesFetched += model.length + tokenizer.length;
-    let embedder;
-    try {
-      embedder = new mod.SiftEmbedder(model, tokenizer, this.#opts.modelMemory === "small");
-    } catch (e) {
-      throw asSiftError(e);
-    }
-    this.#embedMemory = () => mod.SiftEmbedder.memoryBytes();
-    return (text) => {
-      try {
-        return embedder.embed(text);
-      } catch (e) {
-        throw asSiftError(e);
-      }
-    };
-  }
-
-  // The model (23 MB) is kept in the Cache API, keyed by its URL and the bundle's model name,
-  // so a returning visitor does not download it again even if the HTTP cache dropped it.
-  async #cachedBytes(url, modelName, what) {
-    const key = `${url}?sift-model=${encodeURIComponent(modelName)}`;
-    let cache = null;
-    try {
-      cache = globalThis.caches && this.#opts.fetch === undefined ? await globalThis.caches.open("sift-model-v1") : null;
-      const hit = cache && (await cache.match(key));
-      if (hit) return new Uint8Array(await hit.arrayBuffer());
-    } catch (_) {
-      cache = null; // no Cache API here (insecure context, private mode): plain fetch
-    }
-    const bytes = await fetchBytes(this.#fetch, url, what);
-    if (cache) await cache.put(key, new Response(bytes)).catch(() => {}); // a full quota only costs the next visit a download
-    return bytes;
+    // Both at once: the glue does not wait for this file's round trip.
+    const [{ modelEmbedder }, mod] = await Promise.all([import("./model-embedder.js"), import("./sift_embed_wasm.js")]);
+    const embedder = await modelEmbedder(mod, {
+      opts: this.#opts,
+      modelBase: bundleBase(this.#opts.modelUrl ?? this.#base + "model/"),
+      modelName: this.#facts.vectors?.model ?? "model",
+      fetch: this.#fetch,
+      stats: this.stats,
+      host: { asSiftError, fetchBytes },
+    });
+    this.#embedMemory = embedder.memoryBytes;
+    return embedder.embed;
   }
 
   #call(fn, slot = this.#main) {
