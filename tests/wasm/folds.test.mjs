@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { inflatedPayload } from "../../www/src/host.js";
+import { asSiftError, engineStep, inflatedPayload } from "../../www/src/host.js";
 import { ROOT, sift } from "../support.mjs";
 
 let instances = 0;
@@ -29,12 +29,12 @@ async function search(e, dir, query, serve = (f, bytes) => bytes) {
   const request = typeof query === "string" ? { query } : query;
   const rounds = [];
   for (let round = 0; round < 16; round++) {
-    const step = JSON.parse(e.search(JSON.stringify(request), 20000, undefined));
+    const step = engineStep(e.search(JSON.stringify(request), 20000, undefined));
     if (step.done) return { answer: step.done, rounds };
     rounds.push(step.need);
     for (const f of step.need) {
       const bytes = serve(f, new Uint8Array(fs.readFileSync(path.join(dir, f))));
-      e.addShard(f, bytes, await inflatedPayload(bytes, e.docDictionary()));
+      engineStep(e.addShard(f, bytes, await inflatedPayload(bytes, e.docDictionary())));
     }
   }
   throw new Error("too many rounds");
@@ -84,7 +84,7 @@ test("a damaged fold table is refused by name and the query gets no answer from 
   try {
     await search(e, PLAIN, "𝐟𝐢𝐥𝐞", (f, bytes) => (isTable(f) ? bytes.map((b, i) => (i === bytes.length - 1 ? b ^ 1 : b)) : bytes));
   } catch (x) {
-    err = JSON.parse(x);
+    err = asSiftError(x);
   }
   assert.equal(err?.code, "bundle_corrupt");
   assert.match(err.message, /u-[0-9a-f]+\.bin/);

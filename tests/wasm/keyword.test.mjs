@@ -12,7 +12,7 @@ import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { Sift } from "../../www/dist/sift.js";
 import init, { SiftEngine } from "../../www/dist/sift_wasm_keyword.js";
-import { inflatedPayload } from "../../www/src/host.js";
+import { asSiftError, engineStep, inflatedPayload } from "../../www/src/host.js";
 import { ROOT, fileFetch } from "../support.mjs";
 
 const BUNDLE = path.join(ROOT, "tests/frozen/v12/bundle"); // a bundle with vectors and an encoder
@@ -26,9 +26,9 @@ async function engine() {
 /** A search through the host loop, shards read from disk. */
 async function search(e, req) {
   for (let round = 0; round < 16; round++) {
-    const step = JSON.parse(e.search(JSON.stringify(req), 20000, undefined));
+    const step = engineStep(e.search(JSON.stringify(req), 20000, undefined));
     if (step.done) return step.done;
-    for (const f of step.need) e.addShard(f, read(f), await inflatedPayload(read(f), e.docDictionary()));
+    for (const f of step.need) engineStep(e.addShard(f, read(f), await inflatedPayload(read(f), e.docDictionary())));
   }
   throw new Error("too many rounds");
 }
@@ -44,14 +44,14 @@ test("the keyword engine answers by words, semantic modes refused with a clear e
     try {
       await search(e, { query: "cache", mode });
     } catch (x) {
-      err = JSON.parse(x);
+      err = asSiftError(x);
     }
     assert.equal(err?.code, "invalid_request", mode);
     assert.match(err.message, /semantic search is not built into this runtime/);
   }
   // Nor is there a query text to embed for a model: a clear error, not an empty text.
-  assert.throws(() => e.semanticText(JSON.stringify({ query: "cache" })), (x) => {
-    const err = JSON.parse(x);
+  assert.throws(() => engineStep(e.semanticText(JSON.stringify({ query: "cache" }))), (x) => {
+    const err = asSiftError(x);
     return err.code === "invalid_request" && /no query text to embed/.test(err.message);
   });
 });
@@ -59,13 +59,14 @@ test("the keyword engine answers by words, semantic modes refused with a clear e
 test("the keyword engine lists only the shards it reads and refuses a semantic one", async () => {
   const e = await engine();
   const manifest = JSON.parse(fs.readFileSync(path.join(BUNDLE, "manifest.json"), "utf8"));
-  const files = e.allFiles();
+  const files = e.allFiles().split("\n");
+  assert.ok(files.every((f) => /^[a-z]-[0-9a-f]+(-\d+)?\.bin$/.test(f)), `one file name a line: ${files.join(" ")}`);
   assert.ok(files.some((f) => f.startsWith("t-")) && files.some((f) => f.startsWith("d-")));
   assert.ok(!files.includes(manifest.vectors.index.file), "no vector index");
   assert.ok(!files.some((f) => f.startsWith(manifest.encoder.groups) || f.startsWith(manifest.encoder.rows)), "no encoder shards");
   const vindex = manifest.vectors.index.file;
-  assert.throws(() => e.addShard(vindex, read(vindex), undefined), (x) => {
-    const err = JSON.parse(x);
+  assert.throws(() => engineStep(e.addShard(vindex, read(vindex), undefined)), (x) => {
+    const err = asSiftError(x);
     return err.code === "invalid_request" && /does not read/.test(err.message);
   });
 });
@@ -86,7 +87,7 @@ test("a query of 8 or more terms is the full runtime's: the browser engines hand
   try {
     await search(e, { query: PARAGRAPH });
   } catch (x) {
-    err = JSON.parse(x);
+    err = asSiftError(x);
   }
   assert.equal(err?.code, "full_runtime_required");
   assert.match(err.message, /8 or more terms/);
@@ -94,7 +95,7 @@ test("a query of 8 or more terms is the full runtime's: the browser engines hand
   assert.ok(seven.results.length > 0, "a seven-term query is the keyword engine's own");
   const lean = await import("../../www/dist/sift_wasm.js?lean");
   await lean.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm"))) });
-  await assert.rejects(search(new lean.SiftEngine(read("manifest.json")), { query: PARAGRAPH }), (x) => JSON.parse(x).code === "full_runtime_required");
+  await assert.rejects(search(new lean.SiftEngine(read("manifest.json")), { query: PARAGRAPH }), (x) => asSiftError(x).code === "full_runtime_required");
 
   // Through sift.js: a keyword page answers it with the full runtime, fetched once, exactly
   // as a page that loaded the full runtime at once answers it; the next short query stays
@@ -124,13 +125,13 @@ test("a bundle of an older format is the full runtime's: the browser engines say
   await lean.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm"))) });
   for (const Engine of [SiftEngine, lean.SiftEngine]) {
     assert.throws(() => new Engine(manifest), (x) => {
-      const err = JSON.parse(x);
+      const err = asSiftError(x);
       return err.code === "full_runtime_required" && /format 11 \(this engine reads format 12/.test(err.message);
     });
   }
   // A format no runtime reads is still bundle_version, from every engine.
   const future = new TextEncoder().encode(JSON.stringify({ magic: "sift-bundle", format_version: 99 }));
-  assert.throws(() => new SiftEngine(future), (x) => JSON.parse(x).code === "bundle_version");
+  assert.throws(() => new SiftEngine(future), (x) => asSiftError(x).code === "bundle_version");
   // Through sift.js: the keyword page loads the full runtime once, and answers as recorded.
   const counts = {};
   const page = await Sift.load(pathToFileURL(v11 + "/").href, { fetch: fileFetch(counts), semantic: false, ...runtimes("?older") });
@@ -166,14 +167,14 @@ test("include_content, since, sort by date, boost_recent and explain are the ful
   for (const [req, named] of FULL_ONLY) {
     for (const eng of [e, l]) {
       // The first call, before any shard: refused, not asked for files.
-      assert.throws(() => eng.search(JSON.stringify(req), 20000, undefined), (x) => {
-        const err = JSON.parse(x);
+      assert.throws(() => engineStep(eng.search(JSON.stringify(req), 20000, undefined)), (x) => {
+        const err = asSiftError(x);
         return err.code === "full_runtime_required" && named.test(err.message);
       }, JSON.stringify(req));
     }
   }
   // The options' bad values are still the caller's errors, from whichever engine answers.
-  assert.throws(() => e.search(JSON.stringify({ query: "release", sort: "newest" }), 20000, undefined), (x) => JSON.parse(x).code === "invalid_sort");
+  assert.throws(() => engineStep(e.search(JSON.stringify({ query: "release", sort: "newest" }), 20000, undefined)), (x) => asSiftError(x).code === "invalid_sort");
 
   // Through sift.js: the same answers as a page that loaded the full runtime at once; the
   // full runtime fetched once; a plain query stays with the keyword engine.

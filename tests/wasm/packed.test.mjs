@@ -12,7 +12,7 @@ import zlib from "node:zlib";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { Sift } from "../../www/dist/sift.js";
-import { drive } from "../../www/src/host.js";
+import { drive, engineStep } from "../../www/src/host.js";
 import { lzmaDecode } from "../../www/dist/lzma.js";
 import { ROOT, fileFetch } from "../support.mjs";
 
@@ -94,7 +94,7 @@ test("a page answers through the packed engine exactly as the plain .wasm does",
     drive(() => e.search(JSON.stringify(req), Math.floor(Date.now() / 86400000), undefined), {
       shardBytes: async (f) => bundleFile(f),
       isLoaded: (f) => e.isLoaded(f),
-      addShard: (f, bytes, payload) => e.addShard(f, bytes, payload),
+      addShard: (f, bytes, payload) => engineStep(e.addShard(f, bytes, payload)),
       dictionary: () => e.docDictionary(),
     });
   for (const query of ["cache", "authentificate", "\"state machine\" -oauth2", "deploy typ"]) {

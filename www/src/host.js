@@ -23,14 +23,17 @@ export function asSiftError(e) {
   if (e && typeof e === "object" && typeof e.code === "string" && typeof e.message === "string") {
     return new SiftError(e.code, e.message);
   }
-  if (typeof e === "string") {
+  // The engine's error as JSON text: thrown as is, or as the message of the Error its
+  // constructor throws for a manifest it cannot open.
+  const text = typeof e === "string" ? e : e instanceof Error && e.message.startsWith('{"code":') ? e.message : null;
+  if (text !== null) {
     try {
-      const o = JSON.parse(e);
+      const o = JSON.parse(text);
       if (o && typeof o.code === "string") return new SiftError(o.code, o.message);
     } catch (_) {
       /* not JSON: fall through */
     }
-    return new SiftError("internal", e);
+    return new SiftError("internal", text);
   }
   if (typeof WebAssembly !== "undefined" && e instanceof WebAssembly.RuntimeError) {
     return new SiftError("internal", `the search engine stopped unexpectedly (${e.message}); it will be reloaded`, e);
@@ -180,13 +183,23 @@ export async function addShards(files, bytes, { isLoaded, addShard, dictionary }
 }
 
 /**
- * The host loop: `call()` returns the engine's answer as JSON text, `{done}` or
- * `{need: [files]}`; needed files are fetched by `shardBytes(file)` (in parallel), added
- * in the engine's order (`addShards`), and the call is repeated.
+ * An engine call's answer, JSON text: `{done}`, `{need: [files]}` or `{error: {code,
+ * message}}`, which is thrown as a SiftError.
+ */
+export function engineStep(text) {
+  const step = JSON.parse(text);
+  if (step.error) throw asSiftError(step.error);
+  return step;
+}
+
+/**
+ * The host loop: `call()` returns the engine's answer (`engineStep`); needed files are
+ * fetched by `shardBytes(file)` (in parallel), added in the engine's order (`addShards`),
+ * and the call is repeated.
  */
 export async function drive(call, { shardBytes, ...engine }) {
   for (let round = 0; round < LIMITS.maxHostRounds; round++) {
-    const step = JSON.parse(call());
+    const step = engineStep(call());
     if (step.need === undefined) return step.done;
     const files = step.need;
     await addShards(files, await Promise.all(files.map((f) => shardBytes(f))), engine);

@@ -6,7 +6,7 @@
 // and the engine is rebuilt on the next call, so one bad moment never freezes a search box.
 
 import { initSync as initCore, SiftEngine, memoryBytes as coreMemoryBytes } from "./sift_wasm.js";
-import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, fetchBytes, drive, addShards } from "./host.js";
+import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, fetchBytes, drive, addShards, engineStep } from "./host.js";
 import { LIMITS, ERRORS, statusOf, isClientError } from "./contract.js";
 import { lzmaDecoder } from "./lzma.js";
 
@@ -295,6 +295,11 @@ export class Sift {
     }
   }
 
+  // The text a request means, for the model to embed.
+  #meaningOf(body) {
+    return this.#call(() => engineStep(this.#engine.semanticText(body)).done);
+  }
+
   // After a trap the wasm instance's state cannot be trusted: a fresh engine over the same
   // manifest, fed the shards already downloaded.
   #rebuild(slot) {
@@ -328,7 +333,7 @@ export class Sift {
   #adder(slot) {
     return {
       isLoaded: (f) => slot.engine.isLoaded(f),
-      addShard: (f, bytes, payload) => this.#call(() => slot.engine.addShard(f, bytes, payload), slot),
+      addShard: (f, bytes, payload) => this.#call(() => engineStep(slot.engine.addShard(f, bytes, payload)), slot),
       dictionary: () => slot.engine.docDictionary(),
     };
   }
@@ -338,7 +343,7 @@ export class Sift {
    * the semantic index shards once those are loaded. `preload()` loads them all.
    */
   get files() {
-    return this.#call(() => this.#engine.allFiles());
+    return this.#call(() => this.#engine.allFiles().split("\n"));
   }
 
   /**
@@ -347,8 +352,8 @@ export class Sift {
    */
   async preload() {
     for (;;) {
-      const files = this.#call(() => this.#engine.allFiles()).filter((f) => !this.#engine.isLoaded(f));
-      if (files.length === 0) return this.#call(() => this.#engine.allFiles()).length;
+      const files = this.files.filter((f) => !this.#engine.isLoaded(f));
+      if (files.length === 0) return this.files.length;
       // Fetched at once, added in the engine's order (the doc store's dictionary first).
       await addShards(files, await Promise.all(files.map((f) => this.#shard(f))), this.#adder(this.#main));
     }
@@ -383,7 +388,7 @@ export class Sift {
         if (ok) {
           const embed = await this.#embedder;
           const te = performance.now();
-          vector = embed(this.#call(() => this.#engine.semanticText(body)));
+          vector = embed(this.#meaningOf(body));
           semantic = "ready";
           this._lastEmbedMs = performance.now() - te;
         } else if (explicit) {
@@ -426,7 +431,7 @@ export class Sift {
     if (this.#embedState === "ready" && Array.isArray(request.queries)) {
       const embed = await this.#embedder;
       vectors = JSON.stringify(
-        request.queries.map((q) => (q && q.mode !== "lexical" ? Array.from(embed(this.#call(() => this.#engine.semanticText(requestJson(q))))) : null)),
+        request.queries.map((q) => (q && q.mode !== "lexical" ? Array.from(embed(this.#meaningOf(requestJson(q)))) : null)),
       );
     }
     return this.#drive((e) => e.multiSearch(body, now, vectors), await this.#fullSlot());

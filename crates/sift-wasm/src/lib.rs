@@ -1,8 +1,8 @@
 //! The engine core behind wasm-bindgen. Thin on purpose: requests and responses cross as
 //! the JSON contract's text (the wrapper parses it), and every call that needs shards answers
-//! `{need: [files]}` so the JS host fetches them (lazily, cached) and calls again. Errors are `{code, message}`
-//! objects; nothing here panics on input (the core returns errors for bad requests and
-//! corrupt shards).
+//! `{need: [files]}` so the JS host fetches them (lazily, cached) and calls again. Errors are
+//! `{code, message}` objects inside the same text; nothing here panics on input (the core
+//! returns errors for bad requests and corrupt shards).
 
 mod numbers;
 
@@ -13,23 +13,27 @@ use sift_core::MultiSearchRequest;
 use sift_core::{Context, Engine, SearchRequest, SiftError, Step};
 use wasm_bindgen::prelude::*;
 
-/// An error crosses as the JSON text of `{code, message}` (the host's `asSiftError` parses
-/// it): building a JS object field by field would take serde-wasm-bindgen and its glue into
-/// the runtime for this alone.
-fn err_js(e: &SiftError) -> JsValue {
-    JsValue::from_str(&e.to_json().to_text())
+/// Every call that can fail answers JSON text (parsed by the host's `engineStep`):
+/// `{"done": answer}`, `{"need": [files]}` or `{"error": {code, message}}`. The core's
+/// writer keeps the contract's f32 scores in their shortest form (0.7965), where a JS-object
+/// bridge would widen them to f64 noise (0.796500027…); one JSON.parse is faster than
+/// building objects field by field; and an error inside the text, not thrown as a JS value
+/// (`Result<_, JsValue>`), spares the runtime wasm-bindgen's table of JS references and its
+/// glue: 0.5 kB of the packed keyword engine, 0.15 kB of sift.js's gzip.
+fn reply(r: Result<(&'static str, Json), SiftError>) -> String {
+    let (key, value) = r.unwrap_or_else(|e| ("error", e.to_json()));
+    Json::obj([(key, value)]).to_text()
 }
 
-/// Answers cross as JSON text (parsed by the wrapper), `{"done": answer}` or
-/// `{"need": [files]}`: the core's writer keeps the contract's f32 scores in their shortest
-/// form (0.7965), where a JS-object bridge would widen them to f64 noise (0.796500027…), and
-/// one JSON.parse is faster than building objects field by field.
-fn answer<T: ToJson>(step: Result<Step<T>, SiftError>) -> Result<String, JsValue> {
-    let envelope = match step.map_err(|e| err_js(&e))? {
+fn answer<T: ToJson>(step: Result<Step<T>, SiftError>) -> String {
+    reply(step.map(|s| match s {
         Step::Done(v) => ("done", v.to_json()),
         Step::Need(files) => ("need", Json::from(files)),
-    };
-    Ok(Json::obj([envelope]).to_text())
+    }))
+}
+
+fn done(r: Result<Json, SiftError>) -> String {
+    reply(r.map(|v| ("done", v)))
 }
 
 /// Bytes of the engine module's linear memory (wasm memory never shrinks: this is the peak).
@@ -49,9 +53,16 @@ pub struct SiftEngine {
 #[wasm_bindgen]
 impl SiftEngine {
     /// Open a bundle from its `manifest.json` bytes.
+    /// A manifest that cannot be opened throws a JS `Error` whose message is the error's
+    /// `{code, message}` JSON (the host's `asSiftError` reads it). Thrown from inside the
+    /// call, which then never returns: the manifest's copy in wasm memory is not freed —
+    /// once, for a bundle the page cannot use.
     #[wasm_bindgen(constructor)]
-    pub fn new(manifest: &[u8]) -> Result<SiftEngine, JsValue> {
-        Ok(SiftEngine { engine: Engine::new(manifest).map_err(|e| err_js(&e))? })
+    pub fn new(manifest: &[u8]) -> SiftEngine {
+        match Engine::new(manifest) {
+            Ok(engine) => SiftEngine { engine },
+            Err(e) => wasm_bindgen::throw_str(&e.to_json().to_text()),
+        }
     }
 
     /// What a host shows of the bundle, as JSON text: `{doc_count, filter_fields, vectors?:
@@ -66,10 +77,12 @@ impl SiftEngine {
         facts.to_text()
     }
 
-    /// Every shard file of the bundle (for preloading or offline copies).
+    /// Every shard file of the bundle (for preloading or offline copies), one name a line
+    /// (a file name has no line break: the manifest refuses one). One string, not an array:
+    /// a `Vec<String>` crossing as JS strings one by one took 0.3 kB more of the engine.
     #[wasm_bindgen(js_name = allFiles)]
-    pub fn all_files(&self) -> Vec<String> {
-        self.engine.all_files()
+    pub fn all_files(&self) -> String {
+        self.engine.all_files().join("\n")
     }
 
     #[wasm_bindgen(js_name = isLoaded)]
@@ -82,8 +95,9 @@ impl SiftEngine {
     /// `DecompressionStream`). Checked before use: the file against the manifest (size,
     /// CRC), its header (magic, version, kind), the payload against the header (length, CRC).
     #[wasm_bindgen(js_name = addShard)]
-    pub fn add_shard(&mut self, file: &str, bytes: &[u8], payload: Option<Vec<u8>>) -> Result<(), JsValue> {
-        self.engine.add_shard_inflated(file, bytes, payload).map_err(|e| err_js(&e))
+    /// `{"done": null}`, or `{"error": …}` for a file that is not the shard expected.
+    pub fn add_shard(&mut self, file: &str, bytes: &[u8], payload: Option<Vec<u8>>) -> String {
+        done(self.engine.add_shard_inflated(file, bytes, payload).map(|()| Json::Null))
     }
 
     /// The doc store's dictionary once its shard is added (format 7): `host.js` inflates the
@@ -105,34 +119,24 @@ impl SiftEngine {
         self.engine.has_query_encoder()
     }
 
-    /// Whether answering this request needs the host to embed the query (a bundle with
-    /// vectors but no query encoder).
-    #[wasm_bindgen(js_name = wantsQueryVector)]
-    pub fn wants_query_vector(&self, req: &str) -> Result<bool, JsValue> {
-        let req = SearchRequest::from_json(req.as_bytes()).map_err(|e| err_js(&e))?;
-        Ok(self.engine.wants_query_vector(&req))
-    }
-
-    /// The text a request means, for a host that embeds queries with the model. (The
-    /// keyword engine has nothing to embed: an error, not an empty text.)
+    /// `{"done": text}`: the text a request means, for a host that embeds queries with the
+    /// model. (The keyword engine has nothing to embed: an error, not an empty text.)
     #[wasm_bindgen(js_name = semanticText)]
-    pub fn semantic_text(&self, req: &str) -> Result<String, JsValue> {
+    pub fn semantic_text(&self, req: &str) -> String {
         if !cfg!(feature = "semantic") {
             let why = "semantic search is not built into this runtime (the keyword engine): there is no query text to embed";
-            return Err(err_js(&SiftError::new(ErrorCode::InvalidRequest, why)));
+            return done(Err(SiftError::new(ErrorCode::InvalidRequest, why)));
         }
-        let req = SearchRequest::from_json(req.as_bytes()).map_err(|e| err_js(&e))?;
-        Ok(self.engine.semantic_text(&req))
+        done(SearchRequest::from_json(req.as_bytes()).map(|req| Json::from(self.engine.semantic_text(&req))))
     }
 
     /// `req` is the request as JSON text (the same decoder as the CLI and the worker, so
     /// unknown fields are rejected everywhere alike). Answers `{done: response}` or
     /// `{need: [files]}`. `now_days`: days since 1970-01-01 (the core has no clock);
     /// `query_vector`: the embedded query for semantic modes.
-    pub fn search(&self, req: &str, now_days: f64, query_vector: Option<Vec<f32>>) -> Result<String, JsValue> {
-        let req = SearchRequest::from_json(req.as_bytes()).map_err(|e| err_js(&e))?;
+    pub fn search(&self, req: &str, now_days: f64, query_vector: Option<Vec<f32>>) -> String {
         let ctx = Context { now_days: now_days as i64 };
-        answer(self.engine.search_with(&req, &ctx, query_vector.as_deref()))
+        answer(SearchRequest::from_json(req.as_bytes()).and_then(|req| self.engine.search_with(&req, &ctx, query_vector.as_deref())))
     }
 }
 
@@ -141,8 +145,8 @@ impl SiftEngine {
 /// since here the exact steps are the host's (src/numbers.rs). The full runtime only.
 #[cfg(feature = "full")]
 #[wasm_bindgen(js_name = numberText)]
-pub fn number_text(text: &str, f32: bool) -> Result<String, JsValue> {
-    sift_core::json::number_text(text, f32).map_err(|e| JsValue::from_str(&e))
+pub fn number_text(text: &str, f32: bool) -> String {
+    done(sift_core::json::number_text(text, f32).map(Json::from).map_err(SiftError::invalid))
 }
 
 /// What only the full runtime has (see the `full` feature).
@@ -152,13 +156,13 @@ impl SiftEngine {
     /// `{done: document | null}` or `{need: [files]}`. (Document viewers ask for it, not a
     /// search box: 1.5 kB of gzip the box's runtime leaves out.)
     #[wasm_bindgen(js_name = getDocument)]
-    pub fn get_document(&self, id: &str) -> Result<String, JsValue> {
+    pub fn get_document(&self, id: &str) -> String {
         answer(self.engine.get_document(id))
     }
 
     /// Pages like the page `id`: `{done: [results]}` or `{need: [files]}`. (A search box
     /// does not ask for it; a page that does loads the full runtime then.)
-    pub fn related(&self, id: &str, limit: Option<f64>, now_days: f64) -> Result<String, JsValue> {
+    pub fn related(&self, id: &str, limit: Option<f64>, now_days: f64) -> String {
         let limit = limit.map(|l| if l.is_finite() { l as i64 } else { -1 });
         answer(self.engine.related(id, limit, &Context { now_days: now_days as i64 }))
     }
@@ -166,16 +170,15 @@ impl SiftEngine {
     /// `vectors`: the host's embedding of each query (JSON text: an array of arrays or
     /// nulls), when it embeds queries with the model; else the bundle's encoder does.
     #[wasm_bindgen(js_name = multiSearch)]
-    pub fn multi_search(&self, req: &str, now_days: f64, vectors: Option<String>) -> Result<String, JsValue> {
-        let req = MultiSearchRequest::from_json(req.as_bytes()).map_err(|e| err_js(&e))?;
-        let vectors =
-            match vectors {
-                Some(v) => Some(query_vectors(&v).map_err(|e| {
-                    err_js(&SiftError::invalid(format!("query vectors must be a JSON array of number arrays or nulls: {e}")))
-                })?),
-                None => None,
-            };
-        answer(self.engine.multi_search_with(&req, &Context { now_days: now_days as i64 }, vectors.as_deref()))
+    pub fn multi_search(&self, req: &str, now_days: f64, vectors: Option<String>) -> String {
+        let vectors = vectors
+            .map(|v| query_vectors(&v))
+            .transpose()
+            .map_err(|e| SiftError::invalid(format!("query vectors must be a JSON array of number arrays or nulls: {e}")));
+        answer(
+            MultiSearchRequest::from_json(req.as_bytes())
+                .and_then(|req| self.engine.multi_search_with(&req, &Context { now_days: now_days as i64 }, vectors?.as_deref())),
+        )
     }
 }
 
