@@ -35,7 +35,8 @@ async function search(e, req) {
 
 test("the keyword engine answers by words, semantic modes refused with a clear error", async () => {
   const e = await engine();
-  assert.ok(e.hasVectors(), "the bundle has vectors");
+  const facts = JSON.parse(e.facts());
+  assert.ok(facts.vectors && facts.query_encoder, "the bundle has vectors and its query encoder");
   const r = await search(e, { query: "cache" });
   assert.equal(r.search_type, "lexical", "auto is lexical in the keyword engine");
   assert.equal(r.results[0].id, "reference/cache.md");

@@ -149,10 +149,10 @@ export class Sift {
       filterFields: m.filter_fields ?? [],
       vectors: m.vectors ? { model: m.vectors.model, dim: m.vectors.dim } : null,
     };
-    const wantsSemantic = opts.semantic !== false && opts.runtime !== "keyword" && this.#engine.hasVectors();
+    const wantsSemantic = opts.semantic !== false && opts.runtime !== "keyword" && this.#facts.vectors !== null;
     // The bundle's static encoder embeds queries (no download) unless the page asks for the
     // model, or the bundle has vectors but no encoder (format 1).
-    const useModel = opts.embedder === "model" || typeof opts.embedder === "function" || !this.#engine.hasQueryEncoder();
+    const useModel = opts.embedder === "model" || typeof opts.embedder === "function" || !m.query_encoder;
     this.#embedState = !wantsSemantic ? "off" : useModel ? "idle" : "static";
   }
 
@@ -371,7 +371,7 @@ export class Sift {
     if (req === null || typeof req !== "object" || Array.isArray(req)) {
       throw new SiftError("invalid_request", "search takes a request object ({query, …}) or a query string");
     }
-    if (this.#embedState === "off" && this.#engine.hasVectors() && (req.mode === "semantic" || req.mode === "hybrid")) {
+    if (this.#embedState === "off" && this.#facts.vectors !== null && (req.mode === "semantic" || req.mode === "hybrid")) {
       throw new SiftError("embedder_required", `${req.mode} search is off on this page (semantic: false); use mode lexical or auto`);
     }
     // Semantic search off on a bundle that embeds its own queries: keywords only.

@@ -65,14 +65,21 @@ impl SiftEngine {
         }
     }
 
-    /// What a host shows of the bundle, as JSON text: `{doc_count, filter_fields, vectors?:
-    /// {model, dim}}`. (Not the whole manifest: writing it back would take the manifest
-    /// writer into the runtime, 1 kB of gzip, for fields no host reads.)
+    /// What a host shows of the bundle and needs to know of it, as JSON text: `{doc_count,
+    /// filter_fields, vectors?: {model, dim}, query_encoder?: true}` — `vectors` when the
+    /// bundle has them, `query_encoder` when it embeds queries itself (its static encoder:
+    /// semantic and hybrid search need no model then). One call, not one export each: every
+    /// export is code in the engine and in its glue. (Not the whole manifest: writing it
+    /// back would take the manifest writer into the runtime, 1 kB of gzip, for fields no
+    /// host reads.)
     pub fn facts(&self) -> String {
         let m = self.engine.manifest();
         let mut facts = Json::obj([("doc_count", Json::from(m.doc_count)), ("filter_fields", Json::from(&m.filter_fields[..]))]);
         if let Some(v) = &m.vectors {
             facts.set("vectors", Json::obj([("model", Json::from(&v.model)), ("dim", Json::from(v.dim))]));
+        }
+        if self.engine.has_query_encoder() {
+            facts.set("query_encoder", Json::from(true));
         }
         facts.to_text()
     }
@@ -105,18 +112,6 @@ impl SiftEngine {
     #[wasm_bindgen(js_name = docDictionary)]
     pub fn doc_dictionary(&self) -> Option<Vec<u8>> {
         self.engine.doc_dictionary().map(<[u8]>::to_vec)
-    }
-
-    #[wasm_bindgen(js_name = hasVectors)]
-    pub fn has_vectors(&self) -> bool {
-        self.engine.has_vectors()
-    }
-
-    /// Whether the bundle embeds queries itself (its static encoder): then semantic and
-    /// hybrid search need no model.
-    #[wasm_bindgen(js_name = hasQueryEncoder)]
-    pub fn has_query_encoder(&self) -> bool {
-        self.engine.has_query_encoder()
     }
 
     /// `{"done": text}`: the text a request means, for a host that embeds queries with the
