@@ -50,7 +50,7 @@ const ENGINE_FILES = { keyword: "sift_wasm_keyword_bg.wasm.lzma", lean: "sift_wa
  * downloads; any other is the wasm (compiled while it downloads when served as
  * application/wasm). Compiled here and instantiated by the glue's `initSync` (fast for a
  * compiled module, and allowed on the main thread below 8 MB), so the glue's own fetching
- * and streaming paths stay out of sift.js: 0.27 kB of gzip.
+ * and streaming paths stay out of sift.js: 0.23 kB of gzip.
  */
 async function engineModule(url, fetchImpl) {
   const name = new URL(url, "file:///").pathname;
