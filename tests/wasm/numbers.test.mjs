@@ -25,30 +25,37 @@ function nativeSample() {
   return JSON.parse(fs.readFileSync(path.join(TARGET, "numbers-wasm/cases.json"), "utf8"));
 }
 
+/** `text` read and written back by the full wasm runtime (instantiated once), as f32 or
+ * f64: `{done: text}` or `{error: {code, message}}`. */
+let full;
+async function numberText(text, f32) {
+  if (!full) {
+    full = await import("../../www/dist/sift_wasm_full.js");
+    full.initSync({ module: new WebAssembly.Module(fs.readFileSync(path.join(DIST, "sift_wasm_full_bg.wasm"))) });
+  }
+  return JSON.parse(full.numberText(text, f32));
+}
+
 test("the wasm engine reads and writes every number as the native engine does", async () => {
   const cases = nativeSample();
   assert.ok(cases.length > 4000, `expected the 4000-number sample, found ${cases.length}`);
-  const full = await import("../../www/dist/sift_wasm_full.js");
-  await full.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(DIST, "sift_wasm_full_bg.wasm"))) });
-  const answer = (text, f32) => {
-    const step = JSON.parse(full.numberText(text, f32));
+  const answer = async (text, f32) => {
+    const step = await numberText(text, f32);
     return step.error ? { error: step.error.message } : { text: step.done };
   };
   let exact = 0;
   for (const c of cases) {
-    assert.deepEqual(answer(c.text, false), c.f64, `${c.text} as an f64`);
-    assert.deepEqual(answer(c.text, true), c.f32, `${c.text} as an f32`);
+    assert.deepEqual(await answer(c.text, false), c.f64, `${c.text} as an f64`);
+    assert.deepEqual(await answer(c.text, true), c.f32, `${c.text} as an f32`);
     if (c.f64.text) exact++;
   }
   assert.ok(exact > 4000, `most of the sample reads as a number (${exact})`);
 });
 
 test("a number past f64's range is refused by the wasm engine, with where it is", async () => {
-  const full = await import("../../www/dist/sift_wasm_full.js");
-  await full.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(DIST, "sift_wasm_full_bg.wasm"))) });
-  const error = (text) => JSON.parse(full.numberText(text, false)).error;
-  assert.match(error("1e400").message, /number out of range at line 1 column 6/);
-  assert.match(error('"1"').message, /not a number: a string/);
-  assert.match(error("1.").message, /line 1/);
-  assert.equal(error("1.").code, "invalid_request");
+  const error = async (text) => (await numberText(text, false)).error;
+  assert.match((await error("1e400")).message, /number out of range at line 1 column 6/);
+  assert.match((await error('"1"')).message, /not a number: a string/);
+  assert.match((await error("1.")).message, /line 1/);
+  assert.equal((await error("1.")).code, "invalid_request");
 });
