@@ -10,7 +10,8 @@
 //   GET  /health
 //   POST /mcp               Model Context Protocol, Streamable HTTP (JSON-RPC 2.0)
 
-import { Sift, SiftError, asSiftError, statusOf, LIMITS } from "../../www/dist/sift.js";
+import { Sift, SiftError, asSiftError, LIMITS } from "../../www/dist/sift.js";
+import { statusOf } from "../../www/dist/contract.js";
 import { handleMcp } from "./mcp.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;

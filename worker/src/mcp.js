@@ -3,7 +3,8 @@
 // Tools: search, multi_search, get_document, related — previews sized for an agent's context,
 // with a hint on how to read more.
 
-import { SiftError, asSiftError, plainText as plain, LIMITS, statusOf } from "../../www/dist/sift.js";
+import { SiftError, asSiftError, plainText as plain, LIMITS } from "../../www/dist/sift.js";
+import { statusOf } from "../../www/dist/contract.js";
 
 const PROTOCOL_VERSIONS = ["2025-06-18", "2025-03-26", "2024-11-05"];
 const SERVER_INFO = { name: "sift", title: "Sift documentation search", version: "0.1.0" };

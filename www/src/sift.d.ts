@@ -154,22 +154,9 @@ export declare class Sift {
   related(id: string, options?: { limit?: number }): Promise<SearchResponse>;
 }
 
-/** The contract's limits (generated from the engine: contract.js). */
-export declare const LIMITS: Readonly<{
-  maxQueryBytes: number;
-  maxClauses: number;
-  maxLimit: number;
-  defaultLimit: number;
-  maxOffset: number;
-  maxMultiQueries: number;
-  maxHostRounds: number;
-}>;
-/** Every error code with its HTTP status and meaning (generated from the engine). */
-export declare const ERRORS: Readonly<Record<string, Readonly<{ status: number; meaning: string }>>>;
-/** HTTP status of an error code (500 for an unknown one). */
-export declare function statusOf(code: string): number;
-/** Whether an error code means the caller is at fault (4xx). */
-export declare function isClientError(code: string): boolean;
+/** The contract's limits (generated from the engine: contract.js, which also has the error
+ * table, `ERRORS`, and `statusOf`/`isClientError`: import those from "sift-search/contract.js"). */
+export { LIMITS } from "./contract.js";
 /** An HTML-safe engine string (title, snippet) as plain parts, entities decoded. */
 export declare function markedParts(html: string): { text: string; mark: boolean }[];
 /** An HTML-safe engine string as plain text. */

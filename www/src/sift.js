@@ -7,11 +7,13 @@
 
 import { initSync as initCore, SiftEngine, memoryBytes as coreMemoryBytes } from "./sift_wasm.js";
 import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, fetchBytes, drive, addShards, engineStep } from "./host.js";
-import { LIMITS, ERRORS, statusOf, isClientError } from "./contract.js";
+import { LIMITS } from "./contract.js";
 import { lzmaDecoder } from "./lzma.js";
 
-// Everything a surface needs comes from here (one module: the built sift.js is one file).
-export { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, LIMITS, ERRORS, statusOf, isClientError };
+// What a page needs comes from here (one module: the built sift.js is one file). The error
+// table and HTTP statuses (ERRORS, statusOf, isClientError) are for HTTP surfaces (the
+// worker): they import contract.js, so a page does not download them.
+export { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, LIMITS };
 
 // Three builds of the engine, one wasm-bindgen glue each: the keyword engine (a page with
 // semantic search off: no semantic half, 20 kB of gzip fewer), the lean one (what a search
