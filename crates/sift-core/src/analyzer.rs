@@ -6,6 +6,7 @@
 //! → Snowball English stem. Parts sit at consecutive positions; a compound's joined form sits
 //! at its first part's position, so `StateMachine`, `state_machine` and `state machine` meet.
 
+use crate::charclass;
 use crate::decompose;
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -39,7 +40,7 @@ pub fn fold(s: &str) -> String {
     }
     let mut out = String::with_capacity(decomposed.len());
     for c in decomposed.chars() {
-        out.extend(c.to_lowercase());
+        charclass::push_lowercase(c, &mut out);
     }
     out
 }
@@ -52,7 +53,7 @@ fn stemmer() -> &'static rust_stemmers::Stemmer {
 /// Stem a folded word. Tokens with digits (`utf8`, `h2`, `3`) and very short tokens are kept
 /// as they are: stemming identifiers and acronyms only loses information.
 pub fn stem(folded: &str) -> Cow<'_, str> {
-    if folded.len() <= 3 || !folded.chars().all(|c| c.is_alphabetic()) {
+    if folded.len() <= 3 || !folded.chars().all(charclass::is_alphabetic) {
         return Cow::Borrowed(folded);
     }
     stemmer().stem(folded)
@@ -130,7 +131,7 @@ pub fn terms(text: &str) -> Vec<String> {
 }
 
 fn is_word(seg: &str) -> bool {
-    seg.chars().any(char::is_alphanumeric)
+    seg.chars().any(charclass::is_alphanumeric)
 }
 
 /// Byte ranges of compounds: UAX #29 words, with words joined by a single `-` merged
@@ -312,15 +313,15 @@ fn parts(s: &str, base: usize) -> Vec<(usize, usize, String)> {
         if c == '\'' || c == '\u{2019}' {
             continue;
         }
-        if !c.is_alphanumeric() && !decompose::folds_to_nothing(c) {
+        if !charclass::is_alphanumeric(c) && !decompose::folds_to_nothing(c) {
             flush(&mut cur, cur_start, cur_end, &mut out);
             continue;
         }
         if !cur.is_empty() {
             let prev = cur.chars().next_back().unwrap_or(' ');
             let next = chars.get(k + 1).map(|&(_, n)| n).unwrap_or(' ');
-            let lower_to_upper = prev.is_lowercase() && c.is_uppercase();
-            let acronym_end = prev.is_uppercase() && c.is_uppercase() && next.is_lowercase();
+            let lower_to_upper = charclass::is_lowercase(prev) && charclass::is_uppercase(c);
+            let acronym_end = charclass::is_uppercase(prev) && charclass::is_uppercase(c) && charclass::is_lowercase(next);
             if lower_to_upper || acronym_end {
                 flush(&mut cur, cur_start, cur_end, &mut out);
             }

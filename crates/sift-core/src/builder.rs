@@ -180,7 +180,7 @@ fn analyse(d: &SourceDoc) -> DocAnalysis {
 }
 
 fn surface_of(text: &str, t: &Token) -> String {
-    analyzer::fold(&text[t.start..t.end]).chars().filter(|c| c.is_alphanumeric()).collect()
+    analyzer::fold(&text[t.start..t.end]).chars().filter(|&c| crate::charclass::is_alphanumeric(c)).collect()
 }
 
 pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {

@@ -130,7 +130,7 @@ pub fn snippet(text: &str, is_match: &dyn Fn(&str) -> bool, prefixes: &[String],
     let last = toks.iter().rposition(|t| t.pos < to).unwrap_or(toks.len() - 1).max(first);
     let start_byte = if first == 0 && !skipped { 0 } else { toks[first].start };
     let mut end_byte = toks[last].end;
-    if !text[end_byte..].chars().any(char::is_alphanumeric) {
+    if !text[end_byte..].chars().any(crate::charclass::is_alphanumeric) {
         end_byte = text.len(); // only punctuation left: show it, no ellipsis
     }
     let mut html = String::new();

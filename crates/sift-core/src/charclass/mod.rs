@@ -14,6 +14,10 @@
 //! crate. The crate's full general-category table was 41.6 kB of the browser runtime's data
 //! for these two questions; the runs are a few kB.
 
+mod letters;
+
+pub use letters::{is_alphabetic, is_alphanumeric, is_lowercase, is_uppercase, lowercase, push_lowercase};
+
 use crate::bundle::varint::Reader;
 use std::sync::OnceLock;
 

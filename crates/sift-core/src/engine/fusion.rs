@@ -7,6 +7,7 @@ use super::plan::Plan;
 use super::score::{sort_hits, Hit};
 use crate::analyzer;
 use crate::bundle::VectorsRef;
+use crate::charclass;
 use crate::contract::{Mode, ValidRequest};
 use crate::error::{ErrorCode, SiftError};
 use crate::hashing::HashMap;
@@ -28,17 +29,20 @@ pub(crate) const HYBRID_WEIGHTS: (f32, f32) = (0.3, 0.7);
 pub(crate) const EXACT_WEIGHTS: (f32, f32) = (0.8, 0.2);
 
 fn code_like(w: &str) -> bool {
-    let core = w.trim_matches(|c: char| !c.is_alphanumeric());
+    let core = w.trim_matches(|c: char| !charclass::is_alphanumeric(c));
     // Letters and digits together (`utf8`, `h2o`), not a plain number ("mach 2").
-    (core.chars().any(|c| c.is_ascii_digit()) && core.chars().any(char::is_alphabetic))
+    (core.chars().any(|c| c.is_ascii_digit()) && core.chars().any(charclass::is_alphabetic))
         || ["_", "::", "()", "->", "/", "#"].iter().any(|p| w.contains(p))
         || (core.contains('.') && !core.ends_with('.'))
-        || core.chars().skip(1).any(char::is_uppercase) && core.chars().any(char::is_lowercase)
+        || core.chars().skip(1).any(charclass::is_uppercase) && core.chars().any(charclass::is_lowercase)
         || (core.len() >= 2 && core.chars().all(|c| c.is_ascii_uppercase()))
 }
 
 fn content_words(query: &str) -> usize {
-    query.split_whitespace().filter(|w| !analyzer::is_stopword(&analyzer::fold(w.trim_matches(|c: char| !c.is_alphanumeric())))).count()
+    query
+        .split_whitespace()
+        .filter(|w| !analyzer::is_stopword(&analyzer::fold(w.trim_matches(|c: char| !charclass::is_alphanumeric(c)))))
+        .count()
 }
 
 /// Quoted text, a single word, or a short query with an identifier in it.
@@ -55,7 +59,7 @@ pub(crate) fn auto_weights(query: &str) -> (f32, f32) {
         return EXACT_WEIGHTS;
     }
     let content = content_words(query);
-    let first = query.split_whitespace().next().map(str::to_lowercase).unwrap_or_default();
+    let first = query.split_whitespace().next().map(charclass::lowercase).unwrap_or_default();
     let question = query.trim_end().ends_with('?')
         || ["what", "how", "why", "when", "where", "which", "who", "can", "does", "do", "is", "are", "should", "could"]
             .contains(&first.as_str());

@@ -80,7 +80,7 @@ pub(crate) fn related(eng: &Engine, id: &str, limit: Option<i64>, ctx: &Context)
     res.require(eng.fold_table_for_pages(eng.doc_parts(doc).map(|si| (doc, si))))?;
     let text = std::iter::once(stored.title.as_str()).chain(stored.sections.iter().map(|s| s.heading.as_str()));
     for t in text {
-        for w in t.split(|c: char| !c.is_alphanumeric()).filter(|w| w.chars().count() > 1) {
+        for w in t.split(|c: char| !crate::charclass::is_alphanumeric(c)).filter(|w| w.chars().count() > 1) {
             let f = analyzer::fold(w);
             if !analyzer::is_stopword(&f) && !words.contains(&f) && words.len() < RELATED_KEYWORDS {
                 words.push(f);

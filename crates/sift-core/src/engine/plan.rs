@@ -196,7 +196,7 @@ pub(crate) fn draft(parsed: &ParsedQuery, typo_tolerant: bool) -> Vec<Draft> {
         let fuzzy_word = match &g.items[..] {
             [Item::Word(w)] if typo_tolerant && !g.negated && !fuzzy::looks_like_identifier(w) => {
                 let f = analyzer::fold(w);
-                f.chars().all(char::is_alphabetic).then_some(f)
+                f.chars().all(crate::charclass::is_alphabetic).then_some(f)
             }
             _ => None,
         };
@@ -242,7 +242,7 @@ fn item_terms(item: &Item, open: bool) -> ItemTerms {
             analyzer::tokenize(raw, 0, &mut toks);
             let joined = toks.iter().find(|t| t.joined).map(|t| t.term.clone());
             let parts = toks.into_iter().filter(|t| !t.joined).map(|t| t.term).collect();
-            let prefix = open.then(|| analyzer::fold(raw).chars().filter(|c| c.is_alphanumeric()).collect());
+            let prefix = open.then(|| analyzer::fold(raw).chars().filter(|&c| crate::charclass::is_alphanumeric(c)).collect());
             ItemTerms::Word { joined, parts, prefix }
         }
     }

@@ -108,7 +108,7 @@ pub fn normalize(text: &str) -> String {
     }
     let mut out = String::with_capacity(stripped.len());
     for c in stripped.chars() {
-        out.extend(c.to_lowercase());
+        crate::charclass::push_lowercase(c, &mut out);
     }
     out
 }
