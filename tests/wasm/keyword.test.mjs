@@ -18,6 +18,13 @@ import { ROOT, fileFetch } from "../support.mjs";
 const BUNDLE = path.join(ROOT, "tests/frozen/v12/bundle"); // a bundle with vectors and an encoder
 const read = (f) => new Uint8Array(fs.readFileSync(path.join(BUNDLE, f)));
 
+// The runtimes by URL, so that the counting fetch sees them (a URL names one instance per
+// process: `tag` makes another).
+const runtimes = (tag) => ({
+  wasmUrl: pathToFileURL(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm")).href + tag,
+  fullWasmUrl: pathToFileURL(path.join(ROOT, "www/dist/sift_wasm_full_bg.wasm")).href + tag,
+});
+
 async function engine() {
   await init({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm"))) });
   return new SiftEngine(read("manifest.json"));
@@ -47,14 +54,14 @@ test("the keyword engine answers by words, semantic modes refused with a clear e
     } catch (x) {
       err = asSiftError(x);
     }
-    assert.equal(err?.code, "invalid_request", mode);
-    assert.match(err.message, /semantic search is not built into this runtime/);
+    // The code alone: the browser engines' errors carry no text (sift.js asks the full
+    // runtime for it; a page with semantic search off refuses these modes itself, below).
+    assert.deepEqual([err?.code, err?.message], ["invalid_request", ""], mode);
   }
-  // Nor is there a query text to embed for a model: a clear error, not an empty text.
-  assert.throws(() => engineStep(e.semanticText(JSON.stringify({ query: "cache" }))), (x) => {
-    const err = asSiftError(x);
-    return err.code === "invalid_request" && /no query text to embed/.test(err.message);
-  });
+  // Nor is there a query text to embed for a model: an error, not an empty text.
+  assert.throws(() => engineStep(e.semanticText(JSON.stringify({ query: "cache" }))), (x) => asSiftError(x).code === "invalid_request");
+  const page = await Sift.load(pathToFileURL(BUNDLE + "/").href, { fetch: fileFetch(), semantic: false, ...runtimes("?modes") });
+  await assert.rejects(page.search({ query: "cache", mode: "hybrid" }), (x) => x.code === "embedder_required" && /semantic: false/.test(x.message));
 });
 
 test("the keyword engine lists only the shards it reads and refuses a semantic one", async () => {
@@ -66,18 +73,9 @@ test("the keyword engine lists only the shards it reads and refuses a semantic o
   assert.ok(!files.includes(manifest.vectors.index.file), "no vector index");
   assert.ok(!files.some((f) => f.startsWith(manifest.encoder.groups) || f.startsWith(manifest.encoder.rows)), "no encoder shards");
   const vindex = manifest.vectors.index.file;
-  assert.throws(() => engineStep(e.addShard(vindex, read(vindex), undefined)), (x) => {
-    const err = asSiftError(x);
-    return err.code === "invalid_request" && /does not read/.test(err.message);
-  });
+  assert.throws(() => engineStep(e.addShard(vindex, read(vindex), undefined)), (x) => asSiftError(x).code === "invalid_request");
 });
 
-// The runtimes by URL, so that the counting fetch sees them (a URL names one instance per
-// process: `tag` makes another).
-const runtimes = (tag) => ({
-  wasmUrl: pathToFileURL(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm")).href + tag,
-  fullWasmUrl: pathToFileURL(path.join(ROOT, "www/dist/sift_wasm_full_bg.wasm")).href + tag,
-});
 
 const PARAGRAPH = "cache entries expire after their ttl; eviction frees memory for new pages quickly";
 
@@ -142,12 +140,19 @@ test("a bundle of an older format is the full runtime's: the browser engines say
   const brief = (r) => r.results.map((x) => [x.id, x.score, x.snippet]);
   for (const { request, answer } of lexical) assert.deepEqual(brief(await page.search(request)), brief(answer), JSON.stringify(request));
   assert.equal(counts["sift_wasm_full_bg.wasm"], 1, "the full runtime, once");
-  // A bad manifest is still its own error, and loads no full runtime.
+  // A bad manifest is still its own error: the keyword engine's code, with the text the
+  // full runtime (loaded for it) gives.
   const seen = {};
   const garbled = async (url) => (String(url).endsWith("manifest.json") ? new Response('{"magic":"nope"}') : fileFetch(seen)(url));
   const bad = await Sift.load(pathToFileURL(v11 + "/").href, { fetch: garbled, semantic: false, ...runtimes("?garbled") }).catch((e) => e);
   assert.equal(bad.code, "bundle_corrupt");
-  assert.equal(seen["sift_wasm_full_bg.wasm"] ?? 0, 0);
+  assert.match(bad.message, /not a Sift bundle manifest \(wrong magic\)/);
+  assert.equal(seen["sift_wasm_full_bg.wasm"], 1);
+  // Without the full runtime (offline), the code, and why there is no text.
+  const offline = { wasmUrl: runtimes("?offline").wasmUrl, fullWasmUrl: pathToFileURL(path.join(ROOT, "www/dist/missing_full.wasm")).href };
+  const cut = await Sift.load(pathToFileURL(v11 + "/").href, { fetch: garbled, semantic: false, ...offline }).catch((e) => e);
+  assert.equal(cut.code, "bundle_corrupt");
+  assert.match(cut.message, /^bundle_corrupt \(no text: .*missing_full\.wasm/);
 });
 
 // Request options a search box does not send: the browser engines leave their code out

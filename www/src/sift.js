@@ -86,7 +86,7 @@ function runtime(kind, wasmUrl, fetchImpl) {
       return g;
     }).catch((e) => {
       runtimes.delete(key);
-      const what = kind === "full" ? "the full Sift runtime (explain, multiSearch, related, getDocument, queries of 8+ terms, include_content, dates, older bundle formats)" : "the Sift runtime";
+      const what = kind === "full" ? "the full Sift runtime" : "the Sift runtime";
       throw new SiftError("runtime_unavailable", `${what} (wasm) could not be loaded: ${e && e.message ? e.message : e}`, e);
     });
     runtimes.set(key, p);
@@ -184,9 +184,13 @@ export class Sift {
       return open(options, glue);
     } catch (err) {
       // A bundle of an older format: the browser engines read the current one only, the
-      // full runtime every one (a rebuilt bundle loads the smaller engine again).
-      if (err.code !== "full_runtime_required" || kind === "full") throw err;
-      return open({ ...options, runtime: "full" }, await runtime("full", options.fullWasmUrl, fetchImpl));
+      // full runtime every one (a rebuilt bundle loads the smaller engine again). An error
+      // without its text: the full runtime says it.
+      if (kind === "full" || !handedOn(err)) throw err;
+      const full = await runtime("full", options.fullWasmUrl, fetchImpl).catch((e) => {
+        throw textless(err, e);
+      });
+      return open({ ...options, runtime: "full" }, full);
     }
   }
 
@@ -203,6 +207,14 @@ export class Sift {
   // The engine of the runtime every call uses.
   get #engine() {
     return this.#main.engine;
+  }
+
+  /** The full runtime for `err` (one the main engine handed on, or gave without its text). */
+  #fullFor(err) {
+    if (this.#opts.runtime === "full") return Promise.reject(err);
+    return this.#fullSlot().catch((e) => {
+      throw textless(err, e);
+    });
   }
 
   /** The full runtime (explain, multiSearch, related): this one, or a second engine loaded once. */
@@ -298,8 +310,14 @@ export class Sift {
   }
 
   // The text a request means, for the model to embed.
-  #meaningOf(body) {
-    return this.#call(() => engineStep(this.#engine.semanticText(body)).done);
+  async #meaningOf(body) {
+    try {
+      return this.#call(() => engineStep(this.#engine.semanticText(body)).done);
+    } catch (err) {
+      if (!handedOn(err)) throw err;
+      const full = await this.#fullFor(err);
+      return this.#call(() => engineStep(full.engine.semanticText(body)).done, full);
+    }
   }
 
   // After a trap the wasm instance's state cannot be trusted: a fresh engine over the same
@@ -357,7 +375,15 @@ export class Sift {
       const files = this.files.filter((f) => !this.#engine.isLoaded(f));
       if (files.length === 0) return this.files.length;
       // Fetched at once, added in the engine's order (the doc store's dictionary first).
-      await addShards(files, await Promise.all(files.map((f) => this.#shard(f))), this.#adder(this.#main));
+      const bytes = await Promise.all(files.map((f) => this.#shard(f)));
+      try {
+        await addShards(files, bytes, this.#adder(this.#main));
+      } catch (err) {
+        if (!hasNoText(err)) throw err;
+        // The same shards added to the full runtime say what is wrong with them.
+        await addShards(files, bytes, this.#adder(await this.#fullFor(err)));
+        throw textless(err);
+      }
     }
   }
 
@@ -390,7 +416,7 @@ export class Sift {
         if (ok) {
           const embed = await this.#embedder;
           const te = performance.now();
-          vector = embed(this.#meaningOf(body));
+          vector = embed(await this.#meaningOf(body));
           semantic = "ready";
           this._lastEmbedMs = performance.now() - te;
         } else if (explicit) {
@@ -409,8 +435,8 @@ export class Sift {
     try {
       res = await this.#drive((e) => e.search(body, now, vector));
     } catch (err) {
-      if (err?.code !== "full_runtime_required") throw err;
-      res = await this.#drive((e) => e.search(body, now, vector), await this.#fullSlot());
+      if (!handedOn(err)) throw err;
+      res = await this.#drive((e) => e.search(body, now, vector), await this.#fullFor(err));
     }
     res.timings_ms = { ...(res.timings_ms ?? {}), total: round2(performance.now() - t0) };
     if (vector && this._lastEmbedMs !== undefined) res.timings_ms.embed = round2(this._lastEmbedMs);
@@ -432,9 +458,8 @@ export class Sift {
     let vectors;
     if (this.#embedState === "ready" && Array.isArray(request.queries)) {
       const embed = await this.#embedder;
-      vectors = JSON.stringify(
-        request.queries.map((q) => (q && q.mode !== "lexical" ? Array.from(embed(this.#meaningOf(requestJson(q)))) : null)),
-      );
+      const texts = await Promise.all(request.queries.map((q) => (q && q.mode !== "lexical" ? this.#meaningOf(requestJson(q)) : null)));
+      vectors = JSON.stringify(texts.map((t) => (t === null ? null : Array.from(embed(t)))));
     }
     return this.#drive((e) => e.multiSearch(body, now, vectors), await this.#fullSlot());
   }
@@ -453,6 +478,24 @@ export class Sift {
     // In the full runtime only: a search box never asks for it.
     return this.#drive((e) => e.related(id, limit ?? undefined, now), await this.#fullSlot());
   }
+}
+
+/**
+ * Whether the full runtime answers what a browser engine did not: a call it hands on
+ * (`full_runtime_required`), or an error it gives without its text (the browser engines
+ * carry error codes, not texts: 4.7 kB of the keyword engine; sift-core's error.rs), which
+ * the full runtime, asked the same, gives with it.
+ */
+function handedOn(err) {
+  return err?.code === "full_runtime_required" || hasNoText(err);
+}
+
+const hasNoText = (err) => err instanceof SiftError && err.message === "";
+
+/** `err` with a text saying why it has none (`cause`: the full runtime's failure to load);
+ * another error as it is, or the failure. */
+function textless(err, cause) {
+  return hasNoText(err) ? new SiftError(err.code, `${err.code} (no text: ${cause ? cause.message : "the full runtime did not meet it"})`, cause) : (cause ?? err);
 }
 
 /** The request as JSON text for the engine's decoder (one decoder for every surface). */

@@ -5,6 +5,22 @@
 //! Surfaces (the CLI, the wasm runtime, the fuzz targets) use the items re-exported here:
 //! build a bundle (`build`), open it (`Engine`), answer the JSON contract (`contract`).
 
+/// An error message's text, as `format!` writes it; nothing in an engine built without the
+/// `messages` feature (the browser engines: `error.rs` says why), where the arguments are
+/// still taken, and not formatted, so no call site differs between the builds.
+macro_rules! msg {
+    ($($arg:tt)*) => {{
+        #[cfg(feature = "messages")]
+        let text = ::std::format!($($arg)*);
+        #[cfg(not(feature = "messages"))]
+        let text = {
+            let _ = ::std::format_args!($($arg)*);
+            ::std::string::String::new()
+        };
+        text
+    }};
+}
+
 pub mod analyzer;
 pub mod builder;
 pub mod bundle;
@@ -23,6 +39,7 @@ pub mod query;
 pub mod rank;
 pub mod semantic;
 pub mod snippet;
+pub mod text;
 pub mod wordbreak;
 
 pub use builder::{build, BuildOptions, BuiltBundle};

@@ -41,8 +41,8 @@ impl Bm25fParams {
 
 /// A member that is an array of exactly `N` numbers (as f32).
 pub(crate) fn f32_array<const N: usize>(f: &Fields, name: &str) -> Result<[f32; N], String> {
-    let v = f.list(name, |x| crate::json::as_f64(x).map(|x| x as f32).ok_or_else(|| format!("{name} must hold numbers")))?;
-    v.try_into().map_err(|v: Vec<f32>| format!("{name} must hold {N} numbers, not {}", v.len()))
+    let v = f.list(name, |x| crate::json::as_f64(x).map(|x| x as f32).ok_or_else(|| msg!("{name} must hold numbers")))?;
+    v.try_into().map_err(|v: Vec<f32>| msg!("{name} must hold {N} numbers, not {}", v.len()))
 }
 
 impl ToJson for Bm25fParams {

@@ -75,7 +75,7 @@ impl StoredDoc {
     /// `shard`: the place the manifest gives the shard in a format-5 store, which the
     /// payload must name (None: a format 1–4 array).
     pub fn decode(payload: &[u8], expected: u32, shard: Option<u32>) -> Result<Vec<StoredDoc>, SiftError> {
-        let corrupt = |e: String| SiftError::corrupt(format!("document store: {e}"));
+        let corrupt = |e: String| SiftError::corrupt(msg!("document store: {e}"));
         let v = json::parse(payload).map_err(corrupt)?;
         let items = match (shard, &v) {
             (None, Json::Arr(items)) => items,
@@ -83,17 +83,17 @@ impl StoredDoc {
                 let f = Fields::of(&v, "doc shard", Some(&["shard", "docs"])).map_err(corrupt)?;
                 let named = f.uint("shard", u64::from(u32::MAX)).map_err(corrupt)?;
                 if named != u64::from(n) {
-                    return Err(SiftError::corrupt(format!(
+                    return Err(SiftError::corrupt(msg!(
                         "document store: shard {n} holds shard {named}'s documents (served under another shard's name)"
                     )));
                 }
                 match f.need("docs").map_err(corrupt)? {
                     Json::Arr(items) => items,
-                    v => return Err(corrupt(format!("a shard's docs must be an array of documents, not {}", v.kind()))),
+                    v => return Err(corrupt(msg!("a shard's docs must be an array of documents, not {}", v.kind()))),
                 }
             }
-            (None, v) => return Err(corrupt(format!("a shard must be an array of documents, not {}", v.kind()))),
-            (Some(_), v) => return Err(corrupt(format!("a format-5 shard must be an object {{shard, docs}}, not {}", v.kind()))),
+            (None, v) => return Err(corrupt(msg!("a shard must be an array of documents, not {}", v.kind()))),
+            (Some(_), v) => return Err(corrupt(msg!("a format-5 shard must be an object {{shard, docs}}, not {}", v.kind()))),
         };
         let docs: Vec<StoredDoc> = items.iter().map(StoredDoc::from_json).collect::<Result<_, _>>().map_err(corrupt)?;
         if docs.len() != expected as usize {
@@ -111,13 +111,13 @@ impl StoredDoc {
                 let mut out = BTreeMap::new();
                 for (k, v) in m {
                     let Json::Arr(vals) = v else {
-                        return Err(format!("metadata {q_k} must be an array of strings", q_k = Quoted(k)));
+                        return Err(msg!("metadata {q_k} must be an array of strings", q_k = Quoted(k)));
                     };
                     out.insert(k.clone(), vals.iter().map(|x| json::string_in(x, "a metadata value")).collect::<Result<_, _>>()?);
                 }
                 out
             }
-            Some(v) => return Err(format!("metadata must be an object, not {}", v.kind())),
+            Some(v) => return Err(msg!("metadata must be an object, not {}", v.kind())),
         };
         Ok(StoredDoc {
             id: f.str("id")?,
@@ -127,7 +127,7 @@ impl StoredDoc {
             date: f.opt_str("date")?,
             sections: f.list("sections", Section::from_json)?,
             section_pos: f
-                .list("sp", |x| json::as_u64(x).and_then(|p| u32::try_from(p).ok()).ok_or_else(|| "sp must hold positions".to_string()))?,
+                .list("sp", |x| json::as_u64(x).and_then(|p| u32::try_from(p).ok()).ok_or_else(|| msg!("sp must hold positions")))?,
             labels: match f.get("labels") {
                 None => Vec::new(),
                 Some(_) => f.list("labels", |x| json::string_in(x, "a section label"))?,
@@ -266,7 +266,7 @@ pub(crate) fn labels_of(sections: &[Section]) -> Vec<String> {
                 return heading(i).to_string();
             }
             match (0..i).rev().find(|&j| !heading(j).is_empty() && counts[j] == 1).map(heading) {
-                Some(parent) => format!("{parent} › {}", heading(i)),
+                Some(parent) => [parent, " › ", heading(i)].concat(),
                 None => heading(i).to_string(),
             }
         })

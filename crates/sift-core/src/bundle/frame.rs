@@ -183,34 +183,34 @@ pub fn decode_shard_with(bytes: &[u8], with: Inflation, kind: ShardKind, expecte
     // checksum below still refuses any change to the file.
     if let Some(check) = expected.check {
         if bytes.len() as u64 != check.bytes {
-            return Err(SiftError::corrupt(format!(
+            return Err(SiftError::corrupt(msg!(
                 "shard {name} has {} bytes, the manifest says {} (truncated or from another build)",
                 bytes.len(),
                 check.bytes
             )));
         }
         if crate::bundle::crc32::crc32(bytes) != check.crc32 {
-            return Err(SiftError::corrupt(format!("shard {name} fails its checksum (corrupt or from another build)")));
+            return Err(SiftError::corrupt(msg!("shard {name} fails its checksum (corrupt or from another build)")));
         }
     }
     if bytes.len() < HEADER_LEN || &bytes[0..4] != MAGIC {
-        return Err(SiftError::corrupt(format!("shard {name} is not a Sift shard (bad magic)")));
+        return Err(SiftError::corrupt(msg!("shard {name} is not a Sift shard (bad magic)")));
     }
     let shard_version = u16::from_le_bytes([bytes[4], bytes[5]]);
     if shard_version != version {
         return Err(SiftError::new(
             ErrorCode::BundleVersion,
-            format!("shard {name} has format version {shard_version}, the bundle {version}"),
+            msg!("shard {name} has format version {shard_version}, the bundle {version}"),
         ));
     }
     match ShardKind::from_u8(bytes[6]) {
         Some(k) if k == kind => {}
-        _ => return Err(SiftError::corrupt(format!("shard {name} is not a {} shard", kind.name()))),
+        _ => return Err(SiftError::corrupt(msg!("shard {name} is not a {} shard", kind.name()))),
     }
     let raw_len = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
     let crc = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
     if raw_len > MAX_SHARD_PAYLOAD {
-        return Err(SiftError::corrupt(format!("shard {name} claims an implausible size")));
+        return Err(SiftError::corrupt(msg!("shard {name} claims an implausible size")));
     }
     let body = &bytes[HEADER_LEN..];
     let payload = match (bytes[7], with.payload) {
@@ -220,15 +220,15 @@ pub fn decode_shard_with(bytes: &[u8], with: Inflation, kind: ShardKind, expecte
         (CODEC_DEFLATE_AFTER_DICTIONARY, None) => match with.dictionary {
             Some(dictionary) => inflate_after(dictionary, body, raw_len, name)?,
             None => {
-                return Err(SiftError::corrupt(format!(
+                return Err(SiftError::corrupt(msg!(
                     "shard {name} is compressed with the doc store's dictionary, which is not loaded (a host must add it first)"
                 )))
             }
         },
-        (c, _) => return Err(SiftError::corrupt(format!("shard {name} uses unknown codec {c}"))),
+        (c, _) => return Err(SiftError::corrupt(msg!("shard {name} uses unknown codec {c}"))),
     };
     if payload.len() != raw_len || crate::bundle::crc32::crc32(&payload) != crc {
-        return Err(SiftError::corrupt(format!("shard {name} fails its payload checksum (corrupt)")));
+        return Err(SiftError::corrupt(msg!("shard {name} fails its payload checksum (corrupt)")));
     }
     Ok(payload)
 }
@@ -237,20 +237,20 @@ pub fn decode_shard_with(bytes: &[u8], with: Inflation, kind: ShardKind, expecte
 #[cfg(feature = "inflate")]
 fn inflate(body: &[u8], limit: usize, name: &str) -> Result<Vec<u8>, SiftError> {
     miniz_oxide::inflate::decompress_to_vec_with_limit(body, limit)
-        .map_err(|_| SiftError::corrupt(format!("shard {name} does not decompress (corrupt)")))
+        .map_err(|_| SiftError::corrupt(msg!("shard {name} does not decompress (corrupt)")))
 }
 
 #[cfg(feature = "inflate")]
 fn inflate_after(dictionary: &[u8], body: &[u8], limit: usize, name: &str) -> Result<Vec<u8>, SiftError> {
     super::dictionary::inflate_with(dictionary, body, limit)
-        .ok_or_else(|| SiftError::corrupt(format!("shard {name} does not decompress (corrupt)")))
+        .ok_or_else(|| SiftError::corrupt(msg!("shard {name} does not decompress (corrupt)")))
 }
 
 /// Without the `inflate` feature the host inflates (`decode_shard_with`): a deflated shard
 /// it gives no payload for did not inflate there.
 #[cfg(not(feature = "inflate"))]
 fn inflate(_body: &[u8], _limit: usize, name: &str) -> Result<Vec<u8>, SiftError> {
-    Err(SiftError::corrupt(format!(
+    Err(SiftError::corrupt(msg!(
         "shard {name} does not decompress (corrupt; or its host gave no inflated payload, which this runtime needs)"
     )))
 }

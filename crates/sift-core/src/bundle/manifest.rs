@@ -180,7 +180,7 @@ pub struct Manifest {
 impl Manifest {
     /// Parse and validate a manifest: magic, version and internal consistency.
     pub fn parse(bytes: &[u8]) -> Result<Manifest, SiftError> {
-        let v = json::parse(bytes).map_err(|e| SiftError::corrupt(format!("manifest.json is not valid JSON: {e}")))?;
+        let v = json::parse(bytes).map_err(|e| SiftError::corrupt(msg!("manifest.json is not valid JSON: {e}")))?;
         if v.get("magic").and_then(|m| m.as_str()) != Some(MANIFEST_MAGIC) {
             return Err(SiftError::corrupt("manifest.json is not a Sift bundle manifest (wrong magic)"));
         }
@@ -188,15 +188,18 @@ impl Manifest {
         if !(1..=u64::from(FORMAT_VERSION)).contains(&ver) {
             return Err(SiftError::new(
                 ErrorCode::BundleVersion,
-                format!("bundle format version {ver} is not supported (this build reads versions 1 to {FORMAT_VERSION}); rebuild the bundle with this version of sift"),
+                msg!("bundle format version {ver} is not supported (this build reads versions 1 to {FORMAT_VERSION}); rebuild the bundle with this version of sift"),
             ));
         }
         if ver != u64::from(FORMAT_VERSION) && !super::READS_OLDER_FORMATS {
-            return Err(SiftError::full_runtime_required(&format!(
-                "A bundle of format {ver} (this engine reads format {FORMAT_VERSION}; rebuilding the bundle lets it load)"
-            )));
+            let mut what = String::from("A bundle of format ");
+            crate::text::push_uint(&mut what, ver);
+            what.push_str(" (this engine reads format ");
+            crate::text::push_uint(&mut what, u64::from(FORMAT_VERSION));
+            what.push_str("; rebuilding the bundle lets it load)");
+            return Err(SiftError::full_runtime_required(&what));
         }
-        let m = Manifest::from_json(&v).map_err(|e| SiftError::corrupt(format!("manifest.json is malformed: {e}")))?;
+        let m = Manifest::from_json(&v).map_err(|e| SiftError::corrupt(msg!("manifest.json is malformed: {e}")))?;
         m.validate()?;
         Ok(m)
     }
@@ -234,7 +237,7 @@ impl Manifest {
 
     fn validate(&self) -> Result<(), SiftError> {
         if self.format_version < self.required_version() {
-            return Err(SiftError::corrupt(format!(
+            return Err(SiftError::corrupt(msg!(
                 "manifest needs format {} (its layout) but says format {}",
                 self.required_version(),
                 self.format_version
@@ -258,7 +261,7 @@ impl Manifest {
                     }
                     for stem in [&layout.group_files, &layout.row_files] {
                         if !is_safe_file_name(stem) {
-                            return Err(SiftError::corrupt(format!("manifest names an unsafe shard file {}", crate::error::Quoted(stem))));
+                            return Err(SiftError::corrupt(msg!("manifest names an unsafe shard file {}", crate::error::Quoted(stem))));
                         }
                     }
                 }
@@ -289,13 +292,13 @@ impl Manifest {
         for (what, ranges) in [("term", &self.term_shards), ("id", &self.id_shards), ("vocabulary", &self.vocabulary)] {
             for w in ranges.windows(2) {
                 if w[0].first >= w[1].first || w[0].last.as_ref().is_some_and(|last| *last >= w[1].first) {
-                    return Err(SiftError::corrupt(format!("manifest {what} shards are not in order")));
+                    return Err(SiftError::corrupt(msg!("manifest {what} shards are not in order")));
                 }
             }
         }
         for f in self.all_shards() {
             if !is_safe_file_name(&f.file) {
-                return Err(SiftError::corrupt(format!("manifest names an unsafe shard file {}", crate::error::Quoted(&f.file))));
+                return Err(SiftError::corrupt(msg!("manifest names an unsafe shard file {}", crate::error::Quoted(&f.file))));
             }
         }
         Ok(())
@@ -606,7 +609,9 @@ impl ToJson for Manifest {
 /// The n-th shard of a store named by rule (doc shards from format 5, term shards from 6):
 /// `files` is the kind's prefix and a hash of the whole store.
 pub fn store_file(files: &str, n: usize) -> String {
-    format!("{files}-{n}.bin")
+    let mut name = [files, "-"].concat();
+    crate::text::push_uint(&mut name, n as u64);
+    name + ".bin"
 }
 
 /// A store of key-range shards named by rule (format 6's term store; the vocabulary): each
@@ -620,11 +625,11 @@ fn key_store_from_json(v: &Json, what: &str, version: u64) -> Result<(String, Ve
     let last: Vec<Option<String>> = match (super::has_format(version, 8), f.get("last")) {
         (true, None) => vec![None; first.len()],
         (false, Some(_)) => f.list("last", term)?.into_iter().map(Some).collect(),
-        (true, Some(_)) => return Err(format!("a format-8 {what} lists no last keys")),
-        (false, None) => return Err(format!("{what}: missing field \"last\"")),
+        (true, Some(_)) => return Err(msg!("a format-8 {what} lists no last keys")),
+        (false, None) => return Err(msg!("{what}: missing field \"last\"")),
     };
     if first.len() != last.len() {
-        return Err(format!("{what} columns differ in length"));
+        return Err(msg!("{what} columns differ in length"));
     }
     let shards = first
         .into_iter()
@@ -658,7 +663,7 @@ fn doc_store_from_json(v: &Json, version: u64) -> Result<DocStore, String> {
     let files = f.str("files")?;
     let dictionary = f.get("dictionary").map(ShardRef::from_json).transpose()?;
     let docs =
-        f.list("docs", |x| json::as_u64(x).and_then(|n| u32::try_from(n).ok()).ok_or_else(|| "doc store docs must be counts".to_string()))?;
+        f.list("docs", |x| json::as_u64(x).and_then(|n| u32::try_from(n).ok()).ok_or_else(|| msg!("doc store docs must be counts")))?;
     let window = f.opt_uint("part_positions", u64::from(u32::MAX))?.map(|p| p as u32);
     // (A manifest that says an older format than its layout is refused by `validate`,
     // which needs it read first: the grid is read whatever the version says, and a store
@@ -674,12 +679,12 @@ fn doc_store_from_json(v: &Json, version: u64) -> Result<DocStore, String> {
             x => json::as_u64(x)
                 .and_then(|n| u32::try_from(n).ok())
                 .map(Some)
-                .ok_or_else(|| "doc store first_pos must be positions or null".to_string()),
+                .ok_or_else(|| msg!("doc store first_pos must be positions or null")),
         })?;
         (column, super::has_format(version, 8))
     };
     if docs.len() != first_pos.len() {
-        return Err("doc store columns differ in length".into());
+        return Err(msg!("doc store columns differ in length"));
     }
     let mut shards: Vec<DocShardRef> = Vec::with_capacity(docs.len());
     let mut next_doc = 0u32;
@@ -688,13 +693,13 @@ fn doc_store_from_json(v: &Json, version: u64) -> Result<DocStore, String> {
             match shards.last() {
                 Some(DocShardRef { first_doc, first_pos: Some(prev), .. }) if pos.is_some() => {
                     let pos = if deltas { pos.and_then(|d| prev.checked_add(d)) } else { pos };
-                    (*first_doc, 1, Some(pos.ok_or("doc store part position overflow")?))
+                    (*first_doc, 1, Some(pos.ok_or_else(|| msg!("doc store part position overflow"))?))
                 }
-                _ => return Err("doc store has a further part that follows no part".into()),
+                _ => return Err(msg!("doc store has a further part that follows no part")),
             }
         } else {
             let first = next_doc;
-            next_doc = next_doc.checked_add(count).ok_or("doc count overflow")?;
+            next_doc = next_doc.checked_add(count).ok_or_else(|| msg!("doc count overflow"))?;
             (first, count, pos)
         };
         shards.push(DocShardRef { shard: ShardRef { file: store_file(&files, n), check: None }, first_doc, docs: count, first_pos: pos });
@@ -709,14 +714,14 @@ fn grid_positions(f: &Fields, docs: &[u32], window: Option<u32>) -> Result<Vec<O
     let offsets = f.list("part_offsets", |x| match x {
         Json::Arr(pair) if pair.len() == 2 => match (json::as_u64(&pair[0]), json::as_i64(&pair[1])) {
             (Some(n), Some(off)) => Ok((n, off)),
-            _ => Err("doc store part_offsets must be [entry, offset] pairs of integers".to_string()),
+            _ => Err(msg!("doc store part_offsets must be [entry, offset] pairs of integers")),
         },
-        _ => Err("doc store part_offsets must be [entry, offset] pairs".to_string()),
+        _ => Err(msg!("doc store part_offsets must be [entry, offset] pairs")),
     })?;
     if docs.first() == Some(&0) {
-        return Err("doc store has a further part that follows no part".into());
+        return Err(msg!("doc store has a further part that follows no part"));
     }
-    let grid = || window.filter(|&p| p > 0).ok_or("doc store has parts but no part_positions");
+    let grid = || window.filter(|&p| p > 0).ok_or_else(|| msg!("doc store has parts but no part_positions"));
     let mut first_pos = vec![None; docs.len()];
     let mut k = 0usize; // the part's place in its page
     for n in 0..docs.len() {
@@ -730,14 +735,14 @@ fn grid_positions(f: &Fields, docs: &[u32], window: Option<u32>) -> Result<Vec<O
     for (n, off) in offsets {
         let at = usize::try_from(n).ok().filter(|&n| n < docs.len() && docs[n] == 0 && last.is_none_or(|l| l < n));
         let (Some(at), Some(p)) = (at, window) else {
-            return Err("doc store part_offsets must name further parts, in order".into());
+            return Err(msg!("doc store part_offsets must name further parts, in order"));
         };
         if off == 0 || off.unsigned_abs() >= u64::from(p) {
-            return Err("doc store part offsets must be nonzero and within a window".into());
+            return Err(msg!("doc store part offsets must be nonzero and within a window"));
         }
         first_pos[at] = first_pos[at].and_then(|w| u32::try_from(i64::from(w) + off).ok());
         if first_pos[at].is_none() {
-            return Err("doc store part position overflow".into());
+            return Err(msg!("doc store part position overflow"));
         }
         last = Some(at);
     }

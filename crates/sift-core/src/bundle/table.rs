@@ -29,9 +29,9 @@ pub fn put_table(out: &mut Vec<u8>, kind: ShardKind, refs: &[ShardRef]) -> Resul
             .file
             .strip_suffix(".bin")
             .and_then(|stem| hash_of(kind, stem))
-            .ok_or_else(|| SiftError::internal(format!("shard {} is not named by its hash", r.file)))?;
+            .ok_or_else(|| SiftError::internal(msg!("shard {} is not named by its hash", r.file)))?;
         out.extend_from_slice(&hash);
-        let check = r.check.ok_or_else(|| SiftError::internal(format!("shard {} has no size and checksum to list", r.file)))?;
+        let check = r.check.ok_or_else(|| SiftError::internal(msg!("shard {} has no size and checksum to list", r.file)))?;
         varint::put(out, check.bytes);
         out.extend_from_slice(&check.crc32.to_le_bytes());
     }
@@ -46,7 +46,7 @@ pub fn read_table(r: &mut Reader, kind: ShardKind, max: usize) -> Result<Vec<Sha
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         let hash = r.bytes(8)?;
-        let file = format!("{}.bin", stem(kind, hash));
+        let file = stem(kind, hash) + ".bin";
         let bytes = r.u64()?;
         let c = r.bytes(4)?;
         out.push(ShardRef::new(file, bytes, u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
@@ -57,7 +57,7 @@ pub fn read_table(r: &mut Reader, kind: ShardKind, max: usize) -> Result<Vec<Sha
 /// The 8 bytes of a store's hash (`files`: `<prefix>-<16 hex digits>`, the stem of the names
 /// of a store named by rule).
 pub fn put_store(out: &mut Vec<u8>, kind: ShardKind, files: &str) -> Result<(), SiftError> {
-    let hash = hash_of(kind, files).ok_or_else(|| SiftError::internal(format!("store {files} is not named by its hash")))?;
+    let hash = hash_of(kind, files).ok_or_else(|| SiftError::internal(msg!("store {files} is not named by its hash")))?;
     out.extend_from_slice(&hash);
     Ok(())
 }
@@ -89,7 +89,7 @@ pub fn strip_place(payload: &[u8], place: Option<usize>, what: &str) -> Result<u
     let mut r = Reader::new(payload);
     let got = r.u64()?;
     if got != want as u64 {
-        return Err(SiftError::corrupt(format!("{what} {want} holds the payload of {what} {got}: a shard served under another's name")));
+        return Err(SiftError::corrupt(msg!("{what} {want} holds the payload of {what} {got}: a shard served under another's name")));
     }
     Ok(r.pos)
 }
@@ -112,7 +112,7 @@ fn hash_of(kind: ShardKind, stem: &str) -> Option<[u8; 8]> {
 fn stem(kind: ShardKind, hash: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let hex: String = hash.iter().flat_map(|b| [DIGITS[usize::from(b >> 4)] as char, DIGITS[usize::from(b & 15)] as char]).collect();
-    format!("{}-{hex}", kind.prefix())
+    [kind.prefix(), "-", &hex].concat()
 }
 
 #[cfg(test)]

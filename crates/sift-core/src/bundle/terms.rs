@@ -373,9 +373,9 @@ impl ShardWriter {
 pub(crate) fn build_fst<'a>(keys: impl IntoIterator<Item = (&'a str, u64)>) -> Result<Vec<u8>, SiftError> {
     let mut b = fst::MapBuilder::memory();
     for (k, v) in keys {
-        b.insert(k.as_bytes(), v).map_err(|e| SiftError::new(ErrorCode::Internal, format!("fst: {e}")))?;
+        b.insert(k.as_bytes(), v).map_err(|e| SiftError::new(ErrorCode::Internal, msg!("fst: {e}")))?;
     }
-    b.into_inner().map_err(|e| SiftError::new(ErrorCode::Internal, format!("fst: {e}")))
+    b.into_inner().map_err(|e| SiftError::new(ErrorCode::Internal, msg!("fst: {e}")))
 }
 
 /// Whether a shard's fst dictionary (a term shard's, a vocabulary shard's) runs from `first`
@@ -442,13 +442,13 @@ fn fst_key_range(map: &fst::Map<Vec<u8>>) -> Option<(Vec<u8>, Vec<u8>)> {
 /// checksum is fst's own (`Fst::verify`), computed here with a 1 KB table instead of fst's
 /// 16 KB one.
 pub(crate) fn open_fst(bytes: Vec<u8>, what: &str) -> Result<fst::Map<Vec<u8>>, SiftError> {
-    let map = fst::Map::new(bytes).map_err(|e| SiftError::corrupt(format!("{what}: {e}")))?;
+    let map = fst::Map::new(bytes).map_err(|e| SiftError::corrupt(msg!("{what}: {e}")))?;
     let all = map.as_fst().as_bytes();
     // fst::Map::new accepted it, so it holds at least its 36-byte header and footer.
     let (body, stored) = all.split_at(all.len() - 4);
     let stored = u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
     if crate::bundle::crc32::crc32c_masked(body) != stored {
-        return Err(SiftError::corrupt(format!("{what} fails its checksum")));
+        return Err(SiftError::corrupt(msg!("{what} fails its checksum")));
     }
     Ok(map)
 }

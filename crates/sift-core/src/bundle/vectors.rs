@@ -56,7 +56,7 @@ impl VectorSet {
     /// Add one (L2-normalised) vector for `doc`: symmetric int8 with scale max|x|/127.
     pub fn push(&mut self, doc: u32, v: &[f32]) -> Result<(), SiftError> {
         if v.len() != self.dim {
-            return Err(SiftError::invalid(format!("vector has {} dimensions, the set has {}", v.len(), self.dim)));
+            return Err(SiftError::invalid(msg!("vector has {} dimensions, the set has {}", v.len(), self.dim)));
         }
         if v.iter().any(|x| !x.is_finite()) {
             return Err(SiftError::invalid("vector has a NaN or infinite component"));

@@ -141,7 +141,7 @@ pub fn rare_folds_bytes() -> Option<&'static [u8]> {
 /// with, byte for byte.
 pub fn install_rare_folds(bytes: Vec<u8>) -> Result<(), String> {
     if bytes.len() != RARE_FOLDS_LEN || crate::bundle::crc32::crc32(&bytes) != RARE_FOLDS_CRC32 {
-        return Err(format!(
+        return Err(msg!(
             "the fold table ({} bytes) is not this runtime's ({RARE_FOLDS_LEN} bytes): a bundle built by another version of sift; rebuild it",
             bytes.len()
         ));

@@ -27,7 +27,7 @@ fn locate<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, Cow<'a, StoredD
     let Some(doc) = res.id_shard(i)?.get(id) else { return Ok(None) };
     let sd = res.whole(doc)?;
     if sd.id != id {
-        return Err(Halt::Fail(SiftError::corrupt(format!("the id index sends {q_id} to a document with another id", q_id = Quoted(id)))));
+        return Err(Halt::Fail(SiftError::corrupt(msg!("the id index sends {q_id} to a document with another id", q_id = Quoted(id)))));
     }
     Ok(Some((doc, sd)))
 }
@@ -69,11 +69,11 @@ pub(crate) fn get_document(eng: &Engine, id: &str) -> Flow<Option<Document>> {
 pub(crate) fn related(eng: &Engine, id: &str, limit: Option<i64>, ctx: &Context) -> Flow<SearchResponse> {
     let (limit, _) = validate_page(limit, None)?;
     if id.is_empty() || id.len() > MAX_QUERY_BYTES {
-        return Err(SiftError::invalid(format!("related needs a document id (1 to {MAX_QUERY_BYTES} bytes)")).into());
+        return Err(SiftError::invalid(msg!("related needs a document id (1 to {MAX_QUERY_BYTES} bytes)")).into());
     }
     let res = Resolver::new(eng);
     let Some((doc, stored)) = locate(&res, id)? else {
-        return Err(SiftError::new(ErrorCode::NotFound, format!("no document with id {q_id} in this bundle", q_id = Quoted(id))).into());
+        return Err(SiftError::new(ErrorCode::NotFound, msg!("no document with id {q_id} in this bundle", q_id = Quoted(id))).into());
     };
     // Keywords: the title's and headings' words, stop words out, each once.
     let mut words: Vec<String> = Vec::new();

@@ -332,7 +332,7 @@ impl Engine {
     /// shard's header). A runtime built without the `inflate` feature needs it for every
     /// deflated shard.
     pub fn add_shard_inflated(&mut self, file: &str, bytes: &[u8], payload: Option<Vec<u8>>) -> Result<(), SiftError> {
-        let id = self.shard_named(file).ok_or_else(|| SiftError::corrupt(format!("{file} is not a shard of this bundle")))?;
+        let id = self.shard_named(file).ok_or_else(|| SiftError::corrupt(msg!("{file} is not a shard of this bundle")))?;
         let n = self.manifest.doc_count;
         let kind = match id {
             ShardId::DocMeta => ShardKind::DocMeta,
@@ -368,14 +368,14 @@ impl Engine {
         {
             return Err(SiftError::new(
                 ErrorCode::InvalidRequest,
-                format!("{file} is a shard of semantic search, which this runtime (the keyword engine) does not read"),
+                msg!("{file} is a shard of semantic search, which this runtime (the keyword engine) does not read"),
             ));
         }
         let with = bundle::Inflation { payload, dictionary: self.doc_dictionary.as_deref() };
         let payload = bundle::decode_shard_with(bytes, with, kind, self.shard_ref(id), self.manifest.format_version)?;
         let dim = self.manifest.vectors.as_ref().map_or(0, |v| v.dim as usize);
         let chunks = self.manifest.vectors.as_ref().map_or(0, |v| v.chunks);
-        let wrong_dim = |what: &str, got: usize| SiftError::corrupt(format!("{what} {file} has {got} dimensions, the manifest says {dim}"));
+        let wrong_dim = |what: &str, got: usize| SiftError::corrupt(msg!("{what} {file} has {got} dimensions, the manifest says {dim}"));
         // Format 10: vector lists, encoder groups and rows are stores named by rule, each
         // child naming its own place (`bundle::table`), and the term store and the
         // vocabulary list separators as their shards' first keys (`terms::separator`).
@@ -414,7 +414,7 @@ impl Engine {
                 check_listed_range("vocabulary", file, &self.manifest.vocabulary, i, &shard.map, by_rule)?;
                 self.vocab_shards[i] = Some(shard)
             }
-            ShardId::FoldTable => crate::decompose::install_rare_folds(payload).map_err(|e| SiftError::corrupt(format!("{file}: {e}")))?,
+            ShardId::FoldTable => crate::decompose::install_rare_folds(payload).map_err(|e| SiftError::corrupt(msg!("{file}: {e}")))?,
             ShardId::Docs(i) => {
                 let place = self.manifest.doc_files.as_ref().map(|_| i as u32);
                 let docs = StoredDoc::decode(&payload, self.manifest.doc_shards[i].docs, place)?;
@@ -445,7 +445,7 @@ impl Engine {
                 let set = VectorSet::decode_list(&payload, n, by_rule.then_some(i))?;
                 let want = self.vector_index.as_ref().map_or(0, |ix| ix.counts[i] as usize);
                 if set.dim != dim || set.len() != want {
-                    return Err(SiftError::corrupt(format!("vector list {file} does not match the vector index")));
+                    return Err(SiftError::corrupt(msg!("vector list {file} does not match the vector index")));
                 }
                 self.vector_lists[i] = Some(set);
             }
@@ -630,7 +630,7 @@ impl Engine {
 /// The doc store's dictionary as a shard gives it (its own, or the startup shard's section).
 fn checked_dictionary(bytes: &[u8], file: &str) -> Result<Vec<u8>, SiftError> {
     if bytes.len() > bundle::dictionary::MAX_DICTIONARY_BYTES {
-        return Err(SiftError::corrupt(format!("doc store dictionary {file} is implausibly large")));
+        return Err(SiftError::corrupt(msg!("doc store dictionary {file} is implausibly large")));
     }
     Ok(bytes.to_vec())
 }
@@ -653,7 +653,7 @@ fn check_listed_range(
     if bundle::terms::dictionary_holds_range(map, &ranges[i].first, ranges[i].last.as_deref(), next, separators) {
         return Ok(());
     }
-    Err(SiftError::corrupt(format!(
+    Err(SiftError::corrupt(msg!(
         "{what} shard {file} does not hold the terms from {} the manifest gives it (another shard's file under its name?)",
         crate::error::Quoted(&ranges[i].first)
     )))

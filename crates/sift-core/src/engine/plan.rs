@@ -205,7 +205,7 @@ pub(crate) fn draft(parsed: &ParsedQuery, typo_tolerant: bool) -> Vec<Draft> {
             .iter()
             .map(|i| match i {
                 Item::Word(w) => w.clone(),
-                Item::Phrase(p) => format!("\"{p}\""),
+                Item::Phrase(p) => ["\"", p, "\""].concat(),
             })
             .collect::<Vec<_>>()
             .join(" OR ");

@@ -194,7 +194,7 @@ fn build_result(
             }
             let sec = &sd.sections[i];
             let url = match &sec.anchor {
-                Some(a) if !a.is_empty() => format!("{}#{}", sd.url.split('#').next().unwrap_or(""), a),
+                Some(a) if !a.is_empty() => [sd.url.split('#').next().unwrap_or(""), "#", a].concat(),
                 _ => sd.url.clone(),
             };
             let sn = if Some(i) == best { snippet.clone() } else { snippet_of(i) };

@@ -28,9 +28,7 @@ fn fallback(from: &str, to: &str, reason: String) -> Option<Fallback> {
     Some(Fallback { from: from.into(), to: to.into(), reason })
 }
 
-fn quote_list(words: &[String]) -> String {
-    words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(", ")
-}
+use crate::text::quoted_list as quote_list;
 
 /// Run the chain. `page`: results the page shows (offset + limit); `want`: candidates the
 /// caller ranks (at least `page`; more when meaning is fused in, so that a page of 10 and a
@@ -55,7 +53,7 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
     let mut hits = scorer.rank(plan, true, filter);
     let mut all_terms = true;
     if !fuzzed.is_empty() {
-        fallback_used = fallback("exact", "fuzzy", format!("no document contains {}; matched similar spellings", quote_list(&fuzzed)));
+        fallback_used = fallback("exact", "fuzzy", ["no document contains ", &quote_list(&fuzzed), "; matched similar spellings"].concat());
     }
     // 3. Any term, when AND cannot fill the page.
     if hits.len() < want && positive.len() > 1 {
@@ -66,10 +64,12 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
                 if missing.is_empty() {
                     "no document contains every term".to_string()
                 } else {
-                    format!("no document contains {}", quote_list(&missing))
+                    ["no document contains ", &quote_list(&missing)].concat()
                 }
             } else {
-                format!("only {} document{} contain every term", hits.len(), if hits.len() == 1 { "" } else { "s" })
+                let mut only = String::from("only ");
+                crate::text::push_uint(&mut only, hits.len() as u64);
+                only + if hits.len() == 1 { " document contain every term" } else { " documents contain every term" }
             };
             let from = if fuzzed.is_empty() { "all terms" } else { "all terms (fuzzy)" };
             if hits.len() < page {
@@ -97,7 +97,7 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
                 fallback_used = fallback(
                     "exact",
                     "fuzzy",
-                    format!("no document matches the query as typed; matched similar spellings of {}", quote_list(&changed)),
+                    ["no document matches the query as typed; matched similar spellings of ", &quote_list(&changed)].concat(),
                 );
             }
         }

@@ -111,7 +111,7 @@ impl<'a> Resolver<'a> {
     pub fn stored_in(&self, doc: u32, si: usize) -> Flow<&'a StoredDoc> {
         let docs = self.loaded(ShardId::Docs(si), self.eng.doc_shards.get(si).and_then(Option::as_ref))?;
         let k = doc.checked_sub(self.eng.manifest.doc_shards[si].first_doc).map(|k| k as usize);
-        k.and_then(|k| docs.get(k)).ok_or_else(|| Halt::Fail(SiftError::corrupt(format!("document {doc} is not in its doc shard"))))
+        k.and_then(|k| docs.get(k)).ok_or_else(|| Halt::Fail(SiftError::corrupt(msg!("document {doc} is not in its doc shard"))))
     }
 
     /// The whole of document `doc`: a page stored in parts is read in full and joined.

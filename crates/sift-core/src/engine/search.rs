@@ -107,7 +107,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
         None => None,
     };
     let fallback = match (reduced, relaxed.fallback) {
-        (Some(r), Some(f)) => Some(Fallback { from: r.from, to: f.to, reason: format!("{}; then {}", r.reason, f.reason) }),
+        (Some(r), Some(f)) => Some(Fallback { from: r.from, to: f.to, reason: [r.reason, f.reason].join("; then ") }),
         (r, f) => r.or(f),
     };
     let coverage = if by_meaning.is_some() { fusion::coverage(&req.query, &plan, &lexical, eng.manifest.doc_count) } else { None };

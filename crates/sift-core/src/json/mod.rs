@@ -71,12 +71,9 @@ impl std::fmt::Display for Num {
     /// Integers as integers, floats in their shortest round-trip form with a `.0` when
     /// integral (what serde_json prints).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match *self {
-            Num::Int(i) => write!(f, "{i}"),
-            Num::UInt(u) => write!(f, "{u}"),
-            Num::Float(x) => write::float(f, x, number::Width::F64),
-            Num::F32(x) => write::float(f, f64::from(x), number::Width::F32),
-        }
+        let mut text = String::new();
+        write::number(&mut text, *self);
+        f.write_str(&text)
     }
 }
 
@@ -152,7 +149,7 @@ pub fn number_text(text: &str, f32: bool) -> Result<String, String> {
     match parse(text.as_bytes())? {
         Json::Num(n) if f32 => Ok(Json::from(n.as_f64() as f32).to_text()),
         Json::Num(n) => Ok(Json::from(n.as_f64()).to_text()),
-        other => Err(format!("not a number: {}", other.kind())),
+        other => Err(msg!("not a number: {}", other.kind())),
     }
 }
 

@@ -136,7 +136,12 @@ impl Width {
         #[cfg(feature = "exact-numbers")]
         let read = clinger(digits, exp).or_else(|| magnitude(&digits.to_string().bytes().map(|b| b - b'0').collect::<Vec<_>>(), exp));
         #[cfg(not(feature = "exact-numbers"))]
-        let read = clinger(digits, exp).or_else(|| host::read(format!("{digits}e{exp}").as_bytes()));
+        let read = clinger(digits, exp).or_else(|| {
+            let mut text = crate::text::uint(digits);
+            text.push('e');
+            crate::text::push_int(&mut text, exp);
+            host::read(text.as_bytes())
+        });
         match read {
             Some(x) => match self {
                 Width::F32 => x as f32 == v as f32,

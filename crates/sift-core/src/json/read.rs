@@ -8,7 +8,7 @@ use crate::error::Quoted;
 pub fn parse(bytes: &[u8]) -> Result<Json, String> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let (line, col) = line_col(bytes, e.valid_up_to());
-        format!("invalid UTF-8 at line {line} column {col}")
+        msg!("invalid UTF-8 at line {line} column {col}")
     })?;
     let mut p = Parser { s: text.as_bytes(), i: 0, depth: 0 };
     p.ws();
@@ -36,7 +36,7 @@ struct Parser<'a> {
 impl Parser<'_> {
     fn err(&self, what: &str) -> String {
         let (line, col) = line_col(self.s, self.i);
-        format!("{what} at line {line} column {col}")
+        msg!("{what} at line {line} column {col}")
     }
 
     fn peek(&self) -> Option<u8> {
@@ -80,7 +80,7 @@ impl Parser<'_> {
 
     fn nested(&mut self, f: fn(&mut Self) -> Result<Json, String>) -> Result<Json, String> {
         if self.depth == MAX_DEPTH {
-            return Err(self.err(&format!("nested more than {MAX_DEPTH} deep")));
+            return Err(self.err(&msg!("nested more than {MAX_DEPTH} deep")));
         }
         self.depth += 1;
         self.i += 1; // the opening bracket
@@ -273,15 +273,15 @@ impl<'a> Fields<'a> {
     /// ignore members it does not know (a manifest written by a newer build).
     pub fn of(v: &'a Json, what: &'a str, known: Option<&[&str]>) -> Result<Fields<'a>, String> {
         let Json::Obj(members) = v else {
-            return Err(format!("{what} must be an object, not {}", v.kind()));
+            return Err(msg!("{what} must be an object, not {}", v.kind()));
         };
         for (i, (k, _)) in members.iter().enumerate() {
             if members[..i].iter().any(|(p, _)| p == k) {
-                return Err(format!("{what}: the field {q_k} appears twice", q_k = Quoted(k)));
+                return Err(msg!("{what}: the field {q_k} appears twice", q_k = Quoted(k)));
             }
             if let Some(known) = known {
                 if !known.contains(&k.as_str()) {
-                    return Err(format!("{what}: unknown field {q_k}; expected one of {}", known.join(", "), q_k = Quoted(k)));
+                    return Err(msg!("{what}: unknown field {q_k}; expected one of {}", known.join(", "), q_k = Quoted(k)));
                 }
             }
         }
@@ -300,11 +300,11 @@ impl<'a> Fields<'a> {
 
     /// What [`Fields::need`] says of a member that is not there.
     pub fn missing(&self, name: &str) -> String {
-        format!("{}: missing field {q_name}", self.what, q_name = Quoted(name))
+        msg!("{}: missing field {q_name}", self.what, q_name = Quoted(name))
     }
 
     fn typed<T>(&self, name: &str, v: &Json, want: &str, got: Option<T>) -> Result<T, String> {
-        got.ok_or_else(|| format!("{}: field {q_name} must be {want}, not {}", self.what, v.kind(), q_name = Quoted(name)))
+        got.ok_or_else(|| msg!("{}: field {q_name} must be {want}, not {}", self.what, v.kind(), q_name = Quoted(name)))
     }
 
     pub fn opt_str(&self, name: &str) -> Result<Option<String>, String> {
@@ -328,7 +328,7 @@ impl<'a> Fields<'a> {
     /// A whole number in `0..=max`.
     pub fn uint(&self, name: &str, max: u64) -> Result<u64, String> {
         let v = self.need(name)?;
-        self.typed(name, v, &format!("a whole number up to {max}"), as_u64(v).filter(|&u| u <= max))
+        self.typed(name, v, &msg!("a whole number up to {max}"), as_u64(v).filter(|&u| u <= max))
     }
 
     pub fn opt_uint(&self, name: &str, max: u64) -> Result<Option<u64>, String> {
@@ -349,7 +349,7 @@ impl<'a> Fields<'a> {
         match self.get(name) {
             None => Ok(Vec::new()),
             Some(Json::Arr(items)) => items.iter().map(item).collect(),
-            Some(v) => Err(format!("{}: field {q_name} must be an array, not {}", self.what, v.kind(), q_name = Quoted(name))),
+            Some(v) => Err(msg!("{}: field {q_name} must be an array, not {}", self.what, v.kind(), q_name = Quoted(name))),
         }
     }
 }
@@ -379,7 +379,7 @@ pub fn as_f64(v: &Json) -> Option<f64> {
 
 /// A string, or an error naming what it is in.
 pub fn string_in(v: &Json, what: &str) -> Result<String, String> {
-    v.as_str().map(str::to_string).ok_or_else(|| format!("{what} must be a string, not {}", v.kind()))
+    v.as_str().map(str::to_string).ok_or_else(|| msg!("{what} must be a string, not {}", v.kind()))
 }
 
 #[cfg(test)]

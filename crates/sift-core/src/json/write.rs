@@ -2,7 +2,7 @@
 
 use super::number::{shortest, Width};
 use super::{Json, Num};
-use std::fmt::Write as _;
+use crate::text;
 
 /// `indent`: None for compact text; Some(level) for the pretty form at that nesting level.
 pub(super) fn value(out: &mut String, v: &Json, indent: Option<usize>) {
@@ -56,37 +56,57 @@ fn newline(out: &mut String, level: usize) {
     }
 }
 
-fn number(out: &mut String, n: Num) {
-    let _ = write!(out, "{n}");
+/// Integers as integers, floats in their shortest round-trip form with a `.0` when integral
+/// (what serde_json prints).
+pub(super) fn number(out: &mut String, n: Num) {
+    match n {
+        Num::Int(i) => text::push_int(out, i),
+        Num::UInt(u) => text::push_uint(out, u),
+        Num::Float(x) => float(out, x, Width::F64),
+        Num::F32(x) => float(out, f64::from(x), Width::F32),
+    }
 }
 
 /// The shortest text that reads back as `x` (`number::shortest`: what Rust's `{}` and `{:e}`
 /// print), with `.0` added when it is integral, so a float stays a float to a reader that
 /// tells them apart; very small and very large magnitudes in exponent form (`5.4e-39`, not
 /// 39 zeros). `x` is an f64, or an f32 (widened) written in its own, shorter form.
-pub(super) fn float(f: &mut std::fmt::Formatter<'_>, x: f64, width: Width) -> std::fmt::Result {
+fn float(out: &mut String, x: f64, width: Width) {
     if !x.is_finite() {
-        return f.write_str("null");
+        return out.push_str("null");
     }
-    let sign = if x.is_sign_negative() { "-" } else { "" };
+    if x.is_sign_negative() {
+        out.push('-');
+    }
     if x == 0.0 {
-        return write!(f, "{sign}0.0");
+        return out.push_str("0.0");
     }
     let (digits, exp) = shortest(x.abs(), width);
-    let d = digits.to_string();
+    let d = text::uint(digits);
     let n = d.len() as i64;
     let lead = exp + n - 1; // the leading digit's power of ten
-    f.write_str(sign)?;
+    let zeros = |out: &mut String, k: i64| (0..k).for_each(|_| out.push('0'));
     if !(1e-5..1e16).contains(&x.abs()) {
-        let rest = if n > 1 { format!(".{}", &d[1..]) } else { String::new() };
-        write!(f, "{}{rest}e{lead}", &d[..1])
+        out.push_str(&d[..1]);
+        if n > 1 {
+            out.push('.');
+            out.push_str(&d[1..]);
+        }
+        out.push('e');
+        text::push_int(out, lead);
     } else if exp >= 0 {
-        write!(f, "{d}{}.0", "0".repeat(exp as usize))
+        out.push_str(&d);
+        zeros(out, exp);
+        out.push_str(".0");
     } else if lead >= 0 {
         let point = (lead + 1) as usize;
-        write!(f, "{}.{}", &d[..point], &d[point..])
+        out.push_str(&d[..point]);
+        out.push('.');
+        out.push_str(&d[point..]);
     } else {
-        write!(f, "0.{}{d}", "0".repeat((-lead - 1) as usize))
+        out.push_str("0.");
+        zeros(out, -lead - 1);
+        out.push_str(&d);
     }
 }
 
@@ -109,7 +129,8 @@ fn string(out: &mut String, s: &str) {
         };
         out.push_str(&s[plain..i]);
         if esc.is_empty() {
-            let _ = write!(out, "\\u{b:04x}");
+            out.push_str("\\u00");
+            out.extend([b >> 4, b & 15].map(|h| char::from(b"0123456789abcdef"[usize::from(h)])));
         } else {
             out.push_str(esc);
         }
