@@ -113,43 +113,36 @@ test("doc shards compressed after the store's dictionary inflate with it, and no
   assert.ok(order.indexOf(dictFile) >= 0 && order.indexOf(dictFile) < firstDoc, order.join(" "));
 });
 
-test("a doc shard whose deflate stream is damaged is refused as corrupt, with its name", async () => {
-  // Doc shards (format 5) carry no manifest checksum: what refuses a damaged one is that it
-  // does not inflate, or that its payload fails the header's CRC.
-  const damage = (name, b) => {
-    if (!name.startsWith("d-")) return b;
-    const c = b.slice();
-    for (let i = 20; i < c.length; i += 7) c[i] ^= 0x5a;
-    return c;
-  };
-  const sift = await Sift.load(pathToFileURL(BUNDLE + "/").href, { fetch: fetchFrom(damage), ...engines, semantic: false });
-  await assert.rejects(sift.search({ query: "cache", mode: "lexical" }), (e) => {
+/** Doc shards with every seventh byte from the 20th flipped: the header intact, the deflate stream not. */
+const damageDocShards = (name, b) => {
+  if (!name.startsWith("d-")) return b;
+  const c = b.slice();
+  for (let i = 20; i < c.length; i += 7) c[i] ^= 0x5a;
+  return c;
+};
+
+/** The refusal of a damaged doc shard: bundle_corrupt, naming the shard and what is wrong. */
+function namesTheDamagedDocShard(e) {
     assert.ok(e instanceof SiftError);
     assert.equal(e.code, "bundle_corrupt");
     assert.match(e.message, /shard d-[0-9a-f]+-\d+\.bin (does not decompress|fails its payload checksum)/);
     return true;
-  });
+}
+
+test("a doc shard whose deflate stream is damaged is refused as corrupt, with its name", async () => {
+  // Doc shards (format 5) carry no manifest checksum: what refuses a damaged one is that it
+  // does not inflate, or that its payload fails the header's CRC.
+  const sift = await Sift.load(pathToFileURL(BUNDLE + "/").href, { fetch: fetchFrom(damageDocShards), ...engines, semantic: false });
+  await assert.rejects(sift.search({ query: "cache", mode: "lexical" }), namesTheDamagedDocShard);
 });
 
 test("a keyword page's errors carry the full runtime's text: a damaged shard named, by search and by preload", async () => {
   // Format 12 is the keyword engine's own: it refuses the shard by code alone, and sift.js
   // asks the full runtime (loaded for it) the same call, which names the shard.
-  const damage = (name, b) => {
-    if (!name.startsWith("d-")) return b;
-    const c = b.slice();
-    for (let i = 20; i < c.length; i += 7) c[i] ^= 0x5a;
-    return c;
-  };
-  const named = (e) => {
-    assert.ok(e instanceof SiftError);
-    assert.equal(e.code, "bundle_corrupt");
-    assert.match(e.message, /shard d-[0-9a-f]+-\d+\.bin (does not decompress|fails its payload checksum)/);
-    return true;
-  };
-  const load = () => Sift.load(pathToFileURL(V12 + "/").href, { fetch: fetchFrom(damage), ...engines, semantic: false });
-  await assert.rejects((await load()).search({ query: "cache", mode: "lexical" }), named);
-  await assert.rejects((await load()).preload(), named);
-  // Intact, the same page answers as recorded.
+  const load = () => Sift.load(pathToFileURL(V12 + "/").href, { fetch: fetchFrom(damageDocShards), ...engines, semantic: false });
+  await assert.rejects((await load()).search({ query: "cache", mode: "lexical" }), namesTheDamagedDocShard);
+  await assert.rejects((await load()).preload(), namesTheDamagedDocShard);
+  // Intact, the same page answers.
   const intact = await Sift.load(pathToFileURL(V12 + "/").href, { fetch: fetchFrom(), ...engines, semantic: false });
   assert.ok((await intact.search({ query: "cache", mode: "lexical" })).results.length > 0);
 });

@@ -211,7 +211,6 @@ export class Sift {
 
   /** The full runtime for `err` (one the main engine handed on, or gave without its text). */
   #fullFor(err) {
-    if (this.#opts.runtime === "full") return Promise.reject(err);
     return this.#fullSlot().catch((e) => {
       throw textless(err, e);
     });

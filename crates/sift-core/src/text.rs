@@ -35,6 +35,15 @@ pub fn uint(n: u64) -> String {
     s
 }
 
+/// Append `bytes` in lowercase hex, two digits each.
+pub fn push_hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+}
+
 /// `"a", "b", "c"`: each word quoted, joined by commas (the notices name words this way).
 pub fn quoted_list(words: &[String]) -> String {
     let mut s = String::new();
@@ -63,6 +72,13 @@ mod tests {
             push_int(&mut s, n);
             assert_eq!(s, format!("x{n}"));
         }
+    }
+
+    #[test]
+    fn bytes_are_written_in_hex() {
+        let mut s = String::from("x");
+        push_hex(&mut s, &[0x00, 0x0f, 0xa5, 0xff]);
+        assert_eq!(s, "x000fa5ff");
     }
 
     #[test]

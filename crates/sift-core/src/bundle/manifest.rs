@@ -9,6 +9,7 @@ use super::frame::FORMAT_VERSION;
 use crate::error::{ErrorCode, SiftError};
 use crate::json::{self, members, Fields, Json, ToJson};
 use crate::rank::Bm25fParams;
+use crate::text;
 
 pub const MANIFEST_MAGIC: &str = "sift-bundle";
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -192,11 +193,9 @@ impl Manifest {
             ));
         }
         if ver != u64::from(FORMAT_VERSION) && !super::READS_OLDER_FORMATS {
-            let mut what = String::from("A bundle of format ");
-            crate::text::push_uint(&mut what, ver);
-            what.push_str(" (this engine reads format ");
-            crate::text::push_uint(&mut what, u64::from(FORMAT_VERSION));
-            what.push_str("; rebuilding the bundle lets it load)");
+            let (ver, reads) = (text::uint(ver), text::uint(u64::from(FORMAT_VERSION)));
+            let what =
+                ["A bundle of format ", &ver, " (this engine reads format ", &reads, "; rebuilding the bundle lets it load)"].concat();
             return Err(SiftError::full_runtime_required(&what));
         }
         let m = Manifest::from_json(&v).map_err(|e| SiftError::corrupt(msg!("manifest.json is malformed: {e}")))?;
@@ -609,9 +608,7 @@ impl ToJson for Manifest {
 /// The n-th shard of a store named by rule (doc shards from format 5, term shards from 6):
 /// `files` is the kind's prefix and a hash of the whole store.
 pub fn store_file(files: &str, n: usize) -> String {
-    let mut name = [files, "-"].concat();
-    crate::text::push_uint(&mut name, n as u64);
-    name + ".bin"
+    [files, "-", &text::uint(n as u64), ".bin"].concat()
 }
 
 /// A store of key-range shards named by rule (format 6's term store; the vocabulary): each

@@ -110,9 +110,9 @@ fn hash_of(kind: ShardKind, stem: &str) -> Option<[u8; 8]> {
 
 /// [`hash_of`] the other way: `<prefix>-<hash in hex>`.
 fn stem(kind: ShardKind, hash: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let hex: String = hash.iter().flat_map(|b| [DIGITS[usize::from(b >> 4)] as char, DIGITS[usize::from(b & 15)] as char]).collect();
-    [kind.prefix(), "-", &hex].concat()
+    let mut stem = [kind.prefix(), "-"].concat();
+    crate::text::push_hex(&mut stem, hash);
+    stem
 }
 
 #[cfg(test)]

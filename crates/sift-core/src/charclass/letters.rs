@@ -91,40 +91,33 @@ fn lookup(runs: &[Run], c: char) -> Props {
     }
 }
 
-fn has(c: char, class: u8) -> bool {
-    props(c).class & class != 0
+/// ASCII answered by `ascii` (no table lookup on the common path), the rest by the table.
+fn has(c: char, ascii: fn(&char) -> bool, class: u8) -> bool {
+    if c.is_ascii() {
+        ascii(&c)
+    } else {
+        props(c).class & class != 0
+    }
 }
 
 /// Unicode's Alphabetic property (what `char::is_alphabetic` answers).
 pub fn is_alphabetic(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_alphabetic();
-    }
-    has(c, ALPHABETIC)
+    has(c, char::is_ascii_alphabetic, ALPHABETIC)
 }
 
 /// Alphabetic or Numeric (what `char::is_alphanumeric` answers).
 pub fn is_alphanumeric(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_alphanumeric();
-    }
-    has(c, ALPHABETIC | NUMERIC)
+    has(c, char::is_ascii_alphanumeric, ALPHABETIC | NUMERIC)
 }
 
 /// Unicode's Lowercase property.
 pub fn is_lowercase(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_lowercase();
-    }
-    has(c, LOWERCASE)
+    has(c, char::is_ascii_lowercase, LOWERCASE)
 }
 
 /// Unicode's Uppercase property.
 pub fn is_uppercase(c: char) -> bool {
-    if c.is_ascii() {
-        return c.is_ascii_uppercase();
-    }
-    has(c, UPPERCASE)
+    has(c, char::is_ascii_uppercase, UPPERCASE)
 }
 
 /// Append `c` lowercased (what `char::to_lowercase` yields).

@@ -15,6 +15,7 @@ use super::plan::{Clause, Plan};
 use super::resolve::{Flow, Resolver};
 use super::score::{Hit, Scorer};
 use crate::contract::Fallback;
+use crate::text::{self, quoted_list};
 
 /// The lexical answer: hits, best first, and what was relaxed to find them.
 pub(crate) struct Relaxed {
@@ -27,8 +28,6 @@ pub(crate) struct Relaxed {
 fn fallback(from: &str, to: &str, reason: String) -> Option<Fallback> {
     Some(Fallback { from: from.into(), to: to.into(), reason })
 }
-
-use crate::text::quoted_list as quote_list;
 
 /// Run the chain. `page`: results the page shows (offset + limit); `want`: candidates the
 /// caller ranks (at least `page`; more when meaning is fused in, so that a page of 10 and a
@@ -53,7 +52,8 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
     let mut hits = scorer.rank(plan, true, filter);
     let mut all_terms = true;
     if !fuzzed.is_empty() {
-        fallback_used = fallback("exact", "fuzzy", ["no document contains ", &quote_list(&fuzzed), "; matched similar spellings"].concat());
+        fallback_used =
+            fallback("exact", "fuzzy", ["no document contains ", &quoted_list(&fuzzed), "; matched similar spellings"].concat());
     }
     // 3. Any term, when AND cannot fill the page.
     if hits.len() < want && positive.len() > 1 {
@@ -64,12 +64,11 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
                 if missing.is_empty() {
                     "no document contains every term".to_string()
                 } else {
-                    ["no document contains ", &quote_list(&missing)].concat()
+                    ["no document contains ", &quoted_list(&missing)].concat()
                 }
             } else {
-                let mut only = String::from("only ");
-                crate::text::push_uint(&mut only, hits.len() as u64);
-                only + if hits.len() == 1 { " document contain every term" } else { " documents contain every term" }
+                let documents = if hits.len() == 1 { " document" } else { " documents" };
+                ["only ", &text::uint(hits.len() as u64), documents, " contain every term"].concat()
             };
             let from = if fuzzed.is_empty() { "all terms" } else { "all terms (fuzzy)" };
             if hits.len() < page {
@@ -97,7 +96,7 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
                 fallback_used = fallback(
                     "exact",
                     "fuzzy",
-                    ["no document matches the query as typed; matched similar spellings of ", &quote_list(&changed)].concat(),
+                    ["no document matches the query as typed; matched similar spellings of ", &quoted_list(&changed)].concat(),
                 );
             }
         }

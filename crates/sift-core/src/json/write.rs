@@ -130,7 +130,7 @@ fn string(out: &mut String, s: &str) {
         out.push_str(&s[plain..i]);
         if esc.is_empty() {
             out.push_str("\\u00");
-            out.extend([b >> 4, b & 15].map(|h| char::from(b"0123456789abcdef"[usize::from(h)])));
+            text::push_hex(out, &[b]);
         } else {
             out.push_str(esc);
         }
