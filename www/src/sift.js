@@ -343,9 +343,14 @@ export class Sift {
   }
 
   // `call(engine)` until it is done, fetching what it needs; on `slot`'s engine (the main one
-  // unless given).
-  #drive(call, slot = this.#main) {
-    return drive(() => this.#call(() => call(slot.engine), slot), { shardBytes: (f) => this.#shard(f), ...this.#adder(slot) });
+  // unless given). What the main engine hands on (`handedOn`) the full runtime is asked.
+  async #drive(call, slot = this.#main) {
+    try {
+      return await drive(() => this.#call(() => call(slot.engine), slot), { shardBytes: (f) => this.#shard(f), ...this.#adder(slot) });
+    } catch (err) {
+      if (slot !== this.#main || !handedOn(err)) throw err;
+      return this.#drive(call, await this.#fullFor(err));
+    }
   }
 
   // How the host loop adds shards to `slot`'s engine.
@@ -429,14 +434,8 @@ export class Sift {
     // Per-result scoring details, paragraph-like queries (8+ terms: relevance feedback),
     // include_content and the date options (since, sort by date, boost_recent) are in the
     // full runtime only: a browser engine answers full_runtime_required before fetching
-    // anything, and the full runtime, asked the same, gives the answer.
-    let res;
-    try {
-      res = await this.#drive((e) => e.search(body, now, vector));
-    } catch (err) {
-      if (!handedOn(err)) throw err;
-      res = await this.#drive((e) => e.search(body, now, vector), await this.#fullFor(err));
-    }
+    // anything, and the full runtime, asked the same by `#drive`, gives the answer.
+    const res = await this.#drive((e) => e.search(body, now, vector));
     res.timings_ms = { ...(res.timings_ms ?? {}), total: round2(performance.now() - t0) };
     if (vector && this._lastEmbedMs !== undefined) res.timings_ms.embed = round2(this._lastEmbedMs);
     if (this.#embedState !== "off") res.semantic = semantic;
