@@ -83,6 +83,11 @@ fn ask(s: &Setup, q: &str, mode: &str) -> Result<SearchResponse, SiftError> {
     }
 }
 
+fn without_timings(mut r: SearchResponse) -> String {
+    r.timings_ms.clear();
+    sift_core::json::ToJson::to_json(&r).to_text()
+}
+
 fn done<T>(step: Step<T>) -> T {
     match step {
         Step::Done(v) => v,
@@ -99,6 +104,64 @@ fn the_bundle_embeds_its_own_queries() {
     let m = s.built.manifest.vectors.as_ref().unwrap();
     assert_eq!((m.dim, m.model_dim), (128, Some(384)));
     assert_eq!(s.built.manifest.format_version, sift_core::bundle::FORMAT_VERSION);
+}
+
+/// The rounds of files a cold engine asks for to answer `query` in `mode`.
+fn rounds_of(s: &Setup, query: &str, mode: &str) -> Vec<Vec<String>> {
+    cold_search(s, query, mode).1
+}
+
+/// A cold engine's answer to `query` in `mode` (as JSON, without timings) and the rounds of
+/// files it asked for.
+fn cold_search(s: &Setup, query: &str, mode: &str) -> (String, Vec<Vec<String>>) {
+    let mut e = Engine::new(&s.built.manifest_bytes()).unwrap();
+    let req = SearchRequest { query: query.into(), mode: Some(mode.into()), ..Default::default() };
+    let mut rounds = Vec::new();
+    loop {
+        match e.search(&req, &ctx()).unwrap() {
+            Step::Done(r) => return (without_timings(r), rounds),
+            Step::Need(files) => {
+                for f in &files {
+                    e.add_shard(f, &s.built.shards.iter().find(|(n, _)| n == f).unwrap().1).unwrap();
+                }
+                rounds.push(files);
+            }
+        }
+        assert!(rounds.len() < 20, "no endless loop: {rounds:?}");
+    }
+}
+
+#[test]
+fn a_hybrid_query_reads_its_words_vocabulary_groups_in_its_first_round() {
+    let Some(s) = setup() else { return };
+    // The encoder's vocabulary groups depend only on the words and the manifest: they come
+    // with the term shards, so the static encoder's rows are the second round, the nearest
+    // lists the third and the results' pages the fourth (one round each, no more).
+    let rounds = rounds_of(s, "cache memory", "hybrid");
+    let kinds = |r: &[String]| r.iter().map(|f| f[..1].to_string()).collect::<std::collections::BTreeSet<_>>();
+    let first = kinds(&rounds[0]);
+    for kind in ["s", "t", "x", "g"] {
+        assert!(first.contains(kind), "{kind}- in the first round: {rounds:?}");
+    }
+    let later: Vec<_> = rounds[1..].iter().map(|r| kinds(r)).collect();
+    let want: Vec<std::collections::BTreeSet<String>> = ["e", "l", "d"].iter().map(|k| [k.to_string()].into()).collect();
+    assert_eq!(later, want, "{rounds:?}");
+    // Read a round later or not, the vocabulary gives the words the same tokens: a cold
+    // engine answers as one with every shard loaded — for rare words too, whose first
+    // character is a token in another group, read when a lookup misses it.
+    for q in ["cache memory", "qzxv jj", "zebra x", "ünïcödé wörds"] {
+        let warm = without_timings(ask(s, q, "hybrid").unwrap());
+        assert_eq!(cold_search(s, q, "hybrid").0, warm, "{q}");
+    }
+    // "qzxv": no token begins with "qz", so its lone "q" and the continuations after it are
+    // read — both in one round after the first.
+    let rare = rounds_of(s, "qzxv jj", "hybrid");
+    let later_groups: Vec<&Vec<String>> = rare[1..].iter().filter(|r| r.iter().any(|f| f.starts_with("g-"))).collect();
+    assert_eq!(later_groups.len(), 1, "{rare:?}");
+    assert_eq!(later_groups[0].len(), 2, "the first character's group and the continuations': {rare:?}");
+    // A lexical query reads nothing of the semantic half.
+    let lexical = rounds_of(s, "cache memory", "lexical");
+    assert!(lexical.iter().flatten().all(|f| !["g", "x", "e", "l"].contains(&&f[..1])), "{lexical:?}");
 }
 
 #[test]

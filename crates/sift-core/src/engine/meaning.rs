@@ -11,7 +11,7 @@ use super::collect::Filter;
 use super::resolve::{Flow, Resolver};
 use super::score::{sort_hits, Hit};
 use super::{Engine, ShardId};
-use crate::bundle::encoder::{group_of, word_group};
+use crate::bundle::encoder::{group_of, word_group, EncoderIndex};
 use crate::hashing::HashMap;
 use crate::query::{self, Item};
 use crate::semantic::projection::normalise;
@@ -41,18 +41,31 @@ fn indexed(eng: &Engine) -> bool {
 }
 
 /// What the semantic side reads in the search's first round: the vector index and the
-/// encoder index (format 2), or every vector shard (format 1).
-pub(crate) fn first_round(eng: &Engine, host_vector: bool) -> Vec<ShardId> {
+/// encoder index (format 2), or every vector shard (format 1). With the encoder's index in
+/// the manifest (format 10), also the vocabulary groups the text's words start in: they
+/// depend on nothing else, and asked with the lexical side's shards they save the
+/// encoder a round trip of its own (its rows, then the nearest lists, still need one each).
+pub(crate) fn first_round(eng: &Engine, host_vector: bool, text: &str) -> Vec<ShardId> {
     if indexed(eng) {
         let mut ids = vec![ShardId::VectorIndex];
-        // (Format 10's encoder index is the manifest's: nothing to read.)
         if !host_vector && eng.manifest.encoder.as_ref().is_some_and(|e| e.index.is_some()) {
             ids.push(ShardId::EncoderIndex);
+        }
+        if let (false, Some(ix)) = (host_vector, eng.encoder_index.as_ref()) {
+            ids.extend(first_piece_groups(ix, &wordpiece::words(text)));
         }
         ids
     } else {
         (0..eng.vector_shards.len()).map(ShardId::Vectors).collect()
     }
+}
+
+/// The vocabulary groups that hold the first pieces of `words` — the tokens that start with
+/// a word's first two characters. A word none of them begins (a rare one) starts with its
+/// first character as a token of its own, in another group: that one is read when a lookup
+/// misses it (`LoadedVocab`), as the `##` group is, so most queries read one group a word.
+fn first_piece_groups<'a>(ix: &'a EncoderIndex, words: &'a [String]) -> impl Iterator<Item = ShardId> + 'a {
+    words.iter().map(|w| ShardId::EncoderVocab(word_group(w, ix.n_word_groups)))
 }
 
 /// The query's unit vector in the bundle's space; None when nothing in the text has a
@@ -86,7 +99,14 @@ impl Vocab for LoadedVocab<'_> {
         match self.eng.encoder_vocab.get(g).and_then(Option::as_ref) {
             Some(group) => group.row(piece),
             None => {
-                self.missing.borrow_mut().insert(g);
+                let mut missing = self.missing.borrow_mut();
+                missing.insert(g);
+                // A word's lone first character is only looked up when no longer piece
+                // begins it, and the rest of the word then needs continuations: their
+                // group comes in the same round.
+                if !piece.starts_with("##") && piece.chars().nth(1).is_none() {
+                    missing.insert(ix.n_word_groups);
+                }
                 None
             }
         }
@@ -94,18 +114,15 @@ impl Vocab for LoadedVocab<'_> {
 }
 
 /// The static encoder: the text's WordPiece tokens over the bundle's vocabulary, their
-/// rows summed, normalised. Reads the vocabulary groups its words can start with, then the
-/// `##` group if a word needs continuations, then the row shards of the tokens found.
+/// rows summed, normalised. Reads the vocabulary groups of its words' first two characters,
+/// then — where a word needs them — the `##` group or its first character's group, then the
+/// row shards of the tokens found.
 fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
     let eng = res.eng;
     res.require([ShardId::EncoderIndex])?;
     let ix = eng.encoder_index.as_ref().expect("required above");
     let words = wordpiece::words(text);
-    // Every first piece of a word starts with its first two characters or is its first.
-    res.require(words.iter().flat_map(|w| {
-        let one: String = w.chars().take(1).collect();
-        [word_group(w, ix.n_word_groups), word_group(&one, ix.n_word_groups)].map(ShardId::EncoderVocab)
-    }))?;
+    res.require(first_piece_groups(ix, &words))?;
     let vocab = LoadedVocab { eng, missing: RefCell::new(BTreeSet::new()) };
     let mut rows: Vec<u32> = Vec::new();
     for word in &words {
@@ -115,7 +132,8 @@ fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
             break;
         }
     }
-    // Continuations found the `##` group missing: fetch it and cut the words again.
+    // A continuation (`##`) or a lone first character found its group missing: fetch it
+    // and cut the words again.
     res.require(vocab.missing.into_inner().into_iter().map(ShardId::EncoderVocab))?;
     let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
     for r in rows {

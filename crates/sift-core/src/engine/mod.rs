@@ -534,7 +534,7 @@ impl Engine {
         let ready = res.require(self.fold_table_for(text));
         step(
             ready
-                .and_then(|_| res.require(meaning::first_round(self, host_vector.is_some())))
+                .and_then(|_| res.require(meaning::first_round(self, host_vector.is_some(), text)))
                 .and_then(|_| meaning::query_vector(&res, text, host_vector)),
         )
     }

@@ -47,7 +47,10 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     // One round for everything the plan reads: scoring data, filters, the words' term
     // shards, and the semantic indexes when meaning counts; and the doc store's dictionary,
     // which the results' doc shards (the next round) are read with.
-    let first_semantic = if semantic { meaning::first_round(eng, host_vector.is_some()) } else { Vec::new() };
+    // (The query's meaning: the host's text for its model, or the query's words.)
+    let text =
+        if semantic { meaning.map_or_else(|| meaning::semantic_text(&req.query, filter_fields), str::to_string) } else { String::new() };
+    let first_semantic = if semantic { meaning::first_round(eng, host_vector.is_some(), &text) } else { Vec::new() };
     let dictionary = eng.manifest.doc_dictionary.is_some().then_some(ShardId::DocDictionary);
     res.require(
         [ShardId::DocMeta, ShardId::Filters]
@@ -78,12 +81,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     }
 
     // The query's meaning (its tokens' encoder rows, or the host's vector projected).
-    let q = if semantic {
-        let text = meaning.map_or_else(|| meaning::semantic_text(&req.query, filter_fields), str::to_string);
-        meaning::query_vector(&res, &text, host_vector)?
-    } else {
-        None
-    };
+    let q = if semantic { meaning::query_vector(&res, &text, host_vector)? } else { None };
 
     // The lexical half, relaxed until it answers; scores normalised to 0..1.
     let scorer = Scorer { params: &eng.manifest.params, norms: &eng.norms, meta };
