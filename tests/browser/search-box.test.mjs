@@ -97,6 +97,40 @@ test("arrow keys and Enter open the sub-result's section anchor", { skip }, asyn
   assert.ok(await page.locator("#rotating").count(), "the rendered page has the anchor");
 });
 
+test("each keystroke's answer is shown as it comes back, and an older one never over a newer one", { skip }, async () => {
+  const input = await openAndType("c");
+  await page.waitForFunction(() => document.querySelector("sift-search").sift);
+  // Each search held until the test lets it answer: the order answers come back in.
+  await page.evaluate(() => {
+    const s = document.querySelector("sift-search").sift;
+    const search = s.search.bind(s);
+    window.__held = new Map();
+    s.search = (req) => new Promise((resolve) => window.__held.set(req.query, () => resolve(search(req))));
+  });
+  const held = (...qs) => page.waitForFunction((qs) => qs.every((q) => window.__held.has(q)), qs, { timeout: 5000 });
+  const release = (q) => page.evaluate((q) => window.__held.get(q)(), q);
+  const shows = (q) => page.waitForFunction((q) => document.querySelector("sift-search").lastResponse?.query === q, q, { timeout: 5000 });
+  // Typing outran the engine: the earlier keystroke's answer is shown while the later one
+  // is still being searched (a cold engine on a slow link takes longer than a keystroke).
+  await input.fill("cach");
+  await input.fill("cache");
+  await held("cach", "cache");
+  await release("cach");
+  await shows("cach");
+  assert.ok((await options().count()) > 0, "the earlier keystroke's options are on screen");
+  await release("cache");
+  await shows("cache");
+  // The later keystroke answered first: the earlier answer, coming after, is dropped.
+  await input.fill("cache t");
+  await input.fill("cache to");
+  await held("cache t", "cache to");
+  await release("cache to");
+  await shows("cache to");
+  await release("cache t");
+  await page.waitForTimeout(300);
+  assert.equal(await page.evaluate(() => document.querySelector("sift-search").lastResponse?.query), "cache to");
+});
+
 test("a facet filter narrows the results", { skip }, async () => {
   await openAndType("cache");
   await options().first().waitFor();

@@ -98,7 +98,12 @@ export class SiftSearchElement extends HTMLElement {
   #ids;
   #els = {};
   #filters = {};
-  #seq = 0;
+  #seq = 0; // the last search started
+  // The newest search whose answer (or error, or empty box) is on screen. Answers come back
+  // in any order; one older than that is dropped, any newer one is shown at once — so a
+  // box typed into faster than a cold engine answers shows each keystroke's answer as it
+  // comes, not only the last one's once typing stops.
+  #shownSeq = 0;
   #active = -1;
   #options = [];
   #userMoved = false; // the user moved through the list since the last render
@@ -198,7 +203,7 @@ export class SiftSearchElement extends HTMLElement {
     this.#filters = {};
     this.sift = null;
     this.#loading = null;
-    this.#seq++; // an answer still coming from the previous bundle is not shown
+    this.#shownSeq = ++this.#seq; // an answer still coming from the previous bundle is not shown
     this.setAttribute("bundle", bundle);
     if (this.#els.input?.value) this.#search();
   }
@@ -253,6 +258,7 @@ export class SiftSearchElement extends HTMLElement {
     const query = this.#els.input.value;
     const seq = ++this.#seq;
     if (!query.trim()) {
+      this.#shownSeq = seq;
       this.#pending = null;
       this.#clear();
       return;
@@ -261,7 +267,7 @@ export class SiftSearchElement extends HTMLElement {
     try {
       sift = await this.#ensureLoaded();
     } catch (e) {
-      if (seq === this.#seq) this.#showError(e);
+      this.#errorFor(seq, e);
       return;
     }
     const filters = {};
@@ -270,15 +276,24 @@ export class SiftSearchElement extends HTMLElement {
     if (Object.keys(filters).length) req.filters = filters;
     try {
       const res = await sift.search(req);
-      if (seq !== this.#seq) return; // a newer keystroke won
+      if (seq <= this.#shownSeq) return; // a newer keystroke's answer is on screen
+      this.#shownSeq = seq;
       if (upgrade && this.#userMoved) {
         this.#pending = res; // do not move the list under the user's cursor
         return;
       }
       this.#show(res, { keepActive: upgrade });
     } catch (e) {
-      if (seq === this.#seq) this.#showError(e);
+      this.#errorFor(seq, e);
     }
+  }
+
+  // Only the last keystroke's error is shown (an older one's says nothing about the query
+  // on screen).
+  #errorFor(seq, e) {
+    if (seq !== this.#seq) return;
+    this.#shownSeq = seq;
+    this.#showError(e);
   }
 
   #clear() {
