@@ -3,7 +3,7 @@
 
 use sift_core::bundle::{ShardKind, ShardRef, FORMAT_VERSION};
 use sift_core::contract::MAX_HOST_ROUNDS;
-use sift_core::{build, BuildOptions, Engine, SearchRequest, Step};
+use sift_core::{build, BuildOptions, Engine, SearchRequest};
 use sift_tests::*;
 
 /// Small shards of every kind, and a doc store dictionary however small the corpus.
@@ -33,24 +33,9 @@ fn search_fetching(b: &sift_core::BuiltBundle, query: &str) -> (sift_core::Searc
 /// A search by a cold engine through the host loop: the response, the files it read in
 /// order, and the rounds it took.
 fn search_in_rounds(b: &sift_core::BuiltBundle, query: &str) -> (sift_core::SearchResponse, Vec<String>, usize) {
-    let mut e = Engine::new(&b.manifest_bytes()).unwrap();
-    let req = SearchRequest::new(query);
-    let mut fetched = Vec::new();
-    for rounds in 0.. {
-        match e.search(&req, &ctx()).unwrap() {
-            Step::Done(r) => return (r, fetched, rounds),
-            Step::Need(files) => {
-                assert!(!files.is_empty());
-                for f in files {
-                    let bytes = &b.shards.iter().find(|(n, _)| *n == f).unwrap().1;
-                    e.add_shard(&f, bytes).unwrap();
-                    fetched.push(f);
-                }
-            }
-        }
-        assert!(fetched.len() < 1000, "no endless loop");
-    }
-    unreachable!()
+    let (r, rounds) = cold_search(b, &SearchRequest::new(query));
+    let n = rounds.len();
+    (r, rounds.into_iter().flatten().collect(), n)
 }
 
 fn term_shards_in(fetched: &[String]) -> usize {

@@ -2,7 +2,7 @@
 //! `sift` binary, and where `../shared` is (when it is there).
 
 use sift_core::date::days_from_civil;
-use sift_core::{BuildOptions, Context, Engine, SearchRequest, SearchResponse, SiftError, SourceDoc, Step};
+use sift_core::{BuildOptions, BuiltBundle, Context, Engine, SearchRequest, SearchResponse, SiftError, SourceDoc, Step};
 use std::path::{Path, PathBuf};
 
 #[path = "frozen_cases.rs"]
@@ -63,6 +63,27 @@ pub fn run(engine: &Engine, req: &SearchRequest) -> Result<SearchResponse, SiftE
 }
 
 /// Search with a JSON request.
+/// `req` answered by a cold engine over `built` through the host loop: the answer, and the
+/// files the engine asked for, round by round.
+pub fn cold_search(built: &BuiltBundle, req: &SearchRequest) -> (SearchResponse, Vec<Vec<String>>) {
+    let mut e = Engine::new(&built.manifest_bytes()).unwrap();
+    let mut rounds: Vec<Vec<String>> = Vec::new();
+    loop {
+        match e.search(req, &ctx()).unwrap() {
+            Step::Done(r) => return (r, rounds),
+            Step::Need(files) => {
+                assert!(!files.is_empty());
+                for f in &files {
+                    let bytes = &built.shards.iter().find(|(n, _)| n == f).unwrap_or_else(|| panic!("no shard {f}")).1;
+                    e.add_shard(f, bytes).unwrap();
+                }
+                rounds.push(files);
+            }
+        }
+        assert!(rounds.len() < 50, "no endless loop: {rounds:?}");
+    }
+}
+
 pub fn search_json(engine: &Engine, json: &str) -> Result<SearchResponse, SiftError> {
     run(engine, &SearchRequest::from_json(json.as_bytes())?)
 }

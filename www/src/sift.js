@@ -308,15 +308,10 @@ export class Sift {
     }
   }
 
-  // The text a request means, for the model to embed.
-  async #meaningOf(body) {
-    try {
-      return this.#call(() => engineStep(this.#engine.semanticText(body)).done);
-    } catch (err) {
-      if (!handedOn(err)) throw err;
-      const full = await this.#fullFor(err);
-      return this.#call(() => engineStep(full.engine.semanticText(body)).done, full);
-    }
+  // The text a request means, for the model to embed (it reads no shard: the host loop
+  // returns at once, and hands an error without its text to the full runtime).
+  #meaningOf(body) {
+    return this.#drive((e) => e.semanticText(body));
   }
 
   // After a trap the wasm instance's state cannot be trusted: a fresh engine over the same
