@@ -9,6 +9,7 @@
 // we compress at all: the bytes on the wire must not depend on the host.
 
 import { LZMA_WASM } from "./lzma-wasm.js";
+import { inflating } from "./host.js";
 
 // The crate's errors (`sift_lzma::Error`), by number.
 const WHY = [
@@ -32,10 +33,9 @@ const WHY = [
 let decoder;
 
 // The decoder's wasm, carried deflated (3.1 kB of sift.js's gzip instead of 4.0 as plain
-// base64) and inflated by the platform's DecompressionStream, as shards are.
+// base64) and inflated by the platform's DecompressionStream, as shards are (`inflating`).
 function decoderWasm() {
-  const packed = new Blob([Uint8Array.from(atob(LZMA_WASM), (c) => c.charCodeAt(0))]);
-  return new Response(packed.stream().pipeThrough(new DecompressionStream("deflate-raw"))).arrayBuffer();
+  return new Response(inflating([Uint8Array.from(atob(LZMA_WASM), (c) => c.charCodeAt(0))])).arrayBuffer();
 }
 
 /** The decoder, compiled once: call it early (while the file downloads). A function from
