@@ -62,7 +62,6 @@ pub fn run(engine: &Engine, req: &SearchRequest) -> Result<SearchResponse, SiftE
     }
 }
 
-/// Search with a JSON request.
 /// `req` answered by a cold engine over `built` through the host loop: the answer, and the
 /// files the engine asked for, round by round.
 pub fn cold_search(built: &BuiltBundle, req: &SearchRequest) -> (SearchResponse, Vec<Vec<String>>) {
@@ -84,6 +83,7 @@ pub fn cold_search(built: &BuiltBundle, req: &SearchRequest) -> (SearchResponse,
     }
 }
 
+/// Search with a JSON request.
 pub fn search_json(engine: &Engine, json: &str) -> Result<SearchResponse, SiftError> {
     run(engine, &SearchRequest::from_json(json.as_bytes())?)
 }

@@ -73,7 +73,6 @@ test("a stream inflating past the length its header claims is cut off, not read 
   assert.equal(ok.length, 4 << 20);
 });
 
-
 test("a deflate stream longer than one of the chunks it is written in inflates whole", async () => {
   // Incompressible bytes: a 100 kB stream goes into the DecompressionStream in 16 KB pieces.
   const payload = new Uint8Array(100_000);
@@ -83,6 +82,7 @@ test("a deflate stream longer than one of the chunks it is written in inflates w
   assert.deepEqual(await inflatedPayload(shard(1, payload.length, deflated)), payload);
   assert.equal(await inflatedPayload(shard(1, payload.length, deflated.subarray(0, 40_000))), undefined, "cut inside a later piece");
 });
+
 for (const [version, dir, answers] of [["v5", BUNDLE, ANSWERS], ["v7", V7, V7_ANSWERS], ["v12", V12, V12_ANSWERS]]) {
   test(`the engine answers from host-inflated shards as the frozen ${version} bundle recorded`, async () => {
     const sift = await Sift.load(pathToFileURL(dir + "/").href, { fetch: fetchFrom(), ...engines, semantic: false });
