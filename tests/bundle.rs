@@ -89,6 +89,28 @@ fn without_a_vocabulary_a_typo_in_the_first_letter_is_corrected_by_reading_every
 }
 
 #[test]
+fn a_typo_one_edit_from_a_word_as_written_finds_it_though_its_stem_is_two_edits_away() {
+    // `provders`: one edit from `providers`, two from its stem `provid` (and from
+    // `provider`'s): matched by stems alone it found nothing. A small site and a bigger
+    // one (a vocabulary of one shard, and of several).
+    let small = build(&corpus_docs(), &BuildOptions::default()).unwrap();
+    for (bundle, what) in [(&small, "small"), (&many_term_shards(true), "bigger")] {
+        for (typed, written) in [("provders", "providers"), ("rotatng tokens", "rotating tokens")] {
+            let (r, _) = search_fetching(bundle, typed);
+            assert!(!r.results.is_empty(), "{what}: {typed} found nothing");
+            let f = r.fallback.as_ref().expect("fuzzy matching is reported");
+            assert_eq!(f.to, "fuzzy", "{what}: {typed}: {f:?}");
+            assert_eq!(r.suggestions, [written], "{what}: {typed}");
+        }
+    }
+    // Still nothing for what is near no word at all, and words as typed win.
+    let (r, _) = search_fetching(&small, "zzqxvwk");
+    assert!(r.results.is_empty());
+    let (r, _) = search_fetching(&small, "providers");
+    assert!(r.fallback.is_none() && r.suggestions.is_empty(), "{:?}", r.fallback);
+}
+
+#[test]
 fn a_typo_reads_its_letters_vocabulary_then_only_the_chosen_neighbours_term_shards() {
     let (with, without) = (many_term_shards(true), many_term_shards(false));
     let files = with.manifest.vocab_files.clone().expect("a vocabulary");
@@ -130,8 +152,18 @@ fn answer_and_rounds(b: &sift_core::BuiltBundle, query: &str) -> (serde_json::Va
     (v, rounds)
 }
 
+/// How far a "did you mean" is from what was typed: the edits of its words from the
+/// query's, word by word (suggestions replace words, they do not add or drop them).
+fn suggestion_edits(query: &str, answer: &serde_json::Value) -> Option<usize> {
+    let suggestion = answer["suggestions"][0].as_str()?;
+    let words = |s: &str| s.split_whitespace().map(sift_core::analyzer::fold).collect::<Vec<_>>();
+    let (typed, suggested) = (words(query), words(suggestion));
+    assert_eq!(typed.len(), suggested.len(), "{query} → {suggestion}");
+    Some(typed.iter().zip(&suggested).map(|(a, b)| usize::from(sift_core::fuzzy::distance(a, b, 9))).sum())
+}
+
 #[test]
-fn typo_tolerance_answers_exactly_as_without_a_vocabulary() {
+fn typo_tolerance_with_a_vocabulary_finds_what_it_found_without_and_words_only_their_spellings_reach() {
     let (with, without) = (many_term_shards(true), many_term_shards(false));
     // A runtime that predates the vocabulary ignores the member: the same bundle without it.
     let mut m: serde_json::Value = serde_json::from_slice(&with.manifest_bytes()).unwrap();
@@ -161,12 +193,32 @@ fn typo_tolerance_answers_exactly_as_without_a_vocabulary() {
         "ubprovider",
         "securty endpont",
     ];
-    let mut fuzzy = 0;
+    let (mut fuzzy, mut nearer, mut rescued) = (0, 0, 0);
     for q in queries {
-        let (a, rounds) = answer_and_rounds(&with, q);
-        let (b, rounds_before) = answer_and_rounds(&without, q);
-        assert_eq!(a, b, "{q}: the vocabulary changed the answer");
+        let (mut a, rounds) = answer_and_rounds(&with, q);
+        let (mut b, rounds_before) = answer_and_rounds(&without, q);
         assert_eq!(answer_and_rounds(&ignored, q).0, b, "{q}: a runtime ignoring the vocabulary answers as before");
+        // The vocabulary's spellings (format 13) are matched as typed, which term shards
+        // (stems only) cannot: `provders` is one edit from `providers`, two from `provid`.
+        let matched = |v: &serde_json::Value| {
+            v["fallback"]["reason"].as_str().is_some_and(|r| r.contains("matched similar spellings"))
+                || v["fallback"]["from"].as_str().is_some_and(|f| f.contains("fuzzy"))
+        };
+        if matched(&a) && !matched(&b) {
+            assert!(a["suggestions"][0].is_string(), "{q}: matched by a spelling, and says which: {a}");
+            rescued += 1;
+            continue;
+        }
+        // Elsewhere the same pages. A "did you mean" may show a word nearer what was typed
+        // than the neighbouring term's most common spelling, which is all a term shard
+        // knows (`authentification`: `authentication`, not `authenticate`), never a farther.
+        let (near, near_before) = (suggestion_edits(q, &a), suggestion_edits(q, &b));
+        assert_eq!(near.is_some(), near_before.is_some(), "{q}: {a} / {b}");
+        assert!(near <= near_before, "{q}: suggests {} rather than {}", a["suggestions"], b["suggestions"]);
+        nearer += usize::from(near < near_before);
+        a.as_object_mut().unwrap().remove("suggestions");
+        b.as_object_mut().unwrap().remove("suggestions");
+        assert_eq!(a, b, "{q}: the vocabulary changed the answer");
         // A round more to read the chosen neighbours' term shards, and one more when no
         // neighbour shares the first letter (the letter's vocabulary, then all of it).
         assert!(rounds <= rounds_before + 2 && rounds <= MAX_HOST_ROUNDS / 2, "{q}: {rounds} rounds, {rounds_before} without");
@@ -175,6 +227,7 @@ fn typo_tolerance_answers_exactly_as_without_a_vocabulary() {
         );
     }
     assert!(fuzzy >= 8, "only {fuzzy} of the queries were answered by typo tolerance");
+    assert!(nearer >= 1 && rescued >= 1, "{nearer} suggestions came nearer what was typed, {rescued} queries were found only by spellings");
 }
 
 #[test]
@@ -194,11 +247,17 @@ fn several_mistyped_words_read_their_vocabularies_together_then_their_term_shard
 }
 
 #[test]
-fn a_bundle_with_few_term_shards_gets_no_vocabulary() {
+fn a_small_sites_vocabulary_is_one_shard_read_with_the_words_so_a_typo_costs_no_round() {
     let small = build(&corpus_docs(), &BuildOptions::default()).unwrap();
-    assert!(small.manifest.term_shards.len() <= sift_core::bundle::vocabulary::MIN_TERM_SHARDS, "the corpus fits in few term shards");
-    assert!(small.manifest.vocab_files.is_none() && !small.shards.iter().any(|(n, _)| n.starts_with("k-")));
-    assert!(!String::from_utf8(small.manifest_bytes()).unwrap().contains("\"vocabulary\""));
+    assert!(small.manifest.term_shards.len() <= 2, "the corpus fits in few term shards");
+    assert_eq!(small.manifest.vocabulary.len(), 1);
+    let (_, fetched) = search_fetching(&small, "provders");
+    assert_eq!(vocab_shards_in(&fetched), 1);
+    let rounds = |q: &str| search_in_rounds(&small, q).2;
+    assert_eq!(rounds("provders"), rounds("providers"), "the typo is corrected in the rounds the word takes");
+    // A word too short to be corrected does not ask for it.
+    let (_, fetched) = search_fetching(&small, "mcp");
+    assert_eq!(vocab_shards_in(&fetched), 0);
 }
 
 #[test]
@@ -273,21 +332,21 @@ fn manifest_problems_are_clear_errors() {
     let b = built();
     let m = b.manifest_bytes();
     assert_eq!(Engine::new(&m[..m.len() / 2]).err().unwrap().code, "bundle_corrupt");
-    // Every bundle is written in the newest format (12: a long page's parts on a grid of
-    // positions; a keyword bundle without long pages has format 9's manifest).
-    assert_eq!(b.manifest.format_version, 12);
-    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":12", "\"format_version\":99");
+    // Every bundle is written in the newest format (13: the vocabulary's spellings; a
+    // keyword bundle without long pages has format 9's manifest).
+    assert_eq!(b.manifest.format_version, 13);
+    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":13", "\"format_version\":99");
     let err = Engine::new(future.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_version");
     assert!(err.message.contains("rebuild"), "{}", err.message);
     // A manifest claiming an older version than its layout is refused outright: relabelled
     // 8, it lists format 9's startup shard; relabelled 7, its term store lacks the last
     // terms format 7 lists, and given them, it still has the startup shard.
-    let v8 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":12", "\"format_version\":8");
+    let v8 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":13", "\"format_version\":8");
     let err = Engine::new(v8.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("needs format 9"), "{}", err.message);
-    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":12", "\"format_version\":7");
+    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":13", "\"format_version\":7");
     let err = Engine::new(v7.as_bytes()).err().unwrap();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("missing field \"last\""), "{}", err.message);

@@ -73,9 +73,9 @@ const fn embedded(request: &'static str) -> Case {
 }
 
 /// The cases recorded for a frozen version.
-pub fn cases_of(version: &str) -> Option<&'static [Case]> {
-    match version {
-        "v1" => Some(V1_CASES),
+pub fn cases_of(version: &str) -> Option<Vec<&'static Case>> {
+    let cases: &[&[Case]] = match version {
+        "v1" => &[V1_CASES],
         // Format 3 changed the term shards' layout, format 4 stores long pages in parts
         // (the frozen corpus's longer pages are), format 5 names doc shards by rule and
         // format 6 term shards, format 7 adds the doc store's dictionary and format 8 the
@@ -83,10 +83,19 @@ pub fn cases_of(version: &str) -> Option<&'static [Case]> {
         // in one startup shard, format 10 names the semantic half's stores by rule and
         // puts the encoder's index in the manifest, format 11 stores a section bigger than a
         // part in pieces (the frozen corpus's longer sections are): not what a bundle can answer.
-        "v2" | "v3" | "v4" | "v5" | "v6" | "v7" | "v8" | "v9" | "v10" | "v11" | "v12" => Some(V2_CASES),
-        _ => None,
-    }
+        "v2" | "v3" | "v4" | "v5" | "v6" | "v7" | "v8" | "v9" | "v10" | "v11" | "v12" => &[V2_CASES],
+        // Format 13 puts the pages' spellings in the vocabulary: typos it alone corrects.
+        "v13" => &[V2_CASES, V13_SPELLING_CASES],
+        _ => return None,
+    };
+    Some(cases.iter().flat_map(|c| c.iter()).collect())
 }
+
+/// Format 13: typos one edit from a word as the pages write it and further from its stem
+/// (`provders`: `providers`, stem `provid`), and a "did you mean" that shows the nearest
+/// spelling rather than the term's most common one.
+pub const V13_SPELLING_CASES: &[Case] =
+    &[search(r#"{"query": "provders"}"#), search(r#"{"query": "rotatng tokens"}"#), search(r#"{"query": "authentification"}"#)];
 
 /// Format 2: the static encoder answers semantic and hybrid queries without a host vector;
 /// `embed` cases pass the toy model's own query vector (the full-model option).

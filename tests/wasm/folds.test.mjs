@@ -139,12 +139,12 @@ test("a page whose text has one gets the table before its snippet is cut; other 
 // model's own tokenizer; which characters the table's BERT half maps is checked for every
 // code point in sift-core's decompose tests.)
 test("the lean engine reads the table before its static encoder tokenises a rare-block query, and answers as the native engine", async () => {
-  const v12 = path.join(ROOT, "tests/frozen/v12/bundle"); // toy vectors and a static encoder
-  const e = await engine(v12, "sift_wasm");
-  const { answer, rounds } = await search(e, v12, { query: "cache 𝐦𝐞𝐦𝐨𝐫𝐲", mode: "semantic" });
-  assert.deepEqual(rounds[0], [foldTable(v12)]);
+  const v13 = path.join(ROOT, "tests/frozen/v13/bundle"); // toy vectors and a static encoder
+  const e = await engine(v13, "sift_wasm");
+  const { answer, rounds } = await search(e, v13, { query: "cache 𝐦𝐞𝐦𝐨𝐫𝐲", mode: "semantic" });
+  assert.deepEqual(rounds[0], [foldTable(v13)]);
   assert.equal(answer.search_type, "semantic");
-  const cli = JSON.parse(sift(["search", v12, "cache 𝐦𝐞𝐦𝐨𝐫𝐲", "--mode", "semantic", "--json"]));
+  const cli = JSON.parse(sift(["search", v13, "cache 𝐦𝐞𝐦𝐨𝐫𝐲", "--mode", "semantic", "--json"]));
   assert.ok(cli.results.length > 0);
   assert.deepEqual(answer.results.map((r) => [r.id, r.score]), cli.results.map((r) => [r.id, r.score]));
 });

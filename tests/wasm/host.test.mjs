@@ -19,8 +19,8 @@ const ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v5/answ
 // Format 7: doc shards compressed after the doc store's dictionary (codec 2).
 const V7 = path.join(ROOT, "tests/frozen/v7/bundle");
 const V7_ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v7/answers.json"), "utf8"));
-const V12 = path.join(ROOT, "tests/frozen/v12/bundle");
-const V12_ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v12/answers.json"), "utf8"));
+const V13 = path.join(ROOT, "tests/frozen/v13/bundle");
+const V13_ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v13/answers.json"), "utf8"));
 // Semantic search off below: the keyword engine; the full runtime for the older formats.
 const engines = {
   wasmUrl: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm"))),
@@ -83,7 +83,7 @@ test("a deflate stream longer than one of the chunks it is written in inflates w
   assert.equal(await inflatedPayload(shard(1, payload.length, deflated.subarray(0, 40_000))), undefined, "cut inside a later piece");
 });
 
-for (const [version, dir, answers] of [["v5", BUNDLE, ANSWERS], ["v7", V7, V7_ANSWERS], ["v12", V12, V12_ANSWERS]]) {
+for (const [version, dir, answers] of [["v5", BUNDLE, ANSWERS], ["v7", V7, V7_ANSWERS], ["v13", V13, V13_ANSWERS]]) {
   test(`the engine answers from host-inflated shards as the frozen ${version} bundle recorded`, async () => {
     const sift = await Sift.load(pathToFileURL(dir + "/").href, { fetch: fetchFrom(), ...engines, semantic: false });
     // The answers recorded by words alone (this page has semantic search off).
@@ -149,10 +149,10 @@ test("a doc shard whose deflate stream is damaged is refused as corrupt, with it
 test("a keyword page's errors carry the full runtime's text: a damaged shard named, by search and by preload", async () => {
   // Format 12 is the keyword engine's own: it refuses the shard by code alone, and sift.js
   // asks the full runtime (loaded for it) the same call, which names the shard.
-  const load = () => Sift.load(pathToFileURL(V12 + "/").href, { fetch: fetchFrom(damageDocShards), ...engines, semantic: false });
+  const load = () => Sift.load(pathToFileURL(V13 + "/").href, { fetch: fetchFrom(damageDocShards), ...engines, semantic: false });
   await assert.rejects((await load()).search({ query: "cache", mode: "lexical" }), namesTheDamagedDocShard);
   await assert.rejects((await load()).preload(), namesTheDamagedDocShard);
   // Intact, the same page answers.
-  const intact = await Sift.load(pathToFileURL(V12 + "/").href, { fetch: fetchFrom(), ...engines, semantic: false });
+  const intact = await Sift.load(pathToFileURL(V13 + "/").href, { fetch: fetchFrom(), ...engines, semantic: false });
   assert.ok((await intact.search({ query: "cache", mode: "lexical" })).results.length > 0);
 });

@@ -15,7 +15,7 @@ import init, { SiftEngine } from "../../www/dist/sift_wasm_keyword.js";
 import { asSiftError, engineStep, inflatedPayload } from "../../www/src/host.js";
 import { ROOT, fileFetch } from "../support.mjs";
 
-const BUNDLE = path.join(ROOT, "tests/frozen/v12/bundle"); // a bundle with vectors and an encoder
+const BUNDLE = path.join(ROOT, "tests/frozen/v13/bundle"); // a bundle with vectors and an encoder
 const read = (f) => new Uint8Array(fs.readFileSync(path.join(BUNDLE, f)));
 
 // The runtimes by URL, so that the counting fetch sees them (a URL names one instance per
@@ -117,15 +117,15 @@ test("a query of 8 or more terms is the full runtime's: the browser engines hand
 });
 
 test("a bundle of an older format is the full runtime's: the browser engines say so, sift.js loads it once and answers as recorded", async () => {
-  const v11 = path.join(ROOT, "tests/frozen/v11/bundle");
-  const manifest = new Uint8Array(fs.readFileSync(path.join(v11, "manifest.json")));
+  const v12 = path.join(ROOT, "tests/frozen/v12/bundle");
+  const manifest = new Uint8Array(fs.readFileSync(path.join(v12, "manifest.json")));
   await engine();
   const lean = await import("../../www/dist/sift_wasm.js?older");
   await lean.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm"))) });
   for (const Engine of [SiftEngine, lean.SiftEngine]) {
     assert.throws(() => new Engine(manifest), (x) => {
       const err = asSiftError(x);
-      return err.code === "full_runtime_required" && /format 11 \(this engine reads format 12/.test(err.message);
+      return err.code === "full_runtime_required" && /format 12 \(this engine reads format 13/.test(err.message);
     });
   }
   // A format no runtime reads is still bundle_version, from every engine.
@@ -133,8 +133,8 @@ test("a bundle of an older format is the full runtime's: the browser engines say
   assert.throws(() => new SiftEngine(future), (x) => asSiftError(x).code === "bundle_version");
   // Through sift.js: the keyword page loads the full runtime once, and answers as recorded.
   const counts = {};
-  const page = await Sift.load(pathToFileURL(v11 + "/").href, { fetch: fileFetch(counts), semantic: false, ...runtimes("?older") });
-  const answers = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v11/answers.json"), "utf8"));
+  const page = await Sift.load(pathToFileURL(v12 + "/").href, { fetch: fileFetch(counts), semantic: false, ...runtimes("?older") });
+  const answers = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v12/answers.json"), "utf8"));
   const lexical = answers.filter(({ request, answer }) => typeof request.query === "string" && answer?.search_type === "lexical");
   assert.ok(lexical.length >= 4);
   const brief = (r) => r.results.map((x) => [x.id, x.score, x.snippet]);
@@ -144,13 +144,13 @@ test("a bundle of an older format is the full runtime's: the browser engines say
   // full runtime (loaded for it) gives.
   const seen = {};
   const garbled = async (url) => (String(url).endsWith("manifest.json") ? new Response('{"magic":"nope"}') : fileFetch(seen)(url));
-  const bad = await Sift.load(pathToFileURL(v11 + "/").href, { fetch: garbled, semantic: false, ...runtimes("?garbled") }).catch((e) => e);
+  const bad = await Sift.load(pathToFileURL(v12 + "/").href, { fetch: garbled, semantic: false, ...runtimes("?garbled") }).catch((e) => e);
   assert.equal(bad.code, "bundle_corrupt");
   assert.match(bad.message, /not a Sift bundle manifest \(wrong magic\)/);
   assert.equal(seen["sift_wasm_full_bg.wasm"], 1);
   // Without the full runtime (offline), the code, and why there is no text.
   const offline = { wasmUrl: runtimes("?offline").wasmUrl, fullWasmUrl: pathToFileURL(path.join(ROOT, "www/dist/missing_full.wasm")).href };
-  const cut = await Sift.load(pathToFileURL(v11 + "/").href, { fetch: garbled, semantic: false, ...offline }).catch((e) => e);
+  const cut = await Sift.load(pathToFileURL(v12 + "/").href, { fetch: garbled, semantic: false, ...offline }).catch((e) => e);
   assert.equal(cut.code, "bundle_corrupt");
   assert.match(cut.message, /^bundle_corrupt \(no text: .*missing_full\.wasm/);
 });

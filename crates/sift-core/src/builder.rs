@@ -59,8 +59,7 @@ pub struct BuildOptions {
     pub doc_dictionary_from: usize,
     /// The vocabulary (`bundle::vocabulary`, what typo tolerance reads): a new shard starts
     /// at a first letter once the current one holds this many bytes of terms; None writes
-    /// none (typos then read the term shards of their letter). Written only when the term
-    /// store has more than `vocabulary::MIN_TERM_SHARDS` shards. Default 4 KB: big letters
+    /// none (typos then read the term shards of their letter). Default 4 KB: big letters
     /// alone (Python docs: 10–26 kB deflated each), small ones together.
     pub vocabulary_target: Option<usize>,
     /// Recorded in the manifest (`sift 0.1.0`).
@@ -120,7 +119,9 @@ fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync + Send) -> 
 /// its words were written, field lengths, and where its sections start.
 struct DocAnalysis {
     terms: Vec<(String, [u32; N_FIELDS], Vec<u32>)>,
-    /// (term, how it was written, how often), once per pair.
+    /// How often each of `terms` was written as the term itself (in the same order).
+    as_itself: Vec<u32>,
+    /// (term, how it was written otherwise, how often), once per pair.
     surfaces: Vec<(String, String, u32)>,
     lens: [u32; N_FIELDS],
     section_starts: Vec<u32>,
@@ -137,7 +138,7 @@ struct DocAnalysis {
 pub const MAX_TERMS_PER_DOC: usize = 100_000;
 
 fn analyse(d: &SourceDoc) -> DocAnalysis {
-    let mut per_doc: HashMap<String, ([u32; N_FIELDS], Vec<u32>)> = HashMap::new();
+    let mut per_doc: HashMap<String, ([u32; N_FIELDS], Vec<u32>, u32)> = HashMap::new();
     let mut lens = [0u32; N_FIELDS];
     let mut surface_counts: HashMap<(String, String), u32> = HashMap::new();
     let mut dropped = 0u64;
@@ -155,7 +156,9 @@ fn analyse(d: &SourceDoc) -> DocAnalysis {
             e.1.push(t.pos);
             if field != rank::FIELD_PATH {
                 let surface = surface_of(text, t);
-                if surface != t.term {
+                if surface == t.term {
+                    e.2 += 1;
+                } else {
                     *surface_counts.entry((t.term.clone(), surface)).or_insert(0) += 1;
                 }
             }
@@ -166,17 +169,19 @@ fn analyse(d: &SourceDoc) -> DocAnalysis {
     surfaces.sort_unstable();
     let mut terms: Vec<_> = per_doc
         .into_iter()
-        .map(|(term, (tf, mut pos))| {
+        .map(|(term, (tf, mut pos, itself))| {
             pos.sort_unstable();
             pos.dedup();
             if analyzer::is_stop_term(&term) {
                 pos.clear();
             }
-            (term, tf, pos)
+            (term, tf, pos, itself)
         })
         .collect();
     terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    DocAnalysis { terms, surfaces, lens, section_starts, end, dropped }
+    let as_itself = terms.iter().map(|t| t.3).collect();
+    let terms = terms.into_iter().map(|(term, tf, pos, _)| (term, tf, pos)).collect();
+    DocAnalysis { terms, as_itself, surfaces, lens, section_starts, end, dropped }
 }
 
 fn surface_of(text: &str, t: &Token) -> String {
@@ -198,9 +203,10 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     // The vocabulary: what typo tolerance reads (see `bundle::vocabulary`), when the term
     // store has shards enough for a letter's postings to cost more than its terms.
     let vocab_payloads = match opts.vocabulary_target {
-        Some(target) if term_payloads.len() > vocabulary::MIN_TERM_SHARDS => {
+        Some(target) => {
             let with_df: Vec<(&str, u32)> = terms.iter().map(|&t| (t, inverted.postings[t].df())).collect();
-            vocabulary::encode(&with_df, target)?
+            let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
+            vocabulary::encode(&vocabulary::entries(&with_df, spellings), target)?
         }
         _ => Vec::new(),
     };
@@ -428,8 +434,14 @@ fn invert(docs: &[SourceDoc], warnings: &mut Vec<String>) -> Inverted {
     };
     let mut len_sum = [0f64; N_FIELDS];
     for (doc_id, a) in par_map(docs, analyse).into_iter().enumerate() {
-        for (term, tf, pos) in a.terms {
-            inv.postings.entry(term).or_default().docs.push((doc_id as u32, tf, pos));
+        for ((term, tf, pos), itself) in a.terms.into_iter().zip(a.as_itself) {
+            let tp = inv.postings.entry(term).or_default();
+            tp.docs.push((doc_id as u32, tf, pos));
+            // Written as the term itself counts too (as ""), or a rare other spelling would
+            // pass for the common one (`generatorization` for `generator`).
+            if itself > 0 {
+                *tp.surfaces.entry(String::new()).or_insert(0) += itself;
+            }
         }
         for (term, surface, count) in a.surfaces {
             if let Some(tp) = inv.postings.get_mut(&term) {

@@ -32,9 +32,10 @@ pub const MAGIC: &[u8; 4] = b"SIFT";
 /// vocabulary groups and rows) by rule and puts the encoder's index in the manifest
 /// ([`super::table`]), 11 stores a section bigger than a part in pieces, a part that goes on
 /// from the one before saying so, 12 lays a long page's parts out on a grid of positions so
-/// the manifest lists no part's first position ([`super::partition`]). Every shard carries
-/// its bundle's version.
-pub const FORMAT_VERSION: u16 = 12;
+/// the manifest lists no part's first position ([`super::partition`]), 13 puts the pages'
+/// spellings of each term in the vocabulary, beside the terms ([`super::vocabulary`]).
+/// Every shard carries its bundle's version.
+pub const FORMAT_VERSION: u16 = 13;
 const HEADER_LEN: usize = 16;
 /// Refuse to inflate a shard claiming more than this: a corrupt or hostile length must not
 /// allocate gigabytes.

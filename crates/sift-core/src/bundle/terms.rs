@@ -232,7 +232,8 @@ impl TermEntry {
         self.docs.len() as u32
     }
 
-    /// The most common spelling (ties: the smallest), or "" when that is the term itself.
+    /// The most common spelling (ties: the smallest), or "" when that is the term itself
+    /// (which `surfaces` counts as "").
     fn surface<'a>(&'a self, term: &str) -> &'a str {
         self.surfaces
             .iter()

@@ -1,8 +1,24 @@
 //! The vocabulary (kind 16, `k-<hash>-<n>.bin`, listed as `vocabulary: {files, first}`): every
-//! term of the dictionary with its document frequency and nothing else, cut only where a
-//! term's first character changes. It is what typo tolerance reads.
+//! term of the dictionary with its document frequency and, from format 13, the spellings
+//! its pages write it with; nothing else, cut only where a key's first character changes.
+//! It is what typo tolerance reads.
 //!
-//! Payload: an fst map, term → document frequency (the `df` its term shard holds).
+//! Payload: an fst map whose keys are of two kinds:
+//! - a term → its document frequency (the `df` its term shard holds);
+//! - (format 13) a *spelling*: a word as the pages write it, folded, whose term (its stem,
+//!   [`crate::analyzer::stem`]) is another key → that term's document frequency. The
+//!   builder writes a spelling only when stemming it gives its term back, so the engine
+//!   finds the term by stemming the key, the same code on both sides.
+//!
+//! From format 13 a value is `df << 2 | flags`: [`SPELLING`] for a spelling, [`WRITTEN`] for
+//! a term the pages also write as it is. In the low bits, not above the `df`: an fst's
+//! outputs cost bytes by their size (Python docs: 248 kB without spellings, 301 kB with
+//! them, 334 kB with the flags at bits 32 and 33).
+//!
+//! Why spellings: a typo is made in a word, not in its stem. `itertor` is one edit from
+//! `iterator` but three from its stem `iter`, and `genrator` one from `generator` but, by
+//! stems, nearer `generated`'s; on Debian's rust-doc `itertor` found nothing at all. Matched
+//! against what people write, a typo's neighbours are the words it was meant to be.
 //!
 //! Why: fuzzy matching walks every term that shares the word's first letter, and without
 //! this those terms' postings came with them — every term shard of the letter (Python docs:
@@ -13,28 +29,56 @@
 //! letter's neighbours are in one file — starting a new shard at a letter once the current
 //! one holds [`VOCABULARY_TARGET`] bytes of terms.
 //!
-//! The vocabulary is optional: the builder writes it when the term store has more than
-//! [`MIN_TERM_SHARDS`] shards (below that a letter's term shards cost no more than its
-//! vocabulary, and one round less), and a runtime that predates it ignores the manifest
-//! member and reads the term shards as before — so bundles with it keep format 9.
+//! The builder writes it for every bundle with terms. Until format 13 only when the term
+//! store had more than two shards (below that a letter's term shards cost no more than its
+//! vocabulary, and one round less); but term shards know one spelling a term, so a small
+//! site missed typos a bigger one corrected (`rotatng`: `rotating`, where the term's
+//! common spelling is `rotate`). A vocabulary of one shard is asked for with the query's
+//! term shards (`engine::expand::whole_small_vocabulary`): no round more. Without one (an
+//! older bundle, `vocabulary_target: None`) typos read the term shards of their letter.
 
 use super::terms::{build_fst, open_fst};
 use crate::error::SiftError;
+use std::borrow::Cow;
 
 /// Bytes of terms after which the next first letter starts a new vocabulary shard.
 pub const VOCABULARY_TARGET: usize = 4 * 1024;
 
-/// The term store needs more shards than this for the builder to write a vocabulary.
-pub const MIN_TERM_SHARDS: usize = 2;
+/// A term the pages write as it is (`borrow`, not only `borrowed`): a "did you mean" may
+/// show it.
+pub const WRITTEN: u64 = 1;
+/// A spelling, standing for its stem.
+pub const SPELLING: u64 = 2;
+const FLAG_BITS: u32 = 2;
 
-/// A vocabulary shard: term → document frequency.
+/// One key of a vocabulary shard, read.
+pub struct Key<'k> {
+    /// The term the key stands for: the key itself, or a spelling's stem.
+    pub term: Cow<'k, str>,
+    pub df: u32,
+    /// The key is a way the pages write the term (a spelling, or a term marked written).
+    pub written: bool,
+    pub spelling: bool,
+}
+
+/// A vocabulary shard: term or spelling → document frequency (see the module's text).
 pub struct VocabShard {
     pub map: fst::Map<Vec<u8>>,
+    /// Format 13's values (`df << 2 | flags`); before it, the df alone.
+    flagged: bool,
 }
 
 impl VocabShard {
-    pub fn decode(payload: Vec<u8>) -> Result<VocabShard, SiftError> {
-        Ok(VocabShard { map: open_fst(payload, "vocabulary")? })
+    pub fn decode(payload: Vec<u8>, format_version: u16) -> Result<VocabShard, SiftError> {
+        Ok(VocabShard { map: open_fst(payload, "vocabulary")?, flagged: super::has_format(format_version, 13) })
+    }
+
+    /// What `key`, found in this shard with `value`, stands for.
+    pub fn key<'k>(&self, key: &'k str, value: u64) -> Key<'k> {
+        let (df, flags) = if self.flagged { (value >> FLAG_BITS, value & ((1 << FLAG_BITS) - 1)) } else { (value, 0) };
+        let spelling = flags & SPELLING != 0;
+        let term = if spelling { crate::analyzer::stem(key) } else { Cow::Borrowed(key) };
+        Key { term, df: u32::try_from(df).unwrap_or(u32::MAX), written: flags != 0, spelling }
     }
 }
 
@@ -43,10 +87,32 @@ fn initial(term: &str) -> &str {
     term.char_indices().nth(1).map_or(term, |(i, _)| &term[..i])
 }
 
-/// Vocabulary shard payloads of `terms` (sorted, each with its document frequency), with
-/// each shard's first and last term: whole first letters a shard, a new shard at a letter
-/// once the current one holds `target` bytes of terms.
-pub fn encode<'a>(terms: &[(&'a str, u32)], target: usize) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
+/// The vocabulary's entries: each of `terms` (sorted, with its document frequency) and each
+/// of its `spellings` that is not a term itself and stems back to it, sorted by key. A
+/// term's spellings are how the pages write it, "" standing for the term itself.
+pub fn entries<'a>(terms: &[(&'a str, u32)], spellings: impl Fn(&'a str) -> Vec<&'a str>) -> Vec<(&'a str, u64)> {
+    let mut out: Vec<(&str, u64)> = Vec::with_capacity(terms.len());
+    for &(term, df) in terms {
+        let spelt = spellings(term);
+        let written = if spelt.contains(&"") { WRITTEN } else { 0 };
+        out.push((term, u64::from(df) << FLAG_BITS | written));
+        for s in spelt {
+            let is_term = terms.binary_search_by(|p| p.0.cmp(s)).is_ok();
+            if !s.is_empty() && s != term && !is_term && crate::analyzer::stem(s) == term {
+                out.push((s, u64::from(df) << FLAG_BITS | SPELLING));
+            }
+        }
+    }
+    out.sort_unstable();
+    // Two terms written the same way: the spelling stays with the first.
+    out.dedup_by(|b, a| a.0 == b.0);
+    out
+}
+
+/// Vocabulary shard payloads of `entries` (sorted by key, from [`entries`]), with each
+/// shard's first and last key: whole first letters a shard, a new shard at a letter once
+/// the current one holds `target` bytes of keys.
+pub fn encode<'a>(terms: &[(&'a str, u64)], target: usize) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut bytes = 0;
@@ -64,14 +130,15 @@ pub fn encode<'a>(terms: &[(&'a str, u32)], target: usize) -> Result<Vec<(String
     Ok(out)
 }
 
-fn shard(terms: &[(&str, u32)]) -> Result<(String, String, Vec<u8>), SiftError> {
-    let payload = build_fst(terms.iter().map(|&(t, df)| (t, u64::from(df))))?;
+fn shard(terms: &[(&str, u64)]) -> Result<(String, String, Vec<u8>), SiftError> {
+    let payload = build_fst(terms.iter().copied())?;
     Ok((terms[0].0.to_string(), terms[terms.len() - 1].0.to_string(), payload))
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::terms::dictionary_holds_range;
+    use super::super::FORMAT_VERSION;
     use super::*;
 
     #[test]
@@ -83,13 +150,13 @@ mod tests {
         assert_eq!(ranges, [("apple", "apply"), ("banana", "band"), ("cab", "étude")]);
         // A large target puts everything in one shard; letters are never split.
         assert_eq!(encode(&terms, 1 << 20).unwrap().len(), 1);
-        let v = VocabShard::decode(shards[1].2.clone()).unwrap();
+        let v = VocabShard::decode(shards[1].2.clone(), FORMAT_VERSION).unwrap();
         assert_eq!(v.map.get("band"), Some(9));
         let holds = |v: &VocabShard, first, next| dictionary_holds_range(&v.map, first, None, next, false);
         assert!(holds(&v, "banana", Some("cab")));
         assert!(!holds(&v, "banana", Some("band")), "a range ending before its last term");
         assert!(!holds(&v, "apple", Some("cab")), "another shard's range");
-        assert!(holds(&VocabShard::decode(shards[2].2.clone()).unwrap(), "cab", None), "the last shard");
+        assert!(holds(&VocabShard::decode(shards[2].2.clone(), FORMAT_VERSION).unwrap(), "cab", None), "the last shard");
         // Format 10: the manifest lists separators, at or below each shard's first key.
         let by_separator = |v: &VocabShard, first, next| dictionary_holds_range(&v.map, first, None, next, true);
         assert!(by_separator(&v, "b", Some("c")));
@@ -99,12 +166,47 @@ mod tests {
     }
 
     #[test]
+    fn spellings_stand_for_the_terms_they_stem_to() {
+        let stem = |w: &str| crate::analyzer::stem(w).into_owned();
+        let (iter, borrow) = (stem("iterator"), stem("borrowed"));
+        assert_eq!((iter.as_str(), borrow.as_str()), ("iter", "borrow"));
+        let terms = [(borrow.as_str(), 7), (iter.as_str(), 40), ("iterators", 1)];
+        let mut terms = terms.to_vec();
+        terms.sort();
+        let spellings = |t: &str| match t {
+            // "" is the term written as it is; `iterators` is a term of its own (an
+            // identifier, say), so not a spelling; `borrowed` does not stem to `iter`.
+            "iter" => vec!["iterator", "iterable", "iterators", "borrowed"],
+            "borrow" => vec!["", "borrowed"],
+            _ => vec![],
+        };
+        let entries = entries(&terms, spellings);
+        let keys: Vec<&str> = entries.iter().map(|e| e.0).collect();
+        assert_eq!(keys, ["borrow", "borrowed", "iter", "iterable", "iterator", "iterators"]);
+        let shard = VocabShard::decode(encode(&entries, 1 << 20).unwrap().remove(0).2, FORMAT_VERSION).unwrap();
+        let read = |k: &'static str| {
+            let key = shard.key(k, shard.map.get(k).unwrap());
+            (key.term.into_owned(), key.df, key.spelling, key.written)
+        };
+        assert_eq!(read("iterator"), ("iter".to_string(), 40, true, true));
+        assert_eq!(read("iter"), ("iter".to_string(), 40, false, false), "never written as the stem itself");
+        assert_eq!(read("borrow"), ("borrow".to_string(), 7, false, true), "written as it is");
+        assert_eq!(read("iterators"), ("iterators".to_string(), 1, false, false));
+        // A format-12 vocabulary holds terms and their df, unflagged.
+        if super::super::READS_OLDER_FORMATS {
+            let old = VocabShard::decode(encode(&[("iter", 40)], 1 << 20).unwrap().remove(0).2, 12).unwrap();
+            let key = old.key("iter", old.map.get("iter").unwrap());
+            assert_eq!((key.df, key.spelling, key.written), (40, false, false));
+        }
+    }
+
+    #[test]
     fn a_bad_vocabulary_is_refused() {
-        assert!(VocabShard::decode(Vec::new()).is_err());
+        assert!(VocabShard::decode(Vec::new(), FORMAT_VERSION).is_err());
         let (_, _, mut payload) = encode(&[("word", 1)], 1).unwrap().remove(0);
         let mid = payload.len() / 2;
         payload[mid] ^= 0x40;
-        assert!(VocabShard::decode(payload).err().is_some_and(|e| e.code == "bundle_corrupt"));
+        assert!(VocabShard::decode(payload, FORMAT_VERSION).err().is_some_and(|e| e.code == "bundle_corrupt"));
         assert!(encode(&[], 1).unwrap().is_empty());
     }
 }

@@ -5,6 +5,7 @@
 use super::plan::{self, Alt, AltKind, W_FUZZY1, W_FUZZY2, W_PREFIX};
 use super::resolve::{Flow, Resolver};
 use super::{Engine, ShardId};
+use crate::bundle::terms::TermShard;
 use crate::{analyzer, fuzzy, rank};
 
 const MAX_PREFIX_EXPANSIONS: usize = 40;
@@ -98,8 +99,38 @@ pub(crate) enum FuzzyScope {
 /// A dictionary term near a typed word.
 pub(crate) struct Neighbour {
     term: String,
+    /// The fewest edits from the word as typed or from its stem (what weighs its matches).
     distance: u8,
+    /// The fewest edits from the word as typed. A typo is made in a word, not in its stem,
+    /// so a neighbour only that near the stem ranks one edit further (`threding`:
+    /// `threading`, then `three`, whose stem is one edit from `thred`).
+    typed: Option<u8>,
+    /// The nearest way of writing the term found near the word as typed (a format-13
+    /// vocabulary's spelling, see `bundle::vocabulary`, or a term indexed as written), with
+    /// its distance: what a "did you mean" shows, rather than the term's most common
+    /// spelling (`itertor`: `iterator`, not `iterable`, both stemmed to `iter`).
+    written: Option<(u8, String)>,
     df: u32,
+}
+
+impl Neighbour {
+    /// How far the neighbour ranks: its edits from the word as typed, or one more than from
+    /// the word's stem.
+    fn rank(&self) -> u8 {
+        self.typed.unwrap_or(u8::MAX).min(self.distance.saturating_add(1))
+    }
+
+    /// Closest first; among equals, the most common.
+    fn order(&self, other: &Neighbour) -> std::cmp::Ordering {
+        self.rank().cmp(&other.rank()).then_with(|| other.df.cmp(&self.df))
+    }
+}
+
+/// A fuzzy word's alternatives and how its nearest neighbour is written, when the
+/// vocabulary said (else the "did you mean" shows the term's most common spelling).
+pub(crate) struct Fuzzed {
+    pub alts: Vec<Alt>,
+    pub written: Option<String>,
 }
 
 /// The shards whose dictionaries hold the terms starting with `prefix`: the vocabulary's
@@ -111,6 +142,15 @@ fn dictionary_shards(eng: &Engine, prefix: &str) -> Vec<ShardId> {
     } else {
         eng.shards_for_prefix(prefix).into_iter().map(ShardId::Terms).collect()
     }
+}
+
+/// A small site's vocabulary, when `word` may be mistyped: asked for with the words' term
+/// shards, so a typo costs no round of its own. A vocabulary of one shard is a few kB (a
+/// shard holds whole letters up to 4 KB of keys); a bigger site's letters are read only
+/// once a word turns out unknown. Small sites have a vocabulary since format 13, which
+/// carries the pages' spellings (`bundle::vocabulary`); their term shards carry one a term.
+pub(crate) fn whole_small_vocabulary(eng: &Engine, word: &str) -> Option<ShardId> {
+    (eng.manifest.vocabulary.len() == 1 && fuzzy::max_distance(word) > 0).then_some(ShardId::Vocabulary(0))
 }
 
 /// The shards that hold the neighbours of `word` with its first letter: what fuzzy matching
@@ -156,7 +196,7 @@ pub(crate) fn fuzzy_neighbours(res: &Resolver, words: &[String], scope: FuzzySco
             neighbours(res, &rest, word, hits)?;
         }
         // Stable: among equals, term order.
-        hits.sort_by(|a, b| a.distance.cmp(&b.distance).then_with(|| b.df.cmp(&a.df)));
+        hits.sort_by(Neighbour::order);
         hits.truncate(MAX_FUZZY_EXPANSIONS);
     }
     Ok(found.into_iter().map(|f| f.0).collect())
@@ -172,21 +212,26 @@ fn neighbour_shards(eng: &Engine, word: &str, picks: &[Neighbour]) -> Vec<ShardI
 /// The alternatives of a word's fuzzy neighbours (`picks`, from [`fuzzy_neighbours`]), in
 /// their order: one synonym group with the word. Reads the term shards
 /// [`neighbour_shards`] names ([`fuzzy_alts`] asks for every word's in one round).
-fn alts_of(res: &Resolver, word: &str, picks: &[Neighbour]) -> Flow<Vec<Alt>> {
+fn alts_of(res: &Resolver, word: &str, picks: &[Neighbour]) -> Flow<Fuzzed> {
     let mut alts = Vec::new();
+    let mut written = None;
     for n in picks {
         let w = if n.distance <= 1 { W_FUZZY1 } else { W_FUZZY2 };
-        alts.extend(plan::alt(res, std::slice::from_ref(&n.term), false, w, AltKind::Fuzzy)?);
+        let alt = plan::alt(res, std::slice::from_ref(&n.term), false, w, AltKind::Fuzzy)?;
+        if alts.is_empty() && alt.is_some() {
+            written = n.written.as_ref().map(|w| w.1.clone());
+        }
+        alts.extend(alt);
     }
     let exact_df = res.postings(&analyzer::stem(word))?.map(|pl| pl.df).unwrap_or(0);
     share_group_idf(res, &mut alts, exact_df);
-    Ok(alts)
+    Ok(Fuzzed { alts, written })
 }
 
 /// Fuzzy alternatives of each of `words` (folded): every word's dictionaries are read
 /// together ([`fuzzy_neighbours`]), then every chosen neighbour's term shards in one round
 /// more — with a vocabulary, a few term shards instead of all of a letter's.
-pub(crate) fn fuzzy_alts(res: &Resolver, words: &[String], scope: FuzzyScope) -> Flow<Vec<Vec<Alt>>> {
+pub(crate) fn fuzzy_alts(res: &Resolver, words: &[String], scope: FuzzyScope) -> Flow<Vec<Fuzzed>> {
     let picks = fuzzy_neighbours(res, words, scope)?;
     res.require(words.iter().zip(&picks).flat_map(|(w, p)| neighbour_shards(res.eng, w, p)))?;
     words.iter().zip(&picks).map(|(w, p)| alts_of(res, w, p)).collect()
@@ -198,10 +243,16 @@ pub(crate) fn fuzzy_alts(res: &Resolver, words: &[String], scope: FuzzyScope) ->
 /// shards.
 pub(crate) fn common_neighbours(res: &Resolver, words: &[String], min_df: &[u32]) -> Flow<Vec<Option<String>>> {
     let picks = fuzzy_neighbours(res, words, FuzzyScope::SameInitial)?;
-    let best: Vec<Option<&str>> =
-        picks.iter().zip(min_df).map(|(p, &min)| p.iter().filter(|n| n.df >= min).max_by_key(|n| n.df).map(|n| n.term.as_str())).collect();
-    res.require(best.iter().flatten().filter_map(|t| res.eng.shard_for_term(t)).map(ShardId::Terms))?;
-    best.into_iter().map(|t| Ok(t.map(|t| plan::rterm(res, t)).transpose()?.flatten().map(|t| t.surface()))).collect()
+    let best: Vec<Option<&Neighbour>> =
+        picks.iter().zip(min_df).map(|(p, &min)| p.iter().filter(|n| n.df >= min).max_by_key(|n| n.df)).collect();
+    res.require(best.iter().flatten().filter_map(|n| res.eng.shard_for_term(&n.term)).map(ShardId::Terms))?;
+    best.into_iter()
+        .map(|n| {
+            let Some(n) = n else { return Ok(None) };
+            let known = plan::rterm(res, &n.term)?;
+            Ok(known.map(|t| n.written.as_ref().map_or_else(|| t.surface(), |w| w.1.clone())))
+        })
+        .collect()
 }
 
 /// Add to `hits` the terms within the word's typo distance of it or its stem in the
@@ -217,35 +268,102 @@ fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, hits: &mut Vec<Nei
     for id in shards {
         // A term shard maps a term to its postings (the df is their first number); the
         // vocabulary maps it to its df.
-        let (map, term_shard) = match *id {
+        let (map, term_shard, vocab) = match *id {
             ShardId::Terms(si) => {
                 let shard = res.term_shard(si)?;
-                (&shard.map, Some(shard))
+                (&shard.map, Some(shard), None)
             }
-            ShardId::Vocabulary(vi) => (&res.vocab_shard(vi)?.map, None),
+            ShardId::Vocabulary(vi) => {
+                let shard = res.vocab_shard(vi)?;
+                (&shard.map, None, Some(shard))
+            }
             _ => continue,
         };
         let cap = if term_shard.is_some() { FUZZY_HITS_PER_TERM_SHARD } else { FUZZY_HITS_PER_VOCAB_SHARD };
         for probe in [word, stemmed] {
             for h in fuzzy::fuzzy_terms(map, probe, d, cap) {
-                if h.term == stemmed || h.term == word {
+                let (term, df, spelling, marked) = match (term_shard, vocab) {
+                    (Some(shard), _) => (h.term.clone(), shard.header(h.value)?.0, false, false),
+                    (None, Some(v)) => {
+                        let k = v.key(&h.term, h.value);
+                        (k.term.into_owned(), k.df, k.spelling, k.written)
+                    }
+                    (None, None) => continue,
+                };
+                // A spelling stands for its stem: near the word as typed, it is a
+                // neighbour at that distance; near the typed word's stem it means nothing
+                // (a stem is not a spelling).
+                if spelling && probe != word {
                     continue;
                 }
-                match hits.binary_search_by(|n| n.term.as_str().cmp(&h.term)) {
-                    Ok(k) => hits[k].distance = hits[k].distance.min(h.distance),
-                    Err(k) => {
-                        let df = match term_shard {
-                            Some(shard) => shard.header(h.value)?.0,
-                            None => u32::try_from(h.value).unwrap_or(u32::MAX),
-                        };
-                        hits.insert(k, Neighbour { term: h.term, distance: h.distance, df })
-                    }
+                if term == stemmed || term == word {
+                    continue;
                 }
+                let typed = (probe == word).then_some(h.distance);
+                // How the neighbour is written, when the key says: a spelling is, a term
+                // the vocabulary marks as written is, and so is a term that stemming would
+                // change (it was indexed as written: a path's word, an identifier).
+                let literal = marked || analyzer::stem(&h.term) != h.term;
+                let written = (typed.is_some() && literal).then(|| (h.distance, h.term));
+                add_hit(hits, Neighbour { term, distance: h.distance, typed, written, df });
             }
+        }
+        // Without a vocabulary, a term shard knows one spelling of each term, its most
+        // common: matched as typed too, so a small site corrects `provders` to `providers`
+        // (stem `provid`, two edits away) as a vocabulary's spellings do.
+        if let Some(shard) = term_shard {
+            spellings_in_term_shard(shard, word, stemmed, d, hits)?;
         }
     }
     Ok(())
 }
+
+/// Add a neighbour to `hits` (in term order, each term once), or merge it into the one of
+/// the same term: the smaller distances, the nearer written form.
+fn add_hit(hits: &mut Vec<Neighbour>, hit: Neighbour) {
+    match hits.binary_search_by(|n| n.term.cmp(&hit.term)) {
+        Ok(k) => {
+            let n = &mut hits[k];
+            n.distance = n.distance.min(hit.distance);
+            n.typed = n.typed.into_iter().chain(hit.typed).min();
+            if hit.written.as_ref().is_some_and(|w| n.written.as_ref().is_none_or(|have| w.0 < have.0)) {
+                n.written = hit.written;
+            }
+        }
+        Err(k) => hits.insert(k, hit),
+    }
+}
+
+/// Add to `hits` the terms of a term shard whose most common spelling is within `d` edits of
+/// `word` as typed (see [`neighbours`]). Reads every term's header: only bundles without a
+/// vocabulary, whose term shards are few, or whose letter's shards are read anyway.
+fn spellings_in_term_shard(shard: &TermShard, word: &str, stemmed: &str, d: u8, hits: &mut Vec<Neighbour>) -> Flow<()> {
+    use fst::Streamer;
+    let mut stream = shard.map.stream();
+    let mut seen = 0;
+    while let Some((k, off)) = stream.next() {
+        seen += 1;
+        if seen > MAX_SPELLING_SCAN {
+            break;
+        }
+        let (df, surface) = shard.header(off)?;
+        if surface.is_empty() || surface == word {
+            continue;
+        }
+        let distance = fuzzy::distance(word, surface, d);
+        let Ok(term) = std::str::from_utf8(k) else { continue };
+        if distance > d || term == word || term == stemmed {
+            continue;
+        }
+        let written = Some((distance, surface.to_string()));
+        add_hit(hits, Neighbour { term: term.to_string(), distance, typed: Some(distance), written, df });
+    }
+    Ok(())
+}
+
+/// Terms whose spelling one term shard's scan compares, so a hostile shard cannot make a
+/// typo cost more than a bounded walk.
+const MAX_SPELLING_SCAN: usize = 50_000;
 
 /// Hits taken from one shard's dictionary per probe, so a pathological dictionary cannot
 /// blow up a query. A vocabulary shard holds a whole letter (the terms of up to a few dozen

@@ -410,7 +410,7 @@ impl Engine {
                 self.term_shards[i] = Some(shard)
             }
             ShardId::Vocabulary(i) => {
-                let shard = VocabShard::decode(payload)?;
+                let shard = VocabShard::decode(payload, self.manifest.format_version)?;
                 check_listed_range("vocabulary", file, &self.manifest.vocabulary, i, &shard.map, by_rule)?;
                 self.vocab_shards[i] = Some(shard)
             }

@@ -264,6 +264,7 @@ impl Draft {
                 }
             }
         }
+        out.extend(self.fuzzy_word.as_deref().and_then(|w| expand::whole_small_vocabulary(eng, w)));
         out
     }
 

@@ -40,11 +40,11 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
     let unknown: Vec<usize> = positive.iter().copied().filter(|&i| plan.clauses[i].exact_df() == 0).collect();
     let mut fuzzed = Vec::new();
     let (clauses, words) = fuzzy_words(plan, &unknown);
-    for (i, alts) in clauses.into_iter().zip(fuzzy_alts(res, &words, FuzzyScope::InitialFirst)?) {
-        if !alts.is_empty() {
+    for (i, near) in clauses.into_iter().zip(fuzzy_alts(res, &words, FuzzyScope::InitialFirst)?) {
+        if let Some(first) = near.alts.first() {
             let c = &mut plan.clauses[i];
-            c.suggestion = Some(alts[0].terms[0].surface());
-            c.alts.extend(alts);
+            c.suggestion = Some(near.written.unwrap_or_else(|| first.terms[0].surface()));
+            c.alts.extend(near.alts);
             fuzzed.push(c.label.clone());
         }
     }
@@ -83,9 +83,9 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
         let mut changed = Vec::new();
         let known: Vec<usize> = positive.iter().copied().filter(|i| !unknown.contains(i)).collect();
         let (clauses, words) = fuzzy_words(plan, &known);
-        for (i, alts) in clauses.into_iter().zip(fuzzy_alts(res, &words, FuzzyScope::InitialFirst)?) {
-            if !alts.is_empty() {
-                plan.clauses[i].alts.extend(alts);
+        for (i, near) in clauses.into_iter().zip(fuzzy_alts(res, &words, FuzzyScope::InitialFirst)?) {
+            if !near.alts.is_empty() {
+                plan.clauses[i].alts.extend(near.alts);
                 changed.push(plan.clauses[i].label.clone());
             }
         }
