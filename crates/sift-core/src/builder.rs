@@ -118,9 +118,8 @@ fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync + Send) -> 
 /// One document analysed: its terms with per-field tf and positions (sorted by term), how
 /// its words were written, field lengths, and where its sections start.
 struct DocAnalysis {
-    terms: Vec<(String, [u32; N_FIELDS], Vec<u32>)>,
-    /// How often each of `terms` was written as the term itself (in the same order).
-    as_itself: Vec<u32>,
+    /// (term, per-field tf, positions, how often it was written as the term itself).
+    terms: Vec<(String, [u32; N_FIELDS], Vec<u32>, u32)>,
     /// (term, how it was written otherwise, how often), once per pair.
     surfaces: Vec<(String, String, u32)>,
     lens: [u32; N_FIELDS],
@@ -179,9 +178,7 @@ fn analyse(d: &SourceDoc) -> DocAnalysis {
         })
         .collect();
     terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let as_itself = terms.iter().map(|t| t.3).collect();
-    let terms = terms.into_iter().map(|(term, tf, pos, _)| (term, tf, pos)).collect();
-    DocAnalysis { terms, as_itself, surfaces, lens, section_starts, end, dropped }
+    DocAnalysis { terms, surfaces, lens, section_starts, end, dropped }
 }
 
 fn surface_of(text: &str, t: &Token) -> String {
@@ -200,15 +197,15 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let mut terms: Vec<&str> = inverted.postings.keys().map(String::as_str).collect();
     terms.sort_unstable();
     let term_payloads = term_shards(&terms, &inverted.postings, opts.term_shard_target)?;
-    // The vocabulary: what typo tolerance reads (see `bundle::vocabulary`), when the term
-    // store has shards enough for a letter's postings to cost more than its terms.
+    // The vocabulary: what typo tolerance reads, the terms and the pages' spellings of them
+    // (see `bundle::vocabulary`).
     let vocab_payloads = match opts.vocabulary_target {
         Some(target) => {
             let with_df: Vec<(&str, u32)> = terms.iter().map(|&t| (t, inverted.postings[t].df())).collect();
             let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
             vocabulary::encode(&vocabulary::entries(&with_df, spellings), target)?
         }
-        _ => Vec::new(),
+        None => Vec::new(),
     };
     let meta_payload = doc_meta(docs, inverted.lens, &mut warnings).encode();
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
@@ -434,7 +431,7 @@ fn invert(docs: &[SourceDoc], warnings: &mut Vec<String>) -> Inverted {
     };
     let mut len_sum = [0f64; N_FIELDS];
     for (doc_id, a) in par_map(docs, analyse).into_iter().enumerate() {
-        for ((term, tf, pos), itself) in a.terms.into_iter().zip(a.as_itself) {
+        for (term, tf, pos, itself) in a.terms {
             let tp = inv.postings.entry(term).or_default();
             tp.docs.push((doc_id as u32, tf, pos));
             // Written as the term itself counts too (as ""), or a rare other spelling would

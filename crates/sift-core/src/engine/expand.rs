@@ -267,7 +267,7 @@ fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, hits: &mut Vec<Nei
     let stemmed = &*stemmed;
     for id in shards {
         // A term shard maps a term to its postings (the df is their first number); the
-        // vocabulary maps it to its df.
+        // vocabulary maps a term or a spelling of it to its df (`VocabShard::key`).
         let (map, term_shard, vocab) = match *id {
             ShardId::Terms(si) => {
                 let shard = res.term_shard(si)?;
