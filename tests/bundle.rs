@@ -292,9 +292,6 @@ fn a_malformed_vocabulary_is_a_clear_error() {
     let b = many_term_shards(true);
     let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
     let refused = |m: &serde_json::Value| Engine::new(m.to_string().as_bytes()).err().expect("refused");
-    let mut with_last = m.clone();
-    with_last["vocabulary"]["last"] = with_last["vocabulary"]["first"].clone();
-    assert!(refused(&with_last).message.contains("vocabulary lists no last keys"), "{}", refused(&with_last).message);
     let mut disorder = m.clone();
     disorder["vocabulary"]["first"].as_array_mut().unwrap().swap(0, 1);
     assert!(refused(&disorder).message.contains("vocabulary shards are not in order"));
@@ -332,28 +329,15 @@ fn manifest_problems_are_clear_errors() {
     let b = built();
     let m = b.manifest_bytes();
     assert_eq!(Engine::new(&m[..m.len() / 2]).err().unwrap().code, "bundle_corrupt");
-    // Every bundle is written in the newest format (13: the vocabulary's spellings; a
-    // keyword bundle without long pages has format 9's manifest).
-    assert_eq!(b.manifest.format_version, 13);
-    let future = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":13", "\"format_version\":99");
-    let err = Engine::new(future.as_bytes()).err().unwrap();
-    assert_eq!(err.code, "bundle_version");
-    assert!(err.message.contains("rebuild"), "{}", err.message);
-    // A manifest claiming an older version than its layout is refused outright: relabelled
-    // 8, it lists format 9's startup shard; relabelled 7, its term store lacks the last
-    // terms format 7 lists, and given them, it still has the startup shard.
-    let v8 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":13", "\"format_version\":8");
-    let err = Engine::new(v8.as_bytes()).err().unwrap();
-    assert_eq!(err.code, "bundle_corrupt");
-    assert!(err.message.contains("needs format 9"), "{}", err.message);
-    let v7 = String::from_utf8(m.clone()).unwrap().replace("\"format_version\":13", "\"format_version\":7");
-    let err = Engine::new(v7.as_bytes()).err().unwrap();
-    assert_eq!(err.code, "bundle_corrupt");
-    assert!(err.message.contains("missing field \"last\""), "{}", err.message);
-    let mut v7: serde_json::Value = serde_json::from_slice(v7.as_bytes()).unwrap();
-    v7["term_store"]["last"] = v7["term_store"]["first"].clone();
-    let err = Engine::new(v7.to_string().as_bytes()).err().unwrap();
-    assert!(err.message.contains("needs format 9"), "{}", err.message);
+    // Every bundle is written in the one current format, and any other is refused.
+    let current = format!("\"format_version\":{FORMAT_VERSION}");
+    assert!(String::from_utf8(m.clone()).unwrap().contains(&current));
+    for other in [FORMAT_VERSION - 1, FORMAT_VERSION + 1] {
+        let relabelled = String::from_utf8(m.clone()).unwrap().replace(&current, &format!("\"format_version\":{other}"));
+        let err = Engine::new(relabelled.as_bytes()).err().unwrap();
+        assert_eq!(err.code, "bundle_version");
+        assert!(err.message.contains("rebuild it with `sift build`"), "{}", err.message);
+    }
     // A shard of another version than its manifest is refused (a doc shard, which has no
     // listed checksum, so its header is what is checked).
     let mut e = Engine::new(&m).unwrap();
@@ -368,7 +352,7 @@ fn manifest_problems_are_clear_errors() {
 #[test]
 fn doc_shards_are_named_by_rule_and_listed_as_columns() {
     let b = built();
-    let files = b.manifest.doc_files.clone().expect("format 5 names doc shards by rule");
+    let files = b.manifest.doc_files.clone();
     assert!(files.starts_with("d-") && files.len() == 18, "{files}");
     for (n, d) in b.manifest.doc_shards.iter().enumerate() {
         assert_eq!(d.shard.file, format!("{files}-{n}.bin"));
@@ -393,8 +377,8 @@ fn a_doc_shard_under_another_doc_shards_name_is_refused() {
     let (first, second) = (&b.manifest.doc_shards[0].shard.file, &b.manifest.doc_shards[1].shard.file);
     let bytes_of = |f: &str| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone();
     let mut e = Engine::new(&b.manifest_bytes()).unwrap();
-    let dict = b.manifest.doc_dictionary.as_ref().unwrap().file.clone();
-    e.add_shard(&dict, &bytes_of(&dict)).unwrap();
+    let startup = b.manifest.startup.file.clone();
+    e.add_shard(&startup, &bytes_of(&startup)).unwrap();
     let err = e.add_shard(first, &bytes_of(second)).unwrap_err();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("served under another shard's name"), "{}", err.message);
@@ -416,7 +400,7 @@ fn every_flip_is_refused(e: &mut Engine, name: &str, good: &[u8], step: usize) {
 #[test]
 fn term_shards_are_named_by_rule_and_listed_as_key_range_columns() {
     let b = built();
-    let files = b.manifest.term_files.clone().expect("format 6 names term shards by rule");
+    let files = b.manifest.term_files.clone();
     assert!(files.starts_with("t-") && files.len() == 18, "{files}");
     assert!(b.manifest.term_shards.len() >= 2);
     for (n, t) in b.manifest.term_shards.iter().enumerate() {
@@ -427,12 +411,12 @@ fn term_shards_are_named_by_rule_and_listed_as_key_range_columns() {
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
     assert!(!text.contains("\"term_shards\"") && text.contains("\"term_store\""));
     assert_eq!(sift_core::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
-    // Format 10 lists separators: the shortest prefix of a shard's smallest term above the
+    // The store lists separators: the shortest prefix of a shard's smallest term above the
     // shard before's largest (the first shard: its smallest term).
     let keys = |t: &sift_core::bundle::KeyRangeShardRef| {
         let bytes = &b.shards.iter().find(|(n, _)| *n == t.shard.file).unwrap().1;
-        let payload = sift_core::bundle::decode_shard(bytes, ShardKind::Terms, &t.shard, FORMAT_VERSION).unwrap();
-        let keys = sift_core::bundle::terms::TermShard::decode(payload, FORMAT_VERSION).unwrap().map.stream().into_byte_keys();
+        let payload = sift_core::bundle::decode_shard(bytes, ShardKind::Terms, &t.shard).unwrap();
+        let keys = sift_core::bundle::terms::TermShard::decode(payload).unwrap().map.stream().into_byte_keys();
         let text = |k: &Vec<u8>| String::from_utf8(k.clone()).unwrap();
         (text(&keys[0]), text(&keys[keys.len() - 1]))
     };
@@ -469,10 +453,6 @@ fn a_malformed_term_store_is_a_clear_error() {
     let b = built();
     let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
     let refused = |m: &serde_json::Value| Engine::new(m.to_string().as_bytes()).err().expect("refused");
-    // Format 8 lists first terms only.
-    let mut with_last = m.clone();
-    with_last["term_store"]["last"] = with_last["term_store"]["first"].clone();
-    assert!(refused(&with_last).message.contains("lists no last keys"));
     let mut disorder = m.clone();
     disorder["term_store"]["first"].as_array_mut().unwrap().swap(0, 1);
     assert!(refused(&disorder).message.contains("term shards are not in order"));
@@ -494,8 +474,9 @@ fn a_malformed_term_store_is_a_clear_error() {
 #[test]
 fn doc_shards_are_read_with_the_doc_stores_dictionary_and_answer_as_without_it() {
     let b = built();
-    let dict = b.manifest.doc_dictionary.clone().expect("format 7: a doc store dictionary");
-    // Format 9: a section of the startup shard, which is listed with its size and checksum.
+    assert!(b.manifest.doc_dictionary, "a doc store dictionary");
+    // A section of the startup shard, which is listed with its size and checksum.
+    let dict = b.manifest.startup.clone();
     assert!(dict.file.starts_with("s-") && dict.check.is_some(), "listed with its size and checksum: {dict:?}");
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
     assert!(text.contains("\"dictionary\":true"));
@@ -503,7 +484,7 @@ fn doc_shards_are_read_with_the_doc_stores_dictionary_and_answer_as_without_it()
     // The doc shards are compressed after it (codec 2); the answers are those of a bundle
     // without one, snippets included.
     let plain = build(&corpus_docs(), &BuildOptions { doc_dictionary_from: usize::MAX, ..options() }).unwrap();
-    assert!(plain.manifest.doc_dictionary.is_none());
+    assert!(!plain.manifest.doc_dictionary);
     assert!(b.shards.iter().filter(|(n, _)| n.starts_with("d-")).all(|(_, bytes)| bytes[7] == 2));
     assert!(plain.shards.iter().filter(|(n, _)| n.starts_with("d-")).all(|(_, bytes)| bytes[7] == 1));
     for q in ["cache", "deploy the bundle", "\"agentroot to production\"", "authentificate"] {
@@ -520,7 +501,7 @@ fn doc_shards_are_read_with_the_doc_stores_dictionary_and_answer_as_without_it()
 #[test]
 fn a_doc_shard_before_its_dictionary_or_after_a_damaged_one_is_refused() {
     let b = built();
-    let dict = b.manifest.doc_dictionary.clone().unwrap();
+    let dict = b.manifest.startup.clone();
     let bytes_of = |f: &str| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone();
     let doc = b.manifest.doc_shards[0].shard.file.clone();
     let mut e = Engine::new(&b.manifest_bytes()).unwrap();
@@ -539,23 +520,19 @@ fn a_doc_shard_before_its_dictionary_or_after_a_damaged_one_is_refused() {
 #[test]
 fn a_small_doc_store_gets_no_dictionary() {
     let b = build(&corpus_docs(), &BuildOptions::default()).unwrap();
-    assert!(b.manifest.doc_dictionary.is_none(), "the seed pages are far under 64 KB");
+    assert!(!b.manifest.doc_dictionary, "the seed pages are far under 64 KB");
     assert!(!String::from_utf8(b.manifest_bytes()).unwrap().contains("\"dictionary\""));
     // Its startup shard has an empty dictionary section, and the bundle answers.
     let (r, fetched) = search_fetching(&b, "cache");
     assert!(!r.results.is_empty());
     assert_eq!(fetched.iter().filter(|f| f.starts_with("s-")).count(), 1, "{fetched:?}");
-    let mut without_startup = b.manifest.clone();
-    without_startup.startup = None;
-    without_startup.fold_table = None;
-    assert_eq!(without_startup.required_version(), 6);
 }
 
 #[test]
 fn a_search_reads_one_startup_shard_for_doc_metadata_filters_and_dictionary() {
     let b = built();
-    let startup = b.manifest.startup.clone().expect("format 9: a startup shard");
-    assert_eq!((&b.manifest.docmeta, &b.manifest.filters, b.manifest.doc_dictionary.as_ref()), (&startup, &startup, Some(&startup)));
+    let startup = b.manifest.startup.clone();
+    assert!(b.manifest.doc_dictionary);
     assert!(!b.shards.iter().any(|(n, _)| n.starts_with("m-") || n.starts_with("f-") || n.starts_with("z-")), "not written on their own");
     let (r, fetched) = search_fetching(&b, "cache type:reference");
     assert!(!r.results.is_empty());
@@ -573,15 +550,15 @@ fn a_search_reads_one_startup_shard_for_doc_metadata_filters_and_dictionary() {
 #[test]
 fn a_startup_shard_that_disagrees_with_its_manifest_is_refused() {
     let b = built();
-    let startup = b.manifest.startup.clone().unwrap();
+    let startup = b.manifest.startup.clone();
     let bytes = b.shards.iter().find(|(n, _)| *n == startup.file).unwrap().1.clone();
-    let payload = sift_core::bundle::decode_shard(&bytes, ShardKind::Startup, &startup, FORMAT_VERSION).unwrap();
+    let payload = sift_core::bundle::decode_shard(&bytes, ShardKind::Startup, &startup).unwrap();
     let s = sift_core::bundle::startup::decode(&payload).unwrap();
     // A startup payload framed and listed with a valid checksum, so it reaches the decoder.
     let listed = |payload: &[u8]| {
-        let framed = sift_core::bundle::encode_shard(ShardKind::Startup, payload, FORMAT_VERSION);
+        let framed = sift_core::bundle::encode_shard(ShardKind::Startup, payload);
         let mut manifest = b.manifest.clone();
-        manifest.list_startup(ShardRef::new(startup.file.clone(), framed.len() as u64, sift_core::bundle::crc32::crc32(&framed)));
+        manifest.startup = ShardRef::new(startup.file.clone(), framed.len() as u64, sift_core::bundle::crc32::crc32(&framed));
         (Engine::new(&manifest.to_json_bytes()).unwrap(), framed)
     };
     // Without its dictionary section: the manifest still says it holds one.
@@ -595,13 +572,6 @@ fn a_startup_shard_that_disagrees_with_its_manifest_is_refused() {
         let (mut e, framed) = listed(&bad);
         assert_eq!(e.add_shard(&startup.file, &framed).unwrap_err().code, "bundle_corrupt");
     }
-    // Beside a startup shard, a `docmeta` member is not read: the engine asks for the
-    // startup shard alone.
-    let mut m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
-    m["docmeta"] = serde_json::json!({"file": "m-0.bin", "bytes": 1, "crc32": 1});
-    let e = Engine::new(m.to_string().as_bytes()).unwrap();
-    assert!(!e.all_files().iter().any(|f| f == "m-0.bin"));
-    assert_eq!(e.manifest(), &b.manifest);
 }
 
 #[test]
@@ -612,16 +582,10 @@ fn a_malformed_doc_store_is_a_clear_error() {
     let mut orphan = m.clone();
     orphan["doc_store"]["docs"][0] = 0.into();
     assert!(refused(&orphan).message.contains("further part that follows no part"), "{}", refused(&orphan).message);
-    // Format 12: parts need the grid they lie on.
+    // Parts need the grid they lie on.
     let mut gridless = m.clone();
     gridless["doc_store"]["docs"][1] = 0.into();
     assert!(refused(&gridless).message.contains("parts but no part_positions"), "{}", refused(&gridless).message);
-    // Under an older format a store of parts lists their first positions.
-    let mut short = m.clone();
-    short["format_version"] = 8.into();
-    short["doc_store"]["docs"][1] = 0.into();
-    short["doc_store"]["first_pos"] = serde_json::json!([null]);
-    assert!(refused(&short).message.contains("columns differ in length"), "{}", refused(&short).message);
     let mut unsafe_name = m.clone();
     unsafe_name["doc_store"]["files"] = "../d-x".into();
     assert!(refused(&unsafe_name).message.contains("unsafe shard file"));
@@ -649,10 +613,10 @@ fn empty_corpus_and_duplicate_ids() {
 #[test]
 fn every_bundle_carries_the_fold_table_and_only_this_runtimes_own_is_installed() {
     let b = built();
-    let table = b.manifest.fold_table.clone().expect("format 8: a fold table");
+    let table = b.manifest.fold_table.clone().expect("a fold table");
     let bytes_of = |name: &str| b.shards.iter().find(|(n, _)| n == name).unwrap().1.clone();
     let stored = bytes_of(&table.file);
-    let payload = sift_core::bundle::decode_shard(&stored, ShardKind::FoldTable, &table, FORMAT_VERSION).unwrap();
+    let payload = sift_core::bundle::decode_shard(&stored, ShardKind::FoldTable, &table).unwrap();
     assert_eq!(Some(payload.as_slice()), sift_core::decompose::rare_folds_bytes(), "the builder's own table, byte for byte");
     assert!(b.manifest.keyword_shards().any(|s| s.file == table.file), "the keyword engine reads it");
 
@@ -665,7 +629,7 @@ fn every_bundle_carries_the_fold_table_and_only_this_runtimes_own_is_installed()
     assert_eq!(e.add_shard(&table.file, &damaged).unwrap_err().code, "bundle_corrupt");
     let mut other = payload.clone();
     other[0] ^= 1;
-    let framed = sift_core::bundle::encode_shard(ShardKind::FoldTable, &other, FORMAT_VERSION);
+    let framed = sift_core::bundle::encode_shard(ShardKind::FoldTable, &other);
     let mut manifest = b.manifest.clone();
     let sref = manifest.fold_table.as_mut().unwrap();
     *sref = ShardRef::new(sref.file.clone(), framed.len() as u64, sift_core::bundle::crc32::crc32(&framed));
@@ -705,11 +669,9 @@ fn the_semantic_stores_are_named_by_rule_and_the_encoder_index_is_the_manifests(
     let docs = corpus_docs();
     let b = semantic_built(&docs);
     let enc = b.manifest.encoder.as_ref().unwrap();
-    assert!(enc.index.is_none(), "format 10 writes no encoder index shard");
-    let ix = enc.layout.as_ref().expect("the encoder's layout is in the manifest").index().unwrap();
+    let ix = enc.layout.index().unwrap();
     assert!(ix.groups.len() >= 2 && ix.row_shards.len() >= 2, "{} groups, {} row shards", ix.groups.len(), ix.row_shards.len());
-    for (stem, refs) in [(&enc.layout.as_ref().unwrap().group_files, &ix.groups), (&enc.layout.as_ref().unwrap().row_files, &ix.row_shards)]
-    {
+    for (stem, refs) in [(&enc.layout.group_files, &ix.groups), (&enc.layout.row_files, &ix.row_shards)] {
         for (n, r) in refs.iter().enumerate() {
             assert_eq!(r.file, format!("{stem}-{n}.bin"));
             assert!(r.check.is_none());
@@ -737,7 +699,7 @@ fn the_semantic_stores_are_named_by_rule_and_the_encoder_index_is_the_manifests(
     let mut changed = docs.clone();
     changed[0].sections[0].text.push_str(" zebra crossing");
     let c = semantic_built(&changed);
-    let (le, ce) = (enc.layout.as_ref().unwrap(), c.manifest.encoder.as_ref().unwrap().layout.as_ref().unwrap());
+    let (le, ce) = (&enc.layout, &c.manifest.encoder.as_ref().unwrap().layout);
     assert_ne!(le.row_files, ce.row_files);
     assert_ne!(le.group_files, ce.group_files);
 }
@@ -747,9 +709,9 @@ fn a_semantic_child_under_another_ones_name_is_refused() {
     let b = semantic_built(&corpus_docs());
     let bytes_of = |f: &str| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone();
     let mut e = Engine::new(&b.manifest_bytes()).unwrap();
-    let index = b.manifest.vectors.as_ref().unwrap().index.as_ref().unwrap().file.clone();
+    let index = b.manifest.vectors.as_ref().unwrap().index.file.clone();
     e.add_shard(&index, &bytes_of(&index)).unwrap();
-    let ix = b.manifest.encoder.as_ref().unwrap().layout.as_ref().unwrap().index().unwrap();
+    let ix = b.manifest.encoder.as_ref().unwrap().layout.index().unwrap();
     let lists: Vec<String> = e.all_files().into_iter().filter(|f| f.starts_with("l-")).collect();
     for (first, second) in [
         (lists[0].clone(), lists[1].clone()),
@@ -769,10 +731,6 @@ fn a_malformed_encoder_layout_is_a_clear_error() {
     let b = semantic_built(&corpus_docs());
     let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
     let refused = |v: &serde_json::Value| Engine::new(v.to_string().as_bytes()).err().expect("refused");
-    // Relabelled 9, the manifest names format 10's layout.
-    let mut v9 = m.clone();
-    v9["format_version"] = 9.into();
-    assert!(refused(&v9).message.contains("needs format 10"), "{}", refused(&v9).message);
     let mut no_size = m.clone();
     no_size["encoder"].as_object_mut().unwrap().remove("rows_per_shard");
     assert_eq!(refused(&no_size).code, "bundle_corrupt");
@@ -785,14 +743,8 @@ fn a_malformed_encoder_layout_is_a_clear_error() {
     let mut no_groups = m.clone();
     no_groups["encoder"]["word_groups"] = 0.into();
     assert!(refused(&no_groups).message.contains("implausible"), "{}", refused(&no_groups).message);
-    // Without its rows store it is read as an older encoder, which names an index shard.
     let mut no_rows = m.clone();
     no_rows["encoder"].as_object_mut().unwrap().remove("rows");
-    assert!(refused(&no_rows).message.contains("\"index\""), "{}", refused(&no_rows).message);
-    // Format 10 has no encoder index shard: one named instead of the layout is refused.
-    let mut shard_instead = m.clone();
-    shard_instead["encoder"] =
-        serde_json::json!({"index": {"file": "w-0123456789abcdef.bin", "bytes": 10, "crc32": 1}, "tokens": 5, "texts": 9});
-    assert!(refused(&shard_instead).message.contains("index shard (formats 2 to 9) or its layout"), "{}", refused(&shard_instead).message);
+    assert!(refused(&no_rows).message.contains("\"rows\""), "{}", refused(&no_rows).message);
     assert!(Engine::new(m.to_string().as_bytes()).is_ok());
 }

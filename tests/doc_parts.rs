@@ -56,7 +56,6 @@ fn parts_of_long(b: &BuiltBundle) -> Vec<(String, u32)> {
 #[test]
 fn a_long_page_is_stored_in_runs_of_its_sections_and_a_short_one_whole() {
     let b = built(1500);
-    assert_eq!(b.manifest.format_version, sift_core::bundle::FORMAT_VERSION);
     let parts = parts_of_long(&b);
     assert!(parts.len() >= 4, "twelve 600-byte sections in parts of 1.5 kB: {parts:?}");
     assert!(parts[0].1 > 0, "the first part starts at the first section, after the title");
@@ -131,19 +130,11 @@ fn whole_page_reads_put_the_parts_back_together() {
 }
 
 #[test]
-fn a_manifest_with_parts_out_of_order_or_under_an_older_format_is_refused() {
+fn a_manifest_with_parts_out_of_order_is_refused() {
     let b = built(1500);
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
     let mut m: serde_json::Value = serde_json::from_str(&text).unwrap();
-
-    let mut older = m.clone();
-    older["format_version"] = 3.into();
-    // (Before format 8 the term store listed each shard's last term too.)
-    older["term_store"]["last"] = older["term_store"]["first"].clone();
-    let e = Engine::new(older.to_string().as_bytes()).err().expect("refused");
-    assert!(e.message.contains("needs format 12 (its layout) but says format 3"), "{}", e.message);
-
-    // Format 12: offsets that move a part before the one ahead of it.
+    // Offsets that move a part before the one ahead of it.
     let p = m["doc_store"]["part_positions"].as_i64().expect("a grid");
     m["doc_store"]["part_offsets"] = serde_json::json!([[1, p - 1], [2, 1 - p]]);
     let e = Engine::new(m.to_string().as_bytes()).err().expect("refused");
@@ -151,7 +142,7 @@ fn a_manifest_with_parts_out_of_order_or_under_an_older_format_is_refused() {
 }
 
 #[test]
-fn format_12_lists_no_parts_first_position_but_the_grid_they_lie_on() {
+fn the_manifest_lists_no_parts_first_position_but_the_grid_they_lie_on() {
     let b = built(1500);
     let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
     let store = &m["doc_store"];
@@ -220,9 +211,8 @@ fn stored_parts(b: &BuiltBundle) -> Vec<sift_core::bundle::docstore::StoredDoc> 
         .filter(|d| d.first_doc == 0)
         .map(|d| {
             let bytes = &b.shards.iter().find(|(n, _)| *n == d.shard.file).unwrap().1;
-            let payload =
-                sift_core::bundle::decode_shard(bytes, sift_core::bundle::ShardKind::Docs, &d.shard, b.manifest.format_version).unwrap();
-            let place = b.manifest.doc_shards.iter().position(|x| x.shard.file == d.shard.file).map(|i| i as u32);
+            let payload = sift_core::bundle::decode_shard(bytes, sift_core::bundle::ShardKind::Docs, &d.shard).unwrap();
+            let place = b.manifest.doc_shards.iter().position(|x| x.shard.file == d.shard.file).unwrap() as u32;
             sift_core::bundle::docstore::StoredDoc::decode(&payload, 1, place).unwrap().remove(0)
         })
         .collect()
@@ -308,14 +298,14 @@ fn whole_page_reads_join_a_sections_pieces_back_exactly() {
 
 #[test]
 fn a_doc_shard_whose_continues_is_not_a_boolean_is_refused() {
-    use sift_core::bundle::{decode_shard, encode_shard, ShardKind, FORMAT_VERSION};
+    use sift_core::bundle::{decode_shard, encode_shard, ShardKind};
     let b = built_from(&one_long_section(), 1500);
     let (_, read) = run(&b, |e| e.search(&SearchRequest::new("sigma"), &ctx()));
     let second = b.manifest.doc_shards.iter().find(|d| d.shard.file == read[0]).unwrap().clone();
     let bytes = &b.shards.iter().find(|(n, _)| *n == second.shard.file).unwrap().1;
-    let payload = String::from_utf8(decode_shard(bytes, ShardKind::Docs, &second.shard, FORMAT_VERSION).unwrap()).unwrap();
+    let payload = String::from_utf8(decode_shard(bytes, ShardKind::Docs, &second.shard).unwrap()).unwrap();
     assert!(payload.contains(r#""continues":true"#), "{payload}");
-    let bad = encode_shard(ShardKind::Docs, payload.replace(r#""continues":true"#, r#""continues":"yes""#).as_bytes(), FORMAT_VERSION);
+    let bad = encode_shard(ShardKind::Docs, payload.replace(r#""continues":true"#, r#""continues":"yes""#).as_bytes());
     let mut e = Engine::new(&b.manifest_bytes()).unwrap();
     let err = e
         .drive(

@@ -293,7 +293,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
             built.manifest.vectors.as_ref().map_or(0, |v| v.chunks),
             built.manifest.vectors.as_ref().map_or(0, |v| v.dim),
             built.shards.iter().filter(|(n, _)| n.starts_with("l-")).count(),
-            e.tokens,
+            e.layout.n_rows,
             e.texts
         );
     }

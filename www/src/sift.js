@@ -103,8 +103,7 @@ const today = () => Math.floor(Date.now() / 86400000);
  *   options.runtime    — "lean" (default: what a search box needs; the full runtime is loaded
  *                        the first time a call asks for `explain`, `multiSearch`, `related`,
  *                        `getDocument`, a query of 8 or more terms, `include_content` or a
- *                        date option: `since`, `sort: "date"`, `boost_recent`; and at once
- *                        for a bundle of an older format, which only it reads),
+ *                        date option: `since`, `sort: "date"`, `boost_recent`),
  *                        "keyword" (the default with semantic: false: the lean engine without
  *                        its semantic half) or "full" (workers and APIs: everything in one engine)
  *   options.wasmUrl    — where the runtime's wasm is (sift_wasm_bg.wasm; sift_wasm_keyword_bg.wasm
@@ -153,7 +152,7 @@ export class Sift {
     };
     const wantsSemantic = opts.semantic !== false && opts.runtime !== "keyword" && this.#facts.vectors !== null;
     // The bundle's static encoder embeds queries (no download) unless the page asks for the
-    // model, or the bundle has vectors but no encoder (format 1).
+    // model, or the bundle has vectors but no encoder (built with --no-encoder).
     const useModel = opts.embedder === "model" || typeof opts.embedder === "function" || !m.query_encoder;
     this.#embedState = !wantsSemantic ? "off" : useModel ? "idle" : "static";
   }
@@ -173,24 +172,10 @@ export class Sift {
     manifestBytes.catch(() => {}); // reported below, after the runtime's own error if both fail
     const glue = await runtime(kind, options.wasmUrl, fetchImpl);
     const manifest = await manifestBytes;
-    const open = (opts, g) => {
-      try {
-        return new Sift(url, fetchImpl, opts, manifest, g);
-      } catch (e) {
-        throw asSiftError(e);
-      }
-    };
     try {
-      return open(options, glue);
-    } catch (err) {
-      // A bundle of an older format: the browser engines read the current one only, the
-      // full runtime every one (a rebuilt bundle loads the smaller engine again). An error
-      // without its text: the full runtime says it.
-      if (kind === "full" || !handedOn(err)) throw err;
-      const full = await runtime("full", options.fullWasmUrl, fetchImpl).catch((e) => {
-        throw textless(err, e);
-      });
-      return open({ ...options, runtime: "full" }, full);
+      return new Sift(url, fetchImpl, options, manifest, glue);
+    } catch (e) {
+      throw asSiftError(e);
     }
   }
 
@@ -207,13 +192,6 @@ export class Sift {
   // The engine of the runtime every call uses.
   get #engine() {
     return this.#main.engine;
-  }
-
-  /** The full runtime for `err` (one the main engine handed on, or gave without its text). */
-  #fullFor(err) {
-    return this.#fullSlot().catch((e) => {
-      throw textless(err, e);
-    });
   }
 
   /** The full runtime (explain, multiSearch, related): this one, or a second engine loaded once. */
@@ -309,7 +287,7 @@ export class Sift {
   }
 
   // The text a request means, for the model to embed (it reads no shard: the host loop
-  // returns at once, and hands an error without its text to the full runtime).
+  // returns at once).
   #meaningOf(body) {
     return this.#drive((e) => e.semanticText(body));
   }
@@ -338,13 +316,14 @@ export class Sift {
   }
 
   // `call(engine)` until it is done, fetching what it needs; on `slot`'s engine (the main one
-  // unless given). What the main engine hands on (`handedOn`) the full runtime is asked.
+  // unless given). What the main engine hands on (`full_runtime_required`: a browser engine
+  // built without what the call needs) the full runtime is asked.
   async #drive(call, slot = this.#main) {
     try {
       return await drive(() => this.#call(() => call(slot.engine), slot), { shardBytes: (f) => this.#shard(f), ...this.#adder(slot) });
     } catch (err) {
-      if (slot !== this.#main || !handedOn(err)) throw err;
-      return this.#drive(call, await this.#fullFor(err));
+      if (slot !== this.#main || err?.code !== "full_runtime_required") throw err;
+      return this.#drive(call, await this.#fullSlot());
     }
   }
 
@@ -373,16 +352,9 @@ export class Sift {
     for (;;) {
       const files = this.files.filter((f) => !this.#engine.isLoaded(f));
       if (files.length === 0) return this.files.length;
-      // Fetched at once, added in the engine's order (the doc store's dictionary first).
+      // Fetched at once, added in the engine's order (the startup shard first).
       const bytes = await Promise.all(files.map((f) => this.#shard(f)));
-      try {
-        await addShards(files, bytes, this.#adder(this.#main));
-      } catch (err) {
-        if (!hasNoText(err)) throw err;
-        // The same shards added to the full runtime say what is wrong with them.
-        await addShards(files, bytes, this.#adder(await this.#fullFor(err)));
-        throw textless(err);
-      }
+      await addShards(files, bytes, this.#adder(this.#main));
     }
   }
 
@@ -448,13 +420,17 @@ export class Sift {
     }
     const body = requestJson(request);
     const now = today();
-    let vectors;
+    // The model's vector of each query, one after the other (zeros: none), for the engine.
+    let vectors, dim = 0;
     if (this.#embedState === "ready" && Array.isArray(request.queries)) {
       const embed = await this.#embedder;
       const texts = await Promise.all(request.queries.map((q) => (q && q.mode !== "lexical" ? this.#meaningOf(requestJson(q)) : null)));
-      vectors = JSON.stringify(texts.map((t) => (t === null ? null : Array.from(embed(t)))));
+      const each = texts.map((t) => (t === null ? null : embed(t)));
+      dim = each.find((v) => v)?.length ?? 0;
+      vectors = new Float32Array(dim * each.length);
+      each.forEach((v, i) => v && vectors.set(v, i * dim));
     }
-    return this.#drive((e) => e.multiSearch(body, now, vectors), await this.#fullSlot());
+    return this.#drive((e) => e.multiSearch(body, now, vectors, dim), await this.#fullSlot());
   }
 
   /** The stored document (title, url, metadata, sections), or null. */
@@ -471,24 +447,6 @@ export class Sift {
     // In the full runtime only: a search box never asks for it.
     return this.#drive((e) => e.related(id, limit ?? undefined, now), await this.#fullSlot());
   }
-}
-
-/**
- * Whether the full runtime answers what a browser engine did not: a call it hands on
- * (`full_runtime_required`), or an error it gives without its text (the browser engines
- * carry error codes, not texts: 4.7 kB of the keyword engine; sift-core's error.rs), which
- * the full runtime, asked the same, gives with it.
- */
-function handedOn(err) {
-  return err?.code === "full_runtime_required" || hasNoText(err);
-}
-
-const hasNoText = (err) => err instanceof SiftError && err.message === "";
-
-/** `err` with a text saying why it has none (`cause`: the full runtime's failure to load);
- * another error as it is, or the failure. */
-function textless(err, cause) {
-  return hasNoText(err) ? new SiftError(err.code, `${err.code} (no text: ${cause ? cause.message : "the full runtime did not meet it"})`, cause) : (cause ?? err);
 }
 
 /** The request as JSON text for the engine's decoder (one decoder for every surface). */

@@ -16,8 +16,9 @@ use crate::decompose;
 use crate::doc::{Section, SourceDoc};
 use crate::error::SiftError;
 use crate::rank::{self, Bm25fParams, N_FIELDS};
-use crate::semantic::layout::{lay_out, SemanticInput, SemanticLayout};
+use crate::semantic::layout::{lay_out, SemanticInput};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
 
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -185,20 +186,22 @@ fn surface_of(text: &str, t: &Token) -> String {
     analyzer::fold(&text[t.start..t.end]).chars().filter(|&c| crate::charclass::is_alphanumeric(c)).collect()
 }
 
+/// Build a bundle: analyse and invert the pages, cut the doc store, encode each artifact,
+/// frame the shards (compressed on every core) and write the manifest that lists them.
 pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
     check_ids(docs)?;
     let mut warnings = Vec::new();
     let mut inverted = invert(docs, &mut warnings);
-    // The document store is planned first: a long page's positions move onto its parts'
-    // grid (format 12, `bundle::partition`) before the postings are written.
+    // The doc store is planned first: a long page's positions move onto its parts' grid
+    // (`bundle::partition`) before the postings are written.
     let store_plan =
         plan_doc_store(docs, &inverted.section_starts, &inverted.ends, opts.doc_shard_target, opts.doc_part_target, MAX_DOC_SHARDS);
     store_plan.lay_out(&mut inverted);
+
+    // Each artifact's payloads.
     let mut terms: Vec<&str> = inverted.postings.keys().map(String::as_str).collect();
     terms.sort_unstable();
     let term_payloads = term_shards(&terms, &inverted.postings, opts.term_shard_target)?;
-    // The vocabulary: what typo tolerance reads, the terms and the pages' spellings of them
-    // (see `bundle::vocabulary`).
     let vocab_payloads = match opts.vocabulary_target {
         Some(target) => {
             let with_df: Vec<(&str, u32)> = terms.iter().map(|&t| (t, inverted.postings[t].df())).collect();
@@ -207,190 +210,166 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         }
         None => Vec::new(),
     };
-    let meta_payload = doc_meta(docs, inverted.lens, &mut warnings).encode();
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
-    let filter_payload = filter_index(docs, &filter_fields).encode();
     let doc_payloads = doc_store(docs, std::mem::take(&mut inverted.section_starts), &store_plan)?;
+    let store_bytes: usize = doc_payloads.iter().map(|d| d.3.len()).sum();
+    let dictionary = (store_bytes >= opts.doc_dictionary_from)
+        .then(|| {
+            let payloads: Vec<&[u8]> = doc_payloads.iter().map(|d| d.3.as_slice()).collect();
+            dictionary::train(&dictionary::training_sample(&payloads), dictionary::DICTIONARY_BYTES)
+        })
+        .filter(|d| !d.is_empty());
+    let startup_payload = startup::encode(
+        &doc_meta(docs, std::mem::take(&mut inverted.lens), &mut warnings).encode(),
+        &filter_index(docs, &filter_fields).encode(),
+        dictionary.as_deref(),
+    );
     let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
     let semantic = opts.semantic.as_ref().map(|s| lay_out(s, docs.len())).transpose()?;
-    // Every bundle is written in the newest format: its term shards use the column layout
-    // (format 3), which older runtimes cannot read; they say so and ask for a rebuild.
-    let version = bundle::FORMAT_VERSION;
+    let encoder = semantic.as_ref().and_then(|s| s.encoder.as_ref());
 
-    // The doc store's dictionary (format 7): trained on the doc shards' payloads, which are
-    // then compressed after it.
-    let store_bytes: usize = doc_payloads.iter().map(|d| d.3.len()).sum();
-    let dictionary = (store_bytes >= opts.doc_dictionary_from).then(|| {
-        let payloads: Vec<&[u8]> = doc_payloads.iter().map(|d| d.3.as_slice()).collect();
-        dictionary::train(&dictionary::training_sample(&payloads), dictionary::DICTIONARY_BYTES)
-    });
-    let dictionary = dictionary.filter(|d| !d.is_empty());
-    // Format 9: what every search reads first, whatever its words, is one file.
-    let startup_payload = startup::encode(&meta_payload, &filter_payload, dictionary.as_deref());
+    // Framed, each kind's shards a block of their own. The rare blocks' folding table goes
+    // into every bundle for runtimes that leave it out.
+    let mut framer = Framer { jobs: Vec::new(), dictionary: dictionary.as_deref() };
+    let startup_at = framer.add(ShardKind::Startup, [startup_payload.as_slice()]);
+    let fold_at = framer.add(ShardKind::FoldTable, decompose::rare_folds_bytes());
+    let terms_at = framer.add(ShardKind::Terms, term_payloads.iter().map(|t| t.2.as_slice()));
+    let vocab_at = framer.add(ShardKind::Vocabulary, vocab_payloads.iter().map(|t| t.2.as_slice()));
+    let docs_at = framer.add(ShardKind::Docs, doc_payloads.iter().map(|d| d.3.as_slice()));
+    let ids_at = framer.add(ShardKind::Ids, id_payloads.iter().map(|t| t.2.as_slice()));
+    let lists_at = framer.add(ShardKind::VectorList, semantic.iter().flat_map(|s| s.lists.iter().map(Vec::as_slice)));
+    let projection_at = framer.add(ShardKind::Projection, semantic.iter().map(|s| s.projection.as_slice()));
+    let groups_at = framer.add(ShardKind::EncoderVocab, encoder.iter().flat_map(|e| e.groups.iter().map(Vec::as_slice)));
+    let rows_at = framer.add(ShardKind::EncoderRows, encoder.iter().flat_map(|e| e.rows.iter().map(Vec::as_slice)));
+    let mut framed = framer.frame();
 
-    // Frame, compress and name every shard (in parallel on native builds): first the
-    // shards the manifest names and the children of the semantic index shards, then the
-    // index shards, which list their children by name.
-    let mut jobs: Vec<(ShardKind, &[u8])> = vec![(ShardKind::Startup, &startup_payload)];
-    jobs.extend(term_payloads.iter().map(|t| (ShardKind::Terms, t.2.as_slice())));
-    jobs.extend(vocab_payloads.iter().map(|t| (ShardKind::Vocabulary, t.2.as_slice())));
-    jobs.extend(doc_payloads.iter().map(|d| (ShardKind::Docs, d.3.as_slice())));
-    jobs.extend(id_payloads.iter().map(|t| (ShardKind::Ids, t.2.as_slice())));
-    // Format 10: the vector lists, the encoder's vocabulary groups and its row shards are
-    // stores named by rule, each child's payload naming its place first.
-    let placed =
-        |payloads: &[Vec<u8>]| -> Vec<Vec<u8>> { payloads.iter().enumerate().map(|(i, p)| bundle::table::put_place(i, p)).collect() };
-    let (lists, groups, rows) = match &semantic {
-        Some(sem) => {
-            let (groups, rows) = sem.encoder.as_ref().map_or((Vec::new(), Vec::new()), |e| (placed(&e.groups), placed(&e.rows)));
-            (placed(&sem.lists), groups, rows)
-        }
-        None => Default::default(),
-    };
-    if let Some(sem) = &semantic {
-        jobs.extend(lists.iter().map(|l| (ShardKind::VectorList, l.as_slice())));
-        jobs.push((ShardKind::Projection, &sem.projection));
-        jobs.extend(groups.iter().map(|g| (ShardKind::EncoderVocab, g.as_slice())));
-        jobs.extend(rows.iter().map(|r| (ShardKind::EncoderRows, r.as_slice())));
-    }
-    // Format 8: a copy of the rare blocks' folding table for runtimes that leave it out
-    // (it is the same in every bundle of this version; 8 kB deflated). A builder without it
-    // compiled in (none today: wasm runtimes do not build) writes none.
-    let rare_folds = decompose::rare_folds_bytes();
-    let mut framed = par_map(&jobs, |(kind, payload)| match (kind, &dictionary) {
-        (ShardKind::Docs, Some(d)) => named(*kind, bundle::encode_shard_with_dictionary(*kind, payload, version, d)),
-        _ => shard_file(*kind, payload, version),
-    });
-    let fold_table = rare_folds.map(|table| {
-        let (shard, file) = shard_file(ShardKind::FoldTable, table, version);
-        framed.push((shard.clone(), file));
-        shard
-    });
-    // Term shards (format 6) and doc shards (format 5) are named by rule:
-    // `t-<hash of them all>-<n>.bin`, `d-…-<n>.bin`.
-    let (n_terms, n_vocab) = (term_payloads.len(), vocab_payloads.len());
-    let term_files = name_by_rule(&mut framed[1..1 + n_terms], ShardKind::Terms);
-    let vocab_files = (n_vocab > 0).then(|| name_by_rule(&mut framed[1 + n_terms..1 + n_terms + n_vocab], ShardKind::Vocabulary));
-    let doc_range = 1 + n_terms + n_vocab..1 + n_terms + n_vocab + doc_payloads.len();
-    let doc_files = name_by_rule(&mut framed[doc_range.clone()], ShardKind::Docs);
-    let lists_at = doc_range.end + id_payloads.len();
-    let groups_at = lists_at + lists.len() + 1;
-    let rows_at = groups_at + groups.len();
-    let with_encoder = semantic.as_ref().is_some_and(|sem| sem.encoder.is_some());
-    let list_files = semantic.is_some().then(|| name_by_rule(&mut framed[lists_at..groups_at - 1], ShardKind::VectorList));
-    let group_files = with_encoder.then(|| name_by_rule(&mut framed[groups_at..rows_at], ShardKind::EncoderVocab));
-    let row_files = with_encoder.then(|| name_by_rule(&mut framed[rows_at..rows_at + rows.len()], ShardKind::EncoderRows));
-    let mut refs = framed.iter().map(|(r, _)| r.clone()).collect::<Vec<_>>().into_iter();
-    let startup = refs.next().expect("startup shard framed");
-    let doc_dictionary = dictionary.as_ref().map(|_| startup.clone());
-    let term_shards = key_ranges(&term_payloads, &mut refs, false);
-    let vocabulary = key_ranges(&vocab_payloads, &mut refs, false);
-    let doc_shards: Vec<DocShardRef> = doc_payloads
-        .iter()
-        .zip(refs.by_ref())
-        .map(|((first_doc, n, first_pos, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n, first_pos: *first_pos })
-        .collect();
-    let id_shards = key_ranges(&id_payloads, &mut refs, true);
-    let (vectors, encoder) = match (&semantic, &opts.semantic) {
+    // Stores named by rule, and the manifest.
+    let term_files = framed.name_by_rule(terms_at.clone(), ShardKind::Terms);
+    let vocab_files = (!vocab_at.is_empty()).then(|| framed.name_by_rule(vocab_at.clone(), ShardKind::Vocabulary));
+    let doc_files = framed.name_by_rule(docs_at.clone(), ShardKind::Docs);
+    let vectors = match (&semantic, &opts.semantic) {
         (Some(sem), Some(input)) => {
-            let stores = SemanticStores { lists: list_files, groups: group_files, rows: row_files };
-            let (v, e, index_shard) = semantic_indexes(sem, &input.model, &mut refs, stores, version)?;
-            framed.push(index_shard);
-            (Some(v), e)
+            let index = VectorIndex {
+                model_dim: sem.model_dim,
+                dim: sem.dim,
+                probe: sem.probe as u32,
+                lists: framed.refs(lists_at.clone()),
+                list_files: framed.name_by_rule(lists_at, ShardKind::VectorList),
+                counts: sem.counts.clone(),
+                centroids: sem.centroids.clone(),
+                projection: framed.refs(projection_at).remove(0),
+            };
+            let (shard, file) = named(ShardKind::VectorIndex, bundle::encode_shard(ShardKind::VectorIndex, &index.encode()?));
+            framed.shards.push((shard.clone(), file));
+            Some(VectorsRef {
+                model: input.model.clone(),
+                dim: sem.dim as u32,
+                model_dim: sem.model_dim as u32,
+                chunks: sem.chunks as u32,
+                index: shard,
+            })
         }
-        _ => (None, None),
+        _ => None,
     };
-    let manifest = Manifest {
-        magic: bundle::MANIFEST_MAGIC.to_string(),
-        format_version: version,
-        generator: opts.generator.clone(),
-        doc_count: docs.len() as u32,
-        term_count: inverted.postings.len() as u64,
-        params: opts.params,
-        avg_field_len: inverted.avg_field_len,
-        filter_fields,
-        docmeta: startup.clone(),
-        filters: startup.clone(),
-        startup: Some(startup),
-        term_shards,
-        term_files: Some(term_files),
-        vocabulary,
-        vocab_files,
-        doc_shards,
-        doc_files: Some(doc_files),
-        part_positions: store_plan.window,
-        doc_dictionary,
-        id_shards,
-        fold_table,
-        vectors,
-        encoder,
-    };
-    let mut shards: Vec<(String, Vec<u8>)> = framed.into_iter().map(|(_, f)| f).collect();
-    // Manifest order first, the index shards' children after.
-    let order: std::collections::HashMap<String, usize> = manifest.all_shards().enumerate().map(|(i, s)| (s.file.clone(), i)).collect();
-    shards.sort_by_key(|(name, _)| order.get(name).copied().unwrap_or(usize::MAX));
-    Ok(BuiltBundle { manifest, shards, warnings })
-}
-
-/// The stems of the semantic half's stores named by rule (format 10).
-struct SemanticStores {
-    lists: Option<String>,
-    groups: Option<String>,
-    rows: Option<String>,
-}
-
-/// The vector index shard over its framed children and the encoder's layout (taken from
-/// `refs`: lists, projection, encoder vocabulary groups and rows).
-fn semantic_indexes(
-    sem: &SemanticLayout,
-    model: &str,
-    refs: &mut impl Iterator<Item = ShardRef>,
-    stores: SemanticStores,
-    version: u16,
-) -> Result<(VectorsRef, Option<EncoderRef>, (ShardRef, (String, Vec<u8>))), SiftError> {
-    let lists: Vec<ShardRef> = refs.by_ref().take(sem.lists.len()).collect();
-    let projection = refs.next().ok_or_else(|| SiftError::internal("projection not framed"))?;
-    let index = VectorIndex {
-        model_dim: sem.model_dim,
-        dim: sem.dim,
-        probe: sem.probe as u32,
-        lists,
-        list_files: stores.lists,
-        counts: sem.counts.clone(),
-        centroids: sem.centroids.clone(),
-        projection,
-    };
-    let index_shard = shard_file(ShardKind::VectorIndex, &index.encode()?, version);
-    let vectors = VectorsRef {
-        model: model.to_string(),
-        dim: sem.dim as u32,
-        chunks: sem.chunks as u32,
-        shards: Vec::new(),
-        index: Some(index_shard.0.clone()),
-        model_dim: Some(sem.model_dim as u32),
-    };
-    let encoder = match (&sem.encoder, stores.groups, stores.rows) {
-        (Some(e), Some(group_files), Some(row_files)) => {
-            let layout = EncoderLayout {
+    let encoder = match encoder {
+        Some(e) => Some(EncoderRef {
+            layout: EncoderLayout {
                 dim: e.dim,
                 rows_per_shard: ROWS_PER_SHARD,
                 n_rows: e.n_rows,
                 n_word_groups: e.n_word_groups,
-                group_files,
-                row_files,
-            };
-            // The children, named by rule, are what the layout says they are.
-            let by_rule = layout.index()?;
-            let named: Vec<ShardRef> = refs.by_ref().take(by_rule.groups.len() + by_rule.row_shards.len()).collect();
-            if named.iter().ne(by_rule.groups.iter().chain(&by_rule.row_shards)) {
-                return Err(SiftError::internal("the encoder's shards are not where its layout puts them"));
-            }
-            Some(EncoderRef { index: None, layout: Some(layout), tokens: e.n_rows as u32, texts: e.report.texts as u32 })
-        }
-        (Some(_), ..) => return Err(SiftError::internal("the encoder's stores were not named")),
-        _ => None,
+                group_files: framed.name_by_rule(groups_at, ShardKind::EncoderVocab),
+                row_files: framed.name_by_rule(rows_at, ShardKind::EncoderRows),
+            },
+            texts: e.report.texts as u32,
+        }),
+        None => None,
     };
-    Ok((vectors, encoder, index_shard))
+    let doc_shards = doc_payloads
+        .iter()
+        .zip(framed.refs(docs_at))
+        .map(|((first_doc, n, first_pos, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n, first_pos: *first_pos })
+        .collect();
+    let manifest = Manifest {
+        generator: opts.generator.clone(),
+        doc_count: docs.len() as u32,
+        term_count: inverted.postings.len() as u64,
+        params: opts.params.stored(),
+        field_tokens: inverted.field_tokens,
+        filter_fields,
+        startup: framed.refs(startup_at).remove(0),
+        doc_dictionary: dictionary.is_some(),
+        term_files,
+        term_shards: key_ranges(&term_payloads, framed.refs(terms_at), false),
+        vocab_files,
+        vocabulary: key_ranges(&vocab_payloads, framed.refs(vocab_at), false),
+        doc_files,
+        doc_shards,
+        part_positions: store_plan.window,
+        id_shards: key_ranges(&id_payloads, framed.refs(ids_at), true),
+        fold_table: framed.refs(fold_at).pop(),
+        vectors,
+        encoder,
+    };
+    let mut shards: Vec<(String, Vec<u8>)> = framed.shards.into_iter().map(|(_, f)| f).collect();
+    // Manifest order first, the index shards' children after.
+    let order: HashMap<String, usize> = manifest.all_shards().enumerate().map(|(i, s)| (s.file.clone(), i)).collect();
+    shards.sort_by_key(|(name, _)| order.get(name).copied().unwrap_or(usize::MAX));
+    Ok(BuiltBundle { manifest, shards, warnings })
+}
+
+/// Shard payloads to frame, each kind's a block of its own.
+struct Framer<'a> {
+    jobs: Vec<(ShardKind, &'a [u8])>,
+    /// The doc store's dictionary, which doc shards are compressed after.
+    dictionary: Option<&'a [u8]>,
+}
+
+impl<'a> Framer<'a> {
+    /// Add a kind's payloads; the block they take.
+    fn add(&mut self, kind: ShardKind, payloads: impl IntoIterator<Item = &'a [u8]>) -> Range<usize> {
+        let start = self.jobs.len();
+        self.jobs.extend(payloads.into_iter().map(|p| (kind, p)));
+        start..self.jobs.len()
+    }
+
+    /// Every payload framed and compressed (on every core), under its content name.
+    fn frame(self) -> Framed {
+        let dictionary = self.dictionary;
+        let shards = par_map(&self.jobs, |&(kind, payload)| match (kind, dictionary) {
+            (ShardKind::Docs, Some(d)) => named(kind, bundle::encode_shard_with_dictionary(kind, payload, d)),
+            _ => named(kind, bundle::encode_shard(kind, payload)),
+        });
+        Framed { shards }
+    }
+}
+
+/// Framed shards with their manifest entries.
+struct Framed {
+    shards: Vec<(ShardRef, (String, Vec<u8>))>,
+}
+
+impl Framed {
+    fn refs(&self, block: Range<usize>) -> Vec<ShardRef> {
+        self.shards[block].iter().map(|(r, _)| r.clone()).collect()
+    }
+
+    /// Name a store's shards by rule, `<prefix>-<hash>-<n>.bin`, the hash being over their
+    /// content names (so any change to the store renames every shard of it: still safe to
+    /// cache forever); the manifest then lists them without a size and checksum each.
+    /// Returns `<prefix>-<hash>`.
+    fn name_by_rule(&mut self, block: Range<usize>, kind: ShardKind) -> String {
+        let mut h = blake3::Hasher::new();
+        for (_, (name, _)) in &self.shards[block.clone()] {
+            h.update(name.as_bytes());
+        }
+        let files = format!("{}-{}", kind.prefix(), &h.finalize().to_hex()[..16]);
+        for (n, (r, (name, _))) in self.shards[block].iter_mut().enumerate() {
+            *r = ShardRef { file: bundle::store_file(&files, n), check: None };
+            name.clone_from(&r.file);
+        }
+        files
+    }
 }
 
 /// Every document has an id, and no two the same.
@@ -415,7 +394,8 @@ struct Inverted {
     postings: HashMap<String, TermEntry>,
     /// Field lengths per document, quantised.
     lens: Vec<[u8; N_FIELDS]>,
-    avg_field_len: [f32; N_FIELDS],
+    /// Tokens in each field over all documents.
+    field_tokens: [u64; N_FIELDS],
     section_starts: Vec<Vec<u32>>,
     ends: Vec<u32>,
 }
@@ -425,11 +405,10 @@ fn invert(docs: &[SourceDoc], warnings: &mut Vec<String>) -> Inverted {
     let mut inv = Inverted {
         postings: HashMap::new(),
         lens: Vec::with_capacity(docs.len()),
-        avg_field_len: [0.0; N_FIELDS],
+        field_tokens: [0; N_FIELDS],
         section_starts: Vec::with_capacity(docs.len()),
         ends: Vec::with_capacity(docs.len()),
     };
-    let mut len_sum = [0f64; N_FIELDS];
     for (doc_id, a) in par_map(docs, analyse).into_iter().enumerate() {
         for (term, tf, pos, itself) in a.terms {
             let tp = inv.postings.entry(term).or_default();
@@ -456,31 +435,12 @@ fn invert(docs: &[SourceDoc], warnings: &mut Vec<String>) -> Inverted {
         }
         inv.lens.push(std::array::from_fn(|f| docmeta::encode_len(a.lens[f])));
         for f in 0..N_FIELDS {
-            len_sum[f] += f64::from(a.lens[f]);
+            inv.field_tokens[f] += u64::from(a.lens[f]);
         }
         inv.section_starts.push(a.section_starts);
         inv.ends.push(a.end);
     }
-    let n = docs.len().max(1) as f64;
-    inv.avg_field_len = std::array::from_fn(|f| (len_sum[f] / n) as f32);
     inv
-}
-
-/// Name a store's framed shards by rule, `<prefix>-<hash>-<n>.bin`, the hash being over their
-/// content names (so any change to the store renames every shard of it: still safe to
-/// cache forever); the manifest then lists them without a name, size or checksum each.
-/// Returns `<prefix>-<hash>`.
-fn name_by_rule(framed: &mut [(ShardRef, (String, Vec<u8>))], kind: ShardKind) -> String {
-    let mut h = blake3::Hasher::new();
-    for (_, (name, _)) in framed.iter() {
-        h.update(name.as_bytes());
-    }
-    let files = format!("{}-{}", kind.prefix(), &h.finalize().to_hex()[..16]);
-    for (n, (r, (name, _))) in framed.iter_mut().enumerate() {
-        *r = ShardRef { file: bundle::store_file(&files, n), check: None };
-        name.clone_from(&r.file);
-    }
-    files
 }
 
 /// Term shard payloads (first term, last term, payload), terms in sorted order.
@@ -689,8 +649,8 @@ fn doc_store(
         match *shard {
             StoreShard::Pages { first_doc, docs: n } => {
                 let batch: Vec<StoredDoc> = (first_doc..first_doc + n).map(|i| stored(i, &mut section_starts)).collect();
-                let place = Some(out.len() as u32);
-                out.push((first_doc as u32, n as u32, None, StoredDoc::encode(&batch, place)?));
+                let place = out.len() as u32;
+                out.push((first_doc as u32, n as u32, None, StoredDoc::encode(&batch, place)));
             }
             StoreShard::Part { doc, part } => {
                 let page = plan.pages[doc].as_ref().ok_or_else(|| SiftError::internal("a part of a page without a plan"))?;
@@ -701,8 +661,8 @@ fn doc_store(
                 let (_, sd, labels, continues, runs) = whole.as_ref().expect("set above");
                 let mut stored_part = sd.part(runs[part]..runs[part + 1], labels);
                 stored_part.continues = continues[runs[part]];
-                let place = Some(out.len() as u32);
-                out.push((doc as u32, 1, Some(page.first_pos[part]), StoredDoc::encode(&[stored_part], place)?));
+                let place = out.len() as u32;
+                out.push((doc as u32, 1, Some(page.first_pos[part]), StoredDoc::encode(&[stored_part], place)));
             }
         }
     }
@@ -710,9 +670,9 @@ fn doc_store(
 }
 
 /// The manifest's entries of a store of key ranges: each shard's first and last key (the id
-/// index), or (`with_last` false: the term store and the vocabulary, format 10) the
-/// separator between the shard before and it.
-fn key_ranges(payloads: &[(String, String, Vec<u8>)], refs: &mut impl Iterator<Item = ShardRef>, with_last: bool) -> Vec<KeyRangeShardRef> {
+/// index), or (`with_last` false: the term store and the vocabulary) the separator between
+/// the shard before and it.
+fn key_ranges(payloads: &[(String, String, Vec<u8>)], refs: Vec<ShardRef>, with_last: bool) -> Vec<KeyRangeShardRef> {
     payloads
         .iter()
         .enumerate()
@@ -725,10 +685,6 @@ fn key_ranges(payloads: &[(String, String, Vec<u8>)], refs: &mut impl Iterator<I
             KeyRangeShardRef { shard, first, last: with_last.then(|| last.clone()) }
         })
         .collect()
-}
-
-fn shard_file(kind: ShardKind, payload: &[u8], version: u16) -> (ShardRef, (String, Vec<u8>)) {
-    named(kind, bundle::encode_shard(kind, payload, version))
 }
 
 /// A framed shard under its content name, with its manifest entry.
@@ -822,7 +778,7 @@ mod doc_store_shards {
     fn store(docs: &[SourceDoc], target: usize, part_target: usize, cap: usize) -> (Vec<(u32, u32, Option<u32>, Vec<u8>)>, StorePlan) {
         let (starts, ends) = layouts(docs);
         let plan = plan_doc_store(docs, &starts, &ends, target, part_target, cap);
-        let mut inv = Inverted { postings: HashMap::new(), lens: Vec::new(), avg_field_len: [0.0; N_FIELDS], section_starts: starts, ends };
+        let mut inv = Inverted { postings: HashMap::new(), lens: Vec::new(), field_tokens: [0; N_FIELDS], section_starts: starts, ends };
         plan.lay_out(&mut inv);
         (doc_store(docs, inv.section_starts, &plan).unwrap(), plan)
     }
@@ -883,16 +839,16 @@ mod doc_store_shards {
         let first: Vec<u32> = store.iter().map(|s| s.2.expect("a part")).collect();
         for (k, (_, _, _, payload)) in store.iter().enumerate() {
             assert_eq!(first[k], partition::window_start(k, window).unwrap(), "part {k} on its window (no glued cut here)");
-            let part = StoredDoc::decode(payload, 1, Some(k as u32)).unwrap().remove(0);
+            let part = StoredDoc::decode(payload, 1, k as u32).unwrap().remove(0);
             let end = first.get(k + 1).copied().unwrap_or(u32::MAX);
             assert!(part.section_pos.iter().all(|&p| p >= first[k] && p < end), "part {k}: {:?} in {}..{end}", part.section_pos, first[k]);
             assert_eq!(part.continues, k > 0 && part.sections[0].heading.is_empty(), "part {k}");
         }
-        let continuing = (0..store.len()).filter(|&k| StoredDoc::decode(&store[k].3, 1, Some(k as u32)).unwrap()[0].continues).count();
+        let continuing = (0..store.len()).filter(|&k| StoredDoc::decode(&store[k].3, 1, k as u32).unwrap()[0].continues).count();
         assert!(continuing > 0, "the long section is cut");
         for &t in tokens.iter().filter(|&&t| t >= window) {
             let k = first.partition_point(|&f| f <= t) - 1;
-            let part = StoredDoc::decode(&store[k].3, 1, Some(k as u32)).unwrap().remove(0);
+            let part = StoredDoc::decode(&store[k].3, 1, k as u32).unwrap().remove(0);
             assert!(part.section_pos[0] <= t, "token {t} in part {k}");
         }
     }

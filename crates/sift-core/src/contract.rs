@@ -41,7 +41,7 @@ impl Scalar {
     pub fn as_string(&self) -> String {
         match self {
             Scalar::Str(s) => s.clone(),
-            Scalar::Num(n) => n.to_string(),
+            Scalar::Num(n) => n.text(),
             Scalar::Bool(b) => b.to_string(),
         }
     }
@@ -49,9 +49,9 @@ impl Scalar {
     fn from_json(v: &Json, field: &str) -> Result<Scalar, String> {
         match v {
             Json::Str(s) => Ok(Scalar::Str(s.clone())),
-            Json::Num(n) => Ok(Scalar::Num(*n)),
+            Json::Num(n) => Ok(Scalar::Num(n.clone())),
             Json::Bool(b) => Ok(Scalar::Bool(*b)),
-            _ => Err(msg!("filter {q_field}: a value must be a string, a number or a boolean, not {}", v.kind(), q_field = Quoted(field))),
+            _ => Err(msg!("filter {}: a value must be a string, a number or a boolean, not {}", Quoted(field), v.kind())),
         }
     }
 }
@@ -60,7 +60,7 @@ impl ToJson for Scalar {
     fn to_json(&self) -> Json {
         match self {
             Scalar::Str(s) => Json::from(s),
-            Scalar::Num(n) => Json::Num(*n),
+            Scalar::Num(n) => Json::Num(n.clone()),
             Scalar::Bool(b) => Json::Bool(*b),
         }
     }
@@ -116,7 +116,7 @@ impl SearchRequest {
     pub fn from_json(body: &[u8]) -> Result<SearchRequest, SiftError> {
         json::parse(body)
             .and_then(|v| SearchRequest::from_value(&v, "search request"))
-            .map_err(|e| SiftError::new(ErrorCode::InvalidJson, msg!("request body is not a valid search request: {e}")))
+            .map_err(|e| SiftError::new(ErrorCode::InvalidJson, msg!("request body is not a valid search request: {}", e)))
     }
 
     const FIELDS: [&'static str; 10] =
@@ -136,7 +136,7 @@ impl SearchRequest {
                     }
                     out
                 }
-                _ => return Err(msg!("{what}: field \"filters\" must be an object, not {}", m.kind())),
+                _ => return Err(msg!("{}: field \"filters\" must be an object, not {}", what, m.kind())),
             },
         };
         Ok(SearchRequest {
@@ -191,7 +191,7 @@ impl MultiSearchRequest {
                     offset: f.opt_i64("offset")?,
                 })
             })
-            .map_err(|e| SiftError::new(ErrorCode::InvalidJson, msg!("request body is not a valid multi_search request: {e}")))
+            .map_err(|e| SiftError::new(ErrorCode::InvalidJson, msg!("request body is not a valid multi_search request: {}", e)))
     }
 }
 
@@ -230,12 +230,12 @@ pub fn validate_page(limit: Option<i64>, offset: Option<i64>) -> Result<(usize, 
     let limit = match limit {
         None => DEFAULT_LIMIT,
         Some(l) if (1..=MAX_LIMIT as i64).contains(&l) => l as usize,
-        Some(l) => return Err(SiftError::new(ErrorCode::InvalidLimit, msg!("limit must be between 1 and {MAX_LIMIT}; got {l}"))),
+        Some(l) => return Err(SiftError::new(ErrorCode::InvalidLimit, msg!("limit must be between 1 and {}; got {}", MAX_LIMIT, l))),
     };
     let offset = match offset {
         None => 0,
         Some(o) if (0..=MAX_OFFSET as i64).contains(&o) => o as usize,
-        Some(o) => return Err(SiftError::new(ErrorCode::InvalidOffset, msg!("offset must be between 0 and {MAX_OFFSET}; got {o}"))),
+        Some(o) => return Err(SiftError::new(ErrorCode::InvalidOffset, msg!("offset must be between 0 and {}; got {}", MAX_OFFSET, o))),
     };
     Ok((limit, offset))
 }
@@ -246,7 +246,7 @@ impl SearchRequest {
         if self.query.len() > MAX_QUERY_BYTES {
             return Err(SiftError::new(
                 ErrorCode::QueryTooLong,
-                msg!("query is {} bytes; the maximum is {MAX_QUERY_BYTES}", self.query.len()),
+                msg!("query is {} bytes; the maximum is {}", self.query.len(), MAX_QUERY_BYTES),
             ));
         }
         // Leading space is noise; trailing space matters (a finished word is not a prefix).
@@ -262,7 +262,7 @@ impl SearchRequest {
             m => {
                 return Err(SiftError::new(
                     ErrorCode::InvalidMode,
-                    msg!("mode must be auto, lexical, semantic or hybrid; got {q_m}", q_m = Quoted(m)),
+                    msg!("mode must be auto, lexical, semantic or hybrid; got {}", Quoted(m)),
                 ))
             }
         };
@@ -270,7 +270,7 @@ impl SearchRequest {
             "relevance" => Sort::Relevance,
             "date" if cfg!(feature = "dates") => Sort::Date,
             "date" => return Err(SiftError::full_runtime_required("sort by date")),
-            s => return Err(SiftError::new(ErrorCode::InvalidSort, msg!("sort must be relevance or date; got {q_s}", q_s = Quoted(s)))),
+            s => return Err(SiftError::new(ErrorCode::InvalidSort, msg!("sort must be relevance or date; got {}", Quoted(s)))),
         };
         let (limit, offset) = validate_page(self.limit, self.offset)?;
         let mut filters = Vec::new();
@@ -281,17 +281,11 @@ impl SearchRequest {
                 } else {
                     msg!("filterable fields are: {}", filter_fields.join(", "))
                 };
-                return Err(SiftError::new(
-                    ErrorCode::UnknownFilter,
-                    msg!("unknown filter field {q_field}; {known}", q_field = Quoted(field)),
-                ));
+                return Err(SiftError::new(ErrorCode::UnknownFilter, msg!("unknown filter field {}; {}", Quoted(field), known)));
             }
             let values = value.values();
             if values.is_empty() {
-                return Err(SiftError::new(
-                    ErrorCode::InvalidFilter,
-                    msg!("filter {q_field} has an empty list of values", q_field = Quoted(field)),
-                ));
+                return Err(SiftError::new(ErrorCode::InvalidFilter, msg!("filter {} has an empty list of values", Quoted(field))));
             }
             filters.push((field.clone(), values));
         }

@@ -61,7 +61,7 @@ pub fn parse_since(s: &str, now_days: i64) -> Result<i64, SiftError> {
     let bad = || {
         SiftError::new(
             ErrorCode::InvalidSince,
-            msg!("since must be an ISO date (2024-05-01) or a span like 12h, 7d, 2w, 3m, 1y; got {q_t}", q_t = Quoted(t)),
+            msg!("since must be an ISO date (2024-05-01) or a span like 12h, 7d, 2w, 3m, 1y; got {}", Quoted(t)),
         )
     };
     if t.len() < 2 || t.len() > 8 {

@@ -5,13 +5,8 @@
 //! `contract::js_module` writes the same table into `www/src/contract.js` for the
 //! JavaScript surfaces, so the two cannot disagree.
 //!
-//! Messages are a feature (`messages`, default on). The browser's keyword and lean engines
-//! are built without it: their errors carry the code and an empty message, because the
-//! texts and the formatting of their arguments were 4–5 kB of the shipped keyword engine,
-//! and a search box rarely meets an error. sift.js meets an empty message by asking the
-//! full runtime (which has them; loaded once, as for `full_runtime_required`) the same
-//! call, so a caller of sift.js always gets the text. Call sites write `msg!` where they
-//! would write `format!`, and literals as they are: both cost nothing without the feature.
+//! Every error has its text in every runtime: call sites write `msg!` (positional `{}`s,
+//! no `core::fmt`) or a literal.
 
 use crate::json::{Json, ToJson};
 use std::fmt;
@@ -121,17 +116,8 @@ pub struct SiftError {
 }
 
 impl SiftError {
-    /// Without the `messages` feature the text is dropped (its argument is then a literal
-    /// or `msg!`'s empty string: nothing was formatted).
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        #[cfg(feature = "messages")]
-        let message = message.into();
-        #[cfg(not(feature = "messages"))]
-        let message = {
-            let _ = message;
-            String::new()
-        };
-        SiftError { code, message }
+        SiftError { code, message: message.into() }
     }
     /// Bad input from the caller (a request field, a query).
     pub fn invalid(message: impl Into<String>) -> Self {
@@ -144,13 +130,11 @@ impl SiftError {
     /// What a browser engine built without a feature answers when asked for it, before it
     /// reads anything: sift.js asks the full runtime instead (native builds and the full
     /// runtime have every feature). `what`: the feature, as the caller named it.
-    /// Kept in every build: what a browser engine hands on is a signal sift.js acts on, and
-    /// its text says what was handed on to whoever calls an engine directly.
     pub fn full_runtime_required(what: &str) -> Self {
-        SiftError {
-            code: ErrorCode::FullRuntimeRequired,
-            message: [what, " is not built into this runtime (a browser engine); sift.js answers it with the full runtime"].concat(),
-        }
+        Self::new(
+            ErrorCode::FullRuntimeRequired,
+            msg!("{} is not built into this runtime (a browser engine); sift.js answers it with the full runtime", what),
+        )
     }
     /// A bug surfaced as an error rather than a panic.
     pub fn internal(message: impl Into<String>) -> Self {
@@ -190,6 +174,12 @@ pub struct Quoted<'a>(pub &'a str);
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&Json::from(self.0).to_text())
+    }
+}
+
+impl crate::text::Arg for Quoted<'_> {
+    fn push_to(&self, out: &mut String) {
+        out.push_str(&Json::from(self.0).to_text());
     }
 }
 

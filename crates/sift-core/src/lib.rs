@@ -5,20 +5,13 @@
 //! Surfaces (the CLI, the wasm runtime, the fuzz targets) use the items re-exported here:
 //! build a bundle (`build`), open it (`Engine`), answer the JSON contract (`contract`).
 
-/// An error message's text, as `format!` writes it; nothing in an engine built without the
-/// `messages` feature (the browser engines: `error.rs` says why), where the arguments are
-/// still taken, and not formatted, so no call site differs between the builds.
+/// An error message's text: the literal with each `{}` replaced by the next argument (a
+/// `text::Arg`: text, integers, `Quoted`), written without `core::fmt` so that every runtime,
+/// the browser engines too, carries its errors' texts at little cost.
 macro_rules! msg {
-    ($($arg:tt)*) => {{
-        #[cfg(feature = "messages")]
-        let text = ::std::format!($($arg)*);
-        #[cfg(not(feature = "messages"))]
-        let text = {
-            let _ = ::std::format_args!($($arg)*);
-            ::std::string::String::new()
-        };
-        text
-    }};
+    ($text:literal $(, $arg:expr)* $(,)?) => {
+        $crate::text::fill($text, &[$(&$arg as &dyn $crate::text::Arg),*])
+    };
 }
 
 pub mod analyzer;

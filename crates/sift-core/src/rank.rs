@@ -8,7 +8,6 @@
 //! these pieces, once, for ranking and explanations alike.
 
 use crate::bundle::docmeta::decode_len;
-use crate::json::{Fields, Json, ToJson};
 
 pub const FIELD_TITLE: usize = 0;
 pub const FIELD_PATH: usize = 1;
@@ -29,25 +28,6 @@ pub struct Bm25fParams {
 impl Default for Bm25fParams {
     fn default() -> Self {
         Bm25fParams { k1: 1.5, b: [0.5, 0.5, 0.6, 0.75], weight: [3.0, 3.0, 2.0, 1.0] }
-    }
-}
-
-impl Bm25fParams {
-    pub fn from_json(v: &Json) -> Result<Bm25fParams, String> {
-        let f = Fields::of(v, "params", None)?;
-        Ok(Bm25fParams { k1: f.float("k1")? as f32, b: f32_array(&f, "b")?, weight: f32_array(&f, "weight")? })
-    }
-}
-
-/// A member that is an array of exactly `N` numbers (as f32).
-pub(crate) fn f32_array<const N: usize>(f: &Fields, name: &str) -> Result<[f32; N], String> {
-    let v = f.list(name, |x| crate::json::as_f64(x).map(|x| x as f32).ok_or_else(|| msg!("{name} must hold numbers")))?;
-    v.try_into().map_err(|v: Vec<f32>| msg!("{name} must hold {N} numbers, not {}", v.len()))
-}
-
-impl ToJson for Bm25fParams {
-    fn to_json(&self) -> Json {
-        Json::obj([("k1", Json::from(self.k1)), ("b", Json::from(&self.b[..])), ("weight", Json::from(&self.weight[..]))])
     }
 }
 

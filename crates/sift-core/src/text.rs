@@ -1,8 +1,68 @@
-//! Text the engine writes into its answers (fallback notices, file names, JSON numbers),
-//! assembled without `core::fmt`: in the browser engines, whose error messages are left
-//! out (`error.rs`), these were fmt's last users, and its machinery (argument tables,
-//! padding, integer and hex formatting) was 1 kB of the shipped keyword engine. Messages
-//! (`msg!`) and tests still use `format!`.
+//! Text the engine writes into its answers (error messages, fallback notices, file names,
+//! JSON numbers), assembled without `core::fmt`, whose machinery (argument tables, padding,
+//! integer and hex formatting) the browser engines would otherwise carry for a few
+//! messages. `msg!` fills a message's `{}`s with [`Arg`]s.
+
+/// A value a message can show.
+pub trait Arg {
+    fn push_to(&self, out: &mut String);
+}
+
+impl Arg for str {
+    fn push_to(&self, out: &mut String) {
+        out.push_str(self);
+    }
+}
+
+impl Arg for String {
+    fn push_to(&self, out: &mut String) {
+        out.push_str(self);
+    }
+}
+
+impl<T: Arg + ?Sized> Arg for &T {
+    fn push_to(&self, out: &mut String) {
+        (**self).push_to(out);
+    }
+}
+
+macro_rules! unsigned_arg {
+    ($($t:ty),*) => {$(
+        impl Arg for $t {
+            fn push_to(&self, out: &mut String) {
+                push_uint(out, *self as u64);
+            }
+        }
+    )*};
+}
+unsigned_arg!(u8, u16, u32, u64, usize);
+
+impl Arg for i64 {
+    fn push_to(&self, out: &mut String) {
+        push_int(out, *self);
+    }
+}
+
+/// `text` with each `{}` replaced by the next of `args` (`{{` and `}}` for braces).
+pub fn fill(text: &str, args: &[&dyn Arg]) -> String {
+    let mut out = String::with_capacity(text.len() + 16 * args.len());
+    let mut args = args.iter();
+    let mut rest = text;
+    while let Some(at) = rest.find(['{', '}']) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if tail.starts_with("{}") {
+            if let Some(a) = args.next() {
+                a.push_to(&mut out);
+            }
+        } else {
+            out.push_str(&tail[..1]); // `{{` or `}}`
+        }
+        rest = &tail[2.min(tail.len())..];
+    }
+    out.push_str(rest);
+    out
+}
 
 /// Append `n` in decimal.
 pub fn push_uint(out: &mut String, mut n: u64) {
@@ -61,6 +121,13 @@ pub fn quoted_list(words: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn messages_fill_their_placeholders_in_order() {
+        assert_eq!(fill("shard {} has {} bytes, not {}", &[&"t-0.bin", &12usize, &-3i64]), "shard t-0.bin has 12 bytes, not -3");
+        assert_eq!(fill("an object {{shard, docs}}: {}", &[&String::from("x")]), "an object {shard, docs}: x");
+        assert_eq!(fill("no arguments", &[]), "no arguments");
+    }
 
     #[test]
     fn integers_are_written_as_format_writes_them() {

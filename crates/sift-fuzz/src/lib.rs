@@ -6,7 +6,6 @@
 //! Every function must return for every input: errors are fine, panics, aborts, unbounded
 //! allocation and runaway time are the bugs the fuzzer hunts.
 
-use sift_core::bundle::encoder::EncoderIndex;
 use sift_core::bundle::vindex::VectorIndex;
 use sift_core::bundle::{self, startup, ShardKind, ShardRef};
 use sift_core::{BuildOptions, BuiltBundle, Context, Engine, MultiSearchRequest, SearchRequest, Section, SourceDoc, Step};
@@ -117,7 +116,7 @@ pub fn sample_bundle() -> BuiltBundle {
 }
 
 fn build_sample(docs: &[SourceDoc]) -> BuiltBundle {
-    // The toy model's vectors in three lists, with its query encoder: every format-2 part.
+    // The toy model's vectors in three lists, with its query encoder: every semantic part.
     let mut semantic = sift_core::semantic::toy::semantic_input(docs, VECTOR_DIM);
     semantic.lists = Some(3);
     semantic.probe = 4;
@@ -126,7 +125,7 @@ fn build_sample(docs: &[SourceDoc]) -> BuiltBundle {
         term_shard_target: 256,
         doc_shard_target: 512,
         doc_part_target: 400,
-        // A doc store dictionary, however small the sample (format 7).
+        // A doc store dictionary, however small the sample.
         doc_dictionary_from: 0,
         // Several vocabulary shards.
         vocabulary_target: Some(256),
@@ -165,42 +164,8 @@ fn files(built: &BuiltBundle) -> impl Iterator<Item = (&str, &[u8])> {
 /// with every shard loaded.
 struct Sample {
     built: BuiltBundle,
-    /// The frozen format-1 bundle (`tests/frozen/v1`).
-    v1: BuiltBundle,
-    /// The frozen format-9 bundle (`tests/frozen/v9`): the semantic half's children listed
-    /// by name, size and checksum, and an encoder index shard (format 10 has neither).
-    v9: BuiltBundle,
     doc_ids: Vec<String>,
     engine: Engine,
-}
-
-/// A frozen bundle (`tests/frozen/<version>/bundle`), read from the repository: the
-/// manifest and every shard file beside it.
-pub fn frozen(version: &str) -> BuiltBundle {
-    // The run-time package directory first: a build reused from a shared target directory
-    // may carry another clone's compile-time path.
-    let rel = format!("tests/frozen/{version}/bundle");
-    let dir = std::env::var_os("CARGO_MANIFEST_DIR")
-        .map(std::path::PathBuf::from)
-        .and_then(|d| d.ancestors().map(|a| a.join(&rel)).find(|p| p.is_dir()))
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(&rel));
-    let manifest = sift_core::bundle::Manifest::parse(&std::fs::read(dir.join("manifest.json")).expect("frozen manifest")).expect("parses");
-    let mut shards: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
-        .expect("frozen bundle folder")
-        .map(|e| e.expect("frozen bundle entry").file_name().to_string_lossy().into_owned())
-        .filter(|name| name.ends_with(".bin"))
-        .map(|name| {
-            let bytes = std::fs::read(dir.join(&name)).expect("frozen shard");
-            (name, bytes)
-        })
-        .collect();
-    shards.sort();
-    BuiltBundle { manifest, shards, warnings: Vec::new() }
-}
-
-/// The frozen format-1 bundle.
-pub fn frozen_v1() -> BuiltBundle {
-    frozen("v1")
 }
 
 thread_local! {
@@ -208,7 +173,7 @@ thread_local! {
         let docs = sample_docs();
         let built = build_sample(&docs);
         let engine = loaded(&built.manifest_bytes(), files(&built)).expect("the sample bundle opens");
-        Sample { built, v1: frozen_v1(), v9: frozen("v9"), doc_ids: docs.into_iter().map(|d| d.id).collect(), engine }
+        Sample { built, doc_ids: docs.into_iter().map(|d| d.id).collect(), engine }
     };
 }
 
@@ -304,43 +269,49 @@ pub fn request_json(data: &[u8]) {
     });
 }
 
-/// Shard kinds the bundle target feeds fuzzed payloads to, by selector (0: the manifest).
-const KINDS: [ShardKind; 16] = [
-    ShardKind::Terms,
-    ShardKind::Docs,
-    ShardKind::DocMeta,
-    ShardKind::Filters,
-    ShardKind::Ids,
-    ShardKind::VectorIndex,
-    ShardKind::VectorList,
-    ShardKind::Projection,
-    ShardKind::EncoderIndex,
-    ShardKind::EncoderVocab,
-    ShardKind::EncoderRows,
-    ShardKind::Vectors,
-    ShardKind::DocDictionary,
-    ShardKind::FoldTable,
-    ShardKind::Startup,
-    ShardKind::Vocabulary,
+/// What the bundle target feeds fuzzed payloads to, by selector (0: the manifest): a
+/// shard kind's payload, or a section of the startup shard.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Target {
+    Shard(ShardKind),
+    DocMeta,
+    Filters,
+    Dictionary,
+}
+
+const TARGETS_OF_BUNDLE: [Target; 14] = [
+    Target::Shard(ShardKind::Terms),
+    Target::Shard(ShardKind::Docs),
+    Target::DocMeta,
+    Target::Filters,
+    Target::Shard(ShardKind::Ids),
+    Target::Shard(ShardKind::VectorIndex),
+    Target::Shard(ShardKind::VectorList),
+    Target::Shard(ShardKind::Projection),
+    Target::Shard(ShardKind::EncoderVocab),
+    Target::Shard(ShardKind::EncoderRows),
+    Target::Dictionary,
+    Target::Shard(ShardKind::FoldTable),
+    Target::Shard(ShardKind::Startup),
+    Target::Shard(ShardKind::Vocabulary),
 ];
 
-fn kind_of(selector: u8) -> Option<ShardKind> {
-    match selector as usize % (KINDS.len() + 1) {
+fn target_of(selector: u8) -> Option<Target> {
+    match selector as usize % (TARGETS_OF_BUNDLE.len() + 1) {
         0 => None,
-        k => Some(KINDS[k - 1]),
+        k => Some(TARGETS_OF_BUNDLE[k - 1]),
     }
 }
 
-/// The sample bundle with one shard of `kind` (the `n`-th of its kind, wrapping) replaced by
-/// `payload`, framed with a valid checksum and listed where the bundle lists it — in the
-/// manifest, or in its index shard (then re-framed and re-listed in turn) — so the bytes
-/// reach the payload decoder. Returns the manifest and the files.
-fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (Vec<u8>, Vec<(String, Vec<u8>)>) {
+/// The sample bundle with one shard (the `n`-th of its kind, wrapping) or one startup
+/// section replaced by `payload`, framed with a valid checksum and listed where the bundle
+/// lists it — in the manifest, or in the vector index (then re-framed and re-listed in
+/// turn) — so the bytes reach the payload decoder. Returns the manifest and the files.
+fn replaced(built: &BuiltBundle, target: Target, n: usize, payload: &[u8]) -> (Vec<u8>, Vec<(String, Vec<u8>)>) {
     let mut manifest = built.manifest.clone();
-    let version = manifest.format_version;
     let mut files = built.shards.clone();
     let frame = |kind: ShardKind, payload: &[u8], sref: &mut ShardRef, files: &mut Vec<(String, Vec<u8>)>| {
-        let framed = bundle::encode_shard(kind, payload, version);
+        let framed = bundle::encode_shard(kind, payload);
         if sref.check.is_some() {
             *sref = ShardRef::new(sref.file.clone(), framed.len() as u64, crc32fast::hash(&framed));
         }
@@ -350,10 +321,24 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
     };
     let payload_of = |r: &ShardRef, kind: ShardKind| -> Vec<u8> {
         let bytes = &built.shards.iter().find(|(name, _)| *name == r.file).expect("listed shard exists").1;
-        bundle::decode_shard(bytes, kind, r, version).expect("sample shard decodes")
+        bundle::decode_shard(bytes, kind, r).expect("sample shard decodes")
     };
-    let vindex_ref = manifest.vectors.as_ref().and_then(|v| v.index.clone());
-    let eindex_ref = manifest.encoder.as_ref().and_then(|e| e.index.clone());
+    let kind = match target {
+        Target::Shard(kind) => kind,
+        section => {
+            // The fuzzed bytes replace one of the startup shard's sections.
+            let whole = payload_of(&manifest.startup, ShardKind::Startup);
+            let s = startup::decode(&whole).expect("sample startup shard decodes");
+            let (mut meta, mut filters, mut dictionary) = (s.docmeta.to_vec(), s.filters.to_vec(), s.dictionary.map(<[u8]>::to_vec));
+            match section {
+                Target::DocMeta => meta = payload.to_vec(),
+                Target::Filters => filters = payload.to_vec(),
+                _ => dictionary = Some(payload.to_vec()),
+            }
+            frame(ShardKind::Startup, &startup::encode(&meta, &filters, dictionary.as_deref()), &mut manifest.startup, &mut files);
+            return (manifest.to_json_bytes(), files);
+        }
+    };
     match kind {
         ShardKind::Terms => {
             let i = n % manifest.term_shards.len();
@@ -371,73 +356,23 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
             let i = n % manifest.id_shards.len();
             frame(kind, payload, &mut manifest.id_shards[i].shard, &mut files);
         }
-        // Format 9 holds these three in the startup shard: the fuzzed bytes replace one of
-        // its sections.
-        ShardKind::DocMeta | ShardKind::Filters | ShardKind::DocDictionary if manifest.startup.is_some() => {
-            let mut sref = manifest.startup.clone().expect("checked");
-            let whole = payload_of(&sref, ShardKind::Startup);
-            let s = startup::decode(&whole).expect("sample startup shard decodes");
-            let (mut meta, mut filters, mut dictionary) = (s.docmeta.to_vec(), s.filters.to_vec(), s.dictionary.map(<[u8]>::to_vec));
-            match kind {
-                ShardKind::DocMeta => meta = payload.to_vec(),
-                ShardKind::Filters => filters = payload.to_vec(),
-                _ => dictionary = Some(payload.to_vec()),
-            }
-            frame(ShardKind::Startup, &startup::encode(&meta, &filters, dictionary.as_deref()), &mut sref, &mut files);
-            manifest.list_startup(sref);
-        }
-        ShardKind::Startup => {
-            let mut sref = manifest.startup.clone().expect("sample has a startup shard");
-            frame(kind, payload, &mut sref, &mut files);
-            manifest.list_startup(sref);
-        }
-        ShardKind::DocMeta => frame(kind, payload, &mut manifest.docmeta, &mut files),
-        ShardKind::DocDictionary => frame(kind, payload, manifest.doc_dictionary.as_mut().expect("sample has a dictionary"), &mut files),
-        ShardKind::Filters => frame(kind, payload, &mut manifest.filters, &mut files),
-        ShardKind::FoldTable => frame(kind, payload, &mut manifest.fold_table.as_mut().expect("sample has a fold table"), &mut files),
-        ShardKind::VectorIndex => {
-            frame(kind, payload, manifest.vectors.as_mut().and_then(|v| v.index.as_mut()).expect("index"), &mut files)
-        }
-        ShardKind::EncoderIndex => {
-            frame(kind, payload, manifest.encoder.as_mut().and_then(|e| e.index.as_mut()).expect("an encoder index shard"), &mut files)
-        }
+        ShardKind::Startup => frame(kind, payload, &mut manifest.startup, &mut files),
+        ShardKind::FoldTable => frame(kind, payload, manifest.fold_table.as_mut().expect("sample has a fold table"), &mut files),
+        ShardKind::VectorIndex => frame(kind, payload, &mut manifest.vectors.as_mut().expect("vectors").index, &mut files),
         ShardKind::VectorList | ShardKind::Projection => {
-            let mut ix = VectorIndex::decode(
-                &payload_of(&vindex_ref.expect("index"), ShardKind::VectorIndex),
-                manifest.vectors.as_ref().map_or(0, |v| v.chunks),
-                version,
-            )
-            .expect("sample index decodes");
+            let v = manifest.vectors.as_mut().expect("vectors");
+            let mut ix = VectorIndex::decode(&payload_of(&v.index, ShardKind::VectorIndex), v.chunks).expect("sample index decodes");
             let n_lists = ix.lists.len();
             let child = if kind == ShardKind::Projection { &mut ix.projection } else { &mut ix.lists[n % n_lists] };
             frame(kind, payload, child, &mut files);
-            let index_payload = ix.encode().expect("index encodes");
-            frame(
-                ShardKind::VectorIndex,
-                &index_payload,
-                manifest.vectors.as_mut().and_then(|v| v.index.as_mut()).expect("index"),
-                &mut files,
-            );
+            frame(ShardKind::VectorIndex, &ix.encode().expect("index encodes"), &mut v.index, &mut files);
         }
         ShardKind::EncoderVocab | ShardKind::EncoderRows => {
-            // Format 10: the index is the manifest's and its children are named by rule
-            // (replaced in place); before, the index shard lists them and is re-framed.
-            let layout = manifest.encoder.as_ref().and_then(|e| e.layout.as_ref());
-            let mut ix = match (layout, &eindex_ref) {
-                (Some(l), _) => l.index().expect("sample layout is plausible"),
-                (None, Some(r)) => EncoderIndex::decode(&payload_of(r, ShardKind::EncoderIndex)).expect("sample encoder decodes"),
-                (None, None) => unreachable!("the sample has an encoder"),
-            };
+            // The index is the manifest's and its children are named by rule: replaced in place.
+            let mut ix = manifest.encoder.as_ref().expect("an encoder").layout.index().expect("sample layout is plausible");
             let list = if kind == ShardKind::EncoderVocab { &mut ix.groups } else { &mut ix.row_shards };
             let i = n % list.len();
             frame(kind, payload, &mut list[i], &mut files);
-            if let Some(index) = manifest.encoder.as_mut().and_then(|e| e.index.as_mut()) {
-                frame(ShardKind::EncoderIndex, &ix.encode().expect("index encodes"), index, &mut files);
-            }
-        }
-        ShardKind::Vectors => {
-            let i = n % manifest.vectors.as_ref().map_or(1, |v| v.shards.len());
-            frame(kind, payload, &mut manifest.vectors.as_mut().expect("vectors").shards[i], &mut files);
         }
     }
     (manifest.to_json_bytes(), files)
@@ -450,74 +385,48 @@ fn replaced(built: &BuiltBundle, kind: ShardKind, n: usize, payload: &[u8]) -> (
 pub fn bundle(data: &[u8]) {
     let Some((&selector, rest)) = data.split_first() else { return };
     SAMPLE.with(|sample| {
-        let Some(kind) = kind_of(selector) else {
+        let Some(target) = target_of(selector) else {
             if let Some(eng) = loaded(rest, files(&sample.built)) {
                 exercise(&eng, "state machine", selector);
             }
             return;
         };
-        // Format-1 vector shards live only in bundles written before format 2, and term
-        // shards are read in two layouts (columns since format 3, rows before): the frozen
-        // v1 bundle is the sample of the older ones.
-        // The semantic half's children are read in two layouts too (named by rule since
-        // format 10, listed before): the frozen v9 bundle is the sample of the older one,
-        // and the only one with an encoder index shard.
-        let bases: &[&BuiltBundle] = match kind {
-            ShardKind::Vectors => &[&sample.v1],
-            ShardKind::Terms => &[&sample.built, &sample.v1],
-            ShardKind::EncoderIndex => &[&sample.v9],
-            ShardKind::VectorIndex | ShardKind::VectorList | ShardKind::EncoderVocab | ShardKind::EncoderRows => {
-                &[&sample.built, &sample.v9]
-            }
-            _ => &[&sample.built],
-        };
-        for base in bases {
-            let (manifest, shards) = replaced(base, kind, selector as usize / (KINDS.len() + 1), rest);
-            let Some(eng) = loaded(&manifest, shards.iter().map(|(n, b)| (n.as_str(), b.as_slice()))) else { continue };
-            for q in ["state machine", "cach", "authentification", "\"rotate keys\" -oauth2", "type:reference evicts", "日本語"] {
-                exercise(&eng, q, selector);
-            }
-            for d in &sample.doc_ids {
-                let _ = eng.get_document(d);
-                let _ = eng.related(d, Some(5), &ctx());
-            }
+        let (manifest, shards) = replaced(&sample.built, target, selector as usize / (TARGETS_OF_BUNDLE.len() + 1), rest);
+        let Some(eng) = loaded(&manifest, shards.iter().map(|(n, b)| (n.as_str(), b.as_slice()))) else { return };
+        for q in ["state machine", "cach", "authentification", "\"rotate keys\" -oauth2", "type:reference evicts", "日本語"] {
+            exercise(&eng, q, selector);
+        }
+        for d in &sample.doc_ids {
+            let _ = eng.get_document(d);
+            let _ = eng.related(d, Some(5), &ctx());
         }
     });
 }
 
-/// Each shard kind's payload in the sample bundle, with the selector that feeds it to the
+/// Each target's payload in the sample bundle, with the selector that feeds it to the
 /// bundle target (for seeds), and the manifest (selector 0).
 pub fn sample_payloads() -> Vec<(u8, Vec<u8>)> {
-    let mut samples: Vec<(u8, ShardKind, BuiltBundle)> = KINDS
-        .iter()
-        .enumerate()
-        .map(|(k, kind)| {
-            let b = match kind {
-                ShardKind::Vectors => frozen_v1(),
-                ShardKind::EncoderIndex => frozen("v9"),
-                _ => sample_bundle(),
-            };
-            ((k + 1) as u8, *kind, b)
-        })
-        .collect();
-    // A term shard in the row layout of formats 1 and 2 (selector: the terms, second shard).
-    samples.push((1 + (KINDS.len() + 1) as u8, ShardKind::Terms, frozen_v1()));
+    let b = sample_bundle();
     let mut out = Vec::new();
-    for (selector, kind, b) in samples {
-        let version = b.manifest.format_version;
-        // Format 9: these three are sections of the startup shard.
-        if let (Some(sref), ShardKind::DocMeta | ShardKind::Filters | ShardKind::DocDictionary) = (&b.manifest.startup, kind) {
-            let bytes = &b.shards.iter().find(|(n, _)| *n == sref.file).expect("listed").1;
-            let whole = bundle::decode_shard(bytes, ShardKind::Startup, sref, version).expect("sample startup shard decodes");
-            let s = startup::decode(&whole).expect("sample startup shard splits");
-            let section = match kind {
-                ShardKind::DocMeta => s.docmeta,
-                ShardKind::Filters => s.filters,
-                _ => s.dictionary.expect("sample has a dictionary"),
-            };
-            out.push((selector, section.to_vec()));
-            continue;
-        }
+    let startup = {
+        let bytes = &b.shards.iter().find(|(n, _)| *n == b.manifest.startup.file).expect("listed").1;
+        bundle::decode_shard(bytes, ShardKind::Startup, &b.manifest.startup).expect("sample startup shard decodes")
+    };
+    for (k, target) in TARGETS_OF_BUNDLE.iter().enumerate() {
+        let selector = (k + 1) as u8;
+        let kind = match *target {
+            Target::Shard(kind) => kind,
+            section => {
+                let s = startup::decode(&startup).expect("sample startup shard splits");
+                let bytes = match section {
+                    Target::DocMeta => s.docmeta,
+                    Target::Filters => s.filters,
+                    _ => s.dictionary.expect("sample has a dictionary"),
+                };
+                out.push((selector, bytes.to_vec()));
+                continue;
+            }
+        };
         let mut eng = Engine::new(&b.manifest_bytes()).expect("sample opens");
         // The first shard of this kind the engine can name (children once their index is in).
         let name = loop {
@@ -535,30 +444,30 @@ pub fn sample_payloads() -> Vec<(u8, Vec<u8>)> {
         let sref = ShardRef::new(name.clone(), bytes.len() as u64, crc32fast::hash(bytes));
         out.push((selector, payload_in(&b, &mut eng, kind, &sref)));
     }
-    // A part that goes on from the one before (a piece of a long section), as
-    // the doc shard it is (selector: the docs, that shard).
-    let b = sample_bundle();
-    let docs_selector = 1 + KINDS.iter().position(|k| *k == ShardKind::Docs).expect("docs are fuzzed");
+    // A part that goes on from the one before (a piece of a long section), as the doc
+    // shard it is (selector: the docs, that shard).
+    let docs_selector = 1 + TARGETS_OF_BUNDLE.iter().position(|k| *k == Target::Shard(ShardKind::Docs)).expect("docs are fuzzed");
     let mut eng = Engine::new(&b.manifest_bytes()).expect("sample opens");
     let piece = b.manifest.doc_shards.iter().enumerate().find_map(|(m, d)| {
         let payload = payload_in(&b, &mut eng, ShardKind::Docs, &d.shard);
         String::from_utf8_lossy(&payload).contains("\"continues\":true").then_some((m, payload))
     });
     let (m, payload) = piece.expect("the sample has a long section in pieces");
-    out.push((u8::try_from(docs_selector + m * (KINDS.len() + 1)).expect("selector fits a byte"), payload));
+    out.push((u8::try_from(docs_selector + m * (TARGETS_OF_BUNDLE.len() + 1)).expect("selector fits a byte"), payload));
     out.push((0, b.manifest_bytes()));
     out
 }
 
 /// The payload of one of a sample bundle's shards. Doc shards are compressed after the
-/// store's dictionary, which `eng` is given first.
+/// store's dictionary, which `eng` is given first (with the startup shard).
 fn payload_in(b: &BuiltBundle, eng: &mut Engine, kind: ShardKind, sref: &ShardRef) -> Vec<u8> {
     let file = |name: &str| &b.shards.iter().find(|(n, _)| n == name).expect("listed").1;
-    if let Some(d) = b.manifest.doc_dictionary.as_ref().filter(|d| !eng.is_loaded(&d.file)) {
-        eng.add_shard(&d.file, file(&d.file)).expect("dictionary loads");
+    let startup = &b.manifest.startup.file;
+    if !eng.is_loaded(startup) {
+        eng.add_shard(startup, file(startup)).expect("the startup shard loads");
     }
     let with = bundle::Inflation { payload: None, dictionary: eng.doc_dictionary() };
-    bundle::decode_shard_with(file(&sref.file), with, kind, sref, b.manifest.format_version).expect("sample shard decodes")
+    bundle::decode_shard_with(file(&sref.file), with, kind, sref).expect("sample shard decodes")
 }
 
 /// Index one extracted page and query it by its own words.

@@ -4,11 +4,6 @@
 //! `{code, message}` objects inside the same text; nothing here panics on input (the core
 //! returns errors for bad requests and corrupt shards).
 
-// Only in wasm: built natively beside the other crates (`cargo test --workspace`), cargo
-// unifies sift-core's features and the core does its own exact arithmetic.
-#[cfg(target_family = "wasm")]
-mod numbers;
-
 use sift_core::error::ErrorCode;
 use sift_core::json::{Json, ToJson};
 #[cfg(feature = "full")]
@@ -18,7 +13,7 @@ use wasm_bindgen::prelude::*;
 
 /// Every call that can fail answers JSON text (parsed by the host's `engineStep`):
 /// `{"done": answer}`, `{"need": [files]}` or `{"error": {code, message}}`. The core's
-/// writer keeps the contract's f32 scores in their shortest form (0.7965), where a JS-object
+/// writer keeps the contract's scores in their fixed-point form (0.7965), where a JS-object
 /// bridge would widen them to f64 noise (0.796500027…); one JSON.parse is faster than
 /// building objects field by field; and an error inside the text, not thrown as a JS value
 /// (`Result<_, JsValue>`), spares the runtime wasm-bindgen's handling of thrown JS values
@@ -139,15 +134,6 @@ impl SiftEngine {
     }
 }
 
-/// One JSON number read and written back as the engine does (`sift_core::json::number_text`):
-/// what tests/wasm/numbers.test.mjs compares with the native engine's, number for number,
-/// since here the exact steps are the host's (src/numbers.rs). The full runtime only.
-#[cfg(feature = "full")]
-#[wasm_bindgen(js_name = numberText)]
-pub fn number_text(text: &str, f32: bool) -> String {
-    done(sift_core::json::number_text(text, f32).map(Json::from).map_err(SiftError::invalid))
-}
-
 /// What only the full runtime has (see the `full` feature).
 #[cfg(feature = "full")]
 #[wasm_bindgen]
@@ -166,39 +152,17 @@ impl SiftEngine {
         answer(self.engine.related(id, limit, &Context { now_days: now_days as i64 }))
     }
 
-    /// `vectors`: the host's embedding of each query (JSON text: an array of arrays or
-    /// nulls), when it embeds queries with the model; else the bundle's encoder does.
+    /// `vectors`: the host's embedding of each query, when it embeds queries with the
+    /// model (else the bundle's encoder does): the queries' vectors one after the other,
+    /// `dim` numbers each, all zero for a query it made none for.
     #[wasm_bindgen(js_name = multiSearch)]
-    pub fn multi_search(&self, req: &str, now_days: f64, vectors: Option<String>) -> String {
+    pub fn multi_search(&self, req: &str, now_days: f64, vectors: Option<Vec<f32>>, dim: usize) -> String {
         let vectors = vectors
-            .map(|v| query_vectors(&v))
-            .transpose()
-            .map_err(|e| SiftError::invalid(format!("query vectors must be a JSON array of number arrays or nulls: {e}")));
+            .map(|v| v.chunks(dim.max(1)).map(|q| q.iter().any(|x| *x != 0.0).then(|| q.to_vec())).collect::<Vec<Option<Vec<f32>>>>());
         answer(
             MultiSearchRequest::from_json(req.as_bytes())
-                .and_then(|req| self.engine.multi_search_with(&req, &Context { now_days: now_days as i64 }, vectors?.as_deref())),
+                .and_then(|req| self.engine.multi_search_with(&req, &Context { now_days: now_days as i64 }, vectors.as_deref())),
         )
-    }
-}
-
-/// `[[0.1, …], null, …]`: one vector (or none) per query.
-#[cfg(feature = "full")]
-fn query_vectors(text: &str) -> Result<Vec<Option<Vec<f32>>>, String> {
-    let not = |v: &Json| format!("got {}", v.kind());
-    match sift_core::json::parse(text.as_bytes())? {
-        Json::Arr(items) => items
-            .iter()
-            .map(|item| match item {
-                Json::Null => Ok(None),
-                Json::Arr(xs) => xs
-                    .iter()
-                    .map(|x| sift_core::json::as_f64(x).map(|f| f as f32).ok_or_else(|| not(x)))
-                    .collect::<Result<_, _>>()
-                    .map(Some),
-                v => Err(not(v)),
-            })
-            .collect(),
-        v => Err(not(&v)),
     }
 }
 

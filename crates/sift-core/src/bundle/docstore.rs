@@ -1,12 +1,12 @@
 //! The document store, and the one position layout that the index and the store share.
 //!
-//! Payload: a JSON array of [`StoredDoc`] for the contiguous doc-number range the manifest
-//! gives (deflate makes JSON nearly as small as a custom layout, and keeps the store
-//! readable with standard tools). Format 5 wraps it as `{"shard": n, "docs": [...]}`: its
-//! doc shards are named by rule and listed without a checksum each, so a shard names its
-//! own place in the store, and one served under another's name is refused. Each document is an object `{id, url, title, metadata?,
-//! date?, sections, sp?, labels?, continues?}` (members absent when empty; `continues`, format 11: the
-//! part goes on from the one before, see [`super::partition`]); written and read by `crate::json`.
+//! Payload: JSON, `{"shard": n, "docs": [...]}`, the [`StoredDoc`]s of the contiguous
+//! doc-number range the manifest gives (deflate makes JSON nearly as small as a custom
+//! layout, and keeps the store readable with standard tools). Doc shards are named by rule
+//! and listed without a checksum each, so a shard names its own place `n` in the store, and
+//! one served under another's name is refused. Each document is an object `{id, url,
+//! title, metadata?, date?, sections, sp?, labels?, continues?}` (members absent when empty;
+//! `continues`: the part goes on from the one before, see [`super::partition`]).
 //!
 //! # The position layout
 //! Every token of a document has a position in one space: the title, then the path, then
@@ -17,7 +17,7 @@
 //! positions, analysing only the chosen sections and only up to the window.
 //! [`visit_doc_fields`] (indexing) and [`body_start`] (results) are its only definitions;
 //! a page in parts moves its sections onto a grid of windows afterwards
-//! ([`super::partition`], format 12).
+//! ([`super::partition`]).
 
 use crate::analyzer::{self, Token};
 use crate::doc::{Section, SourceDoc};
@@ -43,12 +43,12 @@ pub struct StoredDoc {
     /// so result building can find the matching sections from postings without
     /// re-analysing the page.
     pub section_pos: Vec<u32>,
-    /// Format 4, in a part of a long page ([`StoredDoc::part`]): what each of the part's
+    /// In a part of a long page ([`StoredDoc::part`]): what each of the part's
     /// sections is called as a sub-result, worked out over the whole page (a repeated
     /// heading is told apart by the item it sits under, which may be in an earlier part).
     /// Empty when every label is the heading itself.
     pub labels: Vec<String>,
-    /// Format 11, in a part of a long page: the part's first section goes on from the part
+    /// In a part of a long page: the part's first section goes on from the part
     /// before it — a further piece of a section cut where a window ends ([`super::partition`]),
     /// stored without its heading (its start, `sp`, is its first token's position) and
     /// shown as its section (label and anchor) in sub-results.
@@ -62,38 +62,28 @@ impl StoredDoc {
         std::iter::once(self.title.as_str()).chain(self.sections.iter().flat_map(|s| [s.heading.as_str(), s.text.as_str()]))
     }
 
-    /// `shard`: the shard's place in a format-5 store (None: the bare array of format 1–4).
-    pub fn encode(docs: &[StoredDoc], shard: Option<u32>) -> Result<Vec<u8>, SiftError> {
-        let docs = docs.to_json();
-        let v = match shard {
-            Some(n) => Json::obj([("shard", Json::from(n)), ("docs", docs)]),
-            None => docs,
-        };
-        Ok(v.to_text().into_bytes())
+    /// The payload of doc shard `shard` of its store.
+    pub fn encode(docs: &[StoredDoc], shard: u32) -> Vec<u8> {
+        Json::obj([("shard", Json::from(shard)), ("docs", docs.to_json())]).to_text().into_bytes()
     }
 
-    /// `shard`: the place the manifest gives the shard in a format-5 store, which the
-    /// payload must name (None: a format 1–4 array).
-    pub fn decode(payload: &[u8], expected: u32, shard: Option<u32>) -> Result<Vec<StoredDoc>, SiftError> {
-        let corrupt = |e: String| SiftError::corrupt(msg!("document store: {e}"));
+    /// Doc shard `shard` of its store, holding `expected` documents; the payload must name
+    /// the same place.
+    pub fn decode(payload: &[u8], expected: u32, shard: u32) -> Result<Vec<StoredDoc>, SiftError> {
+        let corrupt = |e: String| SiftError::corrupt(msg!("document store: {}", e));
         let v = json::parse(payload).map_err(corrupt)?;
-        let items = match (shard, &v) {
-            (None, Json::Arr(items)) => items,
-            (Some(n), Json::Obj(_)) => {
-                let f = Fields::of(&v, "doc shard", Some(&["shard", "docs"])).map_err(corrupt)?;
-                let named = f.uint("shard", u64::from(u32::MAX)).map_err(corrupt)?;
-                if named != u64::from(n) {
-                    return Err(SiftError::corrupt(msg!(
-                        "document store: shard {n} holds shard {named}'s documents (served under another shard's name)"
-                    )));
-                }
-                match f.need("docs").map_err(corrupt)? {
-                    Json::Arr(items) => items,
-                    v => return Err(corrupt(msg!("a shard's docs must be an array of documents, not {}", v.kind()))),
-                }
-            }
-            (None, v) => return Err(corrupt(msg!("a shard must be an array of documents, not {}", v.kind()))),
-            (Some(_), v) => return Err(corrupt(msg!("a format-5 shard must be an object {{shard, docs}}, not {}", v.kind()))),
+        let f = Fields::of(&v, "doc shard", Some(&["shard", "docs"])).map_err(corrupt)?;
+        let named = f.uint("shard", u64::from(u32::MAX)).map_err(corrupt)?;
+        if named != u64::from(shard) {
+            return Err(SiftError::corrupt(msg!(
+                "document store: shard {} holds shard {}'s documents (served under another shard's name)",
+                shard,
+                named
+            )));
+        }
+        let items = match f.need("docs").map_err(corrupt)? {
+            Json::Arr(items) => items,
+            v => return Err(corrupt(msg!("a shard's docs must be an array of documents, not {}", v.kind()))),
         };
         let docs: Vec<StoredDoc> = items.iter().map(StoredDoc::from_json).collect::<Result<_, _>>().map_err(corrupt)?;
         if docs.len() != expected as usize {
@@ -111,7 +101,7 @@ impl StoredDoc {
                 let mut out = BTreeMap::new();
                 for (k, v) in m {
                     let Json::Arr(vals) = v else {
-                        return Err(msg!("metadata {q_k} must be an array of strings", q_k = Quoted(k)));
+                        return Err(msg!("metadata {} must be an array of strings", Quoted(k)));
                     };
                     out.insert(k.clone(), vals.iter().map(|x| json::string_in(x, "a metadata value")).collect::<Result<_, _>>()?);
                 }
@@ -148,7 +138,7 @@ impl StoredDoc {
         labels_of(&self.sections)
     }
 
-    /// The part of this page holding sections `range`, for a format-4 store: the page's
+    /// The part of this page holding sections `range`: the page's
     /// fields, those sections, and their labels as the whole page gives them.
     pub fn part(&self, range: std::ops::Range<usize>, labels: &[String]) -> StoredDoc {
         let labels = &labels[range.clone()];

@@ -3,21 +3,11 @@
 //! the vocabulary groups its words can be cut from, then the row shards of the tokens it
 //! found — never the whole vocabulary.
 //!
-//! The index: from format 10 in the manifest itself (`encoder: {tokens, texts, dim,
-//! rows_per_shard, word_groups, groups, rows}`, [`EncoderLayout`]; `groups` and `rows` are
-//! the stems of the two stores, named by rule, see `table`), so a semantic query reads no
-//! index shard for it. Formats 2–9: an encoder index shard (kind 10, named by the
-//! manifest), payload:
-//!
-//! ```text
-//! varint dim
-//! varint rows_per_shard
-//! varint n_rows
-//! varint n_word_groups       vocabulary groups of word-initial tokens; one more holds
-//!                            every `##` continuation
-//! table  vocabulary groups   (kind 12), see `table`
-//! table  row shards          (kind 11); row r lives in shard r / rows_per_shard
-//! ```
+//! The index is the manifest's (`encoder: {tokens, texts, dim, rows_per_shard,
+//! word_groups, groups, rows}`, [`EncoderLayout`]; `groups` and `rows` are the stems of
+//! the two stores, named by rule, see `table`), so a semantic query reads no index shard.
+//! `n_word_groups` groups hold word-initial tokens; one more holds every `##` continuation;
+//! row r lives in row shard r / rows_per_shard.
 //!
 //! A word-initial token lives in group `fnv(first ≤ 2 characters) mod n_word_groups`: every
 //! first piece a word can start with shares its first two characters (or is its first
@@ -27,27 +17,23 @@
 //! Vocabulary group payload (kind 12): an fst from token string to row number.
 //!
 //! Row shard payload (kind 11): `varint dim`, `varint n`, then per row an f32 scale (LE)
-//! and ⌈dim/2⌉ bytes of 4-bit values (−7..7 stored as v + 8, low nibble first). Four bits
-//! lose nothing measurable (Cranfield dense nDCG@10 0.3618 with int8 rows, 0.3629 with
-//! int4) and halve the encoder.
+//! and ⌈dim/2⌉ bytes of 4-bit values (−7..7 stored as v + 8, low nibble first): four bits
+//! lose nothing measurable against int8 on Cranfield and halve the encoder.
 //!
-//! From format 10 both payloads start with `varint n`, the shard's place in its store.
+//! Both payloads start with `varint n`, the shard's place in its store.
 
-use super::frame::ShardKind;
 use super::manifest::ShardRef;
-use super::table::{put_table, read_table, store_refs, strip_place};
+use super::table::{put_place, store_refs, strip_place};
 use super::terms::{build_fst, open_fst};
 use super::varint::{self, Reader};
 use crate::error::SiftError;
 
-/// Rows per row shard: 16 rows of 128 int4 dimensions, about 1 kB. A query reads one row
-/// shard per token it has (rows lie in vocabulary order, not by query): the Python docs'
-/// 30 benchmark queries, hybrid, read 11.7 kB of row shards at 64 rows a shard, 6.5 kB at
-/// 32, 3.6 kB at 16, for 394 / 788 / 1,576 files (+0.18 MB of bundle at 16).
+/// Rows per row shard (16 rows of 128 int4 dimensions, about 1 kB): a query reads one row
+/// shard per token it has, since rows lie in vocabulary order, not by query; smaller
+/// shards read fewer bytes for more files (bench/results/decisions.md).
 pub const ROWS_PER_SHARD: usize = 16;
 /// Word-initial tokens per vocabulary group (groups are by a word's first two characters,
-/// so a common pair keeps its group larger). 256 → 64: the groups a query reads 14.2 →
-/// 11.9 kB on those queries — most of what is left is the one `##` group (11.5 kB).
+/// so a common pair keeps its group larger).
 pub const TOKENS_PER_GROUP: usize = 64;
 /// At most this many rows (the model's whole vocabulary is 30,522).
 pub const MAX_ROWS: usize = 1 << 20;
@@ -72,7 +58,7 @@ pub fn word_group(token: &str, n_word_groups: usize) -> usize {
     (h % n_word_groups.max(1) as u64) as usize
 }
 
-/// Format 10: the encoder index as the manifest gives it, its stores named by rule.
+/// The encoder's index as the manifest gives it, its stores named by rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EncoderLayout {
     pub dim: usize,
@@ -141,32 +127,6 @@ pub struct EncoderIndex {
 }
 
 impl EncoderIndex {
-    pub fn encode(&self) -> Result<Vec<u8>, SiftError> {
-        let mut out = Vec::new();
-        varint::put(&mut out, self.dim as u64);
-        varint::put(&mut out, self.rows_per_shard as u64);
-        varint::put(&mut out, self.n_rows as u64);
-        varint::put(&mut out, self.n_word_groups as u64);
-        put_table(&mut out, ShardKind::EncoderVocab, &self.groups)?;
-        put_table(&mut out, ShardKind::EncoderRows, &self.row_shards)?;
-        Ok(out)
-    }
-
-    pub fn decode(payload: &[u8]) -> Result<EncoderIndex, SiftError> {
-        let mut r = Reader::new(payload);
-        let dim = r.u32()? as usize;
-        let rows_per_shard = r.u32()? as usize;
-        let n_rows = r.u32()? as usize;
-        let n_word_groups = r.u32()? as usize;
-        check_sizes(dim, rows_per_shard, n_rows, n_word_groups)?;
-        let groups = read_table(&mut r, ShardKind::EncoderVocab, MAX_GROUPS)?;
-        let row_shards = read_table(&mut r, ShardKind::EncoderRows, n_rows.div_ceil(rows_per_shard))?;
-        if !r.is_empty() || groups.len() != n_word_groups + 1 || row_shards.len() != n_rows.div_ceil(rows_per_shard) {
-            return Err(SiftError::corrupt("encoder index does not add up"));
-        }
-        Ok(EncoderIndex { dim, rows_per_shard, n_rows, n_word_groups, groups, row_shards })
-    }
-
     /// The row shard holding `row`, and the row's place in it.
     pub fn locate(&self, row: u32) -> (usize, usize) {
         let r = row as usize;
@@ -179,7 +139,8 @@ impl EncoderIndex {
     }
 }
 
-/// The vocabulary groups of `tokens` (`tokens[r]` is row r's token): each group's payload.
+/// The vocabulary groups of `tokens` (`tokens[r]` is row r's token): each group's payload,
+/// after its place.
 pub fn encode_groups(tokens: &[&str], n_word_groups: usize) -> Result<Vec<Vec<u8>>, SiftError> {
     let mut groups: Vec<Vec<(&str, u64)>> = vec![Vec::new(); n_word_groups + 1];
     for (r, t) in tokens.iter().enumerate() {
@@ -187,12 +148,13 @@ pub fn encode_groups(tokens: &[&str], n_word_groups: usize) -> Result<Vec<Vec<u8
     }
     groups
         .into_iter()
-        .map(|mut g| {
+        .enumerate()
+        .map(|(place, mut g)| {
             g.sort_unstable();
             if g.windows(2).any(|w| w[0].0 == w[1].0) {
                 return Err(SiftError::internal("the encoder's tokens are not distinct"));
             }
-            build_fst(g)
+            Ok(put_place(place, &build_fst(g)?))
         })
         .collect()
 }
@@ -203,9 +165,8 @@ pub struct VocabGroup {
 }
 
 impl VocabGroup {
-    /// `place`: the group's place in a store named by rule (format 10), which its payload
-    /// must name first.
-    pub fn decode(mut payload: Vec<u8>, n_rows: usize, place: Option<usize>) -> Result<VocabGroup, SiftError> {
+    /// Group `place` of its store, which the payload must name first.
+    pub fn decode(mut payload: Vec<u8>, n_rows: usize, place: usize) -> Result<VocabGroup, SiftError> {
         let at = strip_place(&payload, place, "encoder vocabulary group")?;
         payload.drain(..at);
         let map = open_fst(payload, "encoder vocabulary")?;
@@ -254,9 +215,11 @@ pub struct EncoderRows {
 }
 
 impl EncoderRows {
-    pub fn encode(rows: &[f32], dim: usize) -> Vec<u8> {
+    /// Row shard `place` of its store.
+    pub fn encode(rows: &[f32], dim: usize, place: usize) -> Vec<u8> {
         let n = rows.len() / dim;
-        let mut out = Vec::with_capacity(n * (4 + dim.div_ceil(2)) + 8);
+        let mut out = Vec::with_capacity(n * (4 + dim.div_ceil(2)) + 12);
+        varint::put(&mut out, place as u64);
         varint::put(&mut out, dim as u64);
         varint::put(&mut out, n as u64);
         for row in rows.chunks_exact(dim) {
@@ -265,9 +228,8 @@ impl EncoderRows {
         out
     }
 
-    /// `place`: the shard's place in a store named by rule (format 10), which its payload
-    /// must name first.
-    pub fn decode(payload: &[u8], dim: usize, expected_rows: usize, place: Option<usize>) -> Result<EncoderRows, SiftError> {
+    /// Row shard `place` of its store, which the payload must name first.
+    pub fn decode(payload: &[u8], dim: usize, expected_rows: usize, place: usize) -> Result<EncoderRows, SiftError> {
         let mut r = Reader::at(payload, strip_place(payload, place, "encoder row shard")?);
         if r.u32()? as usize != dim {
             return Err(SiftError::corrupt("encoder rows have the wrong dimension"));
@@ -296,11 +258,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn groups_index_and_rows_round_trip() {
+    fn groups_layout_and_rows_round_trip() {
         let tokens = ["the", "##s", "cache", "memo", "c", "ca"];
         let g = encode_groups(&tokens, 2).unwrap();
         assert_eq!(g.len(), 3);
-        let groups: Vec<VocabGroup> = g.into_iter().map(|p| VocabGroup::decode(p, tokens.len(), None).unwrap()).collect();
+        let groups: Vec<VocabGroup> = g.iter().enumerate().map(|(i, p)| VocabGroup::decode(p.clone(), tokens.len(), i).unwrap()).collect();
         for (r, t) in tokens.iter().enumerate() {
             assert_eq!(groups[group_of(t, 2)].row(t), Some(r as u32), "{t}");
         }
@@ -308,41 +270,19 @@ mod tests {
         // character's group.
         assert_eq!(word_group("cache", 2), word_group("ca", 2));
         assert!(encode_groups(&["a", "a"], 1).is_err(), "tokens must be distinct");
-        assert!(VocabGroup::decode(encode_groups(&tokens, 2).unwrap().remove(0), 1, None).is_err(), "rows in range");
-        // Format 10: a group names its place first.
-        let placed = crate::bundle::table::put_place(1, &encode_groups(&tokens, 2).unwrap()[1]);
-        assert!(VocabGroup::decode(placed.clone(), tokens.len(), Some(1)).is_ok());
-        assert!(VocabGroup::decode(placed, tokens.len(), Some(2)).is_err(), "another group's payload");
-
-        let shard = |i: u8| ShardRef::new(format!("e-{i:016x}.bin"), 10, 3);
-        let vocab = |i: u8| ShardRef::new(format!("g-{i:016x}.bin"), 10, 3);
-        let idx = EncoderIndex {
-            dim: 3,
-            rows_per_shard: 64,
-            n_rows: 70,
-            n_word_groups: 2,
-            groups: vec![vocab(1), vocab(2), vocab(3)],
-            row_shards: vec![shard(1), shard(2)],
-        };
-        let b = idx.encode().unwrap();
-        assert_eq!(EncoderIndex::decode(&b).unwrap(), idx);
-        assert!(EncoderIndex::decode(&b[..b.len() - 1]).is_err());
-        assert_eq!((idx.locate(65), idx.rows_in(1)), ((1, 1), 6));
+        assert!(VocabGroup::decode(g[0].clone(), 1, 0).is_err(), "rows in range");
+        assert!(VocabGroup::decode(g[1].clone(), tokens.len(), 2).is_err(), "another group's payload");
 
         let rows = [0.7, -0.35, 0.0, 1.4, 0.2, -1.4];
-        let enc = EncoderRows::encode(&rows, 3);
-        let dec = EncoderRows::decode(&enc, 3, 2, None).unwrap();
+        let enc = EncoderRows::encode(&rows, 3, 5);
+        let dec = EncoderRows::decode(&enc, 3, 2, 5).unwrap();
         for (a, b) in rows.iter().zip(&dec.rows) {
             assert!((a - b).abs() <= 1.4 / 7.0 * 0.51 + 1e-6, "{a} vs {b}");
         }
-        assert!(EncoderRows::decode(&enc, 3, 3, None).is_err());
-        assert!(EncoderRows::decode(&enc, 4, 2, None).is_err());
-        let placed = crate::bundle::table::put_place(5, &enc);
-        assert_eq!(EncoderRows::decode(&placed, 3, 2, Some(5)).unwrap().rows, dec.rows);
-        assert!(EncoderRows::decode(&placed, 3, 2, Some(4)).is_err(), "another row shard's payload");
-        assert!(EncoderRows::decode(&enc, 3, 2, Some(0)).is_err(), "a format-10 row shard names its place");
+        assert!(EncoderRows::decode(&enc, 3, 3, 5).is_err());
+        assert!(EncoderRows::decode(&enc, 4, 2, 5).is_err());
+        assert!(EncoderRows::decode(&enc, 3, 2, 4).is_err(), "another row shard's payload");
 
-        // Format 10's layout: the same index, its stores named by rule.
         let layout = EncoderLayout {
             dim: 3,
             rows_per_shard: 64,
@@ -355,6 +295,7 @@ mod tests {
         assert_eq!((ix.groups.len(), ix.row_shards.len()), (3, 2));
         assert_eq!(ix.row_shards[1].file, "e-0123456789abcdef-1.bin");
         assert!(ix.row_shards.iter().all(|r| r.check.is_none()));
+        assert_eq!((ix.locate(65), ix.rows_in(1)), ((1, 1), 6));
         for bad in [
             EncoderLayout { dim: 0, ..layout.clone() },
             EncoderLayout { n_word_groups: 0, ..layout.clone() },

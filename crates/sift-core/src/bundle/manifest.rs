@@ -1,14 +1,32 @@
-//! `manifest.json`: the bundle's entry point. JSON so that it is readable with standard
-//! tools: magic and format version, document and term counts, the BM25F parameters and
-//! average field lengths, the filterable fields, and the shard table (file name, size and
-//! CRC-32 of every shard as stored; key ranges of term and id shards; doc ranges of
-//! doc-store shards; the vector set's model and dimension).
+//! `manifest.json`: the bundle's entry point, JSON so that standard tools read it. It holds
+//! the magic and format version, document and term counts, the BM25F parameters and field
+//! token totals, the filterable fields, and the shard table: the shards it lists by name
+//! (with the size and CRC-32 of the file as stored) and the stores named by rule (their
+//! stem and one column or two of what each shard holds).
+//!
+//! Every number is an integer: the BM25F parameters in thousandths, the field lengths as
+//! totals, so no reader parses a float.
+//!
+//! ```text
+//! {"magic": "sift-bundle", "format_version": 14, "generator", "doc_count", "term_count",
+//!  "params": {"k1_milli", "b_milli": [4], "weight_milli": [4]},
+//!  "field_tokens": [title, path, headings, body],
+//!  "filter_fields": [...],
+//!  "startup": {file, bytes, crc32, "dictionary"?: true},
+//!  "term_store": {"files", "first": [separator per shard]},
+//!  "vocabulary"?: {"files", "first": [...]},
+//!  "doc_store": {"files", "docs": [docs per shard; 0: a further part], "part_positions"?, "part_offsets"?},
+//!  "id_shards": [{file, bytes, crc32, first, last}],
+//!  "fold_table"?: {file, bytes, crc32},
+//!  "vectors"?: {"model", "dim", "model_dim", "chunks", "index": {file, bytes, crc32}},
+//!  "encoder"?: {"dim", "rows_per_shard", "word_groups", "groups", "rows", "tokens", "texts"}}
+//! ```
 
 use super::encoder::EncoderLayout;
 use super::frame::FORMAT_VERSION;
 use crate::error::{ErrorCode, SiftError};
 use crate::json::{self, members, Fields, Json, ToJson};
-use crate::rank::Bm25fParams;
+use crate::rank::{Bm25fParams, N_FIELDS};
 use crate::text;
 
 pub const MANIFEST_MAGIC: &str = "sift-bundle";
@@ -18,8 +36,7 @@ pub const MANIFEST_FILE: &str = "manifest.json";
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShardRef {
     pub file: String,
-    /// None for the shards of a store named by rule (doc shards from format 5, term shards
-    /// from 6: see [`Manifest::doc_files`], [`Manifest::term_files`]).
+    /// None for the shards of a store named by rule, whose names carry their build.
     pub check: Option<FileCheck>,
 }
 
@@ -36,18 +53,15 @@ impl ShardRef {
     }
 }
 
-/// A shard holding a sorted range of keys (terms, document ids).
+/// A shard holding a sorted range of keys (terms, spellings, document ids).
 #[derive(Debug, Clone, PartialEq)]
 pub struct KeyRangeShardRef {
     pub shard: ShardRef,
-    /// First and last key of the shard's range (inclusive). No `last` in format 8's term
-    /// store: a term shard holds the terms from its `first` to the next shard's, and saying
-    /// where each ends cost the manifest every visitor fetches first 1.2 kB of its 7 kB of
-    /// gzip (Python docs); a word between two shards' terms now reads the shard before it
-    /// to learn it is absent. From format 10 the term store's and the vocabulary's `first` is
-    /// a separator (`terms::separator`): the shortest prefix of the shard's first key above
-    /// the shard before's last, so the column says where each shard starts in fewer bytes.
+    /// Where the shard's keys start. In the term store and the vocabulary a *separator*
+    /// (`terms::separator`): the shortest prefix of its first key above the shard before's
+    /// last, and its keys run to below the next shard's; for id shards the first key itself.
     pub first: String,
+    /// The last key, for id shards.
     pub last: Option<String>,
 }
 
@@ -56,10 +70,10 @@ pub struct DocShardRef {
     pub shard: ShardRef,
     pub first_doc: u32,
     pub docs: u32,
-    /// Format 4: set when the shard holds one *part* of a long page — a run of its
-    /// consecutive sections — and says where that run's first section starts in the page's
-    /// position space. A page's parts are consecutive entries of one `first_doc`, so the
-    /// engine can pick the part a result's snippet comes from before fetching it.
+    /// Set when the shard holds one *part* of a long page — a run of its consecutive
+    /// sections — and says where that run starts in the page's position space. A page's
+    /// parts are consecutive entries of one `first_doc`, so the engine can pick the part a
+    /// result's snippet comes from before fetching it.
     pub first_pos: Option<u32>,
 }
 
@@ -77,99 +91,57 @@ pub struct VectorsRef {
     /// The embedding model's name (`all-MiniLM-L6-v2`): queries must be embedded by it (or
     /// by the bundle's static encoder, fitted to it).
     pub model: String,
-    /// Dimensions of the stored vectors (format 2: the projection's; format 1: the model's).
+    /// Dimensions of the stored vectors (the projection's).
     pub dim: u32,
+    /// Dimensions of the model's own vectors (what a host that embeds queries with the
+    /// model passes; the projection maps them to `dim`).
+    pub model_dim: u32,
     pub chunks: u32,
-    /// Format 1: the vector shards (kind 5), chunk ranges in order.
-    pub shards: Vec<ShardRef>,
-    /// Format 2: the vector index (kind 8: lists, centroids, projection).
-    pub index: Option<ShardRef>,
-    /// Format 2: dimensions of the model's own vectors (what a host that embeds queries
-    /// with the model passes; the projection maps them to `dim`).
-    pub model_dim: Option<u32>,
+    /// The vector index (kind 8: lists, centroids, projection).
+    pub index: ShardRef,
 }
 
-impl VectorsRef {
-    /// Dimensions of a query vector made by the model.
-    pub fn model_dim(&self) -> u32 {
-        self.model_dim.unwrap_or(self.dim)
-    }
-}
-
-/// The static query encoder (format 2).
+/// The static query encoder: its index, and what it was fitted to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EncoderRef {
-    /// Formats 2–9: the encoder index shard (kind 10: vocabulary and row shards).
-    pub index: Option<ShardRef>,
-    /// Format 10: the index itself, its vocabulary groups and row shards named by rule
-    /// (see [`super::encoder`]): a semantic query reads no index shard for it.
-    pub layout: Option<EncoderLayout>,
-    /// Tokens with a row.
-    pub tokens: u32,
+    pub layout: EncoderLayout,
     /// Corpus texts it was fitted to.
     pub texts: u32,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Manifest {
-    pub magic: String,
-    pub format_version: u16,
     pub generator: String,
     pub doc_count: u32,
     pub term_count: u64,
     pub params: Bm25fParams,
-    /// Average field lengths in tokens: title, path, headings, body.
-    pub avg_field_len: [f32; 4],
+    /// Tokens in each field over all documents (title, path, headings, body).
+    pub field_tokens: [u64; N_FIELDS],
     /// Metadata fields that can be used in `filters` and appear in `facets`.
     pub filter_fields: Vec<String>,
-    /// Scoring data and the filter index. From format 9 both are sections of the startup
-    /// shard, and these name it.
-    pub docmeta: ShardRef,
-    pub filters: ShardRef,
-    /// Format 9: the startup shard ([`super::startup`]): the doc metadata, the filters and
-    /// the doc store's dictionary in one file, which every search reads in its first round.
-    /// `docmeta`, `filters` and (when the store has one) `doc_dictionary` are then this
-    /// shard; the manifest lists it once, as `startup` (with `dictionary: true` when it
-    /// holds one).
-    pub startup: Option<ShardRef>,
+    /// The startup shard ([`super::startup`]): the doc metadata, the filters and the doc
+    /// store's dictionary, which every search reads in its first round.
+    pub startup: ShardRef,
+    /// Whether the startup shard holds a dictionary for the doc store ([`super::dictionary`]).
+    pub doc_dictionary: bool,
+    /// The term store: `<term_files>-<n>.bin`.
+    pub term_files: String,
     pub term_shards: Vec<KeyRangeShardRef>,
-    /// Format 6: the term shards are named by rule like the doc shards, `<term_files>-<n>.bin`,
-    /// and listed as two columns of their key ranges, `term_store: {files, first, last}`,
-    /// without a size and checksum each. Why: small term shards cut the bytes a query reads
-    /// (one shard a word), and each listed by name and checksum cost the manifest every
-    /// visitor fetches first 34 bytes of gzip. A term shard's payload checksum refuses
-    /// corruption, and its own first and last terms must be the range the manifest gives it
-    /// (one served under another's name is refused).
-    pub term_files: Option<String>,
-    /// The vocabulary ([`super::vocabulary`]: every term with its document frequency, whole
-    /// first letters a shard), what typo tolerance reads instead of a letter's term shards.
-    /// Optional within format 9 (a runtime that predates it ignores the member): its shards
-    /// are named by rule, `<vocab_files>-<n>.bin`, and listed by their first terms,
-    /// `vocabulary: {files, first}` — a few hundred bytes of manifest.
-    pub vocabulary: Vec<KeyRangeShardRef>,
+    /// The vocabulary ([`super::vocabulary`]), `<vocab_files>-<n>.bin`; empty without one.
     pub vocab_files: Option<String>,
+    pub vocabulary: Vec<KeyRangeShardRef>,
+    /// The doc store: `<doc_files>-<n>.bin`.
+    pub doc_files: String,
     pub doc_shards: Vec<DocShardRef>,
-    /// Format 5: the doc shards are named by rule, `<doc_files>-<n>.bin` for the n-th
-    /// (`doc_files` is `d-` and a hash of them all, so a rebuild renames them), and listed
-    /// as two columns, `doc_store: {files, docs, first_pos}`, without a size and checksum
-    /// each: a name carries its build, and a shard's payload checksum refuses corruption.
-    /// Why: with long pages in parts a docs site has thousands of doc shards, and their
-    /// names and checksums were four fifths of the manifest every visitor fetches first.
-    pub doc_files: Option<String>,
-    /// Format 12: a long page's parts lie on a grid of this many positions (its title and
-    /// path below it, part `k` from `(k + 1)·P`, see [`super::partition`]), so `doc_store`
-    /// lists no `first_pos` column: each part's is derived, and only the parts that begin
-    /// off their window say by how much (`part_offsets: [[entry, offset], ...]`). None when
-    /// no page is in parts, and in earlier formats.
+    /// A long page's parts lie on a grid of this many positions (its title and path below
+    /// it, part `k` from `(k + 1)·P`, see [`super::partition`]), so `doc_store` lists no
+    /// first position per part: each is derived, and only the parts that begin off their
+    /// window say by how much (`part_offsets: [[entry, offset], ...]`). None when no page
+    /// is in parts.
     pub part_positions: Option<u32>,
-    /// Format 7: the doc store's preset dictionary (kind 13), listed in `doc_store` with its
-    /// size and checksum; the doc shards are compressed after it (codec 2). Absent for a
-    /// store too small to share much (see [`super::dictionary`]).
-    pub doc_dictionary: Option<ShardRef>,
-    /// Document id → doc number, in id ranges (absent in bundles written before it existed:
-    /// then lookups by id scan the document store).
+    /// Document id → doc number, in id ranges.
     pub id_shards: Vec<KeyRangeShardRef>,
-    /// Format 8: the analyzer's folding table for the rare Unicode blocks (kind 14; see
+    /// The analyzer's folding table for the rare Unicode blocks (kind 14; see
     /// [`crate::decompose`]), which the browser runtimes do not compile in.
     pub fold_table: Option<ShardRef>,
     /// Present when the bundle was built with an embedder.
@@ -179,93 +151,40 @@ pub struct Manifest {
 }
 
 impl Manifest {
-    /// Parse and validate a manifest: magic, version and internal consistency.
+    /// Parse and validate a manifest: magic, version and internal consistency. A bundle of
+    /// another format is refused with `bundle_version`.
     pub fn parse(bytes: &[u8]) -> Result<Manifest, SiftError> {
-        let v = json::parse(bytes).map_err(|e| SiftError::corrupt(msg!("manifest.json is not valid JSON: {e}")))?;
+        let v = json::parse(bytes).map_err(|e| SiftError::corrupt(msg!("manifest.json is not valid JSON: {}", e)))?;
         if v.get("magic").and_then(|m| m.as_str()) != Some(MANIFEST_MAGIC) {
             return Err(SiftError::corrupt("manifest.json is not a Sift bundle manifest (wrong magic)"));
         }
         let ver = v.get("format_version").and_then(json::as_u64).unwrap_or(0);
-        if !(1..=u64::from(FORMAT_VERSION)).contains(&ver) {
+        if ver != u64::from(FORMAT_VERSION) {
+            let (ver, reads) = (text::uint(ver), text::uint(u64::from(FORMAT_VERSION)));
             return Err(SiftError::new(
                 ErrorCode::BundleVersion,
-                msg!("bundle format version {ver} is not supported (this build reads versions 1 to {FORMAT_VERSION}); rebuild the bundle with this version of sift"),
+                msg!("the bundle is format {} and this sift reads format {}: rebuild it with `sift build`", ver, reads),
             ));
         }
-        if ver != u64::from(FORMAT_VERSION) && !super::READS_OLDER_FORMATS {
-            let (ver, reads) = (text::uint(ver), text::uint(u64::from(FORMAT_VERSION)));
-            let what =
-                ["A bundle of format ", &ver, " (this engine reads format ", &reads, "; rebuilding the bundle lets it load)"].concat();
-            return Err(SiftError::full_runtime_required(&what));
-        }
-        let m = Manifest::from_json(&v).map_err(|e| SiftError::corrupt(msg!("manifest.json is malformed: {e}")))?;
+        let m = Manifest::from_json(&v).map_err(|e| SiftError::corrupt(msg!("manifest.json is malformed: {}", e)))?;
         m.validate()?;
         Ok(m)
     }
 
-    /// The oldest format that describes this bundle: 12 when its long pages' parts lie on a
-    /// grid of positions, 10 when its encoder's stores are named by rule, 9 when it has a startup shard, 8 when it carries the rare blocks' fold
-    /// table, 7 when the doc store has a dictionary,
-    /// 6 when the term shards are named by rule, 5 when the doc shards are, 4 when a long page is stored in parts,
-    /// 2 when it uses the format-2 vector layout or a static encoder, else 1 (so keyword
-    /// bundles stay readable by older runtimes).
-    pub fn required_version(&self) -> u16 {
-        let v2 = self.encoder.is_some() || self.vectors.as_ref().is_some_and(|v| v.index.is_some());
-        if self.part_positions.is_some() {
-            12
-        } else if self.encoder.as_ref().is_some_and(|e| e.layout.is_some()) {
-            10
-        } else if self.startup.is_some() {
-            9
-        } else if self.fold_table.is_some() {
-            8
-        } else if self.doc_dictionary.is_some() {
-            7
-        } else if self.term_files.is_some() {
-            6
-        } else if self.doc_files.is_some() {
-            5
-        } else if self.doc_shards.iter().any(|d| d.first_pos.is_some()) {
-            4
-        } else if v2 {
-            2
-        } else {
-            1
-        }
+    /// Average tokens per document in each field, for BM25F's length normalisation.
+    pub fn avg_field_len(&self) -> [f32; N_FIELDS] {
+        let n = f64::from(self.doc_count.max(1));
+        std::array::from_fn(|f| (self.field_tokens[f] as f64 / n) as f32)
     }
 
     fn validate(&self) -> Result<(), SiftError> {
-        if self.format_version < self.required_version() {
-            return Err(SiftError::corrupt(msg!(
-                "manifest needs format {} (its layout) but says format {}",
-                self.required_version(),
-                self.format_version
-            )));
-        }
-        if let Some(v) = &self.vectors {
-            if v.shards.is_empty() == v.index.is_none() {
-                return Err(SiftError::corrupt("manifest vectors need either shards (format 1) or an index (format 2)"));
+        if let (Some(e), Some(v)) = (&self.encoder, &self.vectors) {
+            e.layout.check()?;
+            if e.layout.dim != v.dim as usize {
+                return Err(SiftError::corrupt("manifest encoder's dimensions differ from the vectors'"));
             }
-        }
-        if let Some(e) = &self.encoder {
-            let Some(v) = self.vectors.as_ref().filter(|v| v.index.is_some()) else {
-                return Err(SiftError::corrupt("manifest has a query encoder but no format-2 vectors"));
-            };
-            match (&e.index, &e.layout) {
-                (Some(_), None) if !super::has_format(self.format_version, 10) => {}
-                (None, Some(layout)) => {
-                    layout.check()?;
-                    if layout.dim != v.dim as usize {
-                        return Err(SiftError::corrupt("manifest encoder's dimensions differ from the vectors'"));
-                    }
-                    for stem in [&layout.group_files, &layout.row_files] {
-                        if !is_safe_file_name(stem) {
-                            return Err(SiftError::corrupt(msg!("manifest names an unsafe shard file {}", crate::error::Quoted(stem))));
-                        }
-                    }
-                }
-                _ => return Err(SiftError::corrupt("manifest encoder needs an index shard (formats 2 to 9) or its layout (format 10)")),
-            }
+        } else if self.encoder.is_some() {
+            return Err(SiftError::corrupt("manifest has a query encoder but no vectors"));
         }
         let mut next_doc = 0u32;
         let mut prev: Option<&DocShardRef> = None;
@@ -291,56 +210,37 @@ impl Manifest {
         for (what, ranges) in [("term", &self.term_shards), ("id", &self.id_shards), ("vocabulary", &self.vocabulary)] {
             for w in ranges.windows(2) {
                 if w[0].first >= w[1].first || w[0].last.as_ref().is_some_and(|last| *last >= w[1].first) {
-                    return Err(SiftError::corrupt(msg!("manifest {what} shards are not in order")));
+                    return Err(SiftError::corrupt(msg!("manifest {} shards are not in order", what)));
                 }
             }
         }
-        for f in self.all_shards() {
-            if !is_safe_file_name(&f.file) {
-                return Err(SiftError::corrupt(msg!("manifest names an unsafe shard file {}", crate::error::Quoted(&f.file))));
+        let stems = [Some(&self.term_files), self.vocab_files.as_ref(), Some(&self.doc_files)];
+        let encoder = self.encoder.iter().flat_map(|e| [&e.layout.group_files, &e.layout.row_files]);
+        for name in self.all_shards().map(|s| &s.file).chain(stems.into_iter().flatten()).chain(encoder) {
+            if !is_safe_file_name(name) {
+                return Err(SiftError::corrupt(msg!("manifest names an unsafe shard file {}", crate::error::Quoted(name))));
             }
         }
         Ok(())
     }
 
-    /// Every shard the manifest names (format 2 index shards name further shards).
-    /// Every shard the manifest lists: the keyword ones, then the semantic half's.
+    /// Every shard the manifest lists: the keyword ones, then the vector index.
     pub fn all_shards(&self) -> impl Iterator<Item = &ShardRef> {
-        self.keyword_shards()
-            .chain(self.vectors.iter().flat_map(|v| v.shards.iter().chain(v.index.iter())))
-            .chain(self.encoder.iter().flat_map(|e| e.index.iter()))
+        self.keyword_shards().chain(self.vectors.iter().map(|v| &v.index))
     }
 
-    /// The shards a search by words reads: scoring data, filters, the fold table, the doc store's
-    /// dictionary (before the doc shards it is needed for), terms, documents, ids.
-    /// Each file once: with a startup shard, that one file for the first three.
+    /// The shards a search by words reads: the startup shard, the fold table, terms,
+    /// vocabulary, documents, ids.
     pub fn keyword_shards(&self) -> impl Iterator<Item = &ShardRef> {
-        let separate = self.startup.is_none();
-        self.startup
-            .iter()
-            .chain([&self.docmeta, &self.filters].into_iter().filter(move |_| separate))
+        std::iter::once(&self.startup)
             .chain(self.fold_table.iter())
-            .chain(self.doc_dictionary.iter().filter(move |_| separate))
             .chain(self.term_shards.iter().map(|t| &t.shard))
             .chain(self.vocabulary.iter().map(|t| &t.shard))
             .chain(self.doc_shards.iter().map(|d| &d.shard))
             .chain(self.id_shards.iter().map(|t| &t.shard))
     }
 
-    /// List `shard` as the startup shard (a re-framed copy of it: new size and checksum)
-    /// everywhere the manifest names it: the doc metadata, the filters and, when the store
-    /// has one, the dictionary.
-    pub fn list_startup(&mut self, shard: ShardRef) {
-        self.docmeta = shard.clone();
-        self.filters = shard.clone();
-        if self.doc_dictionary.is_some() {
-            self.doc_dictionary = Some(shard.clone());
-        }
-        self.startup = Some(shard);
-    }
-
-    /// The manifest as written: compact JSON, every visitor's first fetch (Python docs:
-    /// 7.1 kB gzip, 7.9 kB pretty-printed; `jq .` reads it).
+    /// The manifest as written: compact JSON, every visitor's first fetch (`jq .` reads it).
     pub fn to_json_bytes(&self) -> Vec<u8> {
         let mut b = self.to_json().to_text().into_bytes();
         b.push(b'\n');
@@ -350,10 +250,53 @@ impl Manifest {
 
 // Reading and writing. Members a newer build adds are ignored (its format version says
 // whether this runtime may read the bundle at all); optional members are written only when
-// present, as the bundle has always had them.
+// present.
 
 fn u32_of(f: &Fields, name: &str) -> Result<u32, String> {
     f.uint(name, u64::from(u32::MAX)).map(|v| v as u32)
+}
+
+/// A member that is an array of exactly `N` unsigned integers up to `max`.
+fn uints<const N: usize>(f: &Fields, name: &str, max: u64) -> Result<[u64; N], String> {
+    let v = f.list(name, |x| json::as_u64(x).filter(|&n| n <= max).ok_or_else(|| msg!("{} must hold whole numbers", name)))?;
+    v.try_into().map_err(|v: Vec<u64>| msg!("{} must hold {} numbers, not {}", name, N, v.len()))
+}
+
+fn milli(x: f32) -> u64 {
+    (f64::from(x) * 1000.0).round().max(0.0) as u64
+}
+
+fn from_milli(x: u64) -> f32 {
+    x as f32 / 1000.0
+}
+
+impl Bm25fParams {
+    /// The parameters as the manifest stores them: thousandths.
+    pub fn from_json(v: &Json) -> Result<Bm25fParams, String> {
+        let f = Fields::of(v, "params", None)?;
+        let k1 = f.uint("k1_milli", 1_000_000)?;
+        let (b, weight) = (uints::<N_FIELDS>(&f, "b_milli", 1000)?, uints::<N_FIELDS>(&f, "weight_milli", 1_000_000)?);
+        Ok(Bm25fParams { k1: from_milli(k1), b: b.map(from_milli), weight: weight.map(from_milli) })
+    }
+
+    /// The parameters a bundle built with these reads back (each to the nearest thousandth).
+    pub fn stored(&self) -> Bm25fParams {
+        Bm25fParams {
+            k1: from_milli(milli(self.k1)),
+            b: self.b.map(|b| from_milli(milli(b))),
+            weight: self.weight.map(|w| from_milli(milli(w))),
+        }
+    }
+}
+
+impl ToJson for Bm25fParams {
+    fn to_json(&self) -> Json {
+        Json::obj([
+            ("k1_milli", Json::from(milli(self.k1))),
+            ("b_milli", Json::from(self.b.map(milli).to_vec())),
+            ("weight_milli", Json::from(self.weight.map(milli).to_vec())),
+        ])
+    }
 }
 
 impl ShardRef {
@@ -395,49 +338,27 @@ impl ToJson for KeyRangeShardRef {
     }
 }
 
-impl DocShardRef {
-    fn from_json(v: &Json) -> Result<DocShardRef, String> {
-        let f = Fields::of(v, "doc shard", None)?;
-        let first_pos = f.opt_uint("first_pos", u64::from(u32::MAX))?.map(|p| p as u32);
-        Ok(DocShardRef { shard: ShardRef::from_fields(&f)?, first_doc: u32_of(&f, "first_doc")?, docs: u32_of(&f, "docs")?, first_pos })
-    }
-}
-
-impl ToJson for DocShardRef {
-    fn to_json(&self) -> Json {
-        let mut m = self.shard.members();
-        m.extend([
-            ("first_doc", Json::from(self.first_doc), true),
-            ("docs", Json::from(self.docs), true),
-            ("first_pos", Json::from(self.first_pos.unwrap_or(0)), self.first_pos.is_some()),
-        ]);
-        members(m)
-    }
-}
-
 impl VectorsRef {
     fn from_json(v: &Json) -> Result<VectorsRef, String> {
         let f = Fields::of(v, "vectors", None)?;
         Ok(VectorsRef {
             model: f.str("model")?,
             dim: u32_of(&f, "dim")?,
+            model_dim: u32_of(&f, "model_dim")?,
             chunks: u32_of(&f, "chunks")?,
-            shards: f.list("shards", ShardRef::from_json)?,
-            index: f.get("index").map(ShardRef::from_json).transpose()?,
-            model_dim: f.opt_uint("model_dim", u64::from(u32::MAX))?.map(|d| d as u32),
+            index: ShardRef::from_json(f.need("index")?)?,
         })
     }
 }
 
 impl ToJson for VectorsRef {
     fn to_json(&self) -> Json {
-        members(vec![
-            ("model", Json::from(&self.model), true),
-            ("dim", Json::from(self.dim), true),
-            ("chunks", Json::from(self.chunks), true),
-            ("shards", self.shards.to_json(), !self.shards.is_empty()),
-            ("index", self.index.to_json(), self.index.is_some()),
-            ("model_dim", Json::from(self.model_dim), self.model_dim.is_some()),
+        Json::obj([
+            ("model", Json::from(&self.model)),
+            ("dim", Json::from(self.dim)),
+            ("model_dim", Json::from(self.model_dim)),
+            ("chunks", Json::from(self.chunks)),
+            ("index", self.index.to_json()),
         ])
     }
 }
@@ -445,36 +366,29 @@ impl ToJson for VectorsRef {
 impl EncoderRef {
     fn from_json(v: &Json) -> Result<EncoderRef, String> {
         let f = Fields::of(v, "encoder", None)?;
-        let tokens = u32_of(&f, "tokens")?;
-        // Format 10 names its two stores; older formats name the index shard.
-        let layout = match f.get("rows") {
-            Some(_) => Some(EncoderLayout {
-                dim: u32_of(&f, "dim")? as usize,
-                rows_per_shard: u32_of(&f, "rows_per_shard")? as usize,
-                n_rows: tokens as usize,
-                n_word_groups: u32_of(&f, "word_groups")? as usize,
-                group_files: f.str("groups")?,
-                row_files: f.str("rows")?,
-            }),
-            None => None,
+        let layout = EncoderLayout {
+            dim: u32_of(&f, "dim")? as usize,
+            rows_per_shard: u32_of(&f, "rows_per_shard")? as usize,
+            n_rows: u32_of(&f, "tokens")? as usize,
+            n_word_groups: u32_of(&f, "word_groups")? as usize,
+            group_files: f.str("groups")?,
+            row_files: f.str("rows")?,
         };
-        let index = if layout.is_some() { None } else { Some(ShardRef::from_json(f.need("index")?)?) };
-        Ok(EncoderRef { index, layout, tokens, texts: u32_of(&f, "texts")? })
+        Ok(EncoderRef { layout, texts: u32_of(&f, "texts")? })
     }
 }
 
 impl ToJson for EncoderRef {
     fn to_json(&self) -> Json {
-        let l = self.layout.as_ref();
-        members(vec![
-            ("index", self.index.to_json(), self.index.is_some()),
-            ("dim", Json::from(l.map_or(0, |l| l.dim as u64)), l.is_some()),
-            ("rows_per_shard", Json::from(l.map_or(0, |l| l.rows_per_shard as u64)), l.is_some()),
-            ("word_groups", Json::from(l.map_or(0, |l| l.n_word_groups as u64)), l.is_some()),
-            ("groups", Json::from(l.map(|l| l.group_files.clone())), l.is_some()),
-            ("rows", Json::from(l.map(|l| l.row_files.clone())), l.is_some()),
-            ("tokens", Json::from(self.tokens), true),
-            ("texts", Json::from(self.texts), true),
+        let l = &self.layout;
+        Json::obj([
+            ("dim", Json::from(l.dim)),
+            ("rows_per_shard", Json::from(l.rows_per_shard)),
+            ("word_groups", Json::from(l.n_word_groups)),
+            ("groups", Json::from(&l.group_files)),
+            ("rows", Json::from(&l.row_files)),
+            ("tokens", Json::from(l.n_rows)),
+            ("texts", Json::from(self.texts)),
         ])
     }
 }
@@ -482,71 +396,32 @@ impl ToJson for EncoderRef {
 impl Manifest {
     fn from_json(v: &Json) -> Result<Manifest, String> {
         let f = Fields::of(v, "manifest", None)?;
-        f.need("filter_fields")?;
-        let version = f.uint("format_version", u64::from(u16::MAX))?;
-        // `term_store`, `doc_store` and `startup`: every bundle of the current format has
-        // them; older formats listed other fields instead, which an engine reading only the
-        // current format does not look for (nor compile the reading of).
-        let (term_files, term_shards) = match f.get("term_store") {
-            Some(store) => {
-                let (files, shards) = key_store_from_json(store, "term store", version)?;
-                (Some(files), shards)
-            }
-            None if super::READS_OLDER_FORMATS => {
-                f.need("term_shards")?;
-                (None, f.list("term_shards", KeyRangeShardRef::from_json)?)
-            }
-            None => return Err(f.missing("term_store")),
-        };
+        let (term_files, term_shards) = key_store_from_json(f.need("term_store")?, "term store")?;
         let (vocab_files, vocabulary) = match f.get("vocabulary") {
             Some(store) => {
-                let (files, shards) = key_store_from_json(store, "vocabulary", 8)?;
+                let (files, shards) = key_store_from_json(store, "vocabulary")?;
                 (Some(files), shards)
             }
             None => (None, Vec::new()),
         };
-        let (doc_files, doc_shards, mut doc_dictionary, part_positions) = match f.get("doc_store") {
-            Some(store) => {
-                let (files, shards, dictionary, window) = doc_store_from_json(store, version)?;
-                (Some(files), shards, dictionary, window)
-            }
-            None if super::READS_OLDER_FORMATS => (None, f.list("doc_shards", DocShardRef::from_json)?, None, None),
-            None => return Err(f.missing("doc_store")),
-        };
-        // Format 9: one startup shard stands for the doc metadata, the filters and the
-        // dictionary, which are then not listed on their own.
-        let (startup, docmeta, filters) = match f.get("startup") {
-            Some(v) => {
-                let shard = ShardRef::from_json(v)?;
-                // (A `docmeta`, `filters` or doc-store `dictionary` beside it is not read.)
-                doc_dictionary = matches!(v.get("dictionary"), Some(Json::Bool(true))).then(|| shard.clone());
-                (Some(shard.clone()), shard.clone(), shard)
-            }
-            None if super::READS_OLDER_FORMATS => {
-                (None, ShardRef::from_json(f.need("docmeta")?)?, ShardRef::from_json(f.need("filters")?)?)
-            }
-            None => return Err(f.missing("startup")),
-        };
+        let (doc_files, doc_shards, part_positions) = doc_store_from_json(f.need("doc_store")?)?;
+        let startup = f.need("startup")?;
         Ok(Manifest {
-            magic: f.str("magic")?,
-            format_version: f.uint("format_version", u64::from(u16::MAX))? as u16,
             generator: f.str("generator")?,
             doc_count: u32_of(&f, "doc_count")?,
             term_count: f.uint("term_count", u64::MAX)?,
             params: Bm25fParams::from_json(f.need("params")?)?,
-            avg_field_len: crate::rank::f32_array(&f, "avg_field_len")?,
+            field_tokens: uints(&f, "field_tokens", u64::MAX)?,
             filter_fields: f.list("filter_fields", |x| json::string_in(x, "a filter field"))?,
-            docmeta,
-            filters,
-            startup,
-            term_shards,
+            startup: ShardRef::from_json(startup)?,
+            doc_dictionary: matches!(startup.get("dictionary"), Some(Json::Bool(true))),
             term_files,
-            vocabulary,
+            term_shards,
             vocab_files,
-            doc_shards,
+            vocabulary,
             doc_files,
+            doc_shards,
             part_positions,
-            doc_dictionary,
             id_shards: f.list("id_shards", KeyRangeShardRef::from_json)?,
             fold_table: f.get("fold_table").map(ShardRef::from_json).transpose()?,
             vectors: f.get("vectors").map(VectorsRef::from_json).transpose()?,
@@ -557,46 +432,25 @@ impl Manifest {
 
 impl ToJson for Manifest {
     fn to_json(&self) -> Json {
+        let mut startup = self.startup.members();
+        startup.push(("dictionary", Json::Bool(true), self.doc_dictionary));
         members(vec![
-            ("magic", Json::from(&self.magic), true),
-            ("format_version", Json::from(self.format_version), true),
+            ("magic", Json::from(MANIFEST_MAGIC), true),
+            ("format_version", Json::from(FORMAT_VERSION), true),
             ("generator", Json::from(&self.generator), true),
             ("doc_count", Json::from(self.doc_count), true),
             ("term_count", Json::from(self.term_count), true),
             ("params", self.params.to_json(), true),
-            ("avg_field_len", Json::from(&self.avg_field_len[..]), true),
+            ("field_tokens", Json::from(&self.field_tokens[..]), true),
             ("filter_fields", Json::from(&self.filter_fields[..]), true),
-            ("docmeta", self.docmeta.to_json(), self.startup.is_none()),
-            ("filters", self.filters.to_json(), self.startup.is_none()),
-            (
-                "startup",
-                self.startup.as_ref().map_or(Json::Null, |s| {
-                    let mut m = s.members();
-                    m.push(("dictionary", Json::Bool(true), self.doc_dictionary.is_some()));
-                    members(m)
-                }),
-                self.startup.is_some(),
-            ),
-            ("term_shards", self.term_shards.to_json(), self.term_files.is_none()),
-            (
-                "term_store",
-                self.term_files.as_deref().map_or(Json::Null, |files| key_store_to_json(files, &self.term_shards, self.format_version)),
-                self.term_files.is_some(),
-            ),
+            ("startup", members(startup), true),
+            ("term_store", key_store_to_json(&self.term_files, &self.term_shards), true),
             (
                 "vocabulary",
-                self.vocab_files.as_deref().map_or(Json::Null, |files| key_store_to_json(files, &self.vocabulary, 8)),
+                self.vocab_files.as_deref().map_or(Json::Null, |files| key_store_to_json(files, &self.vocabulary)),
                 self.vocab_files.is_some(),
             ),
-            ("doc_shards", self.doc_shards.to_json(), self.doc_files.is_none()),
-            (
-                "doc_store",
-                self.doc_files.as_deref().map_or(Json::Null, |files| {
-                    let dictionary = self.doc_dictionary.as_ref().filter(|_| self.startup.is_none());
-                    doc_store_to_json(files, &self.doc_shards, dictionary, self.format_version, self.part_positions)
-                }),
-                self.doc_files.is_some(),
-            ),
+            ("doc_store", doc_store_to_json(&self.doc_files, &self.doc_shards, self.part_positions), true),
             ("id_shards", self.id_shards.to_json(), !self.id_shards.is_empty()),
             ("fold_table", self.fold_table.to_json(), self.fold_table.is_some()),
             ("vectors", self.vectors.to_json(), self.vectors.is_some()),
@@ -605,106 +459,59 @@ impl ToJson for Manifest {
     }
 }
 
-/// The n-th shard of a store named by rule (doc shards from format 5, term shards from 6):
-/// `files` is the kind's prefix and a hash of the whole store.
+/// The n-th shard of a store named by rule: `files` is the kind's prefix and a hash of the
+/// whole store.
 pub fn store_file(files: &str, n: usize) -> String {
     [files, "-", &text::uint(n as u64), ".bin"].concat()
 }
 
-/// A store of key-range shards named by rule (format 6's term store; the vocabulary): each
-/// shard's first and last key, a column each; from format 8 the first keys only (see
-/// [`KeyRangeShardRef::last`]).
-fn key_store_from_json(v: &Json, what: &str, version: u64) -> Result<(String, Vec<KeyRangeShardRef>), String> {
+/// A store of key-range shards named by rule (the term store, the vocabulary): each shard's
+/// separator, a column.
+fn key_store_from_json(v: &Json, what: &str) -> Result<(String, Vec<KeyRangeShardRef>), String> {
     let f = Fields::of(v, what, None)?;
     let files = f.str("files")?;
-    let term = |x: &Json| json::string_in(x, "a store key");
-    let first = f.list("first", term)?;
-    let last: Vec<Option<String>> = match (super::has_format(version, 8), f.get("last")) {
-        (true, None) => vec![None; first.len()],
-        (false, Some(_)) => f.list("last", term)?.into_iter().map(Some).collect(),
-        (true, Some(_)) => return Err(msg!("a format-8 {what} lists no last keys")),
-        (false, None) => return Err(msg!("{what}: missing field \"last\"")),
-    };
-    if first.len() != last.len() {
-        return Err(msg!("{what} columns differ in length"));
-    }
+    let first = f.list("first", |x| json::string_in(x, "a store key"))?;
     let shards = first
         .into_iter()
-        .zip(last)
         .enumerate()
-        .map(|(n, (first, last))| KeyRangeShardRef { shard: ShardRef { file: store_file(&files, n), check: None }, first, last })
+        .map(|(n, first)| KeyRangeShardRef { shard: ShardRef { file: store_file(&files, n), check: None }, first, last: None })
         .collect();
     Ok((files, shards))
 }
 
-fn key_store_to_json(files: &str, shards: &[KeyRangeShardRef], version: u16) -> Json {
-    let mut store = Json::obj([("files", Json::from(files)), ("first", Json::Arr(shards.iter().map(|t| Json::from(&t.first)).collect()))]);
-    if version < 8 {
-        store.set("last", Json::Arr(shards.iter().map(|t| Json::from(t.last.clone())).collect()));
-    }
-    store
+fn key_store_to_json(files: &str, shards: &[KeyRangeShardRef]) -> Json {
+    Json::obj([("files", Json::from(files)), ("first", Json::Arr(shards.iter().map(|t| Json::from(&t.first)).collect()))])
 }
 
-/// A doc store as the manifest lists it: the files' stem, the shards, the dictionary (formats
-/// 7 and 8) and `part_positions` (format 12).
-type DocStore = (String, Vec<DocShardRef>, Option<ShardRef>, Option<u32>);
-
-/// Format 5's doc store: `docs` (documents per shard; 0 for a further part of the page the
-/// entry before holds a part of) and `first_pos` (a part's first position, null for a shard
-/// of whole pages), a column each, so the manifest grows by a few bytes a shard. From format
-/// 8 a further part's `first_pos` is counted from the part before it (smaller numbers:
-/// 0.5 kB less gzip on the Python docs). From format 12 there is no `first_pos` column:
-/// `part_positions` and `part_offsets` say where parts begin ([`Manifest::part_positions`]).
-fn doc_store_from_json(v: &Json, version: u64) -> Result<DocStore, String> {
+/// The doc store as the manifest lists it: `docs` (documents per shard; 0 for a further
+/// part of the page the entry before holds a part of), and where parts begin
+/// ([`Manifest::part_positions`]).
+fn doc_store_from_json(v: &Json) -> Result<(String, Vec<DocShardRef>, Option<u32>), String> {
     let f = Fields::of(v, "doc store", None)?;
     let files = f.str("files")?;
-    let dictionary = f.get("dictionary").map(ShardRef::from_json).transpose()?;
     let docs =
         f.list("docs", |x| json::as_u64(x).and_then(|n| u32::try_from(n).ok()).ok_or_else(|| msg!("doc store docs must be counts")))?;
     let window = f.opt_uint("part_positions", u64::from(u32::MAX))?.map(|p| p as u32);
-    // (A manifest that says an older format than its layout is refused by `validate`,
-    // which needs it read first: the grid is read whatever the version says, and a store
-    // without parts needs no `first_pos` column.)
-    // `deltas`: format 8 to 11's column counts a further part from the one before it.
-    let (first_pos, deltas) = if super::has_format(version, 12) || window.is_some() {
-        (grid_positions(&f, &docs, window)?, false)
-    } else if f.get("first_pos").is_none() && !docs.contains(&0) {
-        (vec![None; docs.len()], false)
-    } else {
-        let column = f.list("first_pos", |x| match x {
-            Json::Null => Ok(None),
-            x => json::as_u64(x)
-                .and_then(|n| u32::try_from(n).ok())
-                .map(Some)
-                .ok_or_else(|| msg!("doc store first_pos must be positions or null")),
-        })?;
-        (column, super::has_format(version, 8))
-    };
-    if docs.len() != first_pos.len() {
-        return Err(msg!("doc store columns differ in length"));
-    }
+    let first_pos = grid_positions(&f, &docs, window)?;
     let mut shards: Vec<DocShardRef> = Vec::with_capacity(docs.len());
     let mut next_doc = 0u32;
     for (n, (&count, &pos)) in docs.iter().zip(&first_pos).enumerate() {
-        let (first_doc, count, pos) = if count == 0 {
+        let (first_doc, count) = if count == 0 {
             match shards.last() {
-                Some(DocShardRef { first_doc, first_pos: Some(prev), .. }) if pos.is_some() => {
-                    let pos = if deltas { pos.and_then(|d| prev.checked_add(d)) } else { pos };
-                    (*first_doc, 1, Some(pos.ok_or_else(|| msg!("doc store part position overflow"))?))
-                }
+                Some(DocShardRef { first_doc, first_pos: Some(_), .. }) if pos.is_some() => (*first_doc, 1),
                 _ => return Err(msg!("doc store has a further part that follows no part")),
             }
         } else {
             let first = next_doc;
             next_doc = next_doc.checked_add(count).ok_or_else(|| msg!("doc count overflow"))?;
-            (first, count, pos)
+            (first, count)
         };
         shards.push(DocShardRef { shard: ShardRef { file: store_file(&files, n), check: None }, first_doc, docs: count, first_pos: pos });
     }
-    Ok((files, shards, dictionary, window))
+    Ok((files, shards, window))
 }
 
-/// Format 12: each part's first position from the grid — part `k` of a page at
+/// Each part's first position from the grid — part `k` of a page at
 /// `(k + 1)·P`, plus its listed offset (`part_offsets`: `[entry, offset]` pairs, entries
 /// increasing, each a further part, `0 < |offset| < P`).
 fn grid_positions(f: &Fields, docs: &[u32], window: Option<u32>) -> Result<Vec<Option<u32>>, String> {
@@ -746,39 +553,26 @@ fn grid_positions(f: &Fields, docs: &[u32], window: Option<u32>) -> Result<Vec<O
     Ok(first_pos)
 }
 
-fn doc_store_to_json(files: &str, shards: &[DocShardRef], dictionary: Option<&ShardRef>, version: u16, window: Option<u32>) -> Json {
+fn doc_store_to_json(files: &str, shards: &[DocShardRef], window: Option<u32>) -> Json {
     let continues = |i: usize| i > 0 && shards[i].continues(&shards[i - 1]);
     let docs = (0..shards.len()).map(|i| Json::from(if continues(i) { 0 } else { shards[i].docs })).collect();
     let mut store = Json::obj([("files", Json::from(files)), ("docs", Json::Arr(docs))]);
-    if version >= 12 {
-        if let Some(p) = window {
-            // Each further part's offset from its window (the builder lays parts out so
-            // that few have one).
-            let mut offsets = Vec::new();
-            let mut k = 0usize;
-            for i in 0..shards.len() {
-                k = if continues(i) { k + 1 } else { 0 };
-                let (Some(first), Some(w)) = (shards[i].first_pos, crate::bundle::partition::window_start(k, p)) else { continue };
-                if k > 0 && first != w {
-                    offsets.push(Json::Arr(vec![Json::from(i), Json::from(i64::from(first) - i64::from(w))]));
-                }
-            }
-            store.set("part_positions", Json::from(p));
-            if !offsets.is_empty() {
-                store.set("part_offsets", Json::Arr(offsets));
+    if let Some(p) = window {
+        // Each further part's offset from its window (the builder lays parts out so that
+        // few have one).
+        let mut offsets = Vec::new();
+        let mut k = 0usize;
+        for i in 0..shards.len() {
+            k = if continues(i) { k + 1 } else { 0 };
+            let (Some(first), Some(w)) = (shards[i].first_pos, crate::bundle::partition::window_start(k, p)) else { continue };
+            if k > 0 && first != w {
+                offsets.push(Json::Arr(vec![Json::from(i), Json::from(i64::from(first) - i64::from(w))]));
             }
         }
-    } else {
-        let first_pos = (0..shards.len())
-            .map(|i| match (shards[i].first_pos, continues(i).then(|| shards[i - 1].first_pos).flatten()) {
-                (Some(p), Some(prev)) if version >= 8 => Json::from(p.saturating_sub(prev)),
-                (p, _) => p.map_or(Json::Null, Json::from),
-            })
-            .collect();
-        store.set("first_pos", Json::Arr(first_pos));
-    }
-    if let Some(d) = dictionary {
-        store.set("dictionary", d.to_json());
+        store.set("part_positions", Json::from(p));
+        if !offsets.is_empty() {
+            store.set("part_offsets", Json::Arr(offsets));
+        }
     }
     store
 }
@@ -802,8 +596,12 @@ mod tests {
     fn manifest_magic_and_version_checked() {
         assert_eq!(Manifest::parse(b"{}").unwrap_err().code, "bundle_corrupt");
         assert_eq!(Manifest::parse(b"not json").unwrap_err().code, "bundle_corrupt");
-        let e = Manifest::parse(br#"{"magic":"sift-bundle","format_version":99}"#).unwrap_err();
-        assert_eq!(e.code, "bundle_version");
+        for old in [1, 13, 99] {
+            let text = format!(r#"{{"magic":"sift-bundle","format_version":{old}}}"#);
+            let e = Manifest::parse(text.as_bytes()).unwrap_err();
+            assert_eq!(e.code, "bundle_version");
+            assert!(e.message.contains("rebuild it with `sift build`"), "{}", e.message);
+        }
         assert!(!is_safe_file_name("../etc/passwd"));
         assert!(is_safe_file_name("t-0123abcd.bin"));
     }

@@ -1,21 +1,15 @@
-//! Tables of shard files inside an index shard. A bundle with thousands of small semantic
-//! shards (vector lists, encoder rows) keeps them out of `manifest.json`, which every page
-//! load fetches: the manifest names the index shard, the index shard lists its children
-//! with the same facts the manifest records — file name, size, CRC-32 — so every child is
-//! verified exactly like a top-level shard.
+//! How index shards name their children.
 //!
-//! Per file: 8 bytes of its content hash (the name is `<prefix>-<16 hex digits>.bin`),
-//! `varint bytes`, `u32 crc32` (LE).
+//! **Stores named by rule.** The vector lists, the encoder's vocabulary groups and its row
+//! shards are stores like the doc and term stores: `<prefix>-<hash of them all>-<n>.bin`
+//! (a rebuild renames them all). Their index holds only the 8 bytes of that hash and the
+//! count; each child's payload starts with `varint n`, its own place in the store, so one
+//! served under another's name is refused, and its frame's payload checksum refuses any
+//! changed byte.
 //!
-//! **Stores named by rule (format 10).** A listed child cost its index 14 incompressible
-//! bytes, and every semantic query reads the indexes first (Python docs: 394 encoder row
-//! shards and 89 vocabulary groups, 6.8 kB of encoder index; 229 vector lists, 3.2 kB of the
-//! vector index). From format 10 the vector lists, the encoder's vocabulary groups and its
-//! row shards are named like the doc and term stores, `<prefix>-<hash of them all>-<n>.bin`
-//! (a rebuild renames them all), and the index holds only the 8 bytes of that hash; their
-//! count follows from the index. Without a listed size and checksum, each such child's
-//! payload starts with `varint n`, its own place in the store, so one served under another's
-//! name is refused; its frame's payload checksum refuses any changed byte.
+//! **Listed children** (the projection, one per bundle): 8 bytes of the content hash (the
+//! name is `<prefix>-<16 hex digits>.bin`), `varint bytes`, `u32 crc32` (LE), so the child
+//! is verified like a shard the manifest lists.
 
 use super::frame::ShardKind;
 use super::manifest::ShardRef;
@@ -57,7 +51,7 @@ pub fn read_table(r: &mut Reader, kind: ShardKind, max: usize) -> Result<Vec<Sha
 /// The 8 bytes of a store's hash (`files`: `<prefix>-<16 hex digits>`, the stem of the names
 /// of a store named by rule).
 pub fn put_store(out: &mut Vec<u8>, kind: ShardKind, files: &str) -> Result<(), SiftError> {
-    let hash = hash_of(kind, files).ok_or_else(|| SiftError::internal(msg!("store {files} is not named by its hash")))?;
+    let hash = hash_of(kind, files).ok_or_else(|| SiftError::internal(msg!("store {} is not named by its hash", files)))?;
     out.extend_from_slice(&hash);
     Ok(())
 }
@@ -80,16 +74,19 @@ pub fn put_place(place: usize, payload: &[u8]) -> Vec<u8> {
     out
 }
 
-/// The payload proper of a child of a store named by rule, after checking that it names
-/// `place` as its own (`place` None: a child listed by name, size and checksum, formats
-/// 2–9, whose payload starts with the payload proper). A child served under another's name
-/// is refused.
-pub fn strip_place(payload: &[u8], place: Option<usize>, what: &str) -> Result<usize, SiftError> {
-    let Some(want) = place else { return Ok(0) };
+/// Where the payload proper of a child of a store named by rule begins, after checking
+/// that it names `want` as its place: a child served under another's name is refused.
+pub fn strip_place(payload: &[u8], want: usize, what: &str) -> Result<usize, SiftError> {
     let mut r = Reader::new(payload);
     let got = r.u64()?;
     if got != want as u64 {
-        return Err(SiftError::corrupt(msg!("{what} {want} holds the payload of {what} {got}: a shard served under another's name")));
+        return Err(SiftError::corrupt(msg!(
+            "{} {} holds the payload of {} {}: a shard served under another's name",
+            what,
+            want,
+            what,
+            got
+        )));
     }
     Ok(r.pos)
 }
@@ -133,12 +130,11 @@ mod tests {
         assert_eq!(refs[1], ShardRef { file: "e-0123456789abcdef-1.bin".into(), check: None });
 
         let child = put_place(300, b"rows");
-        let at = strip_place(&child, Some(300), "row shard").unwrap();
+        let at = strip_place(&child, 300, "row shard").unwrap();
         assert_eq!(&child[at..], b"rows");
-        let e = strip_place(&child, Some(3), "row shard").unwrap_err();
+        let e = strip_place(&child, 3, "row shard").unwrap_err();
         assert!(e.message.contains("served under another's name"), "{}", e.message);
-        assert!(strip_place(&[0x80], Some(0), "row shard").is_err(), "a varint cut short");
-        assert_eq!(strip_place(b"rows", None, "row shard").unwrap(), 0, "listed children carry no place");
+        assert!(strip_place(&[0x80], 0, "row shard").is_err(), "a varint cut short");
     }
 
     #[test]

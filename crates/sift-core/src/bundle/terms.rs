@@ -1,9 +1,9 @@
 //! Term shards: the inverted index, cut into ranges of terms in lexicographic order.
 //!
 //! Payload: `u32 fst_len (LE) | fst | postings`. The fst maps term → offset into the
-//! postings area. Format 3 lays each term's postings out column by column, so deflate sees
-//! runs of like values (a body-only mask is the same byte thousands of times, doc gaps and
-//! tfs are small numbers together) and the position count is derived, not stored:
+//! postings area. Each term's postings are laid out column by column, so deflate sees runs
+//! of like values (a body-only mask is the same byte thousands of times, doc gaps and tfs
+//! are small numbers together) and the position count is derived, not stored:
 //!
 //! ```text
 //! varint df·4 + positions   df, and how positions are kept (low two bits):
@@ -19,11 +19,6 @@
 //! varint pos_delta          each doc's positions in turn, gaps from the doc's previous one
 //! ```
 //!
-//! Formats 1 and 2 (still read) kept the same fields row by row: `varint df`, `str surface`,
-//! then per doc `varint doc_delta, u8 field_mask, varint tf per set bit, varint npos,
-//! npos × varint pos_delta`. On the Python docs format 3 takes the term shards from 2.70 to
-//! 2.54 MB deflated (−6%); positions are 1.56 MB of either and hardly compress.
-//!
 //! Positions live in one per-document space laid out by [`super::docstore`], in which fields
 //! and sections are separated by gaps: phrase matching needs no field lookup and never
 //! crosses a boundary. An exact term needs one shard, a prefix the shards overlapping its
@@ -38,28 +33,9 @@ use crate::rank::N_FIELDS;
 pub struct TermShard {
     pub map: fst::Map<Vec<u8>>,
     postings: Vec<u8>,
-    layout: Layout,
 }
 
-/// How a shard lays out each term's postings: doc by doc (formats 1 and 2) or column by
-/// column (format 3 on).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Layout {
-    Rows,
-    Columns,
-}
-
-impl Layout {
-    fn of(format_version: u16) -> Layout {
-        if super::has_format(format_version, 3) {
-            Layout::Columns
-        } else {
-            Layout::Rows
-        }
-    }
-}
-
-/// How a format-3 term keeps its positions (the low two bits of its first varint).
+/// How a term keeps its positions (the low two bits of its first varint).
 const POS_NONE: u64 = 0;
 const POS_EVERY: u64 = 1;
 const POS_COUNTED: u64 = 2;
@@ -84,8 +60,7 @@ impl PostingList {
 }
 
 impl TermShard {
-    /// Open a shard of a bundle of format `format_version` (which says the layout).
-    pub fn decode(payload: Vec<u8>, format_version: u16) -> Result<TermShard, SiftError> {
+    pub fn decode(payload: Vec<u8>) -> Result<TermShard, SiftError> {
         if payload.len() < 4 {
             return Err(SiftError::corrupt("term shard too short"));
         }
@@ -96,7 +71,7 @@ impl TermShard {
         let fst_bytes = payload[4..4 + fst_len].to_vec();
         let postings = payload[4 + fst_len..].to_vec();
         let map = open_fst(fst_bytes, "term dictionary")?;
-        Ok(TermShard { map, postings, layout: Layout::of(format_version) })
+        Ok(TermShard { map, postings })
     }
 
     pub fn offset(&self, term: &str) -> Option<u64> {
@@ -111,19 +86,14 @@ impl TermShard {
         Ok((df, surface))
     }
 
-    /// The first varint of a term: its df, and (format 3) how it keeps positions.
+    /// The first varint of a term: its df, and how it keeps positions.
     fn df_and_positions(&self, r: &mut Reader) -> Result<(u32, u64), SiftError> {
-        match self.layout {
-            Layout::Rows => Ok((r.u32()?, POS_COUNTED)),
-            Layout::Columns => {
-                let v = r.u64()?;
-                let df = u32::try_from(v >> 2).map_err(|_| SiftError::corrupt("posting list length exceeds 32 bits"))?;
-                if v & 3 > POS_COUNTED {
-                    return Err(SiftError::corrupt("posting position layout unknown"));
-                }
-                Ok((df, v & 3))
-            }
+        let v = r.u64()?;
+        let df = u32::try_from(v >> 2).map_err(|_| SiftError::corrupt("posting list length exceeds 32 bits"))?;
+        if v & 3 > POS_COUNTED {
+            return Err(SiftError::corrupt("posting position layout unknown"));
         }
+        Ok((df, v & 3))
     }
 
     pub fn postings(&self, offset: u64, doc_count: u32) -> Result<PostingList, SiftError> {
@@ -143,42 +113,26 @@ impl TermShard {
             pos_start: Vec::with_capacity(n + 1),
         };
         pl.pos_start.push(0);
-        match self.layout {
-            Layout::Rows => {
-                let mut doc = 0u32;
-                for k in 0..n {
-                    doc = r.doc_delta(doc, k == 0, doc_count)?;
-                    let tf = tf_of_mask(r.byte()?, &mut r)?;
-                    let npos = self.position_count(r.u32()?)?;
-                    read_positions(&mut r, npos, &mut pl.positions)?;
-                    pl.docs.push(doc);
-                    pl.tf.push(tf);
-                    pl.pos_start.push(pl.positions.len() as u32);
-                }
-            }
-            Layout::Columns => {
-                let mut doc = 0u32;
-                for k in 0..n {
-                    doc = r.doc_delta(doc, k == 0, doc_count)?;
-                    pl.docs.push(doc);
-                }
-                let masks = r.bytes(n)?;
-                for &mask in masks {
-                    pl.tf.push(tf_of_mask(mask, &mut r)?);
-                }
-                // Only terms whose counts differ from their tfs store them (a column of
-                // their own, before the positions).
-                let stored = if positions == POS_COUNTED { (0..n).map(|_| r.u32()).collect::<Result<Vec<u32>, _>>()? } else { Vec::new() };
-                for (k, tf) in pl.tf.iter().enumerate() {
-                    let npos = match positions {
-                        POS_NONE => 0,
-                        POS_EVERY => tf.iter().fold(0u32, |a, &t| a.saturating_add(t)),
-                        _ => stored[k],
-                    };
-                    read_positions(&mut r, self.position_count(npos)?, &mut pl.positions)?;
-                    pl.pos_start.push(pl.positions.len() as u32);
-                }
-            }
+        let mut doc = 0u32;
+        for k in 0..n {
+            doc = r.doc_delta(doc, k == 0, doc_count)?;
+            pl.docs.push(doc);
+        }
+        let masks = r.bytes(n)?;
+        for &mask in masks {
+            pl.tf.push(tf_of_mask(mask, &mut r)?);
+        }
+        // Only terms whose counts differ from their tfs store them (a column of their own,
+        // before the positions).
+        let stored = if positions == POS_COUNTED { (0..n).map(|_| r.u32()).collect::<Result<Vec<u32>, _>>()? } else { Vec::new() };
+        for (k, tf) in pl.tf.iter().enumerate() {
+            let npos = match positions {
+                POS_NONE => 0,
+                POS_EVERY => tf.iter().fold(0u32, |a, &t| a.saturating_add(t)),
+                _ => stored[k],
+            };
+            read_positions(&mut r, self.position_count(npos)?, &mut pl.positions)?;
+            pl.pos_start.push(pl.positions.len() as u32);
         }
         Ok(pl)
     }
@@ -243,7 +197,7 @@ impl TermEntry {
             .unwrap_or("")
     }
 
-    /// This term's postings in the newest (column) layout.
+    /// This term's postings.
     fn encode(&self, term: &str, out: &mut Vec<u8>) {
         let every = self.docs.iter().all(|(_, tf, pos)| tf.iter().sum::<u32>() as usize == pos.len());
         let positions = if self.docs.iter().all(|(_, _, pos)| pos.is_empty()) {
@@ -287,17 +241,13 @@ impl TermEntry {
 /// cut where neighbouring terms share the shortest prefix.
 ///
 /// Why choose the cut: the word being typed is looked up as a prefix (`loop` → `loop`,
-/// `loops`, `loopback`), which reads every shard its range overlaps. Cut at the target
-/// alone, a shard boundary fell inside the completions of a common word often enough that
-/// 19 of the 93 term shards the 30 benchmark queries read (Python docs) were the second
-/// shard of one prefix. So once the postings pass 1.5× the target, the cut goes between the
-/// two neighbours, among those that leave the shard at least half the target, with the
-/// shortest common prefix (nearest the target among equals): `lookup | loop` rather than
-/// `loop | loopback`. Short common prefixes make short separators too (the manifest lists
-/// them). Python docs (`fetch_profile`, 30 queries): term shards a query 14.1 → 11.9 kB in
-/// 3.1 → 2.7 requests, manifest 6.56 → 5.72 kB gzip, 592 → 665 shards (a window of ¾–1¼
-/// of the target: 12.6 kB, 5.89 kB; ½–2: 13.9 kB, 5.48 kB). Readers are unchanged: any cut
-/// is a valid shard.
+/// `loops`, `loopback`), which reads every shard its range overlaps; cut at the target
+/// alone, a boundary often fell inside the completions of a common word. So once the
+/// postings pass 1.5× the target, the cut goes between the two neighbours, among those
+/// that leave the shard at least half the target, with the shortest common prefix (nearest
+/// the target among equals): `lookup | loop` rather than `loop | loopback`. Short common
+/// prefixes make short separators too (the manifest lists them). Readers do not care: any
+/// cut is a valid shard.
 pub struct ShardWriter {
     target: usize,
     terms: Vec<(String, u64)>,
@@ -374,42 +324,26 @@ impl ShardWriter {
 pub(crate) fn build_fst<'a>(keys: impl IntoIterator<Item = (&'a str, u64)>) -> Result<Vec<u8>, SiftError> {
     let mut b = fst::MapBuilder::memory();
     for (k, v) in keys {
-        b.insert(k.as_bytes(), v).map_err(|e| SiftError::new(ErrorCode::Internal, msg!("fst: {e}")))?;
+        b.insert(k.as_bytes(), v).map_err(|e| SiftError::new(ErrorCode::Internal, msg!("fst: {}", e.to_string())))?;
     }
-    b.into_inner().map_err(|e| SiftError::new(ErrorCode::Internal, msg!("fst: {e}")))
+    b.into_inner().map_err(|e| SiftError::new(ErrorCode::Internal, msg!("fst: {}", e.to_string())))
 }
 
-/// Whether a shard's fst dictionary (a term shard's, a vocabulary shard's) runs from `first`
-/// to `last` (both held) — or, where the manifest lists no last key (format 8, the
-/// vocabulary), from `first` to below the next shard's first: the range the manifest gives
-/// the shard. One served under another shard's name holds another range (shards' ranges
-/// are disjoint, their first keys differ), which matters where the manifest lists no
-/// checksum. `first_is_separator` (format 10): `first` is the shortest key between the
-/// shard before and this one ([`separator`]), at or below the shard's smallest key.
-pub fn dictionary_holds_range(
-    map: &fst::Map<Vec<u8>>,
-    first: &str,
-    last: Option<&str>,
-    next_first: Option<&str>,
-    first_is_separator: bool,
-) -> bool {
+/// Whether a shard's fst dictionary holds the range the manifest gives it: from `first`
+/// (a separator, at or below its smallest key) to below the next shard's `next_first`. One
+/// served under another shard's name holds another range (shards' ranges are disjoint),
+/// which matters where the manifest lists no checksum.
+pub fn dictionary_holds_range(map: &fst::Map<Vec<u8>>, first: &str, next_first: Option<&str>) -> bool {
     let Some((smallest, largest)) = fst_key_range(map) else {
-        return first.is_empty() && last.is_none_or(str::is_empty);
+        return first.is_empty();
     };
-    let starts = if first_is_separator { smallest.as_slice() >= first.as_bytes() } else { smallest == first.as_bytes() };
-    starts
-        && match (last, next_first) {
-            (Some(last), _) => largest == last.as_bytes(),
-            (None, Some(next)) => largest.as_slice() < next.as_bytes(),
-            (None, None) => true,
-        }
+    smallest.as_slice() >= first.as_bytes() && next_first.is_none_or(|next| largest.as_slice() < next.as_bytes())
 }
 
 /// The shortest prefix of `first` (at a character boundary) above `prev_last`: what a
 /// store's manifest column lists for a shard whose keys start at `first` when the shard
-/// before ends at `prev_last` (format 10). Every key from the separator up to the next
-/// shard's is this shard's to hold, so lookups read the same shards as with full keys, for
-/// fewer bytes (Python docs, 592 term shards: 3.4 → 2.3 kB of the manifest's gzip).
+/// before ends at `prev_last`. Every key from the separator up to the next shard's is this
+/// shard's to hold, so lookups read the same shards as with full keys, for fewer bytes.
 pub fn separator<'a>(prev_last: &str, first: &'a str) -> &'a str {
     first.char_indices().map(|(i, c)| &first[..i + c.len_utf8()]).find(|p| *p > prev_last).unwrap_or(first)
 }
@@ -443,13 +377,13 @@ fn fst_key_range(map: &fst::Map<Vec<u8>>) -> Option<(Vec<u8>, Vec<u8>)> {
 /// checksum is fst's own (`Fst::verify`), computed here with a 1 KB table instead of fst's
 /// 16 KB one.
 pub(crate) fn open_fst(bytes: Vec<u8>, what: &str) -> Result<fst::Map<Vec<u8>>, SiftError> {
-    let map = fst::Map::new(bytes).map_err(|e| SiftError::corrupt(msg!("{what}: {e}")))?;
+    let map = fst::Map::new(bytes).map_err(|_| SiftError::corrupt(msg!("{} is not a valid dictionary (fst)", what)))?;
     let all = map.as_fst().as_bytes();
     // fst::Map::new accepted it, so it holds at least its 36-byte header and footer.
     let (body, stored) = all.split_at(all.len() - 4);
     let stored = u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
     if crate::bundle::crc32::crc32c_masked(body) != stored {
-        return Err(SiftError::corrupt(msg!("{what} fails its checksum")));
+        return Err(SiftError::corrupt(msg!("{} fails its checksum", what)));
     }
     Ok(map)
 }
@@ -473,9 +407,9 @@ mod tests {
         shards.remove(0).2
     }
 
-    /// That shard, read back as a bundle of the newest format would.
+    /// That shard, read back.
     fn shard(terms: &[(&str, &TermEntry)]) -> TermShard {
-        TermShard::decode(payload(terms), super::super::FORMAT_VERSION).unwrap()
+        TermShard::decode(payload(terms)).unwrap()
     }
 
     fn read(s: &TermShard, term: &str, docs: u32) -> PostingList {
@@ -508,7 +442,7 @@ mod tests {
         let all: Vec<String> = shards
             .iter()
             .flat_map(|(_, _, p)| {
-                let s = TermShard::decode(p.clone(), super::super::FORMAT_VERSION).unwrap();
+                let s = TermShard::decode(p.clone()).unwrap();
                 s.map.stream().into_str_keys().unwrap()
             })
             .collect();
@@ -539,25 +473,6 @@ mod tests {
     }
 
     #[test]
-    fn rows_of_formats_one_and_two_are_still_read() {
-        // `df`, surface, then per doc: gap, mask, tf per bit, npos, position gaps.
-        let mut postings = vec![2, 0, /* doc 1 */ 1, 0b1001, 1, 2, 3, 0, 40, 1, /* doc 4 */ 3, 0b1000, 1, 1, 99];
-        let fst = build_fst([("word", 0)]).unwrap();
-        let mut payload = (fst.len() as u32).to_le_bytes().to_vec();
-        payload.extend_from_slice(&fst);
-        payload.append(&mut postings);
-        let s = TermShard::decode(payload.clone(), 2).unwrap();
-        let pl = read(&s, "word", 5);
-        assert_eq!(pl.docs, vec![1, 4]);
-        assert_eq!(pl.tf, vec![[1, 0, 0, 2], [0, 0, 0, 1]]);
-        assert_eq!((pl.positions_of(0), pl.positions_of(1)), (&[0, 40, 41][..], &[99][..]));
-        // The same bytes read as columns are another list, refused or different, never a panic.
-        if let Ok(c) = TermShard::decode(payload, 3) {
-            assert!(c.postings(c.offset("word").unwrap(), 5).map_or(true, |p| p.docs != pl.docs || p.tf != pl.tf));
-        }
-    }
-
-    #[test]
     fn damaged_postings_are_errors() {
         let e = entry(vec![(0, [1, 0, 0, 2], vec![0, 40, 41]), (7, [0, 0, 0, 1], vec![99])]);
         let good = shard(&[("t", &e)]);
@@ -568,7 +483,7 @@ mod tests {
         let with = |at: usize, b: u8| {
             let mut p = base.clone();
             p[start + at] = b;
-            TermShard::decode(p, 3).unwrap()
+            TermShard::decode(p).unwrap()
         };
         // An unknown way of keeping positions (low bits 3).
         assert!(with(0, 2 << 2 | 3).postings(0, 8).is_err());
@@ -581,7 +496,7 @@ mod tests {
         assert!(with(masks, 0x10).postings(0, 8).is_err());
         // Truncated anywhere: an error.
         for cut in start..base.len() {
-            let s = TermShard::decode(base[..cut].to_vec(), 3).unwrap();
+            let s = TermShard::decode(base[..cut].to_vec()).unwrap();
             assert!(s.postings(0, 8).is_err(), "cut at {cut}");
         }
     }

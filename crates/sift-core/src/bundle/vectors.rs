@@ -1,44 +1,26 @@
-//! Quantised vector sets: one vector per chunk (a section, or part of a long one), each
-//! stored as int8 with its own scale.
+//! A vector list (kind 7): one partition of the bundle's chunk vectors (see `vindex`), one
+//! vector per chunk (a section, or part of a long one), each stored as int8 with its own
+//! scale. Lists are small, so search within one is exact.
 //!
-//! Two payloads share this type:
-//! - a *vector list* (kind 7, format 2): one partition of the bundle's vectors (see
-//!   `vindex`). `varint dim`, `varint n`, n delta-varint doc numbers (non-decreasing),
-//!   n × dim int8 codes, n f32 scales (LE). Lists are small, so search is exact. From
-//!   format 10 the lists are a store named by rule and the payload starts with `varint
-//!   place`, the list's own number (see `table`).
-//! - a *vector shard* (kind 5, format 1): the same followed by n × ⌈dim/8⌉ bytes of sign
-//!   bits. Sets over `COARSE_ABOVE` vectors first rank by the query's dot product with each
-//!   sign code (48 table lookups per 384-dim vector) and rescore the best fifth with int8.
+//! Payload: `varint place` (the list's number in its store, see `table`), `varint dim`,
+//! `varint n`, n delta-varint doc numbers (non-decreasing), n × dim int8 codes, n f32
+//! scales (LE).
 
 use super::varint::{self, Reader};
 use crate::error::SiftError;
 
-/// Sets larger than this use the sign-code coarse pass before int8 rescoring.
-pub const COARSE_ABOVE: usize = 4096;
-/// Candidates kept by the coarse pass, per requested result.
-pub const COARSE_FACTOR: usize = 20;
-
-/// A quantised vector set: chunk → document, int8 codes, scales, sign bits.
+/// A quantised vector set: chunk → document, int8 codes, scales.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VectorSet {
     pub dim: usize,
     pub doc_of: Vec<u32>,
     pub codes: Vec<i8>,
     pub scales: Vec<f32>,
-    pub signs: Vec<u8>,
-    with_signs: bool,
 }
 
 impl VectorSet {
-    /// A format-1 set (with sign codes).
     pub fn new(dim: usize) -> Self {
-        VectorSet { dim, with_signs: true, ..Default::default() }
-    }
-
-    /// A vector list (format 2: no sign codes).
-    pub fn new_list(dim: usize) -> Self {
-        VectorSet { dim, with_signs: false, ..Default::default() }
+        VectorSet { dim, ..Default::default() }
     }
 
     pub fn len(&self) -> usize {
@@ -47,10 +29,6 @@ impl VectorSet {
 
     pub fn is_empty(&self) -> bool {
         self.doc_of.is_empty()
-    }
-
-    fn sign_bytes(&self) -> usize {
-        self.dim.div_ceil(8)
     }
 
     /// Add one (L2-normalised) vector for `doc`: symmetric int8 with scale max|x|/127.
@@ -65,22 +43,14 @@ impl VectorSet {
         let scale = if amax > 0.0 { amax / 127.0 } else { 1.0 };
         self.codes.extend(v.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8));
         self.scales.push(scale);
-        if self.with_signs {
-            let mut bits = vec![0u8; self.sign_bytes()];
-            for (i, x) in v.iter().enumerate() {
-                if *x > 0.0 {
-                    bits[i / 8] |= 1 << (i % 8);
-                }
-            }
-            self.signs.extend(bits);
-        }
         self.doc_of.push(doc);
         Ok(())
     }
 
-    /// The payload (a vector shard with sign codes, or a vector list without).
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.codes.len() + self.len() * 6 + self.signs.len() + 8);
+    /// The payload, after its place in the store.
+    pub fn encode(&self, place: usize) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.codes.len() + self.len() * 6 + 12);
+        varint::put(&mut out, place as u64);
         varint::put(&mut out, self.dim as u64);
         varint::put(&mut out, self.len() as u64);
         let mut prev = 0u32;
@@ -92,44 +62,30 @@ impl VectorSet {
         for s in &self.scales {
             out.extend_from_slice(&s.to_le_bytes());
         }
-        out.extend_from_slice(&self.signs);
         out
     }
 
-    /// A format-1 vector shard (with sign codes).
-    pub fn decode(payload: &[u8], doc_count: u32) -> Result<VectorSet, SiftError> {
-        Self::decode_as(payload, doc_count, true)
-    }
-
-    /// A vector list (no sign codes); `place`: its number in a store named by rule
-    /// (format 10), which the payload must name first.
-    pub fn decode_list(payload: &[u8], doc_count: u32, place: Option<usize>) -> Result<VectorSet, SiftError> {
-        Self::decode_as(&payload[super::table::strip_place(payload, place, "vector list")?..], doc_count, false)
-    }
-
-    fn decode_as(payload: &[u8], doc_count: u32, with_signs: bool) -> Result<VectorSet, SiftError> {
-        let mut r = Reader::new(payload);
+    /// List `place` of its store, which the payload must name first.
+    pub fn decode(payload: &[u8], doc_count: u32, place: usize) -> Result<VectorSet, SiftError> {
+        let mut r = Reader::at(payload, super::table::strip_place(payload, place, "vector list")?);
         let dim = r.u32()? as usize;
         let n = r.u32()? as usize;
         if dim == 0 || dim > 4096 || n > payload.len() {
-            return Err(SiftError::corrupt("vector shard header is implausible"));
+            return Err(SiftError::corrupt("vector list header is implausible"));
         }
-        let mut set = if with_signs { VectorSet::new(dim) } else { VectorSet::new_list(dim) };
+        let mut set = VectorSet::new(dim);
         let mut d = 0u32;
         for _ in 0..n {
             d = d.wrapping_add(r.u32()?);
             if d >= doc_count {
-                return Err(SiftError::corrupt("vector shard names a document out of range"));
+                return Err(SiftError::corrupt("vector list names a document out of range"));
             }
             set.doc_of.push(d);
         }
         set.codes = r.bytes(n * dim)?.iter().map(|&b| b as i8).collect();
         set.scales = r.bytes(n * 4)?.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-        if with_signs {
-            set.signs = r.bytes(n * set.sign_bytes())?.to_vec();
-        }
         if !r.is_empty() || set.scales.iter().any(|s| !s.is_finite()) {
-            return Err(SiftError::corrupt("vector shard has trailing or invalid data"));
+            return Err(SiftError::corrupt("vector list has trailing or invalid data"));
         }
         Ok(set)
     }
@@ -158,27 +114,7 @@ impl VectorSet {
         if q.len() != self.dim || self.is_empty() || k == 0 {
             return Vec::new();
         }
-        let candidates: Vec<usize> = if self.with_signs && self.len() > COARSE_ABOVE {
-            // Asymmetric coarse score: q · sign(v), from one 256-entry table per code byte
-            // (the query keeps its magnitudes; only the stored side is one bit).
-            let sb = self.sign_bytes();
-            let mut table = vec![[0f32; 256]; sb];
-            for (b, t) in table.iter_mut().enumerate() {
-                for (byte, slot) in t.iter_mut().enumerate() {
-                    *slot = (0..8).filter_map(|j| q.get(b * 8 + j).map(|x| if byte & (1 << j) != 0 { *x } else { -*x })).sum();
-                }
-            }
-            let mut coarse: Vec<(f32, usize)> = (0..self.len())
-                .map(|i| (-self.signs[i * sb..(i + 1) * sb].iter().zip(&table).map(|(&c, t)| t[c as usize]).sum::<f32>(), i))
-                .collect();
-            let keep = (k * COARSE_FACTOR).max(self.len() / 5).min(coarse.len());
-            coarse.select_nth_unstable_by(keep - 1, |a, b| a.0.total_cmp(&b.0));
-            coarse.truncate(keep);
-            coarse.into_iter().map(|(_, i)| i).collect()
-        } else {
-            (0..self.len()).collect()
-        };
-        let mut scored: Vec<(usize, f32)> = candidates.into_iter().map(|i| (i, self.score(i, q))).collect();
+        let mut scored: Vec<(usize, f32)> = (0..self.len()).map(|i| (i, self.score(i, q))).collect();
         scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         scored.truncate(k);
         scored
@@ -234,11 +170,8 @@ mod tests {
 
     #[test]
     fn quantised_search_recall_against_exact_f32() {
-        let small = recall_at_10(2000); // int8 over every vector
-        let large = recall_at_10(6000); // sign-code coarse pass, then int8
-        eprintln!("recall@10 vs exact f32: int8 scan {small:.3}, coarse pass + int8 {large:.3}");
-        assert!(small >= 0.95, "recall@10 {small}");
-        assert!(large >= 0.95, "recall@10 with the coarse pass {large}");
+        let recall = recall_at_10(2000);
+        assert!(recall >= 0.95, "recall@10 {recall}");
     }
 
     #[test]
@@ -248,10 +181,11 @@ mod tests {
         for (i, v) in vs.iter().enumerate() {
             set.push(i as u32 / 2, v).unwrap();
         }
-        let bytes = set.encode();
-        assert_eq!(VectorSet::decode(&bytes, 5).unwrap(), set);
-        assert!(VectorSet::decode(&bytes, 4).is_err(), "doc out of range");
-        assert!(VectorSet::decode(&bytes[..bytes.len() - 1], 5).is_err(), "truncated");
+        let bytes = set.encode(3);
+        assert_eq!(VectorSet::decode(&bytes, 5, 3).unwrap(), set);
+        assert!(VectorSet::decode(&bytes, 5, 2).is_err(), "another list's payload");
+        assert!(VectorSet::decode(&bytes, 4, 3).is_err(), "doc out of range");
+        assert!(VectorSet::decode(&bytes[..bytes.len() - 1], 5, 3).is_err(), "truncated");
         assert!(set.push(0, &[0.0; 3]).is_err());
         assert!(set.push(0, &[f32::NAN; 16]).is_err());
     }

@@ -1,4 +1,4 @@
-//! The vector index (format 2): how a bundle's chunk vectors are laid out, and the
+//! The vector index: how a bundle's chunk vectors are laid out, and the
 //! projection from the model's space into the bundle's.
 //!
 //! Vector index payload (kind 8, one per bundle, named by the manifest):
@@ -7,9 +7,8 @@
 //! varint model_dim        dimensions of the model's vectors (384 for all-MiniLM-L6-v2)
 //! varint dim              dimensions stored (the projection's)
 //! varint probe            a query reads nearest lists until it has this many vectors
-//! table  lists            the list shards (kind 7), see `table`; from format 10
-//!                         `varint n_lists` and the 8 bytes of the lists' hash: a store
-//!                         named by rule (3.2 kB less to read first on the Python docs)
+//! varint n_lists          the list shards (kind 7), a store named by rule: their count
+//! 8 bytes                 and the 8 bytes of their hash (see `table`)
 //! n_lists × varint count  vectors per list
 //! n_lists × (f32 scale + ⌈dim/2⌉ bytes of int4)   the lists' centroids (omitted with one
 //!                         list; the row layout of `encoder::put_int4_row`: choosing which
@@ -38,8 +37,8 @@ pub struct VectorIndex {
     pub dim: usize,
     pub probe: u32,
     pub lists: Vec<ShardRef>,
-    /// Format 10: the stem of the lists' names (`l-<hash>`), a store named by rule.
-    pub list_files: Option<String>,
+    /// The stem of the lists' names (`l-<hash>`).
+    pub list_files: String,
     pub counts: Vec<u32>,
     /// `lists × dim`, dequantised (empty with a single list).
     pub centroids: Vec<f32>,
@@ -52,13 +51,8 @@ impl VectorIndex {
         varint::put(&mut out, self.model_dim as u64);
         varint::put(&mut out, self.dim as u64);
         varint::put(&mut out, u64::from(self.probe));
-        match &self.list_files {
-            Some(files) => {
-                varint::put(&mut out, self.lists.len() as u64);
-                put_store(&mut out, ShardKind::VectorList, files)?;
-            }
-            None => put_table(&mut out, ShardKind::VectorList, &self.lists)?,
-        }
+        varint::put(&mut out, self.lists.len() as u64);
+        put_store(&mut out, ShardKind::VectorList, &self.list_files)?;
         for &c in &self.counts {
             varint::put(&mut out, u64::from(c));
         }
@@ -71,8 +65,7 @@ impl VectorIndex {
         Ok(out)
     }
 
-    /// `version`: the bundle's format (from 10 the lists are named by rule).
-    pub fn decode(payload: &[u8], chunks: u32, version: u16) -> Result<VectorIndex, SiftError> {
+    pub fn decode(payload: &[u8], chunks: u32) -> Result<VectorIndex, SiftError> {
         let mut r = Reader::new(payload);
         let model_dim = r.u32()? as usize;
         let dim = r.u32()? as usize;
@@ -80,16 +73,12 @@ impl VectorIndex {
             return Err(SiftError::corrupt("vector index dimensions are implausible"));
         }
         let probe = r.u32()?;
-        let (lists, list_files) = if super::has_format(version, 10) {
-            let n = r.u32()? as usize;
-            if n > MAX_LISTS {
-                return Err(SiftError::corrupt("vector index has more lists than it allows"));
-            }
-            let files = read_store(&mut r, ShardKind::VectorList)?;
-            (store_refs(&files, n), Some(files))
-        } else {
-            (read_table(&mut r, ShardKind::VectorList, MAX_LISTS)?, None)
-        };
+        let n = r.u32()? as usize;
+        if n > MAX_LISTS {
+            return Err(SiftError::corrupt("vector index has more lists than it allows"));
+        }
+        let list_files = read_store(&mut r, ShardKind::VectorList)?;
+        let lists = store_refs(&list_files, n);
         if lists.is_empty() {
             return Err(SiftError::corrupt("vector index has no lists"));
         }
@@ -148,29 +137,21 @@ mod tests {
 
     #[test]
     fn index_and_projection_round_trip() {
-        let list = |i: u8| ShardRef::new(format!("l-{:016x}.bin", i), 100 + u64::from(i), u32::from(i));
+        let files = "l-0123456789abcdef".to_string();
         let idx = VectorIndex {
             model_dim: 6,
             dim: 2,
             probe: 10,
-            lists: vec![list(1), list(2)],
-            list_files: None,
+            lists: store_refs(&files, 2),
+            list_files: files,
             counts: vec![3, 4],
             centroids: vec![1.0, 0.0, 0.0, 1.0],
             projection: ShardRef::new("p-00000000000000aa.bin", 50, 9),
         };
         let b = idx.encode().unwrap();
-        assert_eq!(VectorIndex::decode(&b, 7, 9).unwrap(), idx);
-        assert!(VectorIndex::decode(&b, 8, 9).is_err(), "counts must add up");
-        assert!(VectorIndex::decode(&b[..b.len() - 2], 7, 9).is_err());
-        // Format 10: the lists named by rule, the index holding their hash only.
-        let files = "l-0123456789abcdef".to_string();
-        let by_rule = VectorIndex { lists: store_refs(&files, 2), list_files: Some(files), ..idx.clone() };
-        let b10 = by_rule.encode().unwrap();
-        assert_eq!(VectorIndex::decode(&b10, 7, 10).unwrap(), by_rule);
-        assert_eq!(b.len() - b10.len(), 2 * 13 - 8, "two listed lists (hash, size, checksum) become one hash");
-        assert!(VectorIndex::decode(&b10, 7, 9).is_err(), "read as a listed table, it does not add up");
-        assert!(VectorIndex::decode(&b10[..b10.len() - 2], 7, 10).is_err());
+        assert_eq!(VectorIndex::decode(&b, 7).unwrap(), idx);
+        assert!(VectorIndex::decode(&b, 8).is_err(), "counts must add up");
+        assert!(VectorIndex::decode(&b[..b.len() - 2], 7).is_err());
         let p = Projection { model_dim: 3, dim: 2, basis: vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0] };
         assert_eq!(decode_projection(&encode_projection(&p), 3, 2).unwrap(), p);
         assert!(decode_projection(&encode_projection(&p), 4, 2).is_err());

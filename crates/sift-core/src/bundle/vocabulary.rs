@@ -1,41 +1,30 @@
-//! The vocabulary (kind 16, `k-<hash>-<n>.bin`, listed as `vocabulary: {files, first}`): every
-//! term of the dictionary with its document frequency and, from format 13, the spellings
-//! its pages write it with; nothing else, cut only where a key's first character changes.
-//! It is what typo tolerance reads.
+//! The vocabulary (kind 16, `k-<hash>-<n>.bin`, listed as `vocabulary: {files, first}`):
+//! every term of the dictionary with its document frequency, and the spellings its pages
+//! write it with; nothing else, cut only where a key's first character changes. It is what
+//! typo tolerance reads.
 //!
 //! Payload: an fst map whose keys are of two kinds:
-//! - a term → its document frequency (the `df` its term shard holds);
-//! - (format 13) a *spelling*: a word as the pages write it, folded, whose term (its stem,
-//!   [`crate::analyzer::stem`]) is another key → that term's document frequency. The
+//! - a term → `df << 2 | flags`, its document frequency (the `df` its term shard holds);
+//! - a *spelling*: a word as the pages write it, folded, whose term (its stem,
+//!   [`crate::analyzer::stem`]) is another key → `df << 2 | flags` of that term. The
 //!   builder writes a spelling only when stemming it gives its term back, so the engine
 //!   finds the term by stemming the key, the same code on both sides.
 //!
-//! From format 13 a value is `df << 2 | flags`: [`SPELLING`] for a spelling, [`WRITTEN`] for
-//! a term the pages also write as it is. In the low bits, not above the `df`: an fst's
-//! outputs cost bytes by their size (Python docs: 248 kB without spellings, 301 kB with
-//! them, 334 kB with the flags at bits 32 and 33).
+//! Flags: [`SPELLING`] for a spelling, [`WRITTEN`] for a term the pages also write as it
+//! is. In the low bits, not above the `df`: an fst's outputs cost bytes by their size.
 //!
 //! Why spellings: a typo is made in a word, not in its stem. `itertor` is one edit from
-//! `iterator` but three from its stem `iter`, and `genrator` one from `generator` but, by
-//! stems, nearer `generated`'s; on Debian's rust-doc `itertor` found nothing at all. Matched
-//! against what people write, a typo's neighbours are the words it was meant to be.
+//! `iterator` but three from its stem `iter`; matched against what people write, a typo's
+//! neighbours are the words it was meant to be.
 //!
-//! Why: fuzzy matching walks every term that shares the word's first letter, and without
-//! this those terms' postings came with them — every term shard of the letter (Python docs:
-//! `dictonary` read 19 term shards, 140 kB, 30 requests). The vocabulary of a letter is
-//! 10–26 kB deflated there; the engine matches in it, keeps the few closest and most
-//! common neighbours (their `df` decides, as it always has), and then reads only those
-//! terms' shards. A shard holds one or more whole first letters — never part of one, so a
-//! letter's neighbours are in one file — starting a new shard at a letter once the current
-//! one holds [`VOCABULARY_TARGET`] bytes of terms.
-//!
-//! The builder writes it for every bundle with terms. Until format 13 only when the term
-//! store had more than two shards (below that a letter's term shards cost no more than its
-//! vocabulary, and one round less); but term shards know one spelling a term, so a small
-//! site missed typos a bigger one corrected (`rotatng`: `rotating`, where the term's
-//! common spelling is `rotate`). A vocabulary of one shard is asked for with the query's
-//! term shards (`engine::expand::whole_small_vocabulary`): no round more. Without one (an
-//! older bundle, `vocabulary_target: None`) typos read the term shards of their letter.
+//! Why a vocabulary at all: fuzzy matching walks every term that shares the word's first
+//! letter, and without it those terms' postings came along — every term shard of the
+//! letter. The engine matches in the letter's vocabulary shard, keeps the few closest and
+//! most common neighbours, and then reads only those terms' shards. A shard holds one or
+//! more whole first letters, never part of one (a letter's neighbours are in one file),
+//! starting a new shard at a letter once the current one holds [`VOCABULARY_TARGET`] bytes
+//! of terms. A vocabulary of one shard is asked for with the query's term shards
+//! (`engine::expand::whole_small_vocabulary`): no round more.
 
 use super::terms::{build_fst, open_fst};
 use crate::error::SiftError;
@@ -64,18 +53,16 @@ pub struct Key<'k> {
 /// A vocabulary shard: term or spelling → document frequency (see the module's text).
 pub struct VocabShard {
     pub map: fst::Map<Vec<u8>>,
-    /// Format 13's values (`df << 2 | flags`); before it, the df alone.
-    flagged: bool,
 }
 
 impl VocabShard {
-    pub fn decode(payload: Vec<u8>, format_version: u16) -> Result<VocabShard, SiftError> {
-        Ok(VocabShard { map: open_fst(payload, "vocabulary")?, flagged: super::has_format(format_version, 13) })
+    pub fn decode(payload: Vec<u8>) -> Result<VocabShard, SiftError> {
+        Ok(VocabShard { map: open_fst(payload, "vocabulary")? })
     }
 
     /// What `key`, found in this shard with `value`, stands for.
     pub fn key<'k>(&self, key: &'k str, value: u64) -> Key<'k> {
-        let (df, flags) = if self.flagged { (value >> FLAG_BITS, value & ((1 << FLAG_BITS) - 1)) } else { (value, 0) };
+        let (df, flags) = (value >> FLAG_BITS, value & ((1 << FLAG_BITS) - 1));
         let spelling = flags & SPELLING != 0;
         let term = if spelling { crate::analyzer::stem(key) } else { Cow::Borrowed(key) };
         Key { term, df: u32::try_from(df).unwrap_or(u32::MAX), written: flags != 0, spelling }
@@ -138,7 +125,6 @@ fn shard(terms: &[(&str, u64)]) -> Result<(String, String, Vec<u8>), SiftError> 
 #[cfg(test)]
 mod tests {
     use super::super::terms::dictionary_holds_range;
-    use super::super::FORMAT_VERSION;
     use super::*;
 
     #[test]
@@ -150,19 +136,16 @@ mod tests {
         assert_eq!(ranges, [("apple", "apply"), ("banana", "band"), ("cab", "étude")]);
         // A large target puts everything in one shard; letters are never split.
         assert_eq!(encode(&terms, 1 << 20).unwrap().len(), 1);
-        let v = VocabShard::decode(shards[1].2.clone(), FORMAT_VERSION).unwrap();
+        let v = VocabShard::decode(shards[1].2.clone()).unwrap();
         assert_eq!(v.map.get("band"), Some(9));
-        let holds = |v: &VocabShard, first, next| dictionary_holds_range(&v.map, first, None, next, false);
-        assert!(holds(&v, "banana", Some("cab")));
+        // The manifest lists separators, at or below each shard's first key.
+        let holds = |v: &VocabShard, first, next| dictionary_holds_range(&v.map, first, next);
+        assert!(holds(&v, "b", Some("c")));
+        assert!(holds(&v, "banana", Some("cab")), "the full first key is a separator too");
         assert!(!holds(&v, "banana", Some("band")), "a range ending before its last term");
-        assert!(!holds(&v, "apple", Some("cab")), "another shard's range");
-        assert!(holds(&VocabShard::decode(shards[2].2.clone(), FORMAT_VERSION).unwrap(), "cab", None), "the last shard");
-        // Format 10: the manifest lists separators, at or below each shard's first key.
-        let by_separator = |v: &VocabShard, first, next| dictionary_holds_range(&v.map, first, None, next, true);
-        assert!(by_separator(&v, "b", Some("c")));
-        assert!(by_separator(&v, "banana", Some("c")), "the full first key is a separator too");
-        assert!(!by_separator(&v, "bb", Some("c")), "a separator above the shard's first key");
-        assert!(!by_separator(&v, "a", Some("b")), "another shard's range");
+        assert!(!holds(&v, "bb", Some("c")), "a separator above the shard's first key");
+        assert!(!holds(&v, "a", Some("b")), "another shard's range");
+        assert!(holds(&VocabShard::decode(shards[2].2.clone()).unwrap(), "cab", None), "the last shard");
     }
 
     #[test]
@@ -183,7 +166,7 @@ mod tests {
         let entries = entries(&terms, spellings);
         let keys: Vec<&str> = entries.iter().map(|e| e.0).collect();
         assert_eq!(keys, ["borrow", "borrowed", "iter", "iterable", "iterator", "iterators"]);
-        let shard = VocabShard::decode(encode(&entries, 1 << 20).unwrap().remove(0).2, FORMAT_VERSION).unwrap();
+        let shard = VocabShard::decode(encode(&entries, 1 << 20).unwrap().remove(0).2).unwrap();
         let read = |k: &'static str| {
             let key = shard.key(k, shard.map.get(k).unwrap());
             (key.term.into_owned(), key.df, key.spelling, key.written)
@@ -192,21 +175,15 @@ mod tests {
         assert_eq!(read("iter"), ("iter".to_string(), 40, false, false), "never written as the stem itself");
         assert_eq!(read("borrow"), ("borrow".to_string(), 7, false, true), "written as it is");
         assert_eq!(read("iterators"), ("iterators".to_string(), 1, false, false));
-        // A format-12 vocabulary holds terms and their df, unflagged.
-        if super::super::READS_OLDER_FORMATS {
-            let old = VocabShard::decode(encode(&[("iter", 40)], 1 << 20).unwrap().remove(0).2, 12).unwrap();
-            let key = old.key("iter", old.map.get("iter").unwrap());
-            assert_eq!((key.df, key.spelling, key.written), (40, false, false));
-        }
     }
 
     #[test]
     fn a_bad_vocabulary_is_refused() {
-        assert!(VocabShard::decode(Vec::new(), FORMAT_VERSION).is_err());
+        assert!(VocabShard::decode(Vec::new()).is_err());
         let (_, _, mut payload) = encode(&[("word", 1)], 1).unwrap().remove(0);
         let mid = payload.len() / 2;
         payload[mid] ^= 0x40;
-        assert!(VocabShard::decode(payload, FORMAT_VERSION).err().is_some_and(|e| e.code == "bundle_corrupt"));
+        assert!(VocabShard::decode(payload).err().is_some_and(|e| e.code == "bundle_corrupt"));
         assert!(encode(&[], 1).unwrap().is_empty());
     }
 }

@@ -142,8 +142,9 @@ pub fn rare_folds_bytes() -> Option<&'static [u8]> {
 pub fn install_rare_folds(bytes: Vec<u8>) -> Result<(), String> {
     if bytes.len() != RARE_FOLDS_LEN || crate::bundle::crc32::crc32(&bytes) != RARE_FOLDS_CRC32 {
         return Err(msg!(
-            "the fold table ({} bytes) is not this runtime's ({RARE_FOLDS_LEN} bytes): a bundle built by another version of sift; rebuild it",
-            bytes.len()
+            "the fold table ({} bytes) is not this runtime's ({} bytes): a bundle built by another version of sift; rebuild it",
+            bytes.len(),
+            RARE_FOLDS_LEN
         ));
     }
     if !rare_folds_ready() {

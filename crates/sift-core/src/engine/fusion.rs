@@ -105,11 +105,7 @@ pub(crate) fn mode_weights<'v>(
         (Mode::Semantic | Mode::Hybrid, Some(v)) if !can_embed => {
             return Err(SiftError::new(
                 ErrorCode::EmbedderRequired,
-                msg!(
-                    "{} mode needs the query embedded with the bundle's model ({}); the host did not provide it",
-                    if req.mode == Mode::Semantic { "semantic" } else { "hybrid" },
-                    v.model
-                ),
+                msg!("{} mode needs the query embedded with the bundle's model ({}); the host did not provide it", if req.mode == Mode::Semantic { "semantic" } else { "hybrid" }, v.model),
             ))
         }
         (Mode::Semantic, Some(_)) => (0.0, 1.0),
@@ -120,8 +116,8 @@ pub(crate) fn mode_weights<'v>(
     };
     let host_vector = if weights.1 > 0.0 { host_vector } else { None };
     if let (Some(q), Some(v)) = (host_vector, vectors) {
-        if q.len() != v.model_dim() as usize || q.iter().any(|x| !x.is_finite()) {
-            return Err(SiftError::invalid(msg!("the query vector must have {} finite components; got {}", v.model_dim(), q.len())));
+        if q.len() != v.model_dim as usize || q.iter().any(|x| !x.is_finite()) {
+            return Err(SiftError::invalid(msg!("the query vector must have {} finite components; got {}", v.model_dim, q.len())));
         }
     }
     Ok((weights, host_vector))

@@ -1,10 +1,10 @@
 //! Reading documents by id: `get_document` (the page as the contract shows it) and
 //! `related` (pages like it). The id index says which doc-store shard holds a page, so a
-//! lookup reads one id shard and one doc shard; bundles written before the id index
-//! existed are scanned shard by shard.
+//! lookup reads one id shard and one doc shard.
 
 use super::resolve::{Flow, Halt, Resolver};
-use super::{key_range_shard, search, Context, Engine, ShardId};
+use super::shards::key_range_shard;
+use super::{search, Context, Engine};
 use crate::analyzer;
 use crate::bundle::docstore::StoredDoc;
 use crate::contract::{validate_page, Document, SearchRequest, SearchResponse, MAX_QUERY_BYTES};
@@ -20,30 +20,13 @@ const RELATED_LEAD_WORDS: usize = 120;
 /// A stored document (all of it) and its number, or None for an unknown id.
 fn locate<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, Cow<'a, StoredDoc>)>> {
     let eng = res.eng;
-    if eng.manifest.id_shards.is_empty() {
-        return scan(res, id);
-    }
     let Some(i) = key_range_shard(&eng.manifest.id_shards, id) else { return Ok(None) };
     let Some(doc) = res.id_shard(i)?.get(id) else { return Ok(None) };
     let sd = res.whole(doc)?;
     if sd.id != id {
-        return Err(Halt::Fail(SiftError::corrupt(msg!("the id index sends {q_id} to a document with another id", q_id = Quoted(id)))));
+        return Err(Halt::Fail(SiftError::corrupt(msg!("the id index sends {} to a document with another id", Quoted(id)))));
     }
     Ok(Some((doc, sd)))
-}
-
-/// Without an id index: look through the loaded doc shards in order, asking for all the
-/// others at once if the id is not among them.
-fn scan<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, Cow<'a, StoredDoc>)>> {
-    let eng = res.eng;
-    for (i, docs) in eng.doc_shards.iter().enumerate() {
-        if let Some(k) = docs.as_ref().and_then(|docs| docs.iter().position(|d| d.id == id)) {
-            let doc = eng.manifest.doc_shards[i].first_doc + k as u32;
-            return Ok(Some((doc, res.whole(doc)?)));
-        }
-    }
-    res.require((0..eng.doc_shards.len()).map(ShardId::Docs))?;
-    Ok(None)
 }
 
 /// What a page is about, as text to embed: its title, headings and opening words.
@@ -69,11 +52,11 @@ pub(crate) fn get_document(eng: &Engine, id: &str) -> Flow<Option<Document>> {
 pub(crate) fn related(eng: &Engine, id: &str, limit: Option<i64>, ctx: &Context) -> Flow<SearchResponse> {
     let (limit, _) = validate_page(limit, None)?;
     if id.is_empty() || id.len() > MAX_QUERY_BYTES {
-        return Err(SiftError::invalid(msg!("related needs a document id (1 to {MAX_QUERY_BYTES} bytes)")).into());
+        return Err(SiftError::invalid(msg!("related needs a document id (1 to {} bytes)", MAX_QUERY_BYTES)).into());
     }
     let res = Resolver::new(eng);
     let Some((doc, stored)) = locate(&res, id)? else {
-        return Err(SiftError::new(ErrorCode::NotFound, msg!("no document with id {q_id} in this bundle", q_id = Quoted(id))).into());
+        return Err(SiftError::new(ErrorCode::NotFound, msg!("no document with id {} in this bundle", Quoted(id))).into());
     };
     // Keywords: the title's and headings' words, stop words out, each once.
     let mut words: Vec<String> = Vec::new();
@@ -88,25 +71,9 @@ pub(crate) fn related(eng: &Engine, id: &str, limit: Option<i64>, ctx: &Context)
         }
     }
     // Meaning: with a query encoder, the page's title, headings and opening words embedded
-    // like a query; in format-1 bundles, the mean of the page's chunk vectors.
-    let mut vector = None;
-    let mut meaning = None;
-    if let Some(v) = &eng.manifest.vectors {
-        if eng.has_query_encoder() {
-            meaning = Some(page_meaning(&stored));
-        } else if v.index.is_none() {
-            let mut mean = vec![0f32; v.dim as usize];
-            for set in res.vector_sets()? {
-                set.add_doc_vectors(doc, &mut mean);
-            }
-            let norm = mean.iter().map(|x| x * x).sum::<f32>().sqrt();
-            if norm > 0.0 {
-                mean.iter_mut().for_each(|x| *x /= norm);
-                vector = Some(mean);
-            }
-        }
-    }
-    let by_meaning = vector.is_some() || meaning.is_some();
+    // like a query.
+    let meaning = eng.has_query_encoder().then(|| page_meaning(&stored));
+    let by_meaning = meaning.is_some();
     if words.is_empty() && !by_meaning {
         return Ok(SearchResponse { query: String::new(), limit, ..Default::default() });
     }
@@ -114,7 +81,7 @@ pub(crate) fn related(eng: &Engine, id: &str, limit: Option<i64>, ctx: &Context)
     req.limit = Some(limit as i64 + 1);
     req.mode = Some(if by_meaning { "hybrid" } else { "lexical" }.into());
     let valid = req.validate(&eng.manifest.filter_fields, ctx.now_days)?;
-    let mut resp = search::run(eng, &valid, vector.as_deref(), meaning.as_deref())?;
+    let mut resp = search::run(eng, &valid, None, meaning.as_deref())?;
     let before = resp.results.len();
     resp.results.retain(|r| r.id != stored.id);
     if resp.results.len() < before {

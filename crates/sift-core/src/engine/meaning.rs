@@ -2,15 +2,14 @@
 //! (WordPiece tokens → rows → sum → normalise, no model), or from the host's model
 //! (projected into the bundle's space) — and the documents nearest to it.
 //!
-//! Format 2 bundles partition their vectors into lists; a query reads the lists nearest
-//! to it until it has covered the bundle's probe budget of vectors (more when filters
-//! narrow the candidates). Format 1 bundles keep flat vector shards and need the host's
-//! vector.
+//! A bundle partitions its vectors into lists; a query reads the lists nearest to it until
+//! it has covered the bundle's probe budget of vectors (more when filters narrow the
+//! candidates).
 
 use super::collect::Filter;
 use super::resolve::{Flow, Resolver};
 use super::score::{sort_hits, Hit};
-use super::{Engine, ShardId};
+use super::{shards::ShardId, Engine};
 use crate::bundle::encoder::{group_of, word_group, EncoderIndex};
 use crate::hashing::HashMap;
 use crate::query::{self, Item};
@@ -35,29 +34,16 @@ pub(crate) fn semantic_text(query: &str, filter_fields: &[String]) -> String {
     words.join(" ")
 }
 
-/// Whether the bundle stores format-2 vectors (an index of lists).
-fn indexed(eng: &Engine) -> bool {
-    eng.manifest.vectors.as_ref().is_some_and(|v| v.index.is_some())
-}
-
 /// What the semantic side reads in the search's first round: the vector index and the
-/// encoder index (format 2), or every vector shard (format 1). With the encoder's index in
-/// the manifest (format 10), also the vocabulary groups the text's words start in: they
-/// depend on nothing else, and asked with the lexical side's shards they save the
-/// encoder a round trip of its own (its rows, then the nearest lists, still need one each).
+/// vocabulary groups the text's words start in. Those depend on nothing else, and asked
+/// with the lexical side's shards they save the encoder a round trip of its own (its rows,
+/// then the nearest lists, still need one each).
 pub(crate) fn first_round(eng: &Engine, host_vector: bool, text: &str) -> Vec<ShardId> {
-    if indexed(eng) {
-        let mut ids = vec![ShardId::VectorIndex];
-        if !host_vector && eng.manifest.encoder.as_ref().is_some_and(|e| e.index.is_some()) {
-            ids.push(ShardId::EncoderIndex);
-        }
-        if let (false, Some(ix)) = (host_vector, eng.encoder_index.as_ref()) {
-            ids.extend(first_piece_groups(ix, &wordpiece::words(text)));
-        }
-        ids
-    } else {
-        (0..eng.vector_shards.len()).map(ShardId::Vectors).collect()
+    let mut ids = vec![ShardId::VectorIndex];
+    if let (false, Some(ix)) = (host_vector, eng.encoder_index.as_ref()) {
+        ids.extend(first_piece_groups(ix, &wordpiece::words(text)));
     }
+    ids
 }
 
 /// The vocabulary groups that hold the first pieces of `words` — the tokens that start with
@@ -73,7 +59,6 @@ fn first_piece_groups<'a>(ix: &'a EncoderIndex, words: &'a [String]) -> impl Ite
 pub(crate) fn query_vector(res: &Resolver, text: &str, host: Option<&[f32]>) -> Flow<Option<Vec<f32>>> {
     let eng = res.eng;
     match host {
-        Some(v) if !indexed(eng) => Ok(Some(v.to_vec())),
         Some(v) => {
             res.require([ShardId::VectorIndex])?;
             res.require([ShardId::Projection])?;
@@ -119,8 +104,7 @@ impl Vocab for LoadedVocab<'_> {
 /// row shards of the tokens found.
 fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
     let eng = res.eng;
-    res.require([ShardId::EncoderIndex])?;
-    let ix = eng.encoder_index.as_ref().expect("required above");
+    let Some(ix) = eng.encoder_index.as_ref() else { return Ok(None) };
     let words = wordpiece::words(text);
     res.require(first_piece_groups(ix, &words))?;
     let vocab = LoadedVocab { eng, missing: RefCell::new(BTreeSet::new()) };
@@ -161,7 +145,7 @@ pub(crate) const ROCCHIO_WEIGHT: f32 = 1.0;
 /// Pseudo-relevance feedback in the vector space (Rocchio): the query's vector plus the
 /// normalised sum of the chunk vectors of the best fused answers, normalised. Reads only
 /// vector lists already loaded, so it costs no extra round of fetches. None when nothing
-/// of those answers was loaded (always, in a format-1 bundle: it has no lists).
+/// of those answers was loaded.
 pub(crate) fn feedback(eng: &Engine, q: &[f32], fused: &[Hit]) -> Option<Vec<f32>> {
     let mut sum = vec![0f32; q.len()];
     for h in fused.iter().take(ROCCHIO_DOCS) {
@@ -249,32 +233,22 @@ fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists
             best.entry(doc).or_default().add(cos);
         }
     };
-    if indexed(eng) {
-        res.require([ShardId::VectorIndex])?;
-        let ix = eng.vector_index.as_ref().expect("required above");
-        // A filter that admits a fraction f of the documents reads 1/f times the vectors,
-        // so about as many admissible ones reach the ranking.
-        let admitted = filter.admitted_fraction();
-        let budget = if admitted > 0.0 { (f64::from(ix.probe) / admitted).ceil() as usize } else { 0 };
-        let lists = match lists {
-            Some(l) => l,
-            None if ix.lists.len() == 1 => vec![0],
-            None => crate::semantic::ivf::probe(&ix.centroids, ix.dim, &ix.counts, q, budget),
-        };
-        res.require(lists.iter().map(|&l| ShardId::VectorList(l)))?;
-        for l in lists {
-            let set = eng.vector_lists[l].as_ref().expect("required above");
-            for (i, cos) in set.search(q, set.len()) {
-                take(set.doc_of[i], cos);
-            }
-        }
-    } else {
-        for set in res.vector_sets()? {
-            // With filters every chunk is a candidate, so a narrow filter still fills the page.
-            let k = if filter.narrows() { set.len() } else { depth * 4 };
-            for (i, cos) in set.search(q, k) {
-                take(set.doc_of[i], cos);
-            }
+    res.require([ShardId::VectorIndex])?;
+    let ix = eng.vector_index.as_ref().expect("required above");
+    // A filter that admits a fraction f of the documents reads 1/f times the vectors, so
+    // about as many admissible ones reach the ranking.
+    let admitted = filter.admitted_fraction();
+    let budget = if admitted > 0.0 { (f64::from(ix.probe) / admitted).ceil() as usize } else { 0 };
+    let lists = match lists {
+        Some(l) => l,
+        None if ix.lists.len() == 1 => vec![0],
+        None => crate::semantic::ivf::probe(&ix.centroids, ix.dim, &ix.counts, q, budget),
+    };
+    res.require(lists.iter().map(|&l| ShardId::VectorList(l)))?;
+    for l in lists {
+        let set = eng.vector_lists[l].as_ref().expect("required above");
+        for (i, cos) in set.search(q, set.len()) {
+            take(set.doc_of[i], cos);
         }
     }
     // A navigation page (mostly links) ranks below content for the same match, by meaning

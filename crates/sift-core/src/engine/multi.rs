@@ -21,7 +21,7 @@ pub(crate) fn run(
         return Err(SiftError::new(ErrorCode::InvalidRequest, "multi_search needs at least one query").into());
     }
     if req.queries.len() > MAX_MULTI_QUERIES {
-        let msg = msg!("multi_search takes at most {MAX_MULTI_QUERIES} queries; got {}", req.queries.len());
+        let msg = msg!("multi_search takes at most {} queries; got {}", MAX_MULTI_QUERIES, req.queries.len());
         return Err(SiftError::new(ErrorCode::TooManyQueries, msg).into());
     }
     let (limit, offset) = validate_page(req.limit, req.offset)?;
@@ -35,7 +35,7 @@ pub(crate) fn run(
         q.limit = Some(depth);
         q.offset = None;
         let vector = query_vectors.and_then(|v| v.get(qi)).and_then(|v| v.as_deref());
-        match eng.search_with(&q, ctx, vector).map_err(|e| SiftError::new(e.code, msg!("query {qi}: {}", e.message)))? {
+        match eng.search_with(&q, ctx, vector).map_err(|e| SiftError::new(e.code, msg!("query {}: {}", qi, e.message)))? {
             Step::Need(files) => need.extend(files),
             Step::Done(r) => responses.push(r),
         }

@@ -13,7 +13,7 @@ use super::{Engine, ShardId};
 use crate::bundle::terms::PostingList;
 use crate::query::{Item, ParsedQuery};
 use crate::{analyzer, fuzzy, rank};
-use std::rc::Rc;
+use std::sync::Arc;
 
 // Weights of the alternative ways a clause can match, relative to the exact term.
 pub(crate) const W_EXACT: f32 = 1.0;
@@ -45,7 +45,7 @@ impl AltKind {
 /// A term of the dictionary with its postings.
 pub(crate) struct RTerm {
     pub term: String,
-    pub pl: Rc<PostingList>,
+    pub pl: Arc<PostingList>,
     /// The term's idf, or its expansion group's (see `expand::share_group_idf`).
     pub idf: f32,
 }

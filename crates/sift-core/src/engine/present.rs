@@ -12,7 +12,7 @@ use crate::bundle::docstore::StoredDoc;
 use crate::bundle::terms::PostingList;
 use crate::contract::{SearchResult, SubResult};
 use crate::snippet::{self, MatchQuality};
-use std::rc::Rc;
+use std::sync::Arc;
 
 const SNIPPET_WORDS: usize = 28;
 const MAX_SUB_RESULTS: usize = 3;
@@ -21,13 +21,13 @@ const MAX_SUB_RESULTS: usize = 3;
 /// its postings (for positions), and the first letters that can stem to them.
 struct Highlight {
     /// In term order, each term once.
-    terms: Vec<(String, Rc<PostingList>)>,
+    terms: Vec<(String, Arc<PostingList>)>,
     prefixes: Vec<String>,
 }
 
 impl Highlight {
     fn new(plan: &Plan) -> Highlight {
-        let mut terms: Vec<(String, Rc<PostingList>)> = Vec::new();
+        let mut terms: Vec<(String, Arc<PostingList>)> = Vec::new();
         // The words the query asked for, not those feedback added.
         for a in plan.positive_clauses().filter(|c| !c.expansion).flat_map(|c| c.alts.iter()) {
             for t in &a.terms {
@@ -161,7 +161,7 @@ fn snippet_focus(sd: &StoredDoc, i: usize, hits: &[(u32, usize)]) -> u32 {
 fn build_result(
     sd: &StoredDoc,
     score: f32,
-    match_terms: &[(String, Rc<PostingList>)],
+    match_terms: &[(String, Arc<PostingList>)],
     prefixes: &[String],
     term_positions: &[&[u32]],
     in_parts: bool,

@@ -6,19 +6,16 @@
 //! To keep round trips few, a stage first `require`s every shard it will read — all of them
 //! are asked for at once — and only then reads them.
 
-use super::{Engine, ShardId};
+use super::{shards::ShardId, Engine, POSTINGS_KEPT};
 use crate::bundle::docmeta::DocMeta;
 use crate::bundle::docstore::StoredDoc;
 use crate::bundle::filters::FilterIndex;
 use crate::bundle::ids::IdShard;
 use crate::bundle::terms::{PostingList, TermShard};
-use crate::bundle::vectors::VectorSet;
 use crate::bundle::vocabulary::VocabShard;
 use crate::error::SiftError;
-use crate::hashing::HashMap;
 use std::borrow::Cow;
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Why a step stopped: it needs shard files, or it failed.
 #[derive(Debug)]
@@ -36,39 +33,36 @@ impl From<SiftError> for Halt {
 pub(crate) type Flow<T> = Result<T, Halt>;
 
 /// One call's view of the bundle: the engine's loaded shards, and the postings decoded so
-/// far (a term looked up twice is decoded once).
+/// far (kept on the engine: a term looked up in several rounds is decoded once).
 pub(crate) struct Resolver<'a> {
     pub eng: &'a Engine,
-    postings: RefCell<HashMap<String, Option<Rc<PostingList>>>>,
 }
 
 impl<'a> Resolver<'a> {
     pub fn new(eng: &'a Engine) -> Self {
-        Resolver { eng, postings: RefCell::new(HashMap::default()) }
+        Resolver { eng }
     }
 
     /// Every shard in `shards` is loaded, or the step halts asking for all the missing ones
-    /// — with the doc store's dictionary first when a doc shard needs it (a host adds the
-    /// files of a need list in its order).
+    /// — with the startup shard first when a doc shard needs its dictionary (a host adds
+    /// the files of a need list in its order).
     pub fn require(&self, shards: impl IntoIterator<Item = ShardId>) -> Flow<()> {
         // Generic only here: the rest is one function however many iterator types call it.
         self.require_missing(shards.into_iter().filter(|&id| !self.eng.has(id)).collect())
     }
 
-    fn require_missing(&self, missing: Vec<ShardId>) -> Flow<()> {
+    fn require_missing(&self, mut missing: Vec<ShardId>) -> Flow<()> {
         if missing.is_empty() {
             return Ok(());
         }
-        let mut files: Vec<String> = missing.iter().map(|&id| self.eng.shard_ref(id).file.clone()).collect();
-        files.sort_unstable();
-        files.dedup();
-        let docs = missing.iter().any(|id| matches!(id, ShardId::Docs(_) | ShardId::DocDictionary));
-        let dictionary = match &self.eng.manifest.doc_dictionary {
-            Some(d) if docs && !self.eng.has(ShardId::DocDictionary) => Some(&d.file),
-            _ => None,
-        };
-        let rest = files.iter().filter(|f| Some(*f) != dictionary);
-        Err(Halt::Need(dictionary.into_iter().chain(rest).cloned().collect()))
+        let docs = missing.iter().any(|id| matches!(id, ShardId::Docs(_)));
+        if docs && self.eng.manifest.doc_dictionary && !self.eng.has(ShardId::Startup) {
+            missing.push(ShardId::Startup);
+        }
+        // Sorted by id: the startup shard first.
+        missing.sort_unstable();
+        missing.dedup();
+        Err(Halt::Need(missing.into_iter().map(|id| self.eng.registry.shard(id).file.clone()).collect()))
     }
 
     fn loaded<T>(&self, id: ShardId, slot: Option<&'a T>) -> Flow<&'a T> {
@@ -82,23 +76,23 @@ impl<'a> Resolver<'a> {
     }
 
     pub fn docmeta(&self) -> Flow<&'a DocMeta> {
-        self.loaded(ShardId::DocMeta, self.eng.docmeta.as_ref())
+        self.loaded(ShardId::Startup, self.eng.startup.as_ref()).map(|s| &s.docmeta)
     }
 
     pub fn filters(&self) -> Flow<&'a FilterIndex> {
-        self.loaded(ShardId::Filters, self.eng.filters.as_ref())
+        self.loaded(ShardId::Startup, self.eng.startup.as_ref()).map(|s| &s.filters)
     }
 
     pub fn term_shard(&self, i: usize) -> Flow<&'a TermShard> {
-        self.loaded(ShardId::Terms(i), self.eng.term_shards[i].as_ref())
+        self.loaded(ShardId::Terms(i), self.eng.terms[i].as_ref())
     }
 
     pub fn vocab_shard(&self, i: usize) -> Flow<&'a VocabShard> {
-        self.loaded(ShardId::Vocabulary(i), self.eng.vocab_shards[i].as_ref())
+        self.loaded(ShardId::Vocabulary(i), self.eng.vocabulary[i].as_ref())
     }
 
     pub fn id_shard(&self, i: usize) -> Flow<&'a IdShard> {
-        self.loaded(ShardId::Ids(i), self.eng.id_shards[i].as_ref())
+        self.loaded(ShardId::Ids(i), self.eng.ids[i].as_ref())
     }
 
     /// The stored document `doc` — for a page stored in parts, its first part (the page's
@@ -109,9 +103,9 @@ impl<'a> Resolver<'a> {
 
     /// Document `doc` as doc shard `si` holds it (all of it, or one part).
     pub fn stored_in(&self, doc: u32, si: usize) -> Flow<&'a StoredDoc> {
-        let docs = self.loaded(ShardId::Docs(si), self.eng.doc_shards.get(si).and_then(Option::as_ref))?;
+        let shard = self.loaded(ShardId::Docs(si), self.eng.docs.get(si).and_then(Option::as_ref))?;
         let k = doc.checked_sub(self.eng.manifest.doc_shards[si].first_doc).map(|k| k as usize);
-        k.and_then(|k| docs.get(k)).ok_or_else(|| Halt::Fail(SiftError::corrupt(msg!("document {doc} is not in its doc shard"))))
+        k.and_then(|k| shard.docs.get(k)).ok_or_else(|| Halt::Fail(SiftError::corrupt(msg!("document {} is not in its doc shard", doc))))
     }
 
     /// The whole of document `doc`: a page stored in parts is read in full and joined.
@@ -125,24 +119,23 @@ impl<'a> Resolver<'a> {
         Ok(Cow::Owned(StoredDoc::join(&parts)))
     }
 
-    /// Every vector shard (semantic search reads them all).
-    pub fn vector_sets(&self) -> Flow<Vec<&'a VectorSet>> {
-        self.require((0..self.eng.vector_shards.len()).map(ShardId::Vectors))?;
-        Ok(self.eng.vector_shards.iter().flatten().collect())
-    }
-
     /// Postings of an exact term (None: not in the dictionary).
-    pub fn postings(&self, term: &str) -> Flow<Option<Rc<PostingList>>> {
-        if let Some(c) = self.postings.borrow().get(term) {
-            return Ok(c.clone());
+    pub fn postings(&self, term: &str) -> Flow<Option<Arc<PostingList>>> {
+        if let Some(c) = self.eng.postings.lock().ok().and_then(|p| p.get(term).cloned()) {
+            return Ok(c);
         }
         let Some(si) = self.eng.shard_for_term(term) else { return Ok(None) };
         let shard = self.term_shard(si)?;
         let pl = match shard.offset(term) {
-            Some(off) => Some(Rc::new(shard.postings(off, self.eng.manifest.doc_count)?)),
+            Some(off) => Some(Arc::new(shard.postings(off, self.eng.manifest.doc_count)?)),
             None => None,
         };
-        self.postings.borrow_mut().insert(term.to_string(), pl.clone());
+        if let Ok(mut kept) = self.eng.postings.lock() {
+            if kept.len() >= POSTINGS_KEPT {
+                kept.clear();
+            }
+            kept.insert(term.to_string(), pl.clone());
+        }
         Ok(pl)
     }
 }

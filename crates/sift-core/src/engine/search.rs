@@ -11,7 +11,7 @@ use super::resolve::{Flow, Resolver};
 #[cfg(feature = "explain")]
 use super::round4;
 use super::score::{self, Hit, Scorer};
-use super::{Engine, ShardId};
+use super::{shards::ShardId, Engine};
 use crate::contract::{Fallback, SearchResponse, ValidRequest, MAX_CLAUSES};
 use crate::error::SiftError;
 use crate::hashing::HashMap;
@@ -44,21 +44,14 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let long = cfg!(feature = "feedback") && typed > MAX_CLAUSES;
     let (drafts, repeats) = if long { plan::merge_repeats(drafts) } else { (drafts, Vec::new()) };
 
-    // One round for everything the plan reads: scoring data, filters, the words' term
-    // shards, and the semantic indexes when meaning counts; and the doc store's dictionary,
-    // which the results' doc shards (the next round) are read with.
+    // One round for everything the plan reads: the startup shard (scoring data, filters,
+    // and the doc store's dictionary the results' doc shards are read with), the words'
+    // term shards, and the semantic indexes when meaning counts.
     // (The query's meaning: the host's text for its model, or the query's words.)
     let text =
         if semantic { meaning.map_or_else(|| meaning::semantic_text(&req.query, filter_fields), str::to_string) } else { String::new() };
     let first_semantic = if semantic { meaning::first_round(eng, host_vector.is_some(), &text) } else { Vec::new() };
-    let dictionary = eng.manifest.doc_dictionary.is_some().then_some(ShardId::DocDictionary);
-    res.require(
-        [ShardId::DocMeta, ShardId::Filters]
-            .into_iter()
-            .chain(dictionary)
-            .chain(drafts.iter().flat_map(|d| d.shards(eng)))
-            .chain(first_semantic),
-    )?;
+    res.require([ShardId::Startup].into_iter().chain(drafts.iter().flat_map(|d| d.shards(eng))).chain(first_semantic))?;
     let (meta, index) = (res.docmeta()?, res.filters()?);
     let mut plan = plan::resolve(&res, &drafts)?;
     let distinct = plan.positive.len();

@@ -14,19 +14,20 @@
 //! [`MAX_DEPTH`] deep, numbers finite. `tests/json_codec.rs` checks it against serde_json on
 //! valid and invalid texts; the `request_json` fuzz target runs it on arbitrary bytes.
 //!
+//! Numbers: integers are read and written exactly; a number with a fraction or an exponent
+//! is kept as the text it was written in (the engine reads no float from JSON: the
+//! manifest's numbers are integers, and a filter value is matched as its text). The
+//! numbers the engine computes (scores, explanations, timings) are written as fixed-point
+//! decimals of at most four places (`0.7965`, `1.0`); a non-finite one as `null`.
+//!
 //! How it writes: object members in the order given, strings escaped as serde_json does
-//! (`"`, `\`, control characters; nothing else), floats in their shortest round-trip form
-//! (`0.7965`, an integral float as `2.0`, below 1e-5 or from 1e16 in exponent form:
-//! `5.4e-39`), non-finite floats as `null`; the pretty form
-//! indents by two spaces as `serde_json::to_string_pretty` does.
+//! (`"`, `\`, control characters; nothing else); the pretty form indents by two spaces as
+//! `serde_json::to_string_pretty` does.
 
-mod number;
-#[cfg(not(feature = "exact-numbers"))]
-pub use number::{lend_host, Host as NumberHost};
 mod read;
 mod write;
 
-pub use read::{as_f64, as_i64, as_u64, parse, string_in, Fields};
+pub use read::{as_i64, as_u64, parse, string_in, Fields};
 
 /// Objects and arrays nested deeper than this are refused (a stack guard; serde_json's
 /// limit, which allows 127 levels, too).
@@ -44,36 +45,21 @@ pub enum Json {
     Obj(Vec<(String, Json)>),
 }
 
-/// A number as written: integers stay exact (as serde_json keeps them), anything with a
-/// fraction or exponent, or out of the 64-bit range, is an f64. `F32` is an f32 the engine
-/// computed (a score), kept as one so it is written in its own shortest form (`0.7965`,
-/// not the f64 widening `0.7965000271797180`); the reader never makes one.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// A number: integers exact, anything else as its decimal text (as read, or as the engine
+/// wrote it: [`Json::fixed`]).
+#[derive(Debug, Clone, PartialEq)]
 pub enum Num {
     Int(i64),
     UInt(u64),
-    Float(f64),
-    F32(f32),
+    Decimal(String),
 }
 
 impl Num {
-    pub fn as_f64(self) -> f64 {
-        match self {
-            Num::Int(i) => i as f64,
-            Num::UInt(u) => u as f64,
-            Num::Float(f) => f,
-            Num::F32(f) => f64::from(f),
-        }
-    }
-}
-
-impl std::fmt::Display for Num {
-    /// Integers as integers, floats in their shortest round-trip form with a `.0` when
-    /// integral (what serde_json prints).
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    /// The number as JSON writes it (a filter value is matched as this text).
+    pub fn text(&self) -> String {
         let mut text = String::new();
-        write::number(&mut text, *self);
-        f.write_str(&text)
+        write::number(&mut text, self);
+        text
     }
 }
 
@@ -118,7 +104,7 @@ impl Json {
         match self {
             Json::Null => "null",
             Json::Bool(_) => "a boolean",
-            Json::Num(Num::Float(_) | Num::F32(_)) => "a floating-point number",
+            Json::Num(Num::Decimal(_)) => "a floating-point number",
             Json::Num(_) => "an integer",
             Json::Str(_) => "a string",
             Json::Arr(_) => "an array",
@@ -138,18 +124,6 @@ impl Json {
         let mut out = String::new();
         write::value(&mut out, self, Some(0));
         out
-    }
-}
-
-/// One JSON number as the engine reads and writes it: `text` read as an f64 (narrowed to an
-/// f32 when `f32`, as scores are) and written back. The native engine's answers are what
-/// tests/wasm/numbers.test.mjs holds the wasm engines' host-lent arithmetic to (through the
-/// full runtime's `numberText`).
-pub fn number_text(text: &str, f32: bool) -> Result<String, String> {
-    match parse(text.as_bytes())? {
-        Json::Num(n) if f32 => Ok(Json::from(n.as_f64() as f32).to_text()),
-        Json::Num(n) => Ok(Json::from(n.as_f64()).to_text()),
-        other => Err(msg!("not a number: {}", other.kind())),
     }
 }
 
@@ -177,15 +151,38 @@ impl From<&String> for Json {
     }
 }
 
+impl Json {
+    /// `x` as a fixed-point decimal of at most four places, trailing zeros dropped but one
+    /// (`0.7965`, `1.0`, `-2.5`); `null` when it is not finite.
+    pub fn fixed(x: f64) -> Json {
+        if !x.is_finite() {
+            return Json::Null;
+        }
+        let scaled = (x.abs() * 10_000.0).round() as u64; // saturates past u64's range
+        let mut text = String::new();
+        if x < 0.0 && scaled > 0 {
+            text.push('-');
+        }
+        crate::text::push_uint(&mut text, scaled / 10_000);
+        text.push('.');
+        let frac = crate::text::uint(10_000 + scaled % 10_000);
+        text.push_str(frac[1..].trim_end_matches('0'));
+        if text.ends_with('.') {
+            text.push('0');
+        }
+        Json::Num(Num::Decimal(text))
+    }
+}
+
 impl From<f32> for Json {
     fn from(x: f32) -> Json {
-        Json::Num(Num::F32(x))
+        Json::fixed(f64::from(x))
     }
 }
 
 impl From<f64> for Json {
     fn from(x: f64) -> Json {
-        Json::Num(Num::Float(x))
+        Json::fixed(x)
     }
 }
 

@@ -65,7 +65,7 @@ pub struct EncoderInput {
     pub extra: Vec<u32>,
 }
 
-/// The semantic half as payloads.
+/// The semantic half as payloads (those of stores named by rule naming their place).
 pub(crate) struct SemanticLayout {
     pub model_dim: usize,
     pub dim: usize,
@@ -136,14 +136,14 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
         input.lists.unwrap_or(if chunks.len() <= FLAT_MAX_CHUNKS { 1 } else { chunks.len().div_ceil(LIST_CHUNKS) }).clamp(1, chunks.len());
     let (centroids, assign) = if n_lists == 1 { (Vec::new(), vec![0u32; chunks.len()]) } else { kmeans(&projected, dim, n_lists) };
     clock.lap("lists");
-    let mut sets: Vec<VectorSet> = (0..n_lists).map(|_| VectorSet::new_list(dim)).collect();
+    let mut sets: Vec<VectorSet> = (0..n_lists).map(|_| VectorSet::new(dim)).collect();
     for (i, (doc, _)) in chunks.iter().enumerate() {
         sets[assign[i] as usize].push(*doc, &projected[i * dim..(i + 1) * dim])?;
     }
     // A list k-means left empty keeps its centroid (it is never the only nearest) but has
     // no vectors: it is still written, so list numbers stay dense.
     let counts = sets.iter().map(|s| s.len() as u32).collect();
-    let lists = sets.iter().map(VectorSet::encode).collect();
+    let lists = sets.iter().enumerate().map(|(i, s)| s.encode(i)).collect();
 
     let encoder = match &input.encoder {
         Some(e) => Some(lay_out_encoder(e, &projection)?),
@@ -179,6 +179,6 @@ fn lay_out_encoder(input: &EncoderInput, projection: &Projection) -> Result<Enco
     let refs: Vec<&str> = tokens.iter().map(String::as_str).collect();
     let n_word_groups = word_groups_for(refs.iter().filter(|t| !t.starts_with("##")).count());
     let groups = encode_groups(&refs, n_word_groups)?;
-    let rows = fitted.rows.chunks(ROWS_PER_SHARD * dim).map(|c| EncoderRows::encode(c, dim)).collect();
+    let rows = fitted.rows.chunks(ROWS_PER_SHARD * dim).enumerate().map(|(i, c)| EncoderRows::encode(c, dim, i)).collect();
     Ok(EncoderLayout { dim, n_rows: tokens.len(), n_word_groups, groups, rows, report: fitted.report })
 }
