@@ -1,9 +1,10 @@
 //! Bundle format: determinism, lazy loading, and refusal of corrupt, truncated or
 //! mismatched bundles.
 
-use sift_core::bundle::{ShardKind, ShardRef, FORMAT_VERSION};
-use sift_core::contract::MAX_HOST_ROUNDS;
-use sift_core::{build, BuildOptions, Engine, SearchRequest};
+use sift_build::{build, BuildOptions};
+use sift_engine::bundle::{ShardKind, ShardRef, FORMAT_VERSION};
+use sift_engine::contract::MAX_HOST_ROUNDS;
+use sift_engine::{Engine, SearchRequest};
 use sift_tests::*;
 
 /// Small shards of every kind, and a doc store dictionary however small the corpus.
@@ -11,7 +12,7 @@ fn options() -> BuildOptions {
     BuildOptions { term_shard_target: 256, doc_shard_target: 512, doc_dictionary_from: 0, ..Default::default() }
 }
 
-fn built() -> sift_core::BuiltBundle {
+fn built() -> sift_build::BuiltBundle {
     build(&corpus_docs(), &options()).unwrap()
 }
 
@@ -25,14 +26,14 @@ fn same_input_same_bytes() {
 }
 
 /// Run `query` through the host loop, recording every file the engine asked for.
-fn search_fetching(b: &sift_core::BuiltBundle, query: &str) -> (sift_core::SearchResponse, Vec<String>) {
+fn search_fetching(b: &sift_build::BuiltBundle, query: &str) -> (sift_engine::SearchResponse, Vec<String>) {
     let (r, fetched, _) = search_in_rounds(b, query);
     (r, fetched)
 }
 
 /// A search by a cold engine through the host loop: the response, the files it read in
 /// order, and the rounds it took.
-fn search_in_rounds(b: &sift_core::BuiltBundle, query: &str) -> (sift_core::SearchResponse, Vec<String>, usize) {
+fn search_in_rounds(b: &sift_build::BuiltBundle, query: &str) -> (sift_engine::SearchResponse, Vec<String>, usize) {
     let (r, rounds) = cold_search(b, &SearchRequest::new(query));
     let n = rounds.len();
     (r, rounds.into_iter().flatten().collect(), n)
@@ -59,7 +60,7 @@ fn lazy_loading_fetches_only_what_the_query_needs() {
 
 /// Many small term shards, as a real site has (325 on the Python docs), with or without a
 /// vocabulary.
-fn many_term_shards(vocabulary: bool) -> sift_core::BuiltBundle {
+fn many_term_shards(vocabulary: bool) -> sift_build::BuiltBundle {
     let vocabulary_target = vocabulary.then_some(256);
     build(&corpus_docs(), &BuildOptions { term_shard_target: 24, vocabulary_target, ..Default::default() }).unwrap()
 }
@@ -121,7 +122,7 @@ fn a_typo_reads_its_letters_vocabulary_then_only_the_chosen_neighbours_term_shar
     let (_, before) = search_fetching(&without, "cachr");
     let (t, t_before) = (term_shards_in(&fetched), term_shards_in(&before));
     assert!(t * 2 <= t_before, "{t} term shards with a vocabulary, {t_before} without");
-    let bytes = |names: &[String], b: &sift_core::BuiltBundle| -> usize {
+    let bytes = |names: &[String], b: &sift_build::BuiltBundle| -> usize {
         names.iter().map(|f| b.shards.iter().find(|(n, _)| n == f).unwrap().1.len()).sum()
     };
     // Fewer bytes of postings. (In all, on a corpus this small, one vocabulary shard can
@@ -145,9 +146,9 @@ fn a_typo_in_the_first_letter_reads_the_whole_vocabulary_not_every_term_shard() 
 
 /// The answer to `query` (as JSON, without its timings) and the rounds of the host loop it
 /// took.
-fn answer_and_rounds(b: &sift_core::BuiltBundle, query: &str) -> (serde_json::Value, usize) {
+fn answer_and_rounds(b: &sift_build::BuiltBundle, query: &str) -> (serde_json::Value, usize) {
     let (r, _, rounds) = search_in_rounds(b, query);
-    let mut v = value(&sift_core::json::ToJson::to_json(&r));
+    let mut v = value(&sift_engine::json::ToJson::to_json(&r));
     v.as_object_mut().unwrap().remove("timings_ms");
     (v, rounds)
 }
@@ -156,10 +157,10 @@ fn answer_and_rounds(b: &sift_core::BuiltBundle, query: &str) -> (serde_json::Va
 /// query's, word by word (suggestions replace words, they do not add or drop them).
 fn suggestion_edits(query: &str, answer: &serde_json::Value) -> Option<usize> {
     let suggestion = answer["suggestions"][0].as_str()?;
-    let words = |s: &str| s.split_whitespace().map(sift_core::analyzer::fold).collect::<Vec<_>>();
+    let words = |s: &str| s.split_whitespace().map(sift_engine::analyzer::fold).collect::<Vec<_>>();
     let (typed, suggested) = (words(query), words(suggestion));
     assert_eq!(typed.len(), suggested.len(), "{query} → {suggestion}");
-    Some(typed.iter().zip(&suggested).map(|(a, b)| usize::from(sift_core::fuzzy::distance(a, b, 9))).sum())
+    Some(typed.iter().zip(&suggested).map(|(a, b)| usize::from(sift_engine::fuzzy::distance(a, b, 9))).sum())
 }
 
 #[test]
@@ -168,8 +169,8 @@ fn typo_tolerance_with_a_vocabulary_finds_what_it_found_without_and_words_only_t
     // A runtime that predates the vocabulary ignores the member: the same bundle without it.
     let mut m: serde_json::Value = serde_json::from_slice(&with.manifest_bytes()).unwrap();
     m.as_object_mut().unwrap().remove("vocabulary");
-    let manifest = sift_core::bundle::Manifest::parse(m.to_string().as_bytes()).unwrap();
-    let ignored = sift_core::BuiltBundle { manifest, shards: with.shards.clone(), warnings: Vec::new() };
+    let manifest = sift_engine::bundle::Manifest::parse(m.to_string().as_bytes()).unwrap();
+    let ignored = sift_build::BuiltBundle { manifest, shards: with.shards.clone(), warnings: Vec::new() };
     let queries = [
         "cachr",
         "xache",
@@ -273,7 +274,7 @@ fn vocabulary_shards_are_named_by_rule_hold_whole_letters_and_are_checked() {
         }
     }
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
-    assert_eq!(sift_core::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    assert_eq!(sift_engine::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
     let bytes_of = |f: &str| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone();
     let mut e = Engine::new(&b.manifest_bytes()).unwrap();
     let (first, second) = (&v[0].shard.file, &v[1].shard.file);
@@ -362,7 +363,7 @@ fn doc_shards_are_named_by_rule_and_listed_as_columns() {
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
     assert!(!text.contains("\"doc_shards\"") && text.contains("\"doc_store\""));
     // Read back, the manifest is the same.
-    assert_eq!(sift_core::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    assert_eq!(sift_engine::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
     // Another build of other pages names its doc shards apart.
     let mut docs = corpus_docs();
     docs[0].title.push_str(" (edited)");
@@ -410,13 +411,13 @@ fn term_shards_are_named_by_rule_and_listed_as_key_range_columns() {
     }
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
     assert!(!text.contains("\"term_shards\"") && text.contains("\"term_store\""));
-    assert_eq!(sift_core::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    assert_eq!(sift_engine::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
     // The store lists separators: the shortest prefix of a shard's smallest term above the
     // shard before's largest (the first shard: its smallest term).
-    let keys = |t: &sift_core::bundle::KeyRangeShardRef| {
+    let keys = |t: &sift_engine::bundle::KeyRangeShardRef| {
         let bytes = &b.shards.iter().find(|(n, _)| *n == t.shard.file).unwrap().1;
-        let payload = sift_core::bundle::decode_shard(bytes, ShardKind::Terms, &t.shard).unwrap();
-        let keys = sift_core::bundle::terms::TermShard::decode(payload).unwrap().map.stream().into_byte_keys();
+        let payload = sift_engine::bundle::decode_shard(bytes, ShardKind::Terms, &t.shard).unwrap();
+        let keys = sift_engine::bundle::terms::TermShard::decode(payload).unwrap().map.stream().into_byte_keys();
         let text = |k: &Vec<u8>| String::from_utf8(k.clone()).unwrap();
         (text(&keys[0]), text(&keys[keys.len() - 1]))
     };
@@ -480,7 +481,7 @@ fn doc_shards_are_read_with_the_doc_stores_dictionary_and_answer_as_without_it()
     assert!(dict.file.starts_with("s-") && dict.check.is_some(), "listed with its size and checksum: {dict:?}");
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
     assert!(text.contains("\"dictionary\":true"));
-    assert_eq!(sift_core::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    assert_eq!(sift_engine::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
     // The doc shards are compressed after it (codec 2); the answers are those of a bundle
     // without one, snippets included.
     let plain = build(&corpus_docs(), &BuildOptions { doc_dictionary_from: usize::MAX, ..options() }).unwrap();
@@ -490,7 +491,7 @@ fn doc_shards_are_read_with_the_doc_stores_dictionary_and_answer_as_without_it()
     for q in ["cache", "deploy the bundle", "\"agentroot to production\"", "authentificate"] {
         let (with, fetched) = search_fetching(&b, q);
         let (without, _) = search_fetching(&plain, q);
-        let brief = |r: &sift_core::SearchResponse| r.results.iter().map(|x| (x.id.clone(), x.snippet.clone())).collect::<Vec<_>>();
+        let brief = |r: &sift_engine::SearchResponse| r.results.iter().map(|x| (x.id.clone(), x.snippet.clone())).collect::<Vec<_>>();
         assert_eq!(brief(&with), brief(&without), "{q}");
         // Asked for before the doc shards that need it (the first round).
         let (d, z) = (fetched.iter().position(|f| f.starts_with("d-")), fetched.iter().position(|f| *f == dict.file));
@@ -552,23 +553,23 @@ fn a_startup_shard_that_disagrees_with_its_manifest_is_refused() {
     let b = built();
     let startup = b.manifest.startup.clone();
     let bytes = b.shards.iter().find(|(n, _)| *n == startup.file).unwrap().1.clone();
-    let payload = sift_core::bundle::decode_shard(&bytes, ShardKind::Startup, &startup).unwrap();
-    let s = sift_core::bundle::startup::decode(&payload).unwrap();
+    let payload = sift_engine::bundle::decode_shard(&bytes, ShardKind::Startup, &startup).unwrap();
+    let s = sift_engine::bundle::startup::decode(&payload).unwrap();
     // A startup payload framed and listed with a valid checksum, so it reaches the decoder.
     let listed = |payload: &[u8]| {
-        let framed = sift_core::bundle::encode_shard(ShardKind::Startup, payload);
+        let framed = sift_engine::bundle::encode_shard(ShardKind::Startup, payload);
         let mut manifest = b.manifest.clone();
-        manifest.startup = ShardRef::new(startup.file.clone(), framed.len() as u64, sift_core::bundle::crc32::crc32(&framed));
+        manifest.startup = ShardRef::new(startup.file.clone(), framed.len() as u64, sift_engine::bundle::crc32::crc32(&framed));
         (Engine::new(&manifest.to_json_bytes()).unwrap(), framed)
     };
     // Without its dictionary section: the manifest still says it holds one.
-    let (mut e, framed) = listed(&sift_core::bundle::startup::encode(s.docmeta, s.filters, None));
+    let (mut e, framed) = listed(&sift_engine::bundle::startup::encode(s.docmeta, s.filters, None));
     let err = e.add_shard(&startup.file, &framed).unwrap_err();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("disagree on the doc store's dictionary"), "{}", err.message);
     assert!(!e.is_loaded(&startup.file));
     // A truncated section table, and a doc metadata section of another corpus.
-    for bad in [payload[..payload.len() / 2].to_vec(), sift_core::bundle::startup::encode(&[9, 9], s.filters, s.dictionary)] {
+    for bad in [payload[..payload.len() / 2].to_vec(), sift_engine::bundle::startup::encode(&[9, 9], s.filters, s.dictionary)] {
         let (mut e, framed) = listed(&bad);
         assert_eq!(e.add_shard(&startup.file, &framed).unwrap_err().code, "bundle_corrupt");
     }
@@ -604,7 +605,7 @@ fn empty_corpus_and_duplicate_ids() {
     let err = build(&docs, &BuildOptions::default()).err().unwrap();
     assert!(err.message.contains("duplicate"), "{}", err.message);
     // An empty bundle is valid and answers "nothing" with an explanation.
-    let e = sift_core::engine_from_docs(&[], &BuildOptions::default()).unwrap();
+    let e = sift_tests::engine_from_docs(&[], &BuildOptions::default()).unwrap();
     let r = run(&e, &SearchRequest::new("anything")).unwrap();
     assert_eq!(r.total, 0);
     assert!(r.fallback.is_some());
@@ -616,8 +617,8 @@ fn every_bundle_carries_the_fold_table_and_only_this_runtimes_own_is_installed()
     let table = b.manifest.fold_table.clone().expect("a fold table");
     let bytes_of = |name: &str| b.shards.iter().find(|(n, _)| n == name).unwrap().1.clone();
     let stored = bytes_of(&table.file);
-    let payload = sift_core::bundle::decode_shard(&stored, ShardKind::FoldTable, &table).unwrap();
-    assert_eq!(Some(payload.as_slice()), sift_core::decompose::rare_folds_bytes(), "the builder's own table, byte for byte");
+    let payload = sift_engine::bundle::decode_shard(&stored, ShardKind::FoldTable, &table).unwrap();
+    assert_eq!(Some(payload.as_slice()), sift_engine::decompose::rare_folds_bytes(), "the builder's own table, byte for byte");
     assert!(b.manifest.keyword_shards().any(|s| s.file == table.file), "the keyword engine reads it");
 
     // A damaged copy is refused by its checksum; a well-framed copy of another table (a
@@ -629,10 +630,10 @@ fn every_bundle_carries_the_fold_table_and_only_this_runtimes_own_is_installed()
     assert_eq!(e.add_shard(&table.file, &damaged).unwrap_err().code, "bundle_corrupt");
     let mut other = payload.clone();
     other[0] ^= 1;
-    let framed = sift_core::bundle::encode_shard(ShardKind::FoldTable, &other);
+    let framed = sift_engine::bundle::encode_shard(ShardKind::FoldTable, &other);
     let mut manifest = b.manifest.clone();
     let sref = manifest.fold_table.as_mut().unwrap();
-    *sref = ShardRef::new(sref.file.clone(), framed.len() as u64, sift_core::bundle::crc32::crc32(&framed));
+    *sref = ShardRef::new(sref.file.clone(), framed.len() as u64, sift_engine::bundle::crc32::crc32(&framed));
     let mut e = Engine::new(&manifest.to_json_bytes()).unwrap();
     let err = e.add_shard(&table.file, &framed).unwrap_err();
     assert!(err.message.contains("rebuild"), "{}", err.message);
@@ -640,15 +641,15 @@ fn every_bundle_carries_the_fold_table_and_only_this_runtimes_own_is_installed()
 }
 
 /// A bundle with vectors in three lists and a static query encoder (the toy model's).
-fn semantic_built(docs: &[sift_core::SourceDoc]) -> sift_core::BuiltBundle {
-    let mut semantic = sift_core::semantic::toy::semantic_input(docs, 16);
+fn semantic_built(docs: &[sift_engine::SourceDoc]) -> sift_build::BuiltBundle {
+    let mut semantic = sift_build::semantic::toy::semantic_input(docs, 16);
     semantic.lists = Some(3);
     semantic.probe = 8;
     build(docs, &BuildOptions { semantic: Some(semantic), ..options() }).unwrap()
 }
 
 /// A hybrid search by a cold engine through the host loop: the files it read.
-fn hybrid_fetching(b: &sift_core::BuiltBundle, query: &str) -> (sift_core::SearchResponse, Vec<String>) {
+fn hybrid_fetching(b: &sift_build::BuiltBundle, query: &str) -> (sift_engine::SearchResponse, Vec<String>) {
     let mut e = Engine::new(&b.manifest_bytes()).unwrap();
     let req = SearchRequest { query: query.into(), mode: Some("hybrid".into()), ..Default::default() };
     let mut fetched = Vec::new();
@@ -682,7 +683,7 @@ fn the_semantic_stores_are_named_by_rule_and_the_encoder_index_is_the_manifests(
     let n_lists = b.shards.iter().filter(|(n, _)| n.starts_with("l-")).count();
     assert_eq!(n_lists, 3);
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
-    assert_eq!(sift_core::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    assert_eq!(sift_engine::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
 
     // A hybrid query reads the vector index, then the encoder's groups and rows and the
     // nearest lists, each by its rule name: no index shard for the encoder.

@@ -6,7 +6,7 @@
 //! (`cargo run -p sift-tests --example freeze_bundle -- v<N>`). A bundle of an older format
 //! is refused with a message that says to rebuild it (`tests/frozen/older-format/`).
 
-use sift_core::{Engine, MultiSearchRequest, SearchRequest, Step};
+use sift_engine::{Engine, MultiSearchRequest, SearchRequest, Step};
 use sift_tests::frozen::{answer_case, cases_of, Case};
 use sift_tests::repo_root;
 
@@ -22,7 +22,7 @@ fn open_lazily(dir: &std::path::Path, case: &Case) -> Engine {
 }
 
 /// The case's call as one engine step (its answer is rendered by `answer_case`).
-fn answer_step(engine: &Engine, case: &Case) -> Result<Step<()>, sift_core::SiftError> {
+fn answer_step(engine: &Engine, case: &Case) -> Result<Step<()>, sift_engine::SiftError> {
     let ctx = sift_tests::ctx();
     let args: serde_json::Value = serde_json::from_str(case.request).unwrap_or_default();
     let id = args["id"].as_str().unwrap_or_default();
@@ -46,12 +46,12 @@ fn answer_step(engine: &Engine, case: &Case) -> Result<Step<()>, sift_core::Sift
 }
 
 fn frozen_dir() -> std::path::PathBuf {
-    repo_root().join("tests/frozen").join(format!("v{}", sift_core::bundle::FORMAT_VERSION))
+    repo_root().join("tests/frozen").join(format!("v{}", sift_engine::bundle::FORMAT_VERSION))
 }
 
 #[test]
 fn the_frozen_bundle_opens_and_answers_as_recorded() {
-    let version = format!("v{}", sift_core::bundle::FORMAT_VERSION);
+    let version = format!("v{}", sift_engine::bundle::FORMAT_VERSION);
     let dir = frozen_dir();
     let cases = cases_of(&version).expect("cases of the current format");
     let recorded: Vec<serde_json::Value> =

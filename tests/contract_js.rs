@@ -5,7 +5,7 @@
 #[test]
 fn contract_js_matches_the_engine() {
     let path = sift_tests::repo_root().join("www/src/contract.js");
-    let want = sift_core::contract::js_module();
+    let want = sift_engine::contract::js_module();
     if std::env::var_os("SIFT_UPDATE_CONTRACT_JS").is_some() {
         std::fs::write(&path, &want).expect("contract.js written");
     }

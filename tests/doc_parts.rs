@@ -4,8 +4,9 @@
 //! Format 12: the parts lie on a grid of positions, so the manifest lists where they begin
 //! only for the few that begin off it.
 
-use sift_core::doc::{Section, SourceDoc};
-use sift_core::{build, BuildOptions, BuiltBundle, Engine, SearchRequest, Step};
+use sift_build::{build, BuildOptions, BuiltBundle};
+use sift_engine::doc::{Section, SourceDoc};
+use sift_engine::{Engine, SearchRequest, Step};
 use sift_tests::*;
 
 /// A long reference page — twelve sections of about 600 bytes, a distinct word in each
@@ -35,7 +36,7 @@ fn built(part_target: usize) -> BuiltBundle {
 }
 
 /// Run a call through the host loop, recording the doc-store files it read.
-fn run<T>(b: &BuiltBundle, call: impl Fn(&Engine) -> Result<Step<T>, sift_core::SiftError>) -> (T, Vec<String>) {
+fn run<T>(b: &BuiltBundle, call: impl Fn(&Engine) -> Result<Step<T>, sift_engine::SiftError>) -> (T, Vec<String>) {
     let mut e = Engine::new(&b.manifest_bytes()).unwrap();
     let mut docs_read = Vec::new();
     let v = e
@@ -125,7 +126,7 @@ fn whole_page_reads_put_the_parts_back_together() {
 
     let (rel, _) = run(&b, |e| e.related("long", Some(5), &ctx()));
     let (rel_whole, _) = run(&whole, |e| e.related("long", Some(5), &ctx()));
-    let ids = |r: &sift_core::SearchResponse| r.results.iter().map(|x| x.id.clone()).collect::<Vec<_>>();
+    let ids = |r: &sift_engine::SearchResponse| r.results.iter().map(|x| x.id.clone()).collect::<Vec<_>>();
     assert_eq!(ids(&rel), ids(&rel_whole));
 }
 
@@ -204,16 +205,16 @@ fn built_from(docs: &[SourceDoc], part_target: usize) -> BuiltBundle {
 }
 
 /// The stored page of each part of doc 0 (the builder's own payloads, inflated).
-fn stored_parts(b: &BuiltBundle) -> Vec<sift_core::bundle::docstore::StoredDoc> {
+fn stored_parts(b: &BuiltBundle) -> Vec<sift_engine::bundle::docstore::StoredDoc> {
     b.manifest
         .doc_shards
         .iter()
         .filter(|d| d.first_doc == 0)
         .map(|d| {
             let bytes = &b.shards.iter().find(|(n, _)| *n == d.shard.file).unwrap().1;
-            let payload = sift_core::bundle::decode_shard(bytes, sift_core::bundle::ShardKind::Docs, &d.shard).unwrap();
+            let payload = sift_engine::bundle::decode_shard(bytes, sift_engine::bundle::ShardKind::Docs, &d.shard).unwrap();
             let place = b.manifest.doc_shards.iter().position(|x| x.shard.file == d.shard.file).unwrap() as u32;
-            sift_core::bundle::docstore::StoredDoc::decode(&payload, 1, place).unwrap().remove(0)
+            sift_engine::bundle::docstore::StoredDoc::decode(&payload, 1, place).unwrap().remove(0)
         })
         .collect()
 }
@@ -275,7 +276,7 @@ fn a_result_in_a_long_section_reads_only_the_piece_its_snippet_comes_from() {
     for q in ["\"closing row mentions sigma\"", "filler options", "omicron sigma"] {
         let (r, _) = run(&b, |e| e.search(&SearchRequest::new(q), &ctx()));
         let (w, _) = run(&whole, |e| e.search(&SearchRequest::new(q), &ctx()));
-        let ids = |x: &sift_core::SearchResponse| x.results.iter().map(|r| (r.id.clone(), r.score.to_bits())).collect::<Vec<_>>();
+        let ids = |x: &sift_engine::SearchResponse| x.results.iter().map(|r| (r.id.clone(), r.score.to_bits())).collect::<Vec<_>>();
         assert_eq!((ids(&r), r.total), (ids(&w), w.total), "{q}");
     }
 }
@@ -298,7 +299,7 @@ fn whole_page_reads_join_a_sections_pieces_back_exactly() {
 
 #[test]
 fn a_doc_shard_whose_continues_is_not_a_boolean_is_refused() {
-    use sift_core::bundle::{decode_shard, encode_shard, ShardKind};
+    use sift_engine::bundle::{decode_shard, encode_shard, ShardKind};
     let b = built_from(&one_long_section(), 1500);
     let (_, read) = run(&b, |e| e.search(&SearchRequest::new("sigma"), &ctx()));
     let second = b.manifest.doc_shards.iter().find(|d| d.shard.file == read[0]).unwrap().clone();

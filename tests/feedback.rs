@@ -3,8 +3,9 @@
 //! other words is found; those words are never required, never highlighted, never undo an
 //! exclusion or a quoted phrase; short queries are left alone.
 
-use sift_core::doc::Section;
-use sift_core::{BuildOptions, Engine, SearchRequest, SearchResponse, SourceDoc};
+use sift_build::BuildOptions;
+use sift_engine::doc::Section;
+use sift_engine::{Engine, SearchRequest, SearchResponse, SourceDoc};
 use sift_tests::*;
 
 fn doc(id: &str, title: &str, text: &str) -> SourceDoc {
@@ -51,7 +52,7 @@ fn engine() -> Engine {
             "Strings, lists and dictionaries hold values; loops repeat statements.",
         ));
     }
-    sift_core::engine_from_docs(&docs, &BuildOptions::default()).expect("builds")
+    sift_tests::engine_from_docs(&docs, &BuildOptions::default()).expect("builds")
 }
 
 const PARAGRAPH: &str = "how does python free the memory of objects that my program no longer uses automatically";

@@ -5,16 +5,17 @@
 //! Changing a case here changes nothing on disk: the recorded answers are only rewritten by
 //! running the freezer on purpose (a new frozen version, or a deliberate ranking change).
 
-use sift_core::{BuildOptions, SourceDoc};
+use sift_build::BuildOptions;
+use sift_engine::SourceDoc;
 
 /// Dimension of the toy vectors in the frozen bundle.
 pub const TOY_DIM: usize = 16;
 
 /// The build options of the frozen bundle: the seed corpus with small shard
 /// targets (several term and doc shards, longer pages in parts) and the toy model's vectors and query encoder
-/// (`sift_core::semantic::toy`), so no model is needed to rebuild or replay it.
+/// (`sift_build::semantic::toy`), so no model is needed to rebuild or replay it.
 pub fn current_options(docs: &[SourceDoc]) -> BuildOptions {
-    let mut semantic = sift_core::semantic::toy::semantic_input(docs, TOY_DIM);
+    let mut semantic = sift_build::semantic::toy::semantic_input(docs, TOY_DIM);
     // Several lists, so the frozen bundle exercises the partitioned layout too.
     semantic.lists = Some(3);
     semantic.probe = 8;
@@ -25,7 +26,7 @@ pub fn current_options(docs: &[SourceDoc]) -> BuildOptions {
         doc_part_target: 160,
         // The seed pages are few: a dictionary anyway, as a docs site has one.
         doc_dictionary_from: 0,
-        generator: format!("sift frozen-v{}", sift_core::bundle::FORMAT_VERSION),
+        generator: format!("sift frozen-v{}", sift_engine::bundle::FORMAT_VERSION),
         semantic: Some(semantic),
         ..BuildOptions::default()
     }
@@ -50,7 +51,7 @@ const fn embedded(request: &'static str) -> Case {
 
 /// The cases recorded for the frozen bundle of the current format (`v<N>`).
 pub fn cases_of(version: &str) -> Option<Vec<&'static Case>> {
-    (version == format!("v{}", sift_core::bundle::FORMAT_VERSION)).then(|| CASES.iter().chain(SPELLING_CASES).collect())
+    (version == format!("v{}", sift_engine::bundle::FORMAT_VERSION)).then(|| CASES.iter().chain(SPELLING_CASES).collect())
 }
 
 /// Typos one edit from a word as the pages write it and further from its stem (`provders`:
@@ -93,12 +94,12 @@ pub const CASES: &[Case] = &[
 ];
 
 /// The host's query vector for an `embed` case: the toy model's.
-pub fn query_vector(engine: &sift_core::Engine, req: &sift_core::SearchRequest) -> Vec<f32> {
-    sift_core::semantic::toy::embed(&engine.semantic_text(req), TOY_DIM)
+pub fn query_vector(engine: &sift_engine::Engine, req: &sift_engine::SearchRequest) -> Vec<f32> {
+    sift_build::semantic::toy::embed(&engine.semantic_text(req), TOY_DIM)
 }
 
 /// Load every shard of a bundle, the index shards' children included.
-pub fn load_all(engine: &mut sift_core::Engine, mut read: impl FnMut(&str) -> Vec<u8>) {
+pub fn load_all(engine: &mut sift_engine::Engine, mut read: impl FnMut(&str) -> Vec<u8>) {
     loop {
         let missing: Vec<String> = engine.all_files().into_iter().filter(|f| !engine.is_loaded(f)).collect();
         if missing.is_empty() {
@@ -113,10 +114,10 @@ pub fn load_all(engine: &mut sift_core::Engine, mut read: impl FnMut(&str) -> Ve
 
 /// Run one case against an engine with every shard it asks for at hand, and give the
 /// answer as the contract's JSON: the response, or the error object.
-pub fn answer_case(engine: &sift_core::Engine, case: &Case) -> serde_json::Value {
-    use sift_core::json::ToJson;
-    use sift_core::{MultiSearchRequest, SearchRequest, Step};
-    fn done<T: ToJson>(step: Result<Step<T>, sift_core::SiftError>) -> serde_json::Value {
+pub fn answer_case(engine: &sift_engine::Engine, case: &Case) -> serde_json::Value {
+    use sift_engine::json::ToJson;
+    use sift_engine::{MultiSearchRequest, SearchRequest, Step};
+    fn done<T: ToJson>(step: Result<Step<T>, sift_engine::SiftError>) -> serde_json::Value {
         match step {
             Ok(Step::Done(v)) => crate::value(&v.to_json()),
             Ok(Step::Need(files)) => panic!("an engine with every shard asked for {files:?}"),

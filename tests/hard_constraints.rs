@@ -1,9 +1,11 @@
 //! Hard constraints hold in every mode: a result that lacks the quoted text (also when
 //! the lexical side relaxes to any term), contains an excluded word, or fails a filter or
 //! `since` is dropped — in `lexical`, `semantic`, `hybrid` and `auto` alike. The bundle is built with the toy model
-//! (`sift_core::semantic::toy`), so no model is needed.
+//! (`sift_build::semantic::toy`), so no model is needed.
 
-use sift_core::{engine_from_docs, BuildOptions, Engine, SearchResponse};
+use sift_build::BuildOptions;
+use sift_engine::{Engine, SearchResponse};
+use sift_tests::engine_from_docs;
 use sift_tests::*;
 use std::sync::OnceLock;
 
@@ -11,7 +13,7 @@ fn engine() -> &'static Engine {
     static E: OnceLock<Engine> = OnceLock::new();
     E.get_or_init(|| {
         let docs = corpus_docs();
-        let opts = BuildOptions { semantic: Some(sift_core::semantic::toy::semantic_input(&docs, 64)), ..BuildOptions::default() };
+        let opts = BuildOptions { semantic: Some(sift_build::semantic::toy::semantic_input(&docs, 64)), ..BuildOptions::default() };
         engine_from_docs(&docs, &opts).expect("corpus builds with toy vectors")
     })
 }

@@ -16,9 +16,9 @@
 //! `boost_recent`, pagination and facets, and relevance feedback (RM3) for queries of eight
 //! clauses or more.
 
-use sift_core::analyzer;
-use sift_core::bundle::docmeta::{decode_len, encode_len};
-use sift_core::rank::{Bm25fParams, N_FIELDS};
+use sift_engine::analyzer;
+use sift_engine::bundle::docmeta::{decode_len, encode_len};
+use sift_engine::rank::{Bm25fParams, N_FIELDS};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A document as the property tests generate it.

@@ -1,6 +1,6 @@
 //! `related`: pages like a given page, never the page itself; clear errors for bad ids.
 
-use sift_core::{Engine, SearchResponse, SiftError, Step};
+use sift_engine::{Engine, SearchResponse, SiftError, Step};
 use sift_tests::*;
 
 fn related(e: &Engine, id: &str, limit: Option<i64>) -> Result<SearchResponse, SiftError> {
@@ -37,7 +37,7 @@ fn related_to_an_unknown_or_empty_id_is_a_clear_error() {
 #[test]
 fn related_asks_for_the_doc_shards_it_lacks() {
     let docs = corpus_docs();
-    let built = sift_core::build(&docs, &Default::default()).unwrap();
+    let built = sift_build::build(&docs, &Default::default()).unwrap();
     let mut e = Engine::new(&built.manifest_bytes()).unwrap();
     let id = docs[0].id.clone();
     let mut rounds = 0;

@@ -1,6 +1,6 @@
 //! Every pain in ../shared/seeds, as a test over the small docs set in tests/corpus.
 
-use sift_core::{MultiSearchRequest, SearchRequest, SourceDoc, Step};
+use sift_engine::{MultiSearchRequest, SearchRequest, SourceDoc, Step};
 use sift_tests::*;
 
 #[test]
@@ -104,7 +104,7 @@ fn recency_boost_reorders_towards_new_pages() {
     let e = corpus_engine();
     let plain = search_json(&e, r#"{"query": "cache OR memo OR release"}"#).unwrap();
     let boosted = search_json(&e, r#"{"query": "cache OR memo OR release", "boost_recent": true}"#).unwrap();
-    let pos = |r: &sift_core::SearchResponse| ids(r).iter().position(|i| *i == "blog/release-notes.md").unwrap();
+    let pos = |r: &sift_engine::SearchResponse| ids(r).iter().position(|i| *i == "blog/release-notes.md").unwrap();
     assert!(pos(&boosted) <= pos(&plain));
     assert!(boosted.results[0].score <= 1.0);
 }
@@ -221,7 +221,7 @@ fn multi_search_fuses_and_deduplicates() {
     assert!(e.multi_search(&none, &ctx()).is_err());
 }
 
-fn ids_multi(r: &sift_core::MultiSearchResponse) -> Vec<&str> {
+fn ids_multi(r: &sift_engine::MultiSearchResponse) -> Vec<&str> {
     r.results.iter().map(|x| x.id.as_str()).collect()
 }
 
@@ -281,7 +281,7 @@ fn long_pasted_text_is_answered_with_its_most_informative_terms() {
 /// the item it sits under, and sections that would still read the same are merged.
 #[test]
 fn sub_results_are_labelled_so_they_can_be_told_apart() {
-    use sift_core::doc::Section;
+    use sift_engine::doc::Section;
     let sec = |heading: &str, anchor: &str, text: &str| Section { heading: heading.into(), anchor: Some(anchor.into()), text: text.into() };
     let page = SourceDoc {
         id: "std/collections/hash_map/struct.HashMap.html".into(),
@@ -303,7 +303,7 @@ fn sub_results_are_labelled_so_they_can_be_told_apart() {
         date: None,
         link_density: 0.0,
     };
-    let e = sift_core::engine_from_docs(&[page], &sift_core::BuildOptions::default()).unwrap();
+    let e = sift_tests::engine_from_docs(&[page], &sift_build::BuildOptions::default()).unwrap();
     let r = search(&e, "hashmap entry api");
     let titles: Vec<&str> = r.results[0].sub_results.iter().map(|s| s.title.as_str()).collect();
     let mut unique = titles.clone();
@@ -333,13 +333,13 @@ fn navigation_pages_rank_below_content_for_the_same_word() {
     let (prose_doc, _) = sift_extract::html::extract(prose.as_bytes(), "howto/encodings.html", &opts).unwrap();
     assert!(index_doc.link_density > 0.9, "an index is links: {}", index_doc.link_density);
     assert!(prose_doc.link_density < 0.2, "prose is not: {}", prose_doc.link_density);
-    let e = sift_core::engine_from_docs(&[index_doc.clone(), prose_doc.clone()], &sift_core::BuildOptions::default()).unwrap();
+    let e = sift_tests::engine_from_docs(&[index_doc.clone(), prose_doc.clone()], &sift_build::BuildOptions::default()).unwrap();
     let r = search(&e, "codec");
     assert_eq!(ids(&r), vec!["howto/encodings.html", "genindex-C.html"], "content first, navigation still found");
     // By meaning too: the prior multiplies the cosine as it multiplies BM25F.
     let by_meaning = |docs: &[SourceDoc]| {
-        let opts = sift_core::BuildOptions { semantic: Some(sift_core::semantic::toy::semantic_input(docs, 64)), ..Default::default() };
-        let e = sift_core::engine_from_docs(docs, &opts).unwrap();
+        let opts = sift_build::BuildOptions { semantic: Some(sift_build::semantic::toy::semantic_input(docs, 64)), ..Default::default() };
+        let e = sift_tests::engine_from_docs(docs, &opts).unwrap();
         let req = SearchRequest { query: "codec entry".into(), mode: Some("semantic".into()), ..Default::default() };
         let r = run(&e, &req).unwrap();
         r.results.iter().map(|x| (x.id.clone(), x.score)).collect::<Vec<_>>()
@@ -354,7 +354,7 @@ fn navigation_pages_rank_below_content_for_the_same_word() {
     // The same pages without the signal (as from a source with no links): the index wins on
     // term frequency — the prior is what turns it around.
     let flat: Vec<SourceDoc> = [index_doc, prose_doc].into_iter().map(|d| SourceDoc { link_density: 0.0, ..d }).collect();
-    let e = sift_core::engine_from_docs(&flat, &sift_core::BuildOptions::default()).unwrap();
+    let e = sift_tests::engine_from_docs(&flat, &sift_build::BuildOptions::default()).unwrap();
     assert_eq!(ids(&search(&e, "codec"))[0], "genindex-C.html");
     let x = run(&e, &SearchRequest { query: "codec".into(), explain: Some(true), ..Default::default() }).unwrap();
     assert!(x.results.iter().all(|r| r.explain.as_ref().unwrap().get("navigation_prior").is_none()), "content explains as before");

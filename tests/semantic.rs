@@ -5,10 +5,11 @@
 //! model on texts it was not fitted to, the full model stays an option, bad vectors and
 //! bad shards are refused. Skipped, saying why, when the model is not installed.
 
-use sift_core::contract::{FilterValue, Scalar};
-use sift_core::{build, BuildOptions, Engine, SearchRequest, SearchResponse, SiftError, SourceDoc, Step};
+use sift_build::{build, BuildOptions};
 use sift_embed::corpus::{self, Layout};
 use sift_embed::model::{default_model_dir, Embedder};
+use sift_engine::contract::{FilterValue, Scalar};
+use sift_engine::{Engine, SearchRequest, SearchResponse, SiftError, SourceDoc, Step};
 use sift_tests::*;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -19,7 +20,7 @@ struct Setup {
     /// what is new.
     store: Mutex<HashMap<sift_embed::corpus::Key, Vec<f32>>>,
     engine: Engine,
-    built: sift_core::BuiltBundle,
+    built: sift_build::BuiltBundle,
     /// Sentences left out of the encoder's fit (every fourth), for the parity check.
     held_out: Vec<String>,
 }
@@ -34,7 +35,7 @@ fn embedder() -> Option<Embedder> {
     Some(Embedder::load(&model, &dir.join("tokenizer.json")).expect("model loads"))
 }
 
-fn semantic_build(e: &Embedder, docs: &[SourceDoc], layout: Layout, held_out: &[String]) -> sift_core::BuiltBundle {
+fn semantic_build(e: &Embedder, docs: &[SourceDoc], layout: Layout, held_out: &[String]) -> sift_build::BuiltBundle {
     semantic_build_with(e, docs, layout, held_out, &mut HashMap::new())
 }
 
@@ -44,7 +45,7 @@ fn semantic_build_with(
     layout: Layout,
     held_out: &[String],
     store: &mut HashMap<sift_embed::corpus::Key, Vec<f32>>,
-) -> sift_core::BuiltBundle {
+) -> sift_build::BuiltBundle {
     let (mut input, _, _) = corpus::semantic_input(docs, e, "all-MiniLM-L6-v2", layout, store, &|_, _| {}).expect("corpus embeds");
     if let Some(enc) = input.encoder.as_mut() {
         let held: std::collections::HashSet<Vec<u32>> = held_out.iter().map(|t| e.tokenizer().encode(t)).collect();
@@ -53,7 +54,7 @@ fn semantic_build_with(
     build(docs, &BuildOptions { semantic: Some(input), ..Default::default() }).expect("builds")
 }
 
-fn open(built: &sift_core::BuiltBundle) -> Engine {
+fn open(built: &sift_build::BuiltBundle) -> Engine {
     let mut engine = Engine::new(&built.manifest_bytes()).unwrap();
     sift_tests::frozen::load_all(&mut engine, |f| built.shards.iter().find(|(n, _)| n == f).unwrap().1.clone());
     engine
@@ -66,7 +67,7 @@ fn setup() -> Option<&'static Setup> {
             let e = embedder()?;
             let docs = corpus_docs();
             let sentences: Vec<String> =
-                docs.iter().flat_map(|d| d.sections.iter()).flat_map(|s| sift_core::semantic::training::sentences(&s.text)).collect();
+                docs.iter().flat_map(|d| d.sections.iter()).flat_map(|s| sift_build::semantic::training::sentences(&s.text)).collect();
             let held_out: Vec<String> = sentences.into_iter().step_by(4).collect();
             let mut store = HashMap::new();
             let built = semantic_build_with(&e, &docs, Layout::default(), &held_out, &mut store);
@@ -85,7 +86,7 @@ fn ask(s: &Setup, q: &str, mode: &str) -> Result<SearchResponse, SiftError> {
 
 fn without_timings(mut r: SearchResponse) -> String {
     r.timings_ms.clear();
-    sift_core::json::ToJson::to_json(&r).to_text()
+    sift_engine::json::ToJson::to_json(&r).to_text()
 }
 
 fn done<T>(step: Step<T>) -> T {
@@ -279,7 +280,7 @@ fn builds_with_vectors_are_deterministic() {
     assert_eq!(again.shards, s.built.shards);
     assert_eq!(
         s.built.manifest.vectors.as_ref().unwrap().chunks as usize,
-        docs.iter().map(|d| sift_core::chunk::chunks_of(d).len()).sum::<usize>()
+        docs.iter().map(|d| sift_build::chunk::chunks_of(d).len()).sum::<usize>()
     );
 }
 

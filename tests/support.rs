@@ -1,12 +1,24 @@
 //! Helpers shared by the integration tests: the seed-pain corpus, an engine over it, the
 //! `sift` binary, and where `../shared` is (when it is there).
 
-use sift_core::date::days_from_civil;
-use sift_core::{BuildOptions, BuiltBundle, Context, Engine, SearchRequest, SearchResponse, SiftError, SourceDoc, Step};
+use sift_build::{BuildOptions, BuiltBundle};
+use sift_engine::date::days_from_civil;
+use sift_engine::{Context, Engine, SearchRequest, SearchResponse, SiftError, SourceDoc, Step};
 use std::path::{Path, PathBuf};
 
 #[path = "frozen_cases.rs"]
 pub mod frozen;
+
+/// Build a bundle in memory and open an engine over it with every shard loaded: the
+/// shortest path from documents to answers.
+pub fn engine_from_docs(docs: &[SourceDoc], opts: &BuildOptions) -> Result<Engine, SiftError> {
+    let built = sift_build::build(docs, opts)?;
+    let mut eng = Engine::new(&built.manifest_bytes())?;
+    for (name, bytes) in &built.shards {
+        eng.add_shard(name, bytes)?;
+    }
+    Ok(eng)
+}
 
 /// The repository root, found from the running test's package (cargo sets
 /// `CARGO_MANIFEST_DIR` at run time): the compile-time value can name another clone, because
@@ -47,7 +59,7 @@ pub fn corpus_docs() -> Vec<SourceDoc> {
 }
 
 pub fn corpus_engine() -> Engine {
-    sift_core::engine_from_docs(&corpus_docs(), &BuildOptions::default()).expect("corpus builds")
+    engine_from_docs(&corpus_docs(), &BuildOptions::default()).expect("corpus builds")
 }
 
 /// "Today" for the tests: fixed, so `since: 7d` means the same thing every run.
@@ -127,7 +139,7 @@ pub fn target_dir() -> PathBuf {
 }
 
 /// (year, month, day) of a day count since 1970-01-01: the inverse of
-/// `sift_core::date::days_from_civil` (H. Hinnant's algorithm).
+/// `sift_engine::date::days_from_civil` (H. Hinnant's algorithm).
 pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
@@ -146,13 +158,13 @@ mod tests {
     fn civil_dates_round_trip() {
         for days in [-1, 0, 59, 60, 365, 10_957, 20_000, 20_414, 30_000] {
             let (y, m, d) = super::civil_from_days(days);
-            assert_eq!(sift_core::date::days_from_civil(y, m, d), days, "{days} → {y}-{m}-{d}");
+            assert_eq!(sift_engine::date::days_from_civil(y, m, d), days, "{days} → {y}-{m}-{d}");
         }
     }
 }
 
-/// A value the engine wrote (`sift_core::json`), read back by serde_json (the independent
+/// A value the engine wrote (`sift_engine::json`), read back by serde_json (the independent
 /// reader the tests compare against).
-pub fn value(j: &sift_core::json::Json) -> serde_json::Value {
+pub fn value(j: &sift_engine::json::Json) -> serde_json::Value {
     serde_json::from_str(&j.to_text()).unwrap_or_else(|e| panic!("the engine wrote invalid JSON ({e}): {}", j.to_text()))
 }

@@ -4,8 +4,8 @@
 //! space. A continuous measure of the encoder, less noisy than the ranks it leads to.
 //! `cargo run --release --example encoder_fidelity -- <BUNDLE> <QUERIES.jsonl>... [--each] [--dump]`
 
-use sift_core::{Engine, SiftError, Step};
 use sift_embed::model::{default_model_dir, Embedder};
+use sift_engine::{Engine, SiftError, Step};
 use std::path::{Path, PathBuf};
 
 /// Run one engine call to completion, reading the shards it asks for from `dir`.

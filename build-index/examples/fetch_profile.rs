@@ -12,7 +12,7 @@
 #[path = "support/queries.rs"]
 mod queries;
 
-use sift_core::{Context, Engine, SearchRequest, SiftError, Step};
+use sift_engine::{Context, Engine, SearchRequest, SiftError, Step};
 use std::collections::BTreeMap;
 
 /// Requests and bytes per file kind.

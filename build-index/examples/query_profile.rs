@@ -2,7 +2,7 @@
 //! browser benchmark's queries run N times. `cargo run --profile profiling --example
 //! query_profile -- <BUNDLE> [ROUNDS]`
 
-use sift_core::{Context, Engine, SearchRequest, Step};
+use sift_engine::{Context, Engine, SearchRequest, Step};
 use std::time::Instant;
 
 #[path = "support/queries.rs"]

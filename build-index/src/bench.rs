@@ -7,8 +7,8 @@ use crate::BuildArgs;
 use anyhow::{anyhow, Context as _, Result};
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use sift_core::contract::{FilterValue, Scalar};
-use sift_core::{Context, MultiSearchRequest, SearchRequest};
+use sift_engine::contract::{FilterValue, Scalar};
+use sift_engine::{Context, MultiSearchRequest, SearchRequest};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -146,19 +146,19 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         base_url: String::new(),
         filter_fields: Vec::new(),
         max_file_bytes: 64 << 20,
-        k1: sift_core::rank::Bm25fParams::default().k1,
+        k1: sift_engine::rank::Bm25fParams::default().k1,
         field_weights: None,
         field_b: None,
         embedder: None,
         no_embedder: true,
         copy_model: false,
-        vector_dim: sift_core::semantic::layout::DEFAULT_DIM,
+        vector_dim: sift_build::semantic::layout::DEFAULT_DIM,
         vector_lists: None,
-        vector_probe: sift_core::semantic::layout::DEFAULT_PROBE,
+        vector_probe: sift_build::semantic::layout::DEFAULT_PROBE,
         no_encoder: false,
-        doc_shard_kb: sift_core::BuildOptions::default().doc_shard_target / 1024,
-        doc_part_kb: sift_core::BuildOptions::default().doc_part_target / 1024,
-        term_shard_kb: sift_core::BuildOptions::default().term_shard_target / 1024,
+        doc_shard_kb: sift_build::BuildOptions::default().doc_shard_target / 1024,
+        doc_part_kb: sift_build::BuildOptions::default().doc_part_target / 1024,
+        term_shard_kb: sift_build::BuildOptions::default().term_shard_target / 1024,
         quiet: true,
     })?;
     let sift_sizes = dir_sizes(&sift_out)?;

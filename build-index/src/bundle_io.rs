@@ -3,8 +3,9 @@
 //! half-written bundle where a site serves from.
 
 use anyhow::{anyhow, Context as _, Result};
-use sift_core::error::ErrorCode;
-use sift_core::{BuiltBundle, Engine, SiftError, Step};
+use sift_build::BuiltBundle;
+use sift_engine::error::ErrorCode;
+use sift_engine::{Engine, SiftError, Step};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -17,7 +18,7 @@ pub struct DiskBundle {
 
 impl DiskBundle {
     pub fn open(dir: &Path) -> Result<DiskBundle, SiftError> {
-        let mpath = dir.join(sift_core::bundle::MANIFEST_FILE);
+        let mpath = dir.join(sift_engine::bundle::MANIFEST_FILE);
         let bytes = fs::read(&mpath).map_err(|e| {
             SiftError::new(
                 ErrorCode::BundleMissing,
@@ -94,7 +95,7 @@ pub fn write_atomic(built: &BuiltBundle, out: &Path, extras: &[(&str, &Path)]) -
             write(name, &bytes)?;
         }
         // The manifest last: a directory with a manifest is a complete bundle.
-        write(sift_core::bundle::MANIFEST_FILE, &built.manifest_bytes())?;
+        write(sift_engine::bundle::MANIFEST_FILE, &built.manifest_bytes())?;
         Ok(total)
     })();
     let total = match result {
@@ -133,8 +134,8 @@ fn refuse_non_bundle(out: &Path) -> Result<()> {
         return Err(anyhow!("--out {} exists and is not a directory", out.display()));
     }
     let empty = fs::read_dir(out).map(|mut d| d.next().is_none()).unwrap_or(false);
-    let is_bundle = fs::read(out.join(sift_core::bundle::MANIFEST_FILE))
-        .map(|b| String::from_utf8_lossy(&b).contains(sift_core::bundle::MANIFEST_MAGIC))
+    let is_bundle = fs::read(out.join(sift_engine::bundle::MANIFEST_FILE))
+        .map(|b| String::from_utf8_lossy(&b).contains(sift_engine::bundle::MANIFEST_MAGIC))
         .unwrap_or(false);
     if empty || is_bundle {
         Ok(())

@@ -6,9 +6,10 @@
 use crate::embed_cache::{self, EmbedCache};
 use anyhow::{anyhow, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use sift_core::{SemanticInput, SourceDoc};
+use sift_build::SemanticInput;
 use sift_embed::corpus::{self, EmbedReport};
 use sift_embed::model::{default_model_dir, Embedder};
+use sift_engine::SourceDoc;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 

@@ -13,10 +13,11 @@ mod sources;
 use anyhow::Result;
 use bundle_io::DiskBundle;
 use clap::{Parser, Subcommand};
-use sift_core::contract::{FilterValue, Scalar};
-use sift_core::error::ErrorCode;
-use sift_core::json::ToJson;
-use sift_core::{BuildOptions, Context, MultiSearchRequest, SearchRequest, SiftError};
+use sift_build::BuildOptions;
+use sift_engine::contract::{FilterValue, Scalar};
+use sift_engine::error::ErrorCode;
+use sift_engine::json::ToJson;
+use sift_engine::{Context, MultiSearchRequest, SearchRequest, SiftError};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -66,7 +67,7 @@ pub struct BuildArgs {
     #[arg(long, default_value_t = 64 << 20)]
     pub max_file_bytes: u64,
     /// BM25F saturation k1.
-    #[arg(long, default_value_t = sift_core::rank::Bm25fParams::default().k1)]
+    #[arg(long, default_value_t = sift_engine::rank::Bm25fParams::default().k1)]
     pub k1: f32,
     /// Field weights title,path,headings,body.
     #[arg(long, value_delimiter = ',')]
@@ -88,14 +89,14 @@ pub struct BuildArgs {
     pub copy_model: bool,
     /// Dimensions of the bundle's vector space (the model's vectors are projected onto the
     /// corpus's principal directions).
-    #[arg(long, default_value_t = sift_core::semantic::layout::DEFAULT_DIM)]
+    #[arg(long, default_value_t = sift_build::semantic::layout::DEFAULT_DIM)]
     pub vector_dim: usize,
     /// Partition the vectors into this many lists (default: one list up to 2,048 chunks,
     /// else lists of about 64).
     #[arg(long)]
     pub vector_lists: Option<usize>,
     /// Vectors a query reads in a partitioned set (the nearest lists until this many).
-    #[arg(long, default_value_t = sift_core::semantic::layout::DEFAULT_PROBE)]
+    #[arg(long, default_value_t = sift_build::semantic::layout::DEFAULT_PROBE)]
     pub vector_probe: usize,
     /// Build no static query encoder (hosts must then embed queries with the model).
     #[arg(long)]
@@ -103,17 +104,17 @@ pub struct BuildArgs {
     /// Text per document-store shard, kB: smaller shards mean fewer bytes fetched for a
     /// first page of results, more files (raised when the store would need more than
     /// 4,096 shards).
-    #[arg(long, default_value_t = sift_core::BuildOptions::default().doc_shard_target / 1024, value_parser = parse_shard_kb)]
+    #[arg(long, default_value_t = sift_build::BuildOptions::default().doc_shard_target / 1024, value_parser = parse_shard_kb)]
     pub doc_shard_kb: usize,
     /// A page with more text than this, kB, is stored in parts of about this size (runs of
     /// its sections), so a result fetches only the part its snippet comes from (grown a
     /// quarter at a time while the store would need more than 4,096 shards); 0 keeps every
     /// page whole.
-    #[arg(long, default_value_t = sift_core::BuildOptions::default().doc_part_target / 1024, value_parser = parse_part_kb)]
+    #[arg(long, default_value_t = sift_build::BuildOptions::default().doc_part_target / 1024, value_parser = parse_part_kb)]
     pub doc_part_kb: usize,
     /// Postings per term shard (decoded), kB: smaller shards mean fewer bytes fetched per
     /// query word, more files and a longer manifest.
-    #[arg(long, default_value_t = sift_core::BuildOptions::default().term_shard_target / 1024, value_parser = parse_shard_kb)]
+    #[arg(long, default_value_t = sift_build::BuildOptions::default().term_shard_target / 1024, value_parser = parse_shard_kb)]
     pub term_shard_kb: usize,
     /// No progress bar or summary.
     #[arg(long, short)]
@@ -220,7 +221,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
     if collected.docs.is_empty() {
         anyhow::bail!("no documents found in {:?}; nothing to index", a.sources);
     }
-    let mut params = sift_core::rank::Bm25fParams { k1: a.k1, ..Default::default() };
+    let mut params = sift_engine::rank::Bm25fParams { k1: a.k1, ..Default::default() };
     for (name, v) in [("--field-weights", &a.field_weights), ("--field-b", &a.field_b)] {
         if v.as_ref().is_some_and(|v| v.len() != 4) {
             anyhow::bail!("{name} takes 4 comma-separated numbers: title,path,headings,body");
@@ -281,7 +282,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
     let spinner = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
     spinner.set_message(format!("indexing {} documents", collected.docs.len()));
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
-    let built = sift_core::build(&collected.docs, &bopts)?;
+    let built = sift_build::build(&collected.docs, &bopts)?;
     spinner.finish_and_clear();
     for w in &built.warnings {
         eprintln!("warning: {w}");
@@ -516,5 +517,5 @@ pub fn query_vector(bundle: &DiskBundle, req: &SearchRequest, embedder: QueryEmb
 
 /// Terminal rendering of the HTML-safe strings: marks as [brackets], entities decoded.
 fn plain(html: &str) -> String {
-    sift_core::snippet::marked_parts(html).into_iter().map(|(t, m)| if m { format!("[{t}]") } else { t }).collect()
+    sift_engine::snippet::marked_parts(html).into_iter().map(|(t, m)| if m { format!("[{t}]") } else { t }).collect()
 }

@@ -4,7 +4,7 @@
 use anyhow::{anyhow, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use sift_core::SourceDoc;
+use sift_engine::SourceDoc;
 use sift_extract::{html, jsonl, markdown, ExtractError};
 use std::fs;
 use std::path::{Path, PathBuf};

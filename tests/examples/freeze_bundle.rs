@@ -11,23 +11,23 @@ use sift_tests::{corpus_docs, repo_root};
 
 fn main() {
     let version = std::env::args().nth(1).unwrap_or_default();
-    let current = format!("v{}", sift_core::bundle::FORMAT_VERSION);
+    let current = format!("v{}", sift_engine::bundle::FORMAT_VERSION);
     if version != current {
         eprintln!("usage: freeze_bundle {current} (this build writes format {current} only; older frozen bundles stay as they are)");
         std::process::exit(2);
     }
     let cases = cases_of(&version).expect("cases for the current version");
     let docs = corpus_docs();
-    let built = sift_core::build(&docs, &current_options(&docs)).expect("corpus builds");
+    let built = sift_build::build(&docs, &current_options(&docs)).expect("corpus builds");
     let dir = repo_root().join("tests/frozen").join(&version);
     let bundle = dir.join("bundle");
     let _ = std::fs::remove_dir_all(&bundle);
     std::fs::create_dir_all(&bundle).expect("bundle dir");
-    std::fs::write(bundle.join(sift_core::bundle::MANIFEST_FILE), built.manifest_bytes()).expect("manifest");
+    std::fs::write(bundle.join(sift_engine::bundle::MANIFEST_FILE), built.manifest_bytes()).expect("manifest");
     for (name, bytes) in &built.shards {
         std::fs::write(bundle.join(name), bytes).expect("shard");
     }
-    let mut engine = sift_core::Engine::new(&built.manifest_bytes()).expect("opens");
+    let mut engine = sift_engine::Engine::new(&built.manifest_bytes()).expect("opens");
     load_all(&mut engine, |f| built.shards.iter().find(|(n, _)| n == f).expect("built shard").1.clone());
     let answers: Vec<serde_json::Value> = cases.iter().map(|c| answer_case(&engine, c)).collect();
     let mut text = serde_json::to_string_pretty(&answers).expect("json");

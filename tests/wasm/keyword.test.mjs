@@ -156,7 +156,7 @@ test("a bundle of an older format is the full runtime's: the browser engines say
 });
 
 // Request options a search box does not send: the browser engines leave their code out
-// (sift-core features `explain`, `whole-pages`, `dates`) and refuse them before reading.
+// (sift-engine features `explain`, `whole-pages`, `dates`) and refuse them before reading.
 const FULL_ONLY = [
   [{ query: "release", include_content: true }, /include_content/],
   [{ query: "release", since: "2023-01-01" }, /since/],

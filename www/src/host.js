@@ -112,7 +112,7 @@ const HEADER = 16; // a shard file's header: magic, version, kind, codec, payloa
 const DEFLATE = 1;
 const DEFLATE_AFTER_DICTIONARY = 2; // a doc shard compressed after the doc store's dictionary
 
-/** A dictionary as stored deflate blocks, none final (as `sift_core::bundle::dictionary`). */
+/** A dictionary as stored deflate blocks, none final (as `sift_format::bundle::dictionary`). */
 function storedBlocks(dictionary) {
   const blocks = [];
   for (let at = 0; at < dictionary.length; at += 65535) {

@@ -8,8 +8,9 @@
 //! use memory.
 
 use crate::model::{EmbedError, Embedder};
-use sift_core::semantic::fit::TrainingText;
-use sift_core::{EncoderInput, SemanticInput, SourceDoc};
+use sift_build::semantic::fit::TrainingText;
+use sift_build::{EncoderInput, SemanticInput};
+use sift_format::SourceDoc;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A store key: the first 16 bytes of the BLAKE3 hash of the token ids (LE u32).
@@ -77,7 +78,7 @@ fn extra_tokens(vocab: &HashMap<String, u32>) -> Vec<u32> {
     out
 }
 
-/// How the semantic half is laid out (see `sift_core::semantic::layout`).
+/// How the semantic half is laid out (see `sift_build::semantic::layout`).
 #[derive(Debug, Clone, Copy)]
 pub struct Layout {
     pub dim: usize,
@@ -89,7 +90,7 @@ pub struct Layout {
 
 impl Default for Layout {
     fn default() -> Self {
-        use sift_core::semantic::layout::{DEFAULT_DIM, DEFAULT_PROBE};
+        use sift_build::semantic::layout::{DEFAULT_DIM, DEFAULT_PROBE};
         Layout { dim: DEFAULT_DIM, lists: None, probe: DEFAULT_PROBE, encoder: true }
     }
 }
@@ -125,9 +126,9 @@ pub fn semantic_input(
             eprintln!("timing: {what} done at {:.2}s", t0.elapsed().as_secs_f64());
         }
     };
-    let chunk_ids: Vec<Vec<Vec<u32>>> = par_map(docs, |d| sift_core::chunk::chunks_of(d).iter().map(|c| tok.encode(c)).collect());
+    let chunk_ids: Vec<Vec<Vec<u32>>> = par_map(docs, |d| sift_build::chunk::chunks_of(d).iter().map(|c| tok.encode(c)).collect());
     let training_ids: Vec<Vec<u32>> =
-        if layout.encoder { par_map(&sift_core::semantic::training::training_texts(docs), |t| tok.encode(t)) } else { Vec::new() };
+        if layout.encoder { par_map(&sift_build::semantic::training::training_texts(docs), |t| tok.encode(t)) } else { Vec::new() };
     let [cls, sep, unk] = tok.special_ids();
     let special: Vec<u32> =
         [cls, sep, unk].into_iter().chain(["[PAD]", "[MASK]"].iter().filter_map(|t| tok.vocab().get(*t).copied())).collect();

@@ -1,9 +1,9 @@
 //! The model's tokenizer: all-MiniLM-L6-v2's `tokenizer.json` vocabulary with the WordPiece
-//! algorithm of `sift_core::semantic::wordpiece` (the same code the query-time static
+//! algorithm of `sift_format::wordpiece` (the same code the query-time static
 //! encoder runs), framed as `[CLS] … [SEP]`.
 
-use sift_core::semantic::wordpiece;
-pub use sift_core::semantic::wordpiece::MAX_TOKENS;
+use sift_format::wordpiece;
+pub use sift_format::wordpiece::MAX_TOKENS;
 use std::collections::HashMap;
 use std::fmt;
 

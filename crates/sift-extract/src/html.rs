@@ -6,7 +6,7 @@
 use crate::{collapse_ws, decode_text, folder_of, path_words, ExtractError};
 use ego_tree::iter::Edge;
 use scraper::{ElementRef, Html, Node, Selector};
-use sift_core::{Section, SourceDoc};
+use sift_format::{Section, SourceDoc};
 use std::collections::BTreeMap;
 
 pub struct HtmlOptions {

@@ -4,7 +4,7 @@
 
 use crate::{collapse_ws, ExtractError};
 use serde_json::Value;
-use sift_core::{Section, SourceDoc};
+use sift_format::{Section, SourceDoc};
 use std::collections::BTreeMap;
 
 /// Parse a whole JSONL file. A malformed line stops the build with its line number: a

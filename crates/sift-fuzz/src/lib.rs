@@ -6,10 +6,21 @@
 //! Every function must return for every input: errors are fine, panics, aborts, unbounded
 //! allocation and runaway time are the bugs the fuzzer hunts.
 
-use sift_core::bundle::vindex::VectorIndex;
-use sift_core::bundle::{self, startup, ShardKind, ShardRef};
-use sift_core::{BuildOptions, BuiltBundle, Context, Engine, MultiSearchRequest, SearchRequest, Section, SourceDoc, Step};
+use sift_build::{BuildOptions, BuiltBundle};
+use sift_engine::bundle::vindex::VectorIndex;
+use sift_engine::bundle::{self, startup, ShardKind, ShardRef};
+use sift_engine::{Context, Engine, MultiSearchRequest, SearchRequest, Section, SourceDoc, Step};
 use std::collections::BTreeMap;
+
+/// Build a bundle in memory and open an engine over it with every shard loaded.
+fn engine_from_docs(docs: &[SourceDoc], opts: &BuildOptions) -> Result<Engine, sift_engine::SiftError> {
+    let built = sift_build::build(docs, opts)?;
+    let mut eng = Engine::new(&built.manifest_bytes())?;
+    for (name, bytes) in &built.shards {
+        eng.add_shard(name, bytes)?;
+    }
+    Ok(eng)
+}
 
 /// The fuzz targets by name: the directory names under `fuzz/seeds` and `fuzz/regressions`.
 pub const TARGETS: &[(&str, fn(&[u8]))] = &[
@@ -29,7 +40,7 @@ pub fn target(name: &str) -> Option<fn(&[u8])> {
 const VECTOR_DIM: usize = 8;
 
 fn ctx() -> Context {
-    Context { now_days: sift_core::date::days_from_civil(2026, 11, 22) }
+    Context { now_days: sift_engine::date::days_from_civil(2026, 11, 22) }
 }
 
 /// A small site with every feature the engine has: several sections, metadata filters,
@@ -117,7 +128,7 @@ pub fn sample_bundle() -> BuiltBundle {
 
 fn build_sample(docs: &[SourceDoc]) -> BuiltBundle {
     // The toy model's vectors in three lists, with its query encoder: every semantic part.
-    let mut semantic = sift_core::semantic::toy::semantic_input(docs, VECTOR_DIM);
+    let mut semantic = sift_build::semantic::toy::semantic_input(docs, VECTOR_DIM);
     semantic.lists = Some(3);
     semantic.probe = 4;
     // Small targets: several shards of each kind, and long pages in parts.
@@ -132,7 +143,7 @@ fn build_sample(docs: &[SourceDoc]) -> BuiltBundle {
         semantic: Some(semantic),
         ..BuildOptions::default()
     };
-    sift_core::build(docs, &opts).expect("the sample site builds")
+    sift_build::build(docs, &opts).expect("the sample site builds")
 }
 
 /// An engine over `manifest` fed every shard it lists (the index shards' children too).
@@ -194,7 +205,7 @@ fn drive(eng: &Engine, req: &SearchRequest, vector: Option<&[f32]>) {
 }
 
 /// Cheap invariants of any answer.
-fn check_response(r: &sift_core::SearchResponse) {
+fn check_response(r: &sift_engine::SearchResponse) {
     assert!(r.results.len() <= r.limit, "more results than the limit");
     assert!(r.total >= r.results.len(), "total below the page size");
     for x in &r.results {
@@ -207,7 +218,7 @@ fn exercise(eng: &Engine, query: &str, flags: u8) {
     req.limit = Some(i64::from(flags % 7) + 1);
     req.offset = Some(i64::from(flags >> 6));
     if flags & 8 != 0 {
-        req.filters.insert("type".into(), sift_core::contract::FilterValue::One(sift_core::contract::Scalar::Str("reference".into())));
+        req.filters.insert("type".into(), sift_engine::contract::FilterValue::One(sift_engine::contract::Scalar::Str("reference".into())));
     }
     if flags & 16 != 0 {
         req.sort = Some("date".into());
@@ -233,10 +244,10 @@ fn exercise(eng: &Engine, query: &str, flags: u8) {
 pub fn query(data: &[u8]) {
     let Some((&flags, rest)) = data.split_first() else { return };
     let text = String::from_utf8_lossy(rest);
-    let parsed = sift_core::query::parse(&text, |f| f == "type" || f == "tags");
+    let parsed = sift_engine::query::parse(&text, |f| f == "type" || f == "tags");
     assert!(!parsed.open_last || !parsed.groups.is_empty());
     let mut toks = Vec::new();
-    sift_core::analyzer::tokenize(&text, 0, &mut toks);
+    sift_engine::analyzer::tokenize(&text, 0, &mut toks);
     for t in &toks {
         assert!(t.start <= t.end && t.end <= text.len() && text.is_char_boundary(t.start) && text.is_char_boundary(t.end));
     }
@@ -473,8 +484,8 @@ fn payload_in(b: &BuiltBundle, eng: &mut Engine, kind: ShardKind, sref: &ShardRe
 /// Index one extracted page and query it by its own words.
 fn index_and_query(doc: SourceDoc) {
     let words: Vec<String> =
-        sift_core::analyzer::terms(&format!("{} {}", doc.title, doc.sections.first().map(|s| s.text.as_str()).unwrap_or("")));
-    let eng = match sift_core::engine_from_docs(&[doc], &BuildOptions::default()) {
+        sift_engine::analyzer::terms(&format!("{} {}", doc.title, doc.sections.first().map(|s| s.text.as_str()).unwrap_or("")));
+    let eng = match crate::engine_from_docs(&[doc], &BuildOptions::default()) {
         Ok(e) => e,
         Err(_) => return,
     };

@@ -4,11 +4,11 @@
 //! `{code, message}` objects inside the same text; nothing here panics on input (the core
 //! returns errors for bad requests and corrupt shards).
 
-use sift_core::error::ErrorCode;
-use sift_core::json::{Json, ToJson};
+use sift_engine::error::ErrorCode;
+use sift_engine::json::{Json, ToJson};
 #[cfg(feature = "full")]
-use sift_core::MultiSearchRequest;
-use sift_core::{Context, Engine, SearchRequest, SiftError, Step};
+use sift_engine::MultiSearchRequest;
+use sift_engine::{Context, Engine, SearchRequest, SiftError, Step};
 use wasm_bindgen::prelude::*;
 
 /// Every call that can fail answers JSON text (parsed by the host's `engineStep`):

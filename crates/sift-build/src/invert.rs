@@ -1,0 +1,161 @@
+//! Analysis and inversion: each page's terms with their per-field frequencies and
+//! positions, how the pages write them (the vocabulary's spellings), field lengths and
+//! section starts, analysed on every core and merged in document order.
+
+use crate::analyzer::{self, Token};
+use crate::bundle::docmeta;
+use crate::bundle::docstore::{visit_doc_fields, ANALYSIS_PIECE_BYTES};
+use crate::bundle::terms::TermEntry;
+use crate::doc::SourceDoc;
+use crate::fields::{self, N_FIELDS};
+use crate::par_map;
+use std::collections::HashMap;
+
+/// One document analysed: its terms with per-field tf and positions (sorted by term), how
+/// its words were written, field lengths, and where its sections start.
+struct DocAnalysis {
+    /// (term, per-field tf, positions, how often it was written as the term itself).
+    terms: Vec<(String, [u32; N_FIELDS], Vec<u32>, u32)>,
+    /// (term, how it was written otherwise, how often), once per pair.
+    surfaces: Vec<(String, String, u32)>,
+    lens: [u32; N_FIELDS],
+    pub section_starts: Vec<u32>,
+    /// Where the page's positions end.
+    end: u32,
+    /// Words not indexed because the page already had `MAX_TERMS_PER_DOC` distinct terms.
+    dropped: u64,
+}
+
+/// Distinct terms indexed per document. Real pages have a few thousand (the largest Python
+/// docs page, the general index, has about 9,500); a page of a million distinct random
+/// words cost 643 MB and 7.9 s to build (now 127 MB and 1.9 s).
+/// Words with further new terms still count towards the field lengths.
+pub const MAX_TERMS_PER_DOC: usize = 100_000;
+
+fn analyse(d: &SourceDoc) -> DocAnalysis {
+    let mut per_doc: HashMap<String, ([u32; N_FIELDS], Vec<u32>, u32)> = HashMap::new();
+    let mut lens = [0u32; N_FIELDS];
+    let mut surface_counts: HashMap<(String, String), u32> = HashMap::new();
+    let mut dropped = 0u64;
+    let (section_starts, end) = visit_doc_fields(d, ANALYSIS_PIECE_BYTES, |field, text, toks| {
+        for t in toks {
+            if !t.joined {
+                lens[field] += 1;
+            }
+            if per_doc.len() >= MAX_TERMS_PER_DOC && !per_doc.contains_key(&t.term) {
+                dropped += 1;
+                continue;
+            }
+            let e = per_doc.entry(t.term.clone()).or_default();
+            e.0[field] += 1;
+            e.1.push(t.pos);
+            if field != fields::FIELD_PATH {
+                let surface = surface_of(text, t);
+                if surface == t.term {
+                    e.2 += 1;
+                } else {
+                    *surface_counts.entry((t.term.clone(), surface)).or_insert(0) += 1;
+                }
+            }
+        }
+    });
+    let mut surfaces: Vec<(String, String, u32)> = surface_counts.into_iter().map(|((t, s), c)| (t, s, c)).collect();
+    // The merge keeps a term's first 16 spellings: make "first" independent of hashing.
+    surfaces.sort_unstable();
+    let mut terms: Vec<_> = per_doc
+        .into_iter()
+        .map(|(term, (tf, mut pos, itself))| {
+            pos.sort_unstable();
+            pos.dedup();
+            if analyzer::is_stop_term(&term) {
+                pos.clear();
+            }
+            (term, tf, pos, itself)
+        })
+        .collect();
+    terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    DocAnalysis { terms, surfaces, lens, section_starts, end, dropped }
+}
+
+fn surface_of(text: &str, t: &Token) -> String {
+    analyzer::fold(&text[t.start..t.end]).chars().filter(|&c| crate::charclass::is_alphanumeric(c)).collect()
+}
+
+/// The inverted index of a corpus, with what scoring and results need of each document.
+pub(crate) struct Inverted {
+    pub postings: HashMap<String, TermEntry>,
+    /// Field lengths per document, quantised.
+    pub lens: Vec<[u8; N_FIELDS]>,
+    /// Tokens in each field over all documents.
+    pub field_tokens: [u64; N_FIELDS],
+    pub section_starts: Vec<Vec<u32>>,
+    pub ends: Vec<u32>,
+}
+
+/// Documents analysed in parallel, merged in document order.
+pub(crate) fn invert(docs: &[SourceDoc], warnings: &mut Vec<String>) -> Inverted {
+    let mut inv = Inverted {
+        postings: HashMap::new(),
+        lens: Vec::with_capacity(docs.len()),
+        field_tokens: [0; N_FIELDS],
+        section_starts: Vec::with_capacity(docs.len()),
+        ends: Vec::with_capacity(docs.len()),
+    };
+    for (doc_id, a) in par_map(docs, analyse).into_iter().enumerate() {
+        for (term, tf, pos, itself) in a.terms {
+            let tp = inv.postings.entry(term).or_default();
+            tp.docs.push((doc_id as u32, tf, pos));
+            // Written as the term itself counts too (as ""), or a rare other spelling would
+            // pass for the common one (`generatorization` for `generator`).
+            if itself > 0 {
+                *tp.surfaces.entry(String::new()).or_insert(0) += itself;
+            }
+        }
+        for (term, surface, count) in a.surfaces {
+            if let Some(tp) = inv.postings.get_mut(&term) {
+                // Bounded: a term written 10 000 ways keeps counting its first 16.
+                if tp.surfaces.len() < 16 || tp.surfaces.contains_key(&surface) {
+                    *tp.surfaces.entry(surface).or_insert(0) += count;
+                }
+            }
+        }
+        if a.dropped > 0 {
+            warnings.push(format!(
+                "{}: more than {MAX_TERMS_PER_DOC} distinct words; {} further words were not indexed",
+                docs[doc_id].id, a.dropped
+            ));
+        }
+        inv.lens.push(std::array::from_fn(|f| docmeta::encode_len(a.lens[f])));
+        for f in 0..N_FIELDS {
+            inv.field_tokens[f] += u64::from(a.lens[f]);
+        }
+        inv.section_starts.push(a.section_starts);
+        inv.ends.push(a.end);
+    }
+    inv
+}
+
+#[cfg(test)]
+mod limits {
+    use super::*;
+    use crate::doc::Section;
+    use crate::{build, BuildOptions};
+
+    #[test]
+    fn a_page_stops_indexing_new_terms_at_the_cap_and_says_so() {
+        let word = |i: usize| format!("w{i}x");
+        let text: Vec<String> = (0..MAX_TERMS_PER_DOC + 25).map(word).collect();
+        let doc = SourceDoc {
+            id: "dictionary.html".into(),
+            title: "Dictionary".into(),
+            sections: vec![Section { heading: String::new(), anchor: None, text: text.join(" ") }],
+            ..Default::default()
+        };
+        let built = build(&[doc], &BuildOptions::default()).unwrap();
+        // title's one term + the cap's worth of body words (the title term counts first).
+        assert_eq!(built.manifest.term_count, MAX_TERMS_PER_DOC as u64);
+        let w: Vec<&String> = built.warnings.iter().filter(|w| w.contains("distinct words")).collect();
+        assert_eq!(w.len(), 1, "{:?}", built.warnings);
+        assert!(w[0].starts_with("dictionary.html: more than 100000 distinct words; 26 further words were not indexed"), "{w:?}");
+    }
+}

@@ -1,0 +1,427 @@
+//! Sift's bundle builder: `SourceDoc`s in, bundle files (manifest + shards) out, in
+//! memory. Deterministic: the same documents in the same order give the same bytes. Build
+//! time only, never in a browser: it uses every core (rayon).
+//!
+//! `build` reads as its stages: [`invert`] (analysis and inversion), [`store`] (the doc
+//! store's plan), each artifact's payloads (`crate::bundle`'s writers), the semantic half
+//! ([`semantic`]: projection, vector lists, the static encoder's fit), then framing, naming
+//! and the manifest.
+
+// The format's modules under their own names, so the builder reads `crate::bundle`.
+pub use sift_format::{analyzer, bundle, charclass, date, decompose, doc, error, fields, hashing, json, text, wordbreak, wordpiece};
+pub use sift_format::{Section, SiftError, SourceDoc};
+
+pub mod chunk;
+mod invert;
+pub mod semantic;
+mod store;
+
+pub use invert::MAX_TERMS_PER_DOC;
+pub use semantic::layout::{EncoderInput, SemanticInput};
+pub use store::MAX_DOC_SHARDS;
+
+use crate::bundle::docmeta::{self, DocMeta};
+use crate::bundle::encoder::{EncoderLayout, ROWS_PER_SHARD};
+use crate::bundle::filters::FilterIndex;
+use crate::bundle::manifest::EncoderRef;
+use crate::bundle::terms::{ShardWriter, TermEntry};
+use crate::bundle::vindex::VectorIndex;
+use crate::bundle::{dictionary, ids, startup, vocabulary, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
+use crate::fields::{Bm25fParams, N_FIELDS};
+use invert::invert;
+use semantic::layout::lay_out;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
+use store::{doc_store, plan_doc_store};
+
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    pub params: Bm25fParams,
+    /// Fields usable in `filters`/`facets`. `None`: every metadata field whose values look
+    /// like categories (short, repeated).
+    pub filter_fields: Option<Vec<String>>,
+    /// Target decoded size of a term shard's postings, in bytes. A query reads one shard
+    /// per word (more for prefixes), so this is most of its term bytes; each shard costs a
+    /// manifest entry (format 6: its key range, about 9 bytes of gzip). 4 KB: on the Python
+    /// docs the browser benchmark's queries read 51.9 kB of shards plus a 7.0 kB manifest,
+    /// against 62.4 + 5.6 kB at 8 KB, in as many requests (14.1), for a 0.9% larger
+    /// bundle. Smaller paid only once typos read the vocabulary instead of every term shard
+    /// of their letter; at 3 and 2 KB the manifest grows as fast as the shards shrink
+    /// (58.5 and 58.0 kB in all) and requests rise (14.3, 14.6).
+    pub term_shard_target: usize,
+    /// Target decoded size of a document-store shard, in bytes. A result reads the shard
+    /// holding its page, so a page bigger than this is alone in its shard and a first
+    /// page of results reads ten pages, not ten pages and their neighbours. 4 KB: 142 kB of
+    /// doc shards per first page on the Python docs against 225 kB at 48 KB, for a 6 kB
+    /// larger manifest (gzip) and a 3% larger bundle.
+    pub doc_shard_target: usize,
+    /// A page whose text is bigger than this, in bytes, is stored in parts of about this
+    /// size (runs of its sections; 0: never), so a result fetches only the part its snippet
+    /// comes from. The Python docs' answer pages run to 100–400 kB of text. 6 KB: on the
+    /// Python docs the benchmark's queries read 23.7 kB of doc shards for a first page of
+    /// results against 29.9 kB at 8 KB (`fetch_profile`), for a 0.9 kB larger manifest
+    /// (gzip, 1,849 shards against 1,426) and a 1.7% larger bundle. Smaller parts hold fewer
+    /// of a page's sections to show as sub-results: on those queries' 300 results 647
+    /// sub-results at 8 KB, 595 at 6 KB, 542 at 4 KB (which would read 19.3 kB).
+    /// 5 KB since format 12 (parts on a grid of positions: a part costs the manifest a
+    /// digit, not a first position): 30 queries read 17.0 kB of doc shards and a 2.8 kB
+    /// manifest, against 20.2 and 2.7 at 6 KB and 18.8 and 5.7 with format 11's 6 KB;
+    /// bundle +1.7%, sub-results 606 → 585.
+    pub doc_part_target: usize,
+    /// A doc store of at least this many bytes gets a preset dictionary (format 7,
+    /// `bundle::dictionary`); a smaller one is deflated plainly. Default
+    /// `dictionary::MIN_STORE_BYTES` (64 KB); tests lower it to give a small corpus one.
+    pub doc_dictionary_from: usize,
+    /// The vocabulary (`bundle::vocabulary`, what typo tolerance reads): a new shard starts
+    /// at a first letter once the current one holds this many bytes of terms; None writes
+    /// none (typos then read the term shards of their letter). Default 4 KB: big letters
+    /// alone (Python docs: 10–26 kB deflated each), small ones together.
+    pub vocabulary_target: Option<usize>,
+    /// Recorded in the manifest (`sift 0.1.0`).
+    pub generator: String,
+    /// The semantic half, when building with an embedder: the chunks' embeddings and the
+    /// static encoder's training data, made by the host.
+    pub semantic: Option<SemanticInput>,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            params: Bm25fParams::default(),
+            filter_fields: None,
+            term_shard_target: 4 * 1024,
+            doc_shard_target: 4 * 1024,
+            doc_part_target: 5 * 1024,
+            doc_dictionary_from: dictionary::MIN_STORE_BYTES,
+            vocabulary_target: Some(vocabulary::VOCABULARY_TARGET),
+            generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
+            semantic: None,
+        }
+    }
+}
+
+/// The bundle as it will be written: file name → bytes, plus the manifest.
+pub struct BuiltBundle {
+    pub manifest: Manifest,
+    /// Shard files in manifest order. `manifest.json` is not among them.
+    pub shards: Vec<(String, Vec<u8>)>,
+    pub warnings: Vec<String>,
+}
+
+impl BuiltBundle {
+    pub fn manifest_bytes(&self) -> Vec<u8> {
+        self.manifest.to_json_bytes()
+    }
+    pub fn total_bytes(&self) -> u64 {
+        self.manifest_bytes().len() as u64 + self.shards.iter().map(|(_, b)| b.len() as u64).sum::<u64>()
+    }
+}
+
+/// `items.map(f)` on every core, in order.
+pub(crate) fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync + Send) -> Vec<U> {
+    use rayon::prelude::*;
+    items.par_iter().map(f).collect()
+}
+
+/// Build a bundle: analyse and invert the pages, cut the doc store, encode each artifact,
+/// frame the shards (compressed on every core) and write the manifest that lists them.
+pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
+    check_ids(docs)?;
+    let mut warnings = Vec::new();
+    let mut inverted = invert(docs, &mut warnings);
+    // The doc store is planned first: a long page's positions move onto its parts' grid
+    // (`bundle::partition`) before the postings are written.
+    let store_plan =
+        plan_doc_store(docs, &inverted.section_starts, &inverted.ends, opts.doc_shard_target, opts.doc_part_target, MAX_DOC_SHARDS);
+    store_plan.lay_out(&mut inverted);
+
+    // Each artifact's payloads.
+    let mut terms: Vec<&str> = inverted.postings.keys().map(String::as_str).collect();
+    terms.sort_unstable();
+    let term_payloads = term_shards(&terms, &inverted.postings, opts.term_shard_target)?;
+    let vocab_payloads = match opts.vocabulary_target {
+        Some(target) => {
+            let with_df: Vec<(&str, u32)> = terms.iter().map(|&t| (t, inverted.postings[t].df())).collect();
+            let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
+            vocabulary::encode(&vocabulary::entries(&with_df, spellings), target)?
+        }
+        None => Vec::new(),
+    };
+    let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
+    let doc_payloads = doc_store(docs, std::mem::take(&mut inverted.section_starts), &store_plan)?;
+    let store_bytes: usize = doc_payloads.iter().map(|d| d.3.len()).sum();
+    let dictionary = (store_bytes >= opts.doc_dictionary_from)
+        .then(|| {
+            let payloads: Vec<&[u8]> = doc_payloads.iter().map(|d| d.3.as_slice()).collect();
+            dictionary::train(&dictionary::training_sample(&payloads), dictionary::DICTIONARY_BYTES)
+        })
+        .filter(|d| !d.is_empty());
+    let startup_payload = startup::encode(
+        &doc_meta(docs, std::mem::take(&mut inverted.lens), &mut warnings).encode(),
+        &filter_index(docs, &filter_fields).encode(),
+        dictionary.as_deref(),
+    );
+    let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
+    let semantic = opts.semantic.as_ref().map(|s| lay_out(s, docs.len())).transpose()?;
+    let encoder = semantic.as_ref().and_then(|s| s.encoder.as_ref());
+
+    // Framed, each kind's shards a block of their own. The rare blocks' folding table goes
+    // into every bundle for runtimes that leave it out.
+    let mut framer = Framer { jobs: Vec::new(), dictionary: dictionary.as_deref() };
+    let startup_at = framer.add(ShardKind::Startup, [startup_payload.as_slice()]);
+    let fold_at = framer.add(ShardKind::FoldTable, crate::decompose::rare_folds_bytes());
+    let terms_at = framer.add(ShardKind::Terms, term_payloads.iter().map(|t| t.2.as_slice()));
+    let vocab_at = framer.add(ShardKind::Vocabulary, vocab_payloads.iter().map(|t| t.2.as_slice()));
+    let docs_at = framer.add(ShardKind::Docs, doc_payloads.iter().map(|d| d.3.as_slice()));
+    let ids_at = framer.add(ShardKind::Ids, id_payloads.iter().map(|t| t.2.as_slice()));
+    let lists_at = framer.add(ShardKind::VectorList, semantic.iter().flat_map(|s| s.lists.iter().map(Vec::as_slice)));
+    let projection_at = framer.add(ShardKind::Projection, semantic.iter().map(|s| s.projection.as_slice()));
+    let groups_at = framer.add(ShardKind::EncoderVocab, encoder.iter().flat_map(|e| e.groups.iter().map(Vec::as_slice)));
+    let rows_at = framer.add(ShardKind::EncoderRows, encoder.iter().flat_map(|e| e.rows.iter().map(Vec::as_slice)));
+    let mut framed = framer.frame();
+
+    // Stores named by rule, and the manifest.
+    let term_files = framed.name_by_rule(terms_at.clone(), ShardKind::Terms);
+    let vocab_files = (!vocab_at.is_empty()).then(|| framed.name_by_rule(vocab_at.clone(), ShardKind::Vocabulary));
+    let doc_files = framed.name_by_rule(docs_at.clone(), ShardKind::Docs);
+    let vectors = match (&semantic, &opts.semantic) {
+        (Some(sem), Some(input)) => {
+            let index = VectorIndex {
+                model_dim: sem.model_dim,
+                dim: sem.dim,
+                probe: sem.probe as u32,
+                lists: framed.refs(lists_at.clone()),
+                list_files: framed.name_by_rule(lists_at, ShardKind::VectorList),
+                counts: sem.counts.clone(),
+                centroids: sem.centroids.clone(),
+                projection: framed.refs(projection_at).remove(0),
+            };
+            let (shard, file) = named(ShardKind::VectorIndex, bundle::encode_shard(ShardKind::VectorIndex, &index.encode()?));
+            framed.shards.push((shard.clone(), file));
+            Some(VectorsRef {
+                model: input.model.clone(),
+                dim: sem.dim as u32,
+                model_dim: sem.model_dim as u32,
+                chunks: sem.chunks as u32,
+                index: shard,
+            })
+        }
+        _ => None,
+    };
+    let encoder = match encoder {
+        Some(e) => Some(EncoderRef {
+            layout: EncoderLayout {
+                dim: e.dim,
+                rows_per_shard: ROWS_PER_SHARD,
+                n_rows: e.n_rows,
+                n_word_groups: e.n_word_groups,
+                group_files: framed.name_by_rule(groups_at, ShardKind::EncoderVocab),
+                row_files: framed.name_by_rule(rows_at, ShardKind::EncoderRows),
+            },
+            texts: e.report.texts as u32,
+        }),
+        None => None,
+    };
+    let doc_shards = doc_payloads
+        .iter()
+        .zip(framed.refs(docs_at))
+        .map(|((first_doc, n, first_pos, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n, first_pos: *first_pos })
+        .collect();
+    let manifest = Manifest {
+        generator: opts.generator.clone(),
+        doc_count: docs.len() as u32,
+        term_count: inverted.postings.len() as u64,
+        params: opts.params.stored(),
+        field_tokens: inverted.field_tokens,
+        filter_fields,
+        startup: framed.refs(startup_at).remove(0),
+        doc_dictionary: dictionary.is_some(),
+        term_files,
+        term_shards: key_ranges(&term_payloads, framed.refs(terms_at), false),
+        vocab_files,
+        vocabulary: key_ranges(&vocab_payloads, framed.refs(vocab_at), false),
+        doc_files,
+        doc_shards,
+        part_positions: store_plan.window,
+        id_shards: key_ranges(&id_payloads, framed.refs(ids_at), true),
+        fold_table: framed.refs(fold_at).pop(),
+        vectors,
+        encoder,
+    };
+    let mut shards: Vec<(String, Vec<u8>)> = framed.shards.into_iter().map(|(_, f)| f).collect();
+    // Manifest order first, the index shards' children after.
+    let order: HashMap<String, usize> = manifest.all_shards().enumerate().map(|(i, s)| (s.file.clone(), i)).collect();
+    shards.sort_by_key(|(name, _)| order.get(name).copied().unwrap_or(usize::MAX));
+    Ok(BuiltBundle { manifest, shards, warnings })
+}
+
+/// Shard payloads to frame, each kind's a block of its own.
+struct Framer<'a> {
+    jobs: Vec<(ShardKind, &'a [u8])>,
+    /// The doc store's dictionary, which doc shards are compressed after.
+    dictionary: Option<&'a [u8]>,
+}
+
+impl<'a> Framer<'a> {
+    /// Add a kind's payloads; the block they take.
+    fn add(&mut self, kind: ShardKind, payloads: impl IntoIterator<Item = &'a [u8]>) -> Range<usize> {
+        let start = self.jobs.len();
+        self.jobs.extend(payloads.into_iter().map(|p| (kind, p)));
+        start..self.jobs.len()
+    }
+
+    /// Every payload framed and compressed (on every core), under its content name.
+    fn frame(self) -> Framed {
+        let dictionary = self.dictionary;
+        let shards = par_map(&self.jobs, |&(kind, payload)| match (kind, dictionary) {
+            (ShardKind::Docs, Some(d)) => named(kind, bundle::encode_shard_with_dictionary(kind, payload, d)),
+            _ => named(kind, bundle::encode_shard(kind, payload)),
+        });
+        Framed { shards }
+    }
+}
+
+/// Framed shards with their manifest entries.
+struct Framed {
+    shards: Vec<(ShardRef, (String, Vec<u8>))>,
+}
+
+impl Framed {
+    fn refs(&self, block: Range<usize>) -> Vec<ShardRef> {
+        self.shards[block].iter().map(|(r, _)| r.clone()).collect()
+    }
+
+    /// Name a store's shards by rule, `<prefix>-<hash>-<n>.bin`, the hash being over their
+    /// content names (so any change to the store renames every shard of it: still safe to
+    /// cache forever); the manifest then lists them without a size and checksum each.
+    /// Returns `<prefix>-<hash>`.
+    fn name_by_rule(&mut self, block: Range<usize>, kind: ShardKind) -> String {
+        let mut h = blake3::Hasher::new();
+        for (_, (name, _)) in &self.shards[block.clone()] {
+            h.update(name.as_bytes());
+        }
+        let files = format!("{}-{}", kind.prefix(), &h.finalize().to_hex()[..16]);
+        for (n, (r, (name, _))) in self.shards[block].iter_mut().enumerate() {
+            *r = ShardRef { file: bundle::store_file(&files, n), check: None };
+            name.clone_from(&r.file);
+        }
+        files
+    }
+}
+
+/// Every document has an id, and no two the same.
+fn check_ids(docs: &[SourceDoc]) -> Result<(), SiftError> {
+    if docs.len() > u32::MAX as usize / 2 {
+        return Err(SiftError::invalid("too many documents for one bundle"));
+    }
+    let mut seen = BTreeSet::new();
+    for d in docs {
+        if d.id.is_empty() {
+            return Err(SiftError::invalid(format!("a document has an empty id (url {:?})", d.url)));
+        }
+        if !seen.insert(d.id.as_str()) {
+            return Err(SiftError::invalid(format!("duplicate document id {:?}", d.id)));
+        }
+    }
+    Ok(())
+}
+
+/// Term shard payloads (first term, last term, payload), terms in sorted order.
+fn term_shards(terms: &[&str], postings: &HashMap<String, TermEntry>, target: usize) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
+    let mut writer = ShardWriter::new(target);
+    for term in terms {
+        writer.push(term, &postings[*term])?;
+    }
+    writer.finish()
+}
+
+/// Quantised lengths, dates (a date that is not ISO is ignored with a warning) and link
+/// densities.
+fn doc_meta(docs: &[SourceDoc], lens: Vec<[u8; N_FIELDS]>, warnings: &mut Vec<String>) -> DocMeta {
+    let dates = docs
+        .iter()
+        .map(|d| {
+            let days = d.date.as_deref().and_then(crate::date::parse_iso_days);
+            if d.date.is_some() && days.is_none() {
+                warnings.push(format!("{}: date {:?} is not an ISO date; ignored", d.id, d.date.as_deref().unwrap_or("")));
+            }
+            days
+        })
+        .collect();
+    let link_density = docs.iter().map(|d| docmeta::encode_density(d.link_density)).collect();
+    DocMeta { lens, dates, link_density }
+}
+
+/// Value → doc set, per filterable field.
+fn filter_index(docs: &[SourceDoc], fields: &[String]) -> FilterIndex {
+    let mut index = FilterIndex::default();
+    for field in fields {
+        let values = index.fields.entry(field.clone()).or_default();
+        for (i, d) in docs.iter().enumerate() {
+            for v in d.metadata.get(field).into_iter().flatten().collect::<BTreeSet<_>>() {
+                values.entry(v.clone()).or_default().push(i as u32);
+            }
+        }
+    }
+    index
+}
+
+/// The manifest's entries of a store of key ranges: each shard's first and last key (the id
+/// index), or (`with_last` false: the term store and the vocabulary) the separator between
+/// the shard before and it.
+fn key_ranges(payloads: &[(String, String, Vec<u8>)], refs: Vec<ShardRef>, with_last: bool) -> Vec<KeyRangeShardRef> {
+    payloads
+        .iter()
+        .enumerate()
+        .zip(refs)
+        .map(|((i, (first, last, _)), shard)| {
+            let first = match i.checked_sub(1).filter(|_| !with_last) {
+                Some(before) => bundle::terms::separator(&payloads[before].1, first).to_string(),
+                None => first.clone(),
+            };
+            KeyRangeShardRef { shard, first, last: with_last.then(|| last.clone()) }
+        })
+        .collect()
+}
+
+/// A framed shard under its content name, with its manifest entry.
+fn named(kind: ShardKind, bytes: Vec<u8>) -> (ShardRef, (String, Vec<u8>)) {
+    let hash = blake3::hash(&bytes);
+    let file = format!("{}-{}.bin", kind.prefix(), &hash.to_hex()[..16]);
+    let r = ShardRef::new(file.clone(), bytes.len() as u64, crate::bundle::crc32::crc32(&bytes));
+    (r, (file, bytes))
+}
+
+/// Filterable fields: the ones asked for, or every metadata field that looks like a
+/// category: values of at most 100 chars, and not (almost) one distinct value per document.
+fn choose_filter_fields(docs: &[SourceDoc], asked: Option<&[String]>, warnings: &mut Vec<String>) -> Vec<String> {
+    let mut stats: BTreeMap<&str, (BTreeSet<&str>, usize, bool)> = BTreeMap::new();
+    for d in docs {
+        for (k, vs) in &d.metadata {
+            let e = stats.entry(k.as_str()).or_default();
+            e.1 += 1;
+            for v in vs {
+                e.2 |= v.chars().count() > 100;
+                if e.0.len() <= 1000 {
+                    e.0.insert(v.as_str());
+                }
+            }
+        }
+    }
+    if let Some(asked) = asked {
+        let mut out: Vec<String> = asked.to_vec();
+        out.sort();
+        out.dedup();
+        for f in &out {
+            if !stats.contains_key(f.as_str()) {
+                warnings.push(format!("filter field {f:?} does not occur in any document"));
+            }
+        }
+        return out;
+    }
+    stats
+        .into_iter()
+        .filter(|(_, (values, count, long))| !*long && values.len() <= 1000 && (values.len() <= 20 || values.len() * 2 <= *count))
+        .map(|(k, _)| k.to_string())
+        .collect()
+}

@@ -1,0 +1,184 @@
+//! Laying out a bundle's semantic half at build time: the projection into the bundle's
+//! space, the chunk vectors partitioned into lists, and the fitted query encoder — as
+//! payloads the builder frames into shards.
+
+use super::fit::{fit, FitParams, FitReport, TrainingText};
+use super::ivf::kmeans;
+use super::linalg::par_rows;
+use super::projection::Projection;
+use crate::bundle::encoder::{encode_groups, word_groups_for, EncoderRows, ROWS_PER_SHARD};
+use crate::bundle::vectors::VectorSet;
+use crate::bundle::vindex::encode_projection;
+use crate::error::SiftError;
+use std::collections::HashMap;
+
+/// Dimensions of the bundle's space by default (Cranfield, static queries: 0.363 nDCG@10 at
+/// 128 against 0.370 at the model's 384; the vectors three times smaller).
+pub const DEFAULT_DIM: usize = 128;
+/// Up to this many chunks, one list: every query reads all vectors (about 270 kB at 128
+/// dimensions), and search is exact.
+pub const FLAT_MAX_CHUNKS: usize = 2048;
+/// Chunks per list when the set is partitioned (about 8.5 kB per list).
+pub const LIST_CHUNKS: usize = 64;
+/// Vectors a query reads by default in a partitioned set: the nearest lists until this
+/// many (about 30 kB). Python docs known items, 256 vs 384: hybrid MRR@10 0.709 vs 0.703
+/// (paraphrases), 0.908 both (keywords); semantic alone 0.677 vs 0.684 — for a third fewer
+/// bytes before the first hybrid answer.
+pub const DEFAULT_PROBE: usize = 256;
+
+/// What the host embedded for the semantic half of a bundle.
+#[derive(Debug, Clone, Default)]
+pub struct SemanticInput {
+    /// The model's name (`all-MiniLM-L6-v2`).
+    pub model: String,
+    /// Its vectors' dimensions.
+    pub model_dim: usize,
+    /// `per_doc[d][c]`: the model's embedding of chunk `c` of document `d`
+    /// (`chunk::chunks_of` order), L2-normalised.
+    pub per_doc: Vec<Vec<Vec<f32>>>,
+    /// Dimensions of the bundle's space (`DEFAULT_DIM`).
+    pub dim: usize,
+    /// Force this many lists (None: one list up to `FLAT_MAX_CHUNKS`, else lists of about
+    /// `LIST_CHUNKS`).
+    pub lists: Option<usize>,
+    /// Vectors a query reads (`DEFAULT_PROBE`).
+    pub probe: usize,
+    /// The static encoder's training data (None: no encoder; hosts embed queries themselves).
+    pub encoder: Option<EncoderInput>,
+}
+
+/// The corpus texts and token embeddings the static encoder is fitted to.
+#[derive(Debug, Clone, Default)]
+pub struct EncoderInput {
+    /// Token ids of each text (as the model's tokenizer cuts it) and the model's embedding.
+    pub texts: Vec<TrainingText>,
+    /// The model's embedding of each token alone (`[CLS] t [SEP]`), for every token the
+    /// texts use.
+    pub prior: HashMap<u32, Vec<f32>>,
+    /// Token id → its string in the model's vocabulary (`word`, `##piece`).
+    pub vocab: HashMap<u32, String>,
+    /// Token ids without meaning of their own (`[CLS]`, `[SEP]`, `[PAD]`, `[UNK]`, `[MASK]`).
+    pub special: Vec<u32>,
+    /// Tokens the corpus does not use but queries may (every plain word, single characters):
+    /// their rows are their prior, so a paraphrase in words the site never uses still has
+    /// a meaning. Each needs a `prior` and a `vocab` entry.
+    pub extra: Vec<u32>,
+}
+
+/// The semantic half as payloads (those of stores named by rule naming their place).
+pub(crate) struct SemanticLayout {
+    pub model_dim: usize,
+    pub dim: usize,
+    pub chunks: usize,
+    pub probe: usize,
+    pub lists: Vec<Vec<u8>>,
+    pub counts: Vec<u32>,
+    pub centroids: Vec<f32>,
+    pub projection: Vec<u8>,
+    pub encoder: Option<EncoderLayout>,
+}
+
+pub(crate) struct EncoderLayout {
+    pub dim: usize,
+    pub n_rows: usize,
+    pub n_word_groups: usize,
+    /// Vocabulary group payloads (the last: `##` continuations).
+    pub groups: Vec<Vec<u8>>,
+    /// Row shard payloads.
+    pub rows: Vec<Vec<u8>>,
+    pub report: FitReport,
+}
+
+/// Stage times on stderr when `SIFT_TIMINGS` is set (native builds; the core has no clock
+/// in wasm, where this is never called).
+struct Clock(Option<std::time::Instant>);
+
+impl Clock {
+    fn start() -> Clock {
+        #[cfg(not(target_family = "wasm"))]
+        if std::env::var_os("SIFT_TIMINGS").is_some() {
+            return Clock(Some(std::time::Instant::now()));
+        }
+        Clock(None)
+    }
+    fn lap(&self, what: &str) {
+        if let Some(t) = self.0 {
+            eprintln!("timing: {what} done at {:.2}s", t.elapsed().as_secs_f64());
+        }
+    }
+}
+
+pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLayout, SiftError> {
+    if input.per_doc.len() != n_docs {
+        return Err(SiftError::invalid(format!("{n_docs} documents but vectors for {}", input.per_doc.len())));
+    }
+    let model_dim = input.model_dim;
+    let mut chunks: Vec<(u32, &[f32])> = Vec::new();
+    for (d, per_chunk) in input.per_doc.iter().enumerate() {
+        for v in per_chunk {
+            if v.len() != model_dim || v.iter().any(|x| !x.is_finite()) {
+                return Err(SiftError::invalid(format!("a chunk vector of document {d} is not {model_dim} finite numbers")));
+            }
+            chunks.push((d as u32, v.as_slice()));
+        }
+    }
+    if chunks.is_empty() {
+        return Err(SiftError::invalid("no chunk vectors to index"));
+    }
+    let dim = input.dim.clamp(1, model_dim);
+    let refs: Vec<&[f32]> = chunks.iter().map(|c| c.1).collect();
+    let clock = Clock::start();
+    let projection = super::projection::fit(&refs, model_dim, dim);
+    clock.lap("projection");
+    let projected: Vec<f32> = par_rows(chunks.len(), |i| projection.apply_normalised(chunks[i].1)).concat();
+
+    let n_lists =
+        input.lists.unwrap_or(if chunks.len() <= FLAT_MAX_CHUNKS { 1 } else { chunks.len().div_ceil(LIST_CHUNKS) }).clamp(1, chunks.len());
+    let (centroids, assign) = if n_lists == 1 { (Vec::new(), vec![0u32; chunks.len()]) } else { kmeans(&projected, dim, n_lists) };
+    clock.lap("lists");
+    let mut sets: Vec<VectorSet> = (0..n_lists).map(|_| VectorSet::new(dim)).collect();
+    for (i, (doc, _)) in chunks.iter().enumerate() {
+        sets[assign[i] as usize].push(*doc, &projected[i * dim..(i + 1) * dim])?;
+    }
+    // A list k-means left empty keeps its centroid (it is never the only nearest) but has
+    // no vectors: it is still written, so list numbers stay dense.
+    let counts = sets.iter().map(|s| s.len() as u32).collect();
+    let lists = sets.iter().enumerate().map(|(i, s)| s.encode(i)).collect();
+
+    let encoder = match &input.encoder {
+        Some(e) => Some(lay_out_encoder(e, &projection)?),
+        None => None,
+    };
+    clock.lap("encoder fit");
+    Ok(SemanticLayout {
+        model_dim,
+        dim,
+        chunks: chunks.len(),
+        probe: input.probe,
+        lists,
+        counts,
+        centroids,
+        projection: encode_projection(&projection),
+        encoder,
+    })
+}
+
+fn lay_out_encoder(input: &EncoderInput, projection: &Projection) -> Result<EncoderLayout, SiftError> {
+    for t in &input.texts {
+        if t.embedding.len() != projection.model_dim || t.embedding.iter().any(|x| !x.is_finite()) {
+            return Err(SiftError::invalid(format!("an encoder training text's embedding is not {} finite numbers", projection.model_dim)));
+        }
+    }
+    let fitted = fit(&input.texts, &|t| input.prior.get(&t).cloned(), projection, &input.special, &input.extra, FitParams::default());
+    let tokens = fitted
+        .tokens
+        .iter()
+        .map(|t| input.vocab.get(t).cloned().ok_or_else(|| SiftError::invalid(format!("token {t} has no string in the vocabulary"))))
+        .collect::<Result<Vec<String>, SiftError>>()?;
+    let dim = fitted.dim;
+    let refs: Vec<&str> = tokens.iter().map(String::as_str).collect();
+    let n_word_groups = word_groups_for(refs.iter().filter(|t| !t.starts_with("##")).count());
+    let groups = encode_groups(&refs, n_word_groups)?;
+    let rows = fitted.rows.chunks(ROWS_PER_SHARD * dim).enumerate().map(|(i, c)| EncoderRows::encode(c, dim, i)).collect();
+    Ok(EncoderLayout { dim, n_rows: tokens.len(), n_word_groups, groups, rows, report: fitted.report })
+}
