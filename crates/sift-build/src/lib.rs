@@ -73,10 +73,9 @@ pub struct BuildOptions {
     /// `dictionary::MIN_STORE_BYTES` (64 KB); tests lower it to give a small corpus one.
     pub doc_dictionary_from: usize,
     /// The vocabulary (`bundle::vocabulary`, what typo tolerance reads): a new shard starts
-    /// at a first letter once the current one holds this many bytes of terms; None writes
-    /// none (typos then read the term shards of their letter). Default 4 KB: big letters
-    /// alone (Python docs: 10–26 kB deflated each), small ones together.
-    pub vocabulary_target: Option<usize>,
+    /// at a first letter once the current one holds this many bytes of terms, so big letters
+    /// are alone and small ones together.
+    pub vocabulary_target: usize,
     /// Recorded in the manifest (`sift 0.1.0`).
     pub generator: String,
     /// The semantic half, when building with an embedder: the chunks' embeddings and the
@@ -93,7 +92,7 @@ impl Default for BuildOptions {
             doc_shard_target: 4 * 1024,
             doc_part_target: 5 * 1024,
             doc_dictionary_from: dictionary::MIN_STORE_BYTES,
-            vocabulary_target: Some(vocabulary::VOCABULARY_TARGET),
+            vocabulary_target: vocabulary::VOCABULARY_TARGET,
             generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
             semantic: None,
         }
@@ -139,14 +138,9 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let mut terms: Vec<&str> = inverted.postings.keys().map(String::as_str).collect();
     terms.sort_unstable();
     let term_payloads = term_shards(&terms, &inverted.postings, opts.term_shard_target)?;
-    let vocab_payloads = match opts.vocabulary_target {
-        Some(target) => {
-            let with_df: Vec<(&str, u32)> = terms.iter().map(|&t| (t, inverted.postings[t].df())).collect();
-            let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
-            vocabulary::encode(&vocabulary::entries(&with_df, spellings), target)?
-        }
-        None => Vec::new(),
-    };
+    let with_df: Vec<(&str, u32)> = terms.iter().map(|&t| (t, inverted.postings[t].df())).collect();
+    let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
+    let vocab_payloads = vocabulary::encode(&vocabulary::entries(&with_df, spellings), opts.vocabulary_target)?;
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
     let doc_payloads = doc_store(docs, std::mem::take(&mut inverted.section_starts), &store_plan)?;
     let store_bytes: usize = doc_payloads.iter().map(|d| d.3.len()).sum();
@@ -182,7 +176,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
 
     // Stores named by rule, and the manifest.
     let term_files = framed.name_by_rule(terms_at.clone(), ShardKind::Terms);
-    let vocab_files = (!vocab_at.is_empty()).then(|| framed.name_by_rule(vocab_at.clone(), ShardKind::Vocabulary));
+    let vocab_files = framed.name_by_rule(vocab_at.clone(), ShardKind::Vocabulary);
     let doc_files = framed.name_by_rule(docs_at.clone(), ShardKind::Docs);
     let vectors = match (&semantic, &opts.semantic) {
         (Some(sem), Some(input)) => {

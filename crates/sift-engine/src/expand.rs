@@ -5,7 +5,6 @@
 use super::plan::{self, Alt, AltKind, W_FUZZY1, W_FUZZY2, W_PREFIX};
 use super::resolve::{Flow, Resolver};
 use super::{Engine, ShardId};
-use crate::bundle::terms::TermShard;
 use crate::{analyzer, fuzzy, rank};
 
 const MAX_PREFIX_EXPANSIONS: usize = 40;
@@ -105,8 +104,8 @@ pub(crate) struct Neighbour {
     /// so a neighbour only that near the stem ranks one edit further (`threding`:
     /// `threading`, then `three`, whose stem is one edit from `thred`).
     typed: Option<u8>,
-    /// The nearest way of writing the term found near the word as typed (a format-13
-    /// vocabulary's spelling, see `bundle::vocabulary`, or a term indexed as written), with
+    /// The nearest way of writing the term found near the word as typed (a vocabulary's
+    /// spelling, see `bundle::vocabulary`, or a term indexed as written), with
     /// its distance: what a "did you mean" shows, rather than the term's most common
     /// spelling (`itertor`: `iterator`, not `iterable`, both stemmed to `iter`).
     written: Option<(u8, String)>,
@@ -133,22 +132,16 @@ pub(crate) struct Fuzzed {
     pub written: Option<String>,
 }
 
-/// The shards whose dictionaries hold the terms starting with `prefix`: the vocabulary's
-/// when the bundle has one (terms and document frequencies, no postings), else the term
-/// shards themselves.
+/// The vocabulary shards that hold the terms starting with `prefix` (terms, spellings and
+/// document frequencies, no postings).
 fn dictionary_shards(eng: &Engine, prefix: &str) -> Vec<ShardId> {
-    if eng.has_vocabulary() {
-        eng.vocab_shards_for_prefix(prefix).into_iter().map(ShardId::Vocabulary).collect()
-    } else {
-        eng.shards_for_prefix(prefix).into_iter().map(ShardId::Terms).collect()
-    }
+    eng.vocab_shards_for_prefix(prefix).into_iter().map(ShardId::Vocabulary).collect()
 }
 
 /// A small site's vocabulary, when `word` may be mistyped: asked for with the words' term
 /// shards, so a typo costs no round of its own. A vocabulary of one shard is a few kB (a
-/// shard holds whole letters up to 4 KB of keys); a bigger site's letters are read only
-/// once a word turns out unknown. Small sites have a vocabulary since format 13, which
-/// carries the pages' spellings (`bundle::vocabulary`); their term shards carry one a term.
+/// shard holds whole letters up to a few kB of keys); a bigger site's letters are read only
+/// once a word turns out unknown.
 pub(crate) fn whole_small_vocabulary(eng: &Engine, word: &str) -> Option<ShardId> {
     (eng.manifest.vocabulary.len() == 1 && fuzzy::max_distance(word) > 0).then_some(ShardId::Vocabulary(0))
 }
@@ -256,8 +249,8 @@ pub(crate) fn common_neighbours(res: &Resolver, words: &[String], min_df: &[u32]
 }
 
 /// Add to `hits` the terms within the word's typo distance of it or its stem in the
-/// dictionaries of `shards` (loaded: vocabulary or term shards), each with its smallest
-/// distance; `hits` stays in term order, each term once.
+/// vocabulary shards `shards` (loaded), each with its smallest distance; `hits` stays in
+/// term order, each term once.
 fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, hits: &mut Vec<Neighbour>) -> Flow<()> {
     let d = fuzzy::max_distance(word);
     if d == 0 {
@@ -266,30 +259,13 @@ fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, hits: &mut Vec<Nei
     let stemmed = analyzer::stem(word);
     let stemmed = &*stemmed;
     for id in shards {
-        // A term shard maps a term to its postings (the df is their first number); the
-        // vocabulary maps a term or a spelling of it to its df (`VocabShard::key`).
-        let (map, term_shard, vocab) = match *id {
-            ShardId::Terms(si) => {
-                let shard = res.term_shard(si)?;
-                (&shard.map, Some(shard), None)
-            }
-            ShardId::Vocabulary(vi) => {
-                let shard = res.vocab_shard(vi)?;
-                (&shard.map, None, Some(shard))
-            }
-            _ => continue,
-        };
-        let cap = if term_shard.is_some() { FUZZY_HITS_PER_TERM_SHARD } else { FUZZY_HITS_PER_VOCAB_SHARD };
+        let ShardId::Vocabulary(vi) = *id else { continue };
+        // A term or a spelling of it → its df (`VocabShard::key`).
+        let vocab = res.vocab_shard(vi)?;
         for probe in [word, stemmed] {
-            for h in fuzzy::fuzzy_terms(map, probe, d, cap) {
-                let (term, df, spelling, marked) = match (term_shard, vocab) {
-                    (Some(shard), _) => (h.term.clone(), shard.header(h.value)?.0, false, false),
-                    (None, Some(v)) => {
-                        let k = v.key(&h.term, h.value);
-                        (k.term.into_owned(), k.df, k.spelling, k.written)
-                    }
-                    (None, None) => continue,
-                };
+            for h in fuzzy::fuzzy_terms(&vocab.map, probe, d, FUZZY_HITS_PER_SHARD) {
+                let k = vocab.key(&h.term, h.value);
+                let (term, df, spelling, marked) = (k.term.into_owned(), k.df, k.spelling, k.written);
                 // A spelling stands for its stem: near the word as typed, it is a
                 // neighbour at that distance; near the typed word's stem it means nothing
                 // (a stem is not a spelling).
@@ -307,12 +283,6 @@ fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, hits: &mut Vec<Nei
                 let written = (typed.is_some() && literal).then(|| (h.distance, h.term));
                 add_hit(hits, Neighbour { term, distance: h.distance, typed, written, df });
             }
-        }
-        // Without a vocabulary, a term shard knows one spelling of each term, its most
-        // common: matched as typed too, so a small site corrects `provders` to `providers`
-        // (stem `provid`, two edits away) as a vocabulary's spellings do.
-        if let Some(shard) = term_shard {
-            spellings_in_term_shard(shard, word, stemmed, d, hits)?;
         }
     }
     Ok(())
@@ -334,43 +304,9 @@ fn add_hit(hits: &mut Vec<Neighbour>, hit: Neighbour) {
     }
 }
 
-/// Add to `hits` the terms of a term shard whose most common spelling is within `d` edits of
-/// `word` as typed (see [`neighbours`]). Reads every term's header: only bundles without a
-/// vocabulary, whose term shards are few, or whose letter's shards are read anyway.
-fn spellings_in_term_shard(shard: &TermShard, word: &str, stemmed: &str, d: u8, hits: &mut Vec<Neighbour>) -> Flow<()> {
-    use fst::Streamer;
-    let mut stream = shard.map.stream();
-    let mut seen = 0;
-    while let Some((k, off)) = stream.next() {
-        seen += 1;
-        if seen > MAX_SPELLING_SCAN {
-            break;
-        }
-        let (df, surface) = shard.header(off)?;
-        if surface.is_empty() || surface == word {
-            continue;
-        }
-        let distance = fuzzy::distance(word, surface, d);
-        let Ok(term) = std::str::from_utf8(k) else { continue };
-        if distance > d || term == word || term == stemmed {
-            continue;
-        }
-        let written = Some((distance, surface.to_string()));
-        add_hit(hits, Neighbour { term: term.to_string(), distance, typed: Some(distance), written, df });
-    }
-    Ok(())
-}
-
-/// Terms whose spelling one term shard's scan compares, so a hostile shard cannot make a
-/// typo cost more than a bounded walk.
-const MAX_SPELLING_SCAN: usize = 50_000;
-
-/// Hits taken from one shard's dictionary per probe, so a pathological dictionary cannot
-/// blow up a query. A vocabulary shard holds a whole letter (the terms of up to a few dozen
-/// term shards), so it may give more; a word with more neighbours than a cap in its letter
-/// may still keep others with a vocabulary than without.
-const FUZZY_HITS_PER_TERM_SHARD: usize = 64;
-const FUZZY_HITS_PER_VOCAB_SHARD: usize = 512;
+/// Hits taken from one vocabulary shard per probe, so a pathological dictionary cannot
+/// blow up a query.
+const FUZZY_HITS_PER_SHARD: usize = 512;
 
 /// Expansions of one typed word (prefix completions, fuzzy neighbours) act as one synonym
 /// group: each scores with the idf of the group's combined document frequency, so a rare

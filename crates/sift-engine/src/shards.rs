@@ -279,11 +279,6 @@ impl Engine {
         key_ranges_for_prefix(&self.manifest.term_shards, prefix)
     }
 
-    /// Whether the bundle has a vocabulary (else typo tolerance reads term shards).
-    pub(crate) fn has_vocabulary(&self) -> bool {
-        !self.manifest.vocabulary.is_empty()
-    }
-
     /// Vocabulary shards whose range overlaps the terms starting with `prefix`.
     pub(crate) fn vocab_shards_for_prefix(&self, prefix: &str) -> Vec<usize> {
         key_ranges_for_prefix(&self.manifest.vocabulary, prefix)

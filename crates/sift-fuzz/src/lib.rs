@@ -139,7 +139,7 @@ fn build_sample(docs: &[SourceDoc]) -> BuiltBundle {
         // A doc store dictionary, however small the sample.
         doc_dictionary_from: 0,
         // Several vocabulary shards.
-        vocabulary_target: Some(256),
+        vocabulary_target: 256,
         semantic: Some(semantic),
         ..BuildOptions::default()
     };

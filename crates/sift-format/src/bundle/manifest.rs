@@ -14,7 +14,7 @@
 //!  "filter_fields": [...],
 //!  "startup": {file, bytes, crc32, "dictionary"?: true},
 //!  "term_store": {"files", "first": [separator per shard]},
-//!  "vocabulary"?: {"files", "first": [...]},
+//!  "vocabulary": {"files", "first": [...]},
 //!  "doc_store": {"files", "docs": [docs per shard; 0: a further part], "part_positions"?, "part_offsets"?},
 //!  "id_shards": [{file, bytes, crc32, first, last}],
 //!  "fold_table"?: {file, bytes, crc32},
@@ -127,8 +127,8 @@ pub struct Manifest {
     /// The term store: `<term_files>-<n>.bin`.
     pub term_files: String,
     pub term_shards: Vec<KeyRangeShardRef>,
-    /// The vocabulary ([`super::vocabulary`]), `<vocab_files>-<n>.bin`; empty without one.
-    pub vocab_files: Option<String>,
+    /// The vocabulary ([`super::vocabulary`]): `<vocab_files>-<n>.bin`.
+    pub vocab_files: String,
     pub vocabulary: Vec<KeyRangeShardRef>,
     /// The doc store: `<doc_files>-<n>.bin`.
     pub doc_files: String,
@@ -214,9 +214,9 @@ impl Manifest {
                 }
             }
         }
-        let stems = [Some(&self.term_files), self.vocab_files.as_ref(), Some(&self.doc_files)];
+        let stems = [&self.term_files, &self.vocab_files, &self.doc_files];
         let encoder = self.encoder.iter().flat_map(|e| [&e.layout.group_files, &e.layout.row_files]);
-        for name in self.all_shards().map(|s| &s.file).chain(stems.into_iter().flatten()).chain(encoder) {
+        for name in self.all_shards().map(|s| &s.file).chain(stems).chain(encoder) {
             if !is_safe_file_name(name) {
                 return Err(SiftError::corrupt(msg!("manifest names an unsafe shard file {}", crate::error::Quoted(name))));
             }
@@ -397,13 +397,7 @@ impl Manifest {
     fn from_json(v: &Json) -> Result<Manifest, String> {
         let f = Fields::of(v, "manifest", None)?;
         let (term_files, term_shards) = key_store_from_json(f.need("term_store")?, "term store")?;
-        let (vocab_files, vocabulary) = match f.get("vocabulary") {
-            Some(store) => {
-                let (files, shards) = key_store_from_json(store, "vocabulary")?;
-                (Some(files), shards)
-            }
-            None => (None, Vec::new()),
-        };
+        let (vocab_files, vocabulary) = key_store_from_json(f.need("vocabulary")?, "vocabulary")?;
         let (doc_files, doc_shards, part_positions) = doc_store_from_json(f.need("doc_store")?)?;
         let startup = f.need("startup")?;
         Ok(Manifest {
@@ -445,11 +439,7 @@ impl ToJson for Manifest {
             ("filter_fields", Json::from(&self.filter_fields[..]), true),
             ("startup", members(startup), true),
             ("term_store", key_store_to_json(&self.term_files, &self.term_shards), true),
-            (
-                "vocabulary",
-                self.vocab_files.as_deref().map_or(Json::Null, |files| key_store_to_json(files, &self.vocabulary)),
-                self.vocab_files.is_some(),
-            ),
+            ("vocabulary", key_store_to_json(&self.vocab_files, &self.vocabulary), true),
             ("doc_store", doc_store_to_json(&self.doc_files, &self.doc_shards, self.part_positions), true),
             ("id_shards", self.id_shards.to_json(), !self.id_shards.is_empty()),
             ("fold_table", self.fold_table.to_json(), self.fold_table.is_some()),
