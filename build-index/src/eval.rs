@@ -35,6 +35,10 @@ pub struct EvalArgs {
     /// analysis and for trec_eval.
     #[arg(long)]
     pub run: Option<PathBuf>,
+    /// Rank with a parameter other than its default, `name=value` (a pair as
+    /// `lexical,semantic`): see `RankingParams` in crates/sift-engine/src/params.rs.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -173,6 +177,12 @@ pub fn evaluate(
 pub fn run(a: &EvalArgs) -> Result<()> {
     let mut bundle = DiskBundle::open(&a.dir)?;
     bundle.load_all()?;
+    let mut ranking = sift_engine::RankingParams::default();
+    for p in &a.params {
+        let (name, value) = p.split_once('=').ok_or_else(|| anyhow!("--param takes NAME=VALUE, not {p:?}"))?;
+        ranking.set(name, value).map_err(|e| anyhow!("--param: {e}"))?;
+    }
+    bundle.engine.set_ranking(ranking);
     let queries = read_queries(&a.queries)?;
     let qrels = read_qrels(&a.qrels)?;
     let embedders: Vec<(&str, QueryEmbedder)> = match a.embedder {

@@ -2,7 +2,7 @@
 //! being typed, and fuzzy neighbours (Levenshtein automata over the fst) of a word that may
 //! be misspelt. A word's expansions form one synonym group that shares one idf.
 
-use super::plan::{self, Alt, AltKind, W_FUZZY1, W_FUZZY2, W_PREFIX};
+use super::plan::{self, Alt, AltKind};
 use super::resolve::{Flow, Resolver};
 use super::{Engine, ShardId};
 use crate::{analyzer, fuzzy, rank};
@@ -74,7 +74,7 @@ pub(crate) fn prefix_alts(res: &Resolver, folded: &str, out: &mut Vec<Alt>) -> F
     cands.dedup_by(|a, b| a.1 == b.1);
     let mut alts = Vec::new();
     for (_, term) in cands.into_iter().take(MAX_PREFIX_EXPANSIONS) {
-        alts.extend(plan::alt(res, &[term], false, W_PREFIX, AltKind::Prefix)?);
+        alts.extend(plan::alt(res, &[term], false, res.eng.params.prefix, AltKind::Prefix)?);
     }
     let exact_df: u32 = out.iter().filter(|a| a.terms.len() == 1).map(|a| a.terms[0].pl.df).max().unwrap_or(0);
     share_group_idf(res, &mut alts, exact_df);
@@ -209,7 +209,7 @@ fn alts_of(res: &Resolver, word: &str, picks: &[Neighbour]) -> Flow<Fuzzed> {
     let mut alts = Vec::new();
     let mut written = None;
     for n in picks {
-        let w = if n.distance <= 1 { W_FUZZY1 } else { W_FUZZY2 };
+        let w = if n.distance <= 1 { res.eng.params.fuzzy1 } else { res.eng.params.fuzzy2 };
         let alt = plan::alt(res, std::slice::from_ref(&n.term), false, w, AltKind::Fuzzy)?;
         if alts.is_empty() && alt.is_some() {
             written = n.written.as_ref().map(|w| w.1.clone());

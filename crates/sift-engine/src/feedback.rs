@@ -20,36 +20,22 @@ use super::score::Hit;
 use super::ShardId;
 use crate::analyzer::{self, Token};
 use crate::hashing::HashMap;
-
-/// Feedback is for queries of this many typed clauses or more. On the Python-docs
-/// paraphrases (4–13 words, one right page each) feedback for every query cost MRR@10
-/// 0.771 → 0.754; on Cranfield's paragraphs it adds 0.011 (semantic side) and 0.005 more
-/// (lexical side) nDCG@10.
-const MIN_CLAUSES: usize = 8;
+use crate::params::RankingParams;
 
 /// Whether a query of `typed_clauses` positive clauses gets feedback.
-pub(crate) fn applies(typed_clauses: usize) -> bool {
-    typed_clauses >= MIN_CLAUSES
+pub(crate) fn applies(typed_clauses: usize, p: &RankingParams) -> bool {
+    typed_clauses >= p.feedback_min_clauses
 }
 
-/// Best first answers the relevance model is estimated from (Cranfield nDCG@10 of the
-/// hybrid ranking with 3/5/8/10 documents: 0.436/0.440/0.439/0.435; words and λ beside
-/// it in `docs/architecture.md`).
-pub(crate) const FEEDBACK_DOCS: usize = 5;
-/// Words the relevance model adds (its most probable ones; the query's own words among
-/// them are weighted up instead of added).
-pub(crate) const FEEDBACK_TERMS: usize = 10;
-/// The query's own share of the expanded query's weight (RM3's λ).
-pub(crate) const ORIGINAL_WEIGHT: f32 = 0.5;
 /// Tokens read from each answer: a page's opening says what it is about, and a 500 kB
 /// page must not cost more than a short one.
 const MAX_TOKENS_PER_DOC: u32 = 1000;
 
-/// The relevance model of the best answers in `first`: its `FEEDBACK_TERMS` most probable
+/// The relevance model of the best answers in `first`: its `feedback_terms` most probable
 /// terms with their probabilities (summing to 1), most probable first (ties by term). Reads
 /// the answers' doc shards. Empty when no answer has a positive score or a content word.
 pub(crate) fn relevance_model(res: &Resolver, first: &[Hit]) -> Flow<Vec<(String, f32)>> {
-    let top: Vec<&Hit> = first.iter().take(FEEDBACK_DOCS).filter(|h| h.score > 0.0).collect();
+    let top: Vec<&Hit> = first.iter().take(res.eng.params.feedback_docs).filter(|h| h.score > 0.0).collect();
     res.require(top.iter().map(|h| ShardId::Docs(res.eng.doc_shard_of(h.doc))))?;
     res.require(res.eng.fold_table_for_pages(top.iter().map(|h| (h.doc, res.eng.doc_shard_of(h.doc)))))?;
     let total: f32 = top.iter().map(|h| h.score).sum();
@@ -82,7 +68,7 @@ pub(crate) fn relevance_model(res: &Resolver, first: &[Hit]) -> Flow<Vec<(String
     }
     let mut ranked: Vec<(String, f32)> = model.into_iter().collect();
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    ranked.truncate(FEEDBACK_TERMS);
+    ranked.truncate(res.eng.params.feedback_terms);
     let z: f32 = ranked.iter().map(|(_, p)| p).sum();
     if z > 0.0 {
         ranked.iter_mut().for_each(|(_, p)| *p /= z);
@@ -103,7 +89,8 @@ fn content_term(t: &Token) -> bool {
 /// the plan changed. Words the query excludes are left out.
 pub(crate) fn expand(res: &Resolver, plan: &mut Plan, model: &[(String, f32)]) -> Flow<bool> {
     let n = plan.positive_clauses().filter(|c| !c.expansion).count() as f32;
-    let scale = (1.0 - ORIGINAL_WEIGHT) / ORIGINAL_WEIGHT * n;
+    let w = res.eng.params.feedback_original_weight;
+    let scale = (1.0 - w) / w * n;
     res.require(model.iter().filter_map(|(t, _)| res.eng.shard_for_term(t)).map(ShardId::Terms))?;
     let mut changed = false;
     // The words the query excludes (`-word`): asking for one again would only weigh pages

@@ -13,20 +13,7 @@ use crate::error::{ErrorCode, SiftError};
 use crate::hashing::HashMap;
 use crate::rank;
 
-/// Reciprocal rank fusion constant (Cormack et al. 2009).
-pub const RRF_K: f32 = 60.0;
-/// Documents taken from the semantic side for fusion.
-pub(crate) const SEMANTIC_DEPTH: usize = 100;
-/// Cosine below which a document is not an answer when keywords found nothing (MiniLM
-/// gives unrelated text 0.0–0.15; the seed corpus's paraphrases score 0.28–0.33).
-pub(crate) const SEMANTIC_FALLBACK_MIN: f32 = 0.2;
-/// `mode: hybrid`: (lexical, semantic) weights of the score fusion. Cosines of relevant and
-/// irrelevant chunks differ by less than normalised BM25F scores do, so the semantic side
-/// needs the larger weight to count equally (Cranfield nDCG@10: 0.5/0.5 0.411, 0.3/0.7 0.423).
-pub(crate) const HYBRID_WEIGHTS: (f32, f32) = (0.3, 0.7);
-/// Weights for queries that name something exactly: identifiers, acronyms, code, quoted
-/// text, a single word. Both `hybrid` and `auto` use them, so an exact match stays first.
-pub(crate) const EXACT_WEIGHTS: (f32, f32) = (0.8, 0.2);
+use crate::params::RankingParams;
 
 fn code_like(w: &str) -> bool {
     let core = w.trim_matches(|c: char| !charclass::is_alphanumeric(c));
@@ -54,9 +41,9 @@ pub(crate) fn exact_shaped(query: &str) -> bool {
 /// `mode: auto`: weights from the query's shape. Identifiers, acronyms, code and quoted text
 /// want exact matches; questions and long natural-language queries want meaning; one or two
 /// plain keywords lean lexical.
-pub(crate) fn auto_weights(query: &str) -> (f32, f32) {
+pub(crate) fn auto_weights(query: &str, p: &RankingParams) -> (f32, f32) {
     if exact_shaped(query) {
-        return EXACT_WEIGHTS;
+        return p.exact_shaped;
     }
     let content = content_words(query);
     let first = query.split_whitespace().next().map(charclass::lowercase).unwrap_or_default();
@@ -65,11 +52,11 @@ pub(crate) fn auto_weights(query: &str) -> (f32, f32) {
             .contains(&first.as_str());
     match (question, content) {
         // Natural language (an identifier in a long question is one clue among many).
-        (_, c) if c >= 4 => HYBRID_WEIGHTS,
-        (true, 3) => HYBRID_WEIGHTS,
-        (true, _) => (0.5, 0.5),
-        (false, 2) => (0.7, 0.3),
-        _ => (0.5, 0.5),
+        (_, c) if c >= 4 => p.hybrid,
+        (true, 3) => p.hybrid,
+        (true, _) => p.balanced,
+        (false, 2) => p.keywords,
+        _ => p.balanced,
     }
 }
 
@@ -79,6 +66,7 @@ pub(crate) fn auto_weights(query: &str) -> (f32, f32) {
 /// (of the model's dimensions).
 pub(crate) fn mode_weights<'v>(
     req: &ValidRequest,
+    p: &RankingParams,
     vectors: Option<&VectorsRef>,
     has_encoder: bool,
     host_vector: Option<&'v [f32]>,
@@ -109,9 +97,9 @@ pub(crate) fn mode_weights<'v>(
             ))
         }
         (Mode::Semantic, Some(_)) => (0.0, 1.0),
-        (Mode::Hybrid, Some(_)) if exact_shaped(&req.query) => EXACT_WEIGHTS,
-        (Mode::Hybrid, Some(_)) => HYBRID_WEIGHTS,
-        (Mode::Auto, Some(_)) if can_embed => auto_weights(&req.query),
+        (Mode::Hybrid, Some(_)) if exact_shaped(&req.query) => p.exact_shaped,
+        (Mode::Hybrid, Some(_)) => p.hybrid,
+        (Mode::Auto, Some(_)) if can_embed => auto_weights(&req.query, p),
         _ => (1.0, 0.0),
     };
     let host_vector = if weights.1 > 0.0 { host_vector } else { None };
@@ -123,20 +111,14 @@ pub(crate) fn mode_weights<'v>(
     Ok((weights, host_vector))
 }
 
-/// Most positive clauses a query may have for its lexical side to be weighed by coverage.
-/// Longer queries are paragraphs, where no document has every word and BM25 already sums
-/// what each matches (on Cranfield, whose needs are paragraphs, coverage weighting of every
-/// query lowered hybrid nDCG@10 from 0.4245 to 0.41–0.42).
-pub(crate) const COVERAGE_MAX_CLAUSES: usize = 6;
-
 /// How much of a short natural-language query each lexical hit covers: the idf-weighted
 /// share of its positive clauses the document matches (any alternative: exact, prefix or
 /// fuzzy), words found nowhere in the bundle weighing most. `None` when coverage does not
 /// apply: exact-shaped queries (an identifier, a title, quoted text keep winning
 /// lexically), single clauses and paragraphs.
-pub(crate) fn coverage(query: &str, plan: &Plan, hits: &[Hit], doc_count: u32) -> Option<HashMap<u32, f32>> {
+pub(crate) fn coverage(query: &str, plan: &Plan, hits: &[Hit], doc_count: u32, p: &RankingParams) -> Option<HashMap<u32, f32>> {
     let clauses: Vec<_> = plan.positive_clauses().collect();
-    if exact_shaped(query) || clauses.len() < 2 || clauses.len() > COVERAGE_MAX_CLAUSES {
+    if exact_shaped(query) || clauses.len() < 2 || clauses.len() > p.coverage_max_clauses {
         return None;
     }
     let weight: Vec<f32> = clauses.iter().map(|c| rank::idf(doc_count, c.exact_df())).collect();
@@ -156,28 +138,25 @@ pub(crate) fn coverage(query: &str, plan: &Plan, hits: &[Hit], doc_count: u32) -
     )
 }
 
-/// A lexical hit covering less of a short query than this (idf-weighted) cannot outrank the
-/// document the semantic side likes best.
-pub(crate) const COVERAGE_TO_OUTRANK_MEANING: f32 = 0.5;
-
-/// How far the semantic best must lead the second (cosine) to be a clear winner that a
-/// partial word match may not outrank. Without it the guard cost the Python-docs
-/// paraphrases 0.771 → 0.758 MRR@10 with the static encoder, whose best is less sure.
-pub(crate) const CLEAR_MEANING_MARGIN: f32 = 0.05;
-
 /// Convex combination of the lexical score (divided by the list's best, so the best lexical
 /// match counts fully) and the raw cosine; a document missing from a list scores 0 there.
 /// The result stays in 0..1.
 ///
 /// With `coverage` (short natural-language queries), a page that shares a minor part of
-/// the query (one word of three) is placed just below a clear
+/// the query (less than `coverage_to_outrank_meaning` of it) is placed just below a clear
 /// semantic best instead of above it; partial matches otherwise keep their full lexical
-/// score. Scaling every partial match by its coverage instead cost the Python-docs
-/// paraphrases MRR@10 0.771 → 0.715 (static encoder) and 0.848 → 0.783 (MiniLM): a page
-/// that shares one or two words with a paraphrase of it is usually the right one.
-pub(crate) fn fuse(lexical: &[Hit], semantic: &[Hit], (w_lex, w_sem): (f32, f32), coverage: Option<&HashMap<u32, f32>>) -> Vec<Hit> {
-    // Per-query min-max normalisation did worse on Cranfield (0.418 vs 0.423): the cosine's
-    // own 0..1 scale carries information that min-max throws away (Bruch et al. 2022).
+/// score: a page that shares one or two words with a paraphrase of it is usually the right
+/// one, and scaling every partial match by its coverage lost more than it gained.
+pub(crate) fn fuse(
+    lexical: &[Hit],
+    semantic: &[Hit],
+    weights: (f32, f32),
+    coverage: Option<&HashMap<u32, f32>>,
+    p: &RankingParams,
+) -> Vec<Hit> {
+    let (w_lex, w_sem) = weights;
+    // Not min-max normalised: the cosine's own 0..1 scale carries information that min-max
+    // throws away (Bruch et al. 2022).
     let lmax = lexical.iter().map(|h| h.score).fold(1e-6f32, f32::max);
     let l: HashMap<u32, f32> = lexical.iter().map(|h| (h.doc, h.score / lmax)).collect();
     let s: HashMap<u32, f32> = semantic.iter().map(|h| (h.doc, h.score)).collect();
@@ -189,7 +168,7 @@ pub(crate) fn fuse(lexical: &[Hit], semantic: &[Hit], (w_lex, w_sem): (f32, f32)
     let mut by_meaning: Vec<&Hit> = semantic.iter().collect();
     by_meaning.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
     let clear = match by_meaning.as_slice() {
-        [best, second, ..] => (best.score - second.score >= CLEAR_MEANING_MARGIN).then_some(*best),
+        [best, second, ..] => (best.score - second.score >= p.clear_meaning_margin).then_some(*best),
         [best] => Some(*best),
         [] => None,
     };
@@ -197,7 +176,7 @@ pub(crate) fn fuse(lexical: &[Hit], semantic: &[Hit], (w_lex, w_sem): (f32, f32)
         let bar = fused(best.doc);
         let top = out.iter().map(|h| h.score).fold(bar, f32::max).max(1e-6);
         for h in out.iter_mut().filter(|h| h.doc != best.doc && h.score > bar) {
-            if cov.get(&h.doc).is_some_and(|&c| c < COVERAGE_TO_OUTRANK_MEANING) {
+            if cov.get(&h.doc).is_some_and(|&c| c < p.coverage_to_outrank_meaning) {
                 // Just below the bar, in the order they had.
                 h.score = bar * (0.999 + 0.0009 * h.score / top);
             }
@@ -208,30 +187,31 @@ pub(crate) fn fuse(lexical: &[Hit], semantic: &[Hit], (w_lex, w_sem): (f32, f32)
 }
 
 /// A result's share of reciprocal rank fusion at 0-based `rank`.
-pub(crate) fn rrf(rank: usize) -> f32 {
-    1.0 / (RRF_K + rank as f32 + 1.0)
+pub(crate) fn rrf(rank: usize, p: &RankingParams) -> f32 {
+    1.0 / (p.rrf_k + rank as f32 + 1.0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::DEFAULT;
 
     #[test]
     fn auto_weights_follow_the_query_shape() {
-        let lexical_heavy = |q: &str| auto_weights(q).0 > 0.5;
-        let semantic_heavy = |q: &str| auto_weights(q).1 > 0.5;
+        let lexical_heavy = |q: &str| auto_weights(q, &DEFAULT).0 > 0.5;
+        let semantic_heavy = |q: &str| auto_weights(q, &DEFAULT).1 > 0.5;
         for q in ["StateMachine", "os.path.join", "utf8 decode", "\"exact phrase\"", "MCP", "HTTP_PROXY", "mcp", "deploy"] {
-            assert!(lexical_heavy(q), "{q}: {:?}", auto_weights(q));
+            assert!(lexical_heavy(q), "{q}: {:?}", auto_weights(q, &DEFAULT));
         }
         for q in [
             "how do I release my app to production?",
             "what are the structural problems of high speed aircraft",
             "ways to keep answers around between calls",
         ] {
-            assert!(semantic_heavy(q), "{q}: {:?}", auto_weights(q));
+            assert!(semantic_heavy(q), "{q}: {:?}", auto_weights(q, &DEFAULT));
         }
-        assert_eq!(auto_weights("does agentroot have mcp?"), (0.5, 0.5), "short question: balanced");
-        let (l, s) = auto_weights("anything at all here");
+        assert_eq!(auto_weights("does agentroot have mcp?", &DEFAULT), (0.5, 0.5), "short question: balanced");
+        let (l, s) = auto_weights("anything at all here", &DEFAULT);
         assert!((l + s - 1.0).abs() < 1e-6);
     }
 
@@ -239,7 +219,7 @@ mod tests {
     fn fusion_stays_in_range_and_keeps_both_sides() {
         let lex = vec![Hit { doc: 1, score: 0.9 }, Hit { doc: 2, score: 0.3 }];
         let sem = vec![Hit { doc: 3, score: 0.8 }, Hit { doc: 1, score: 0.6 }];
-        let f = fuse(&lex, &sem, (0.3, 0.7), None);
+        let f = fuse(&lex, &sem, (0.3, 0.7), None, &DEFAULT);
         assert_eq!(f[0].doc, 1, "in both lists");
         assert!(f.iter().all(|h| (0.0..=1.0).contains(&h.score)));
         assert_eq!(f.len(), 3);
@@ -253,9 +233,9 @@ mod tests {
         let sem = vec![Hit { doc: 2, score: 0.45 }, Hit { doc: 1, score: 0.2 }, Hit { doc: 3, score: 0.1 }];
         let order = |cov: f32, sem: &[Hit]| {
             let c: HashMap<u32, f32> = [(1, cov)].into_iter().collect();
-            fuse(&lex, sem, HYBRID_WEIGHTS, Some(&c)).iter().map(|h| h.doc).collect::<Vec<_>>()
+            fuse(&lex, sem, DEFAULT.hybrid, Some(&c), &DEFAULT).iter().map(|h| h.doc).collect::<Vec<_>>()
         };
-        assert_eq!(fuse(&lex, &sem, HYBRID_WEIGHTS, None)[0].doc, 1, "without coverage the word match wins");
+        assert_eq!(fuse(&lex, &sem, DEFAULT.hybrid, None, &DEFAULT)[0].doc, 1, "without coverage the word match wins");
         assert_eq!(order(0.33, &sem), [2, 1, 3], "kept, just below the meaning");
         assert_eq!(order(0.8, &sem), [1, 2, 3], "a match covering most of the query keeps its place");
         // No clear winner by meaning (0.45 vs 0.43): the word match keeps its place.

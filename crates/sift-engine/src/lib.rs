@@ -44,6 +44,7 @@ mod lookup;
 mod matching;
 mod meaning;
 mod multi;
+pub mod params;
 mod plan;
 mod present;
 pub mod query;
@@ -73,7 +74,7 @@ use shards::{slots, DocShard, Registry, ShardId, Startup};
 use std::sync::{Arc, Mutex};
 
 pub use contract::{Document, MultiSearchRequest, MultiSearchResponse, SearchRequest, SearchResponse};
-pub use fusion::RRF_K;
+pub use params::RankingParams;
 
 /// Either the answer, or the shard files the engine needs before it can answer.
 #[derive(Debug)]
@@ -109,6 +110,9 @@ pub struct Engine {
     encoder_index: Option<EncoderIndex>,
     encoder_vocab: Vec<Option<VocabGroup>>,
     encoder_rows: Vec<Option<EncoderRows>>,
+    /// How the engine weighs what it finds (`params`): the defaults, unless a native host
+    /// tries others.
+    params: RankingParams,
     /// Term → its decoded postings (None: not in the dictionary).
     postings: Mutex<HashMap<String, Option<Arc<PostingList>>>>,
 }
@@ -153,6 +157,7 @@ impl Engine {
             encoder_vocab: slots(encoder_index.as_ref().map_or(0, |ix| ix.groups.len())),
             encoder_rows: slots(encoder_index.as_ref().map_or(0, |ix| ix.row_shards.len())),
             encoder_index,
+            params: RankingParams::default(),
             postings: Mutex::new(HashMap::default()),
             manifest: m,
         })
@@ -160,6 +165,11 @@ impl Engine {
 
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
+    }
+
+    /// Rank with other parameters than the defaults (experiments: `sift eval --param`).
+    pub fn set_ranking(&mut self, params: RankingParams) {
+        self.params = params;
     }
 
     /// Every shard file known now (for hosts that load everything up front): the manifest's,

@@ -6,10 +6,6 @@
 use super::plan::{Alt, AltKind, Clause, RTerm};
 use crate::analyzer;
 
-/// Weight of the proximity bonus for two query words found side by side, relative to the
-/// pair's idf.
-const W_PROXIMITY: f32 = 0.5;
-
 /// Documents matching an alternative, with the index of each term's posting for that doc.
 /// A phrase of stop words only is matched by co-occurrence.
 pub(crate) fn alt_matches(alt: &Alt) -> Vec<(u32, Vec<usize>)> {
@@ -53,14 +49,14 @@ pub(crate) fn proximity_pairs<'c>(clauses: &'c [Clause], positive: &[usize]) -> 
     typed.windows(2).filter_map(|w| Some((plain(w[0])?, plain(w[1])?))).collect()
 }
 
-/// The most a pair can add: half its mean idf.
-pub(crate) fn proximity_max(a: &RTerm, b: &RTerm) -> f32 {
-    W_PROXIMITY * (a.idf + b.idf) / 2.0
+/// The most a pair can add: `weight` (`RankingParams::proximity`) times its mean idf.
+pub(crate) fn proximity_max(a: &RTerm, b: &RTerm, weight: f32) -> f32 {
+    weight * (a.idf + b.idf) / 2.0
 }
 
 /// The proximity bonus of one document, if `a` is directly followed by `b` somewhere in it:
 /// it grows with the count c of such places, saturating like a term frequency (c/(c+1)).
-pub(crate) fn proximity_at(a: &RTerm, b: &RTerm, doc: u32) -> Option<f32> {
+pub(crate) fn proximity_at(a: &RTerm, b: &RTerm, doc: u32, weight: f32) -> Option<f32> {
     let ka = a.pl.docs.binary_search(&doc).ok()?;
     let kb = b.pl.docs.binary_search(&doc).ok()?;
     let (pa, pb) = (a.pl.positions_of(ka), b.pl.positions_of(kb));
@@ -76,5 +72,5 @@ pub(crate) fn proximity_at(a: &RTerm, b: &RTerm, doc: u32) -> Option<f32> {
             }
         }
     }
-    (c > 0).then(|| proximity_max(a, b) * c as f32 / (c as f32 + 1.0))
+    (c > 0).then(|| proximity_max(a, b, weight) * c as f32 / (c as f32 + 1.0))
 }

@@ -13,6 +13,7 @@ use super::{shards::ShardId, Engine};
 use crate::bundle::encoder::{group_of, word_group, EncoderIndex};
 use crate::bundle::vindex::normalise;
 use crate::hashing::HashMap;
+use crate::params::RankingParams;
 use crate::query::{self, Item};
 use crate::wordpiece::{self, Vocab, MAX_TOKENS};
 use std::cell::RefCell;
@@ -136,19 +137,13 @@ fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
     Ok(q.iter().any(|x| *x != 0.0).then_some(q))
 }
 
-/// How many of the best fused answers give the query's vector feedback (Rocchio), and
-/// their weight beside it (Cranfield nDCG@10 with feedback from 2/3/5/10 answers:
-/// 0.436/0.437/0.432/0.425). Which queries get it: `feedback::applies`.
-pub(crate) const ROCCHIO_DOCS: usize = 3;
-pub(crate) const ROCCHIO_WEIGHT: f32 = 1.0;
-
 /// Pseudo-relevance feedback in the vector space (Rocchio): the query's vector plus the
 /// normalised sum of the chunk vectors of the best fused answers, normalised. Reads only
 /// vector lists already loaded, so it costs no extra round of fetches. None when nothing
 /// of those answers was loaded.
 pub(crate) fn feedback(eng: &Engine, q: &[f32], fused: &[Hit]) -> Option<Vec<f32>> {
     let mut sum = vec![0f32; q.len()];
-    for h in fused.iter().take(ROCCHIO_DOCS) {
+    for h in fused.iter().take(eng.params.rocchio_docs) {
         for set in eng.vector_lists.iter().flatten() {
             set.add_doc_vectors(h.doc, &mut sum);
         }
@@ -157,18 +152,10 @@ pub(crate) fn feedback(eng: &Engine, q: &[f32], fused: &[Hit]) -> Option<Vec<f32
     if sum.iter().all(|x| *x == 0.0) {
         return None;
     }
-    let mut q2: Vec<f32> = q.iter().zip(&sum).map(|(a, b)| a + ROCCHIO_WEIGHT * b).collect();
+    let mut q2: Vec<f32> = q.iter().zip(&sum).map(|(a, b)| a + eng.params.rocchio_weight * b).collect();
     normalise(&mut q2);
     Some(q2)
 }
-
-/// What a second section adds to a page's score: this share of the cosine by which it clears
-/// `EVIDENCE_RANK`'s threshold.
-pub(crate) const SECOND_CHUNK_WEIGHT: f32 = 0.3;
-/// A second chunk counts by how far it beats the best cosine of the document at this
-/// 0-based rank (the first one off a 20-result page): only a section that would reach the
-/// first page by itself adds.
-pub(crate) const EVIDENCE_RANK: usize = 20;
 
 /// A document's two best chunk cosines.
 #[derive(Clone, Copy, Debug)]
@@ -203,11 +190,11 @@ impl TwoBest {
 /// hybrid 0.848 → 0.863. Weights 0.3–1 at ranks 5–30 all gave semantic 0.70–0.73, hybrid
 /// 0.772–0.787 and Cranfield hybrid 0.4365–0.443; adding every further chunk's margin, or a
 /// fixed share of the second cosine, cost Cranfield (0.4273–0.4307 at a share of 0.1).
-fn doc_scores(best: HashMap<u32, TwoBest>) -> Vec<(u32, f32)> {
+fn doc_scores(best: HashMap<u32, TwoBest>, p: &RankingParams) -> Vec<(u32, f32)> {
     let mut firsts: Vec<f32> = best.values().map(|b| b.0).collect();
     firsts.sort_by(|a, b| b.total_cmp(a));
-    let threshold = firsts.get(EVIDENCE_RANK).or(firsts.last()).copied().unwrap_or(0.0);
-    best.into_iter().map(|(doc, b)| (doc, b.0 + SECOND_CHUNK_WEIGHT * (b.1 - threshold).max(0.0))).collect()
+    let threshold = firsts.get(p.evidence_rank).or(firsts.last()).copied().unwrap_or(0.0);
+    best.into_iter().map(|(doc, b)| (doc, b.0 + p.second_chunk_weight * (b.1 - threshold).max(0.0))).collect()
 }
 
 /// `semantic_hits` over the vector lists already loaded (no probe, no fetch).
@@ -254,7 +241,8 @@ fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists
     // A navigation page (mostly links) ranks below content for the same match, by meaning
     // as by words: its prior multiplies the cosine as it multiplies BM25F.
     let meta = res.docmeta()?;
-    let mut hits: Vec<Hit> = doc_scores(best).into_iter().map(|(doc, s)| Hit { doc, score: s.clamp(0.0, 1.0) * meta.prior(doc) }).collect();
+    let mut hits: Vec<Hit> =
+        doc_scores(best, &eng.params).into_iter().map(|(doc, s)| Hit { doc, score: s.clamp(0.0, 1.0) * meta.prior(doc) }).collect();
     sort_hits(&mut hits);
     hits.truncate(depth);
     Ok(hits)
@@ -263,13 +251,14 @@ fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::DEFAULT;
 
     fn scores(chunks: &[(u32, f32)]) -> Vec<(u32, f32)> {
         let mut best: HashMap<u32, TwoBest> = HashMap::default();
         for &(doc, cos) in chunks {
             best.entry(doc).or_default().add(cos);
         }
-        let mut s = doc_scores(best);
+        let mut s = doc_scores(best, &DEFAULT);
         s.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         s
     }
@@ -282,7 +271,7 @@ mod tests {
         chunks.extend((2..27).map(|d| (d, 0.30)));
         let s = scores(&chunks);
         assert_eq!(s[0].0, 0);
-        assert!((s[0].1 - (0.60 + SECOND_CHUNK_WEIGHT * (0.55 - 0.30))).abs() < 1e-6, "{s:?}");
+        assert!((s[0].1 - (0.60 + DEFAULT.second_chunk_weight * (0.55 - 0.30))).abs() < 1e-6, "{s:?}");
         assert_eq!(s[1], (1, 0.62), "a single-chunk page keeps its best cosine");
     }
 
@@ -299,7 +288,7 @@ mod tests {
         // Three documents: the threshold is the third's best (0.40); one document alone
         // keeps its best cosine whatever its other chunks.
         let s = scores(&[(0, 0.50), (0, 0.45), (1, 0.48), (2, 0.40)]);
-        assert!((s[0].1 - (0.50 + SECOND_CHUNK_WEIGHT * 0.05)).abs() < 1e-6, "{s:?}");
+        assert!((s[0].1 - (0.50 + DEFAULT.second_chunk_weight * 0.05)).abs() < 1e-6, "{s:?}");
         assert_eq!(scores(&[(7, 0.5), (7, 0.49)]), vec![(7, 0.5)]);
     }
 }

@@ -2,7 +2,7 @@
 //! each searched on its own, merged by reciprocal rank fusion and de-duplicated. Each
 //! result says which queries found it; the score is the fused score over the best possible.
 
-use super::fusion::{rrf, RRF_K};
+use super::fusion::rrf;
 use super::resolve::{Flow, Halt};
 use super::{round4, Context, Engine, Step};
 use crate::contract::{
@@ -47,11 +47,11 @@ pub(crate) fn run(
     for (qi, resp) in responses.iter().enumerate() {
         for (rank, r) in resp.results.iter().enumerate() {
             let e = fused.entry(r.id.clone()).or_insert_with(|| (0.0, r.clone(), Vec::new()));
-            e.0 += rrf(rank);
+            e.0 += rrf(rank, &eng.params);
             e.2.push(qi);
         }
     }
-    let best_possible = req.queries.len() as f32 / (RRF_K + 1.0);
+    let best_possible = req.queries.len() as f32 / (eng.params.rrf_k + 1.0);
     let mut merged: Vec<(f32, SearchResult, Vec<usize>)> = fused.into_values().collect();
     merged.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.id.cmp(&b.1.id)));
     let total = merged.len();

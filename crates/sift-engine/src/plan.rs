@@ -15,13 +15,6 @@ use crate::query::{Item, ParsedQuery};
 use crate::{analyzer, fuzzy, rank};
 use std::sync::Arc;
 
-// Weights of the alternative ways a clause can match, relative to the exact term.
-pub(crate) const W_EXACT: f32 = 1.0;
-pub(crate) const W_COMPOUND: f32 = 0.95;
-pub(crate) const W_PREFIX: f32 = 0.85;
-pub(crate) const W_FUZZY1: f32 = 0.7;
-pub(crate) const W_FUZZY2: f32 = 0.5;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum AltKind {
     Exact,
@@ -272,13 +265,13 @@ impl Draft {
         let mut alts = Vec::new();
         for item in &self.items {
             match item_terms(item, self.open) {
-                ItemTerms::Phrase(terms) => alts.extend(alt(res, &terms, true, W_EXACT, AltKind::Exact)?),
+                ItemTerms::Phrase(terms) => alts.extend(alt(res, &terms, true, res.eng.params.exact, AltKind::Exact)?),
                 ItemTerms::Word { joined, parts, prefix } => {
                     if let Some(j) = joined {
-                        alts.extend(alt(res, &[j], false, W_EXACT, AltKind::Exact)?);
-                        alts.extend(alt(res, &parts, true, W_COMPOUND, AltKind::Compound)?);
+                        alts.extend(alt(res, &[j], false, res.eng.params.exact, AltKind::Exact)?);
+                        alts.extend(alt(res, &parts, true, res.eng.params.compound, AltKind::Compound)?);
                     } else {
-                        alts.extend(alt(res, &parts, false, W_EXACT, AltKind::Exact)?);
+                        alts.extend(alt(res, &parts, false, res.eng.params.exact, AltKind::Exact)?);
                     }
                     if let Some(p) = prefix {
                         expand::prefix_alts(res, &p, &mut alts)?;

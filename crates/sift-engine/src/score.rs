@@ -41,6 +41,8 @@ pub(crate) struct Scorer<'a> {
     pub params: &'a Bm25fParams,
     pub norms: &'a NormTable,
     pub meta: &'a DocMeta,
+    /// `RankingParams::proximity`.
+    pub proximity: f32,
 }
 
 impl Scorer<'_> {
@@ -94,7 +96,7 @@ impl Scorer<'_> {
         }
         for (a, b) in proximity_pairs(&plan.clauses, &plan.positive) {
             for &doc in &a.pl.docs {
-                if let (Some(bonus), Some(e)) = (proximity_at(a, b, doc), acc.get_mut(&doc)) {
+                if let (Some(bonus), Some(e)) = (proximity_at(a, b, doc, self.proximity), acc.get_mut(&doc)) {
                     e.0 += bonus;
                 }
             }
@@ -153,7 +155,7 @@ impl Scorer<'_> {
         }
         let mut proximity = Vec::new();
         for (a, b) in proximity_pairs(&plan.clauses, &plan.positive) {
-            let bonus = proximity_at(a, b, doc).unwrap_or(0.0);
+            let bonus = proximity_at(a, b, doc, self.proximity).unwrap_or(0.0);
             raw += bonus;
             proximity.push(Json::obj([("pair", Json::from(vec![a.term.clone(), b.term.clone()])), ("score", round4(bonus).into())]));
         }
@@ -186,9 +188,9 @@ impl Scorer<'_> {
 /// The best score a document could reach for this plan — every clause and every proximity
 /// pair at its maximum — so that `score / max_possible` says how much of the query a
 /// document covers (0..1), not merely its place in the list.
-pub(crate) fn max_possible(plan: &Plan) -> f32 {
+pub(crate) fn max_possible(plan: &Plan, proximity: f32) -> f32 {
     let clauses: f32 = plan.positive_clauses().map(|c| c.max_score()).sum();
-    let pairs: f32 = proximity_pairs(&plan.clauses, &plan.positive).iter().map(|(a, b)| proximity_max(a, b)).sum();
+    let pairs: f32 = proximity_pairs(&plan.clauses, &plan.positive).iter().map(|(a, b)| proximity_max(a, b, proximity)).sum();
     (clauses + pairs).max(1e-6)
 }
 

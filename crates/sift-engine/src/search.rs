@@ -2,7 +2,7 @@
 
 use super::collect::{self, Filter};
 use super::feedback;
-use super::fusion::{self, SEMANTIC_DEPTH, SEMANTIC_FALLBACK_MIN};
+use super::fusion;
 use super::meaning;
 use super::plan;
 use super::present;
@@ -17,6 +17,7 @@ use crate::error::SiftError;
 use crate::hashing::HashMap;
 #[cfg(feature = "explain")]
 use crate::json::Json;
+use crate::params::RankingParams;
 use crate::query;
 use std::collections::BTreeMap;
 
@@ -24,7 +25,8 @@ use std::collections::BTreeMap;
 /// `meaning`: the text to embed instead of the query's own words (`related`).
 pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>, meaning: Option<&str>) -> Flow<SearchResponse> {
     let res = Resolver::new(eng);
-    let (weights, host_vector) = fusion::mode_weights(req, eng.manifest.vectors.as_ref(), eng.has_query_encoder(), query_vector)?;
+    let (weights, host_vector) =
+        fusion::mode_weights(req, &eng.params, eng.manifest.vectors.as_ref(), eng.has_query_encoder(), query_vector)?;
     // (Always false in the keyword engine, so none of the semantic half is compiled in.)
     let semantic = cfg!(feature = "semantic") && weights.1 > 0.0;
     let filter_fields = &eng.manifest.filter_fields;
@@ -36,7 +38,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     // Paragraph-like queries are the full runtime's: a browser engine built without them
     // hands the query on rather than answer it differently. (Each clause is a draft and
     // relaxing only drops clauses, so feedback below never applies where this did not.)
-    if !cfg!(feature = "feedback") && feedback::applies(typed) {
+    if !cfg!(feature = "feedback") && feedback::applies(typed, &eng.params) {
         return Err(SiftError::full_runtime_required("a query of 8 or more terms (relevance feedback)").into());
     }
     // Long input (a pasted paragraph) is answered, not refused: repeats merge here, and
@@ -77,21 +79,21 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let q = if semantic { meaning::query_vector(&res, &text, host_vector)? } else { None };
 
     // The lexical half, relaxed until it answers; scores normalised to 0..1.
-    let scorer = Scorer { params: &eng.manifest.params, norms: &eng.norms, meta };
-    // With meaning fused in, the lexical side always brings SEMANTIC_DEPTH candidates: a
+    let scorer = Scorer { params: &eng.manifest.params, norms: &eng.norms, meta, proximity: eng.params.proximity };
+    // With meaning fused in, the lexical side always brings `semantic_depth` candidates: a
     // page of 10 then ranks like a page of 100 (partial word matches fuse with meaning; AND
     // alone cost the Python-docs paraphrases MRR@10 0.771 -> 0.689 on a page of 10).
     let page_end = req.offset + req.limit;
-    let want = if semantic { page_end.max(SEMANTIC_DEPTH) } else { page_end };
+    let want = if semantic { page_end.max(eng.params.semantic_depth) } else { page_end };
     let relaxed = relax::relax(&res, &scorer, &mut plan, &filter, page_end, want)?;
     let suggestions = relax::suggestions(&res, &plan, &req.query, relaxed.hits.len())?;
-    let mut max_possible = score::max_possible(&plan);
+    let mut max_possible = score::max_possible(&plan, eng.params.proximity);
     let mut lexical = relaxed.hits;
     score::normalise(&mut lexical, max_possible);
 
     // The semantic half: alone, fused with the lexical list, or as the last fallback. A
     // query with no meaning the encoder knows is lexical (empty if meaning was all it asked).
-    let depth = (req.offset + req.limit).max(SEMANTIC_DEPTH);
+    let depth = (req.offset + req.limit).max(eng.params.semantic_depth);
     let by_meaning = match &q {
         Some(q) => Some(meaning::semantic_hits(&res, q, depth, &filter)?),
         None if semantic && weights.0 == 0.0 => Some(Vec::new()),
@@ -101,30 +103,31 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
         (Some(r), Some(f)) => Some(Fallback { from: r.from, to: f.to, reason: [r.reason, f.reason].join("; then ") }),
         (r, f) => r.or(f),
     };
-    let coverage = if by_meaning.is_some() { fusion::coverage(&req.query, &plan, &lexical, eng.manifest.doc_count) } else { None };
+    let coverage =
+        if by_meaning.is_some() { fusion::coverage(&req.query, &plan, &lexical, eng.manifest.doc_count, &eng.params) } else { None };
     // Paragraph-like queries: the best first answers (fused, when meaning counts) refine
     // the query on both sides — their words join the lexical query (RM3), their meaning
     // the query's vector — and each side searches again before the one fusion below.
     let mut by_meaning = by_meaning;
-    let mut feedback = false;
+    let mut feedback = 0;
     let typed_clauses = plan.positive.len();
-    if cfg!(feature = "feedback") && fuses(weights, &lexical) && feedback::applies(typed_clauses) {
+    if cfg!(feature = "feedback") && fuses(weights, &lexical) && feedback::applies(typed_clauses, &eng.params) {
         let first = match &by_meaning {
-            Some(sem) => fusion::fuse(&lexical, sem, weights, coverage.as_ref()),
+            Some(sem) => fusion::fuse(&lexical, sem, weights, coverage.as_ref(), &eng.params),
             None => lexical.clone(),
         };
         let model = feedback::relevance_model(&res, &first)?;
         if feedback::expand(&res, &mut plan, &model)? {
             lexical = scorer.rank(&plan, relaxed.all_terms, &filter);
-            max_possible = score::max_possible(&plan);
+            max_possible = score::max_possible(&plan, eng.params.proximity);
             score::normalise(&mut lexical, max_possible);
         }
         if let Some(q2) = q.as_deref().and_then(|qv| meaning::feedback(eng, qv, &first)) {
             by_meaning = Some(meaning::semantic_hits_in_loaded_lists(&res, &q2, depth, &filter)?);
-            feedback = true;
+            feedback = eng.params.rocchio_docs;
         }
     }
-    let mut combined = combine(lexical, by_meaning, weights, fallback, req.explain, coverage.as_ref());
+    let mut combined = combine(lexical, by_meaning, weights, fallback, req.explain, coverage.as_ref(), &eng.params);
     combined.feedback = feedback;
     let mut hits = std::mem::take(&mut combined.hits);
 
@@ -173,8 +176,8 @@ struct Combined {
     semantic_scores: HashMap<u32, f32>,
     /// How much of a short query each lexical hit covers, where fusion weighed it.
     coverage: HashMap<u32, f32>,
-    /// Whether the semantic side searched again with feedback from the best answers.
-    feedback: bool,
+    /// How many of the best answers gave the semantic side feedback (0: it searched once).
+    feedback: usize,
 }
 
 impl Combined {
@@ -186,8 +189,8 @@ impl Combined {
         if let Some(c) = self.coverage.get(&doc).filter(|&&c| c < 1.0) {
             x.set("coverage", round4(*c).into());
         }
-        if self.feedback {
-            x.set("feedback_docs", meaning::ROCCHIO_DOCS.into());
+        if self.feedback > 0 {
+            x.set("feedback_docs", self.feedback.into());
         }
         x.set("search_type", self.search_type.into());
         x.set("semantic", self.semantic_scores.get(&doc).map(|s| round4(*s)).into());
@@ -203,6 +206,7 @@ fn combine(
     fallback: Option<Fallback>,
     explain: bool,
     coverage: Option<&HashMap<u32, f32>>,
+    p: &RankingParams,
 ) -> Combined {
     let Some(sem) = semantic else {
         return Combined {
@@ -212,7 +216,7 @@ fn combine(
             lexical_scores: HashMap::default(),
             semantic_scores: HashMap::default(),
             coverage: HashMap::default(),
-            feedback: false,
+            feedback: 0,
         };
     };
     let (lexical_scores, semantic_scores, coverage_kept) = if explain {
@@ -228,7 +232,7 @@ fn combine(
         (sem, "semantic", None)
     } else if !fuses(weights, &lexical) {
         // A fallback must not dress up noise as an answer: only real similarity counts.
-        let sem: Vec<Hit> = sem.into_iter().filter(|h| h.score >= SEMANTIC_FALLBACK_MIN).collect();
+        let sem: Vec<Hit> = sem.into_iter().filter(|h| h.score >= p.semantic_fallback_min).collect();
         let fallback = if sem.is_empty() {
             fallback
         } else {
@@ -240,10 +244,10 @@ fn combine(
         };
         (sem, "semantic", fallback)
     } else {
-        (fusion::fuse(&lexical, &sem, weights, coverage), "hybrid", fallback)
+        (fusion::fuse(&lexical, &sem, weights, coverage, p), "hybrid", fallback)
     };
     let coverage = if search_type == "hybrid" { coverage_kept } else { HashMap::default() };
-    Combined { hits, search_type, fallback, lexical_scores, semantic_scores, coverage, feedback: false }
+    Combined { hits, search_type, fallback, lexical_scores, semantic_scores, coverage, feedback: 0 }
 }
 
 /// Whether the two lists are fused (hybrid), given a semantic list: the lexical side has

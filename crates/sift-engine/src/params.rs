@@ -1,0 +1,146 @@
+//! Every ranking parameter of the engine in one place, with its default and why (like
+//! Pagefind's `RankingWeights`). The defaults are chosen on more than one collection at
+//! once — Cranfield, CACM and the known-item sets (`bash bench/run.sh`,
+//! `bench/results/`) — and a change is reported on all of them. `sift eval --param
+//! name=value` tries a value without rebuilding anything.
+//!
+//! BM25F's own parameters (k1, b and the field weights) are the bundle's: its manifest
+//! records what it was built with (`sift build --k1`, `--field-weights`, `--field-b`).
+
+/// How the engine weighs what it finds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankingParams {
+    /// An alternative's weight when it is the word as typed (or a phrase as quoted).
+    pub exact: f32,
+    /// A compound's parts found as a phrase (`state machine` for `StateMachine`).
+    pub compound: f32,
+    /// A completion of the word being typed (`authen` → `authentication`).
+    pub prefix: f32,
+    /// A fuzzy neighbour one edit away, and two edits away.
+    pub fuzzy1: f32,
+    pub fuzzy2: f32,
+    /// The bonus of two neighbouring query words found side by side, relative to the pair's
+    /// mean idf.
+    pub proximity: f32,
+    /// Reciprocal rank fusion's constant (Cormack et al. 2009), for `multi_search`.
+    pub rrf_k: f32,
+    /// `mode: hybrid` (and natural-language `auto`): (lexical, semantic) weights of the
+    /// score fusion. Cosines of relevant and irrelevant chunks differ by less than
+    /// normalised BM25F scores do, so the semantic side needs the larger weight to count
+    /// equally.
+    pub hybrid: (f32, f32),
+    /// Weights for queries that name something exactly: identifiers, acronyms, code,
+    /// quoted text, a single word. An exact match stays first.
+    pub exact_shaped: (f32, f32),
+    /// `auto`: a question of up to two content words, and plain queries that are neither
+    /// short nor long.
+    pub balanced: (f32, f32),
+    /// `auto`: two plain keywords lean lexical.
+    pub keywords: (f32, f32),
+    /// Documents taken from the semantic side for fusion.
+    pub semantic_depth: usize,
+    /// Cosine below which a document is not an answer when keywords found nothing
+    /// (MiniLM gives unrelated text 0.0–0.15).
+    pub semantic_fallback_min: f32,
+    /// Most positive clauses a query may have for its lexical side to be weighed by how
+    /// much of it a page covers. Longer queries are paragraphs, where no document has every
+    /// word and BM25 already sums what each matches.
+    pub coverage_max_clauses: usize,
+    /// A page covering less than this share of a short query's words does not outrank a
+    /// clear answer by meaning.
+    pub coverage_to_outrank_meaning: f32,
+    /// How far the best answer by meaning must lead the second to be a clear one.
+    pub clear_meaning_margin: f32,
+    /// Vector feedback (Rocchio): how many of the best fused answers, and their weight
+    /// beside the query's vector.
+    pub rocchio_docs: usize,
+    pub rocchio_weight: f32,
+    /// What a page's second-best section adds by meaning: this share of the cosine by which
+    /// it clears the best cosine of the page at `evidence_rank` (0-based; the first off a
+    /// 20-result page), so only a section that would reach the first page by itself adds.
+    pub second_chunk_weight: f32,
+    pub evidence_rank: usize,
+    /// Relevance feedback (RM3) is for queries of this many typed clauses or more.
+    pub feedback_min_clauses: usize,
+    /// Best first answers the relevance model is estimated from, and the words it adds.
+    pub feedback_docs: usize,
+    pub feedback_terms: usize,
+    /// The query's own share of the expanded query's weight (RM3's λ).
+    pub feedback_original_weight: f32,
+}
+
+/// The defaults (`RankingParams::default()`).
+pub const DEFAULT: RankingParams = RankingParams {
+    exact: 1.0,
+    compound: 0.95,
+    prefix: 0.85,
+    fuzzy1: 0.7,
+    fuzzy2: 0.5,
+    proximity: 0.5,
+    rrf_k: 60.0,
+    hybrid: (0.3, 0.7),
+    exact_shaped: (0.8, 0.2),
+    balanced: (0.5, 0.5),
+    keywords: (0.7, 0.3),
+    semantic_depth: 100,
+    semantic_fallback_min: 0.2,
+    coverage_max_clauses: 6,
+    coverage_to_outrank_meaning: 0.5,
+    clear_meaning_margin: 0.05,
+    rocchio_docs: 3,
+    rocchio_weight: 1.0,
+    second_chunk_weight: 0.3,
+    evidence_rank: 20,
+    feedback_min_clauses: 8,
+    feedback_docs: 5,
+    feedback_terms: 10,
+    feedback_original_weight: 0.5,
+};
+
+impl Default for RankingParams {
+    fn default() -> Self {
+        DEFAULT
+    }
+}
+
+impl RankingParams {
+    /// Set one parameter by its name (a pair as `lexical,semantic`): what `sift eval
+    /// --param` takes. Native hosts only: the browser engines keep the defaults.
+    #[cfg(feature = "explain")]
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let f = |v: &str| v.trim().parse::<f32>().map_err(|_| format!("{name}: {v:?} is not a number"));
+        let n = |v: &str| v.trim().parse::<usize>().map_err(|_| format!("{name}: {v:?} is not a count"));
+        let pair = |v: &str| match v.split_once(',') {
+            Some((a, b)) => Ok((f(a)?, f(b)?)),
+            None => Err(format!("{name}: {v:?} is not a pair lexical,semantic")),
+        };
+        match name {
+            "exact" => self.exact = f(value)?,
+            "compound" => self.compound = f(value)?,
+            "prefix" => self.prefix = f(value)?,
+            "fuzzy1" => self.fuzzy1 = f(value)?,
+            "fuzzy2" => self.fuzzy2 = f(value)?,
+            "proximity" => self.proximity = f(value)?,
+            "rrf_k" => self.rrf_k = f(value)?,
+            "hybrid" => self.hybrid = pair(value)?,
+            "exact_shaped" => self.exact_shaped = pair(value)?,
+            "balanced" => self.balanced = pair(value)?,
+            "keywords" => self.keywords = pair(value)?,
+            "semantic_depth" => self.semantic_depth = n(value)?,
+            "semantic_fallback_min" => self.semantic_fallback_min = f(value)?,
+            "coverage_max_clauses" => self.coverage_max_clauses = n(value)?,
+            "coverage_to_outrank_meaning" => self.coverage_to_outrank_meaning = f(value)?,
+            "clear_meaning_margin" => self.clear_meaning_margin = f(value)?,
+            "rocchio_docs" => self.rocchio_docs = n(value)?,
+            "rocchio_weight" => self.rocchio_weight = f(value)?,
+            "second_chunk_weight" => self.second_chunk_weight = f(value)?,
+            "evidence_rank" => self.evidence_rank = n(value)?,
+            "feedback_min_clauses" => self.feedback_min_clauses = n(value)?,
+            "feedback_docs" => self.feedback_docs = n(value)?,
+            "feedback_terms" => self.feedback_terms = n(value)?,
+            "feedback_original_weight" => self.feedback_original_weight = f(value)?,
+            _ => return Err(format!("no ranking parameter {name:?}")),
+        }
+        Ok(())
+    }
+}
