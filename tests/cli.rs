@@ -168,6 +168,40 @@ fn a_corrupt_shard_is_refused_with_a_clear_error() {
 }
 
 #[test]
+fn a_bundle_of_an_older_format_is_refused_with_a_message_to_rebuild_it() {
+    let older = sift_tests::repo_root().join("tests/frozen/older-format");
+    let o = sift(&["search", older.to_str().unwrap(), "cache", "--json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    assert_eq!(v["error"]["code"], "bundle_version");
+    assert!(v["error"]["message"].as_str().unwrap().contains("rebuild it with `sift build`"), "{v}");
+    let o = sift(&["search", older.to_str().unwrap(), "cache"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("format 13 and this sift reads format 14: rebuild it"));
+}
+
+#[test]
+fn eval_takes_ranking_parameters_by_name_and_refuses_unknown_ones() {
+    let d = scratch("cli-eval-param");
+    let b = d.join("bundle");
+    build_corpus(&b);
+    fs::write(d.join("q.jsonl"), "{\"_id\": \"1\", \"text\": \"cache\"}\n").unwrap();
+    fs::write(d.join("qrels.tsv"), "query-id\tcorpus-id\tscore\n1\treference/cache.md\t1\n").unwrap();
+    let eval = |param: &str| {
+        let (q, r) = (d.join("q.jsonl"), d.join("qrels.tsv"));
+        sift(&["eval", b.to_str().unwrap(), "--queries", q.to_str().unwrap(), "--qrels", r.to_str().unwrap(), "--json", "--param", param])
+    };
+    let o = eval("proximity=0.25");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(json(&o)["mrr@10"], 1.0);
+    for bad in ["no_such=1", "proximity=lots", "hybrid=0.5", "proximity"] {
+        let o = eval(bad);
+        assert!(!o.status.success(), "{bad} accepted");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("--param"), "{bad}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+#[test]
 fn html_with_script_text_is_indexed_as_text_and_shown_escaped() {
     let d = scratch("cli-html");
     let site = d.join("site");

@@ -28,6 +28,9 @@ before(async () => {
     `<script type="module" src="/sift-search.js"></script></head><body><sift-search bundle="${bundle}"></sift-search></body></html>`;
   fs.writeFileSync(path.join(siteDir, "corrupt.html"), boxPage("Corrupt bundle", "/corrupt/_sift/"));
   fs.writeFileSync(path.join(siteDir, "missing.html"), boxPage("Missing bundle", "/no-such-bundle/"));
+  fs.writeFileSync(path.join(siteDir, "older.html"), boxPage("Older bundle", "/older/_sift/"));
+  fs.mkdirSync(path.join(siteDir, "older/_sift"), { recursive: true });
+  fs.copyFileSync(path.join(ROOT, "tests/frozen/older-format/manifest.json"), path.join(siteDir, "older/_sift/manifest.json"));
   const embed = withVectors ? [] : ["--no-embedder"];
   sift(["build", path.join(ROOT, "tests/corpus"), path.join(ROOT, "tests/browser/fixtures/docs"), "--out", bundle, "--base-url", "/", "-q", ...embed]);
   // A copy of the bundle with one term shard's payload damaged (its CRC no longer matches).
@@ -179,6 +182,13 @@ test("a corrupt shard shows an error state, not a frozen box", { skip }, async (
   assert.equal(await input.isEnabled(), true, "the box still takes input");
   await input.fill("deploy");
   await alert.waitFor(); // still answering (with the error), not stuck
+});
+
+test("a bundle of an older format shows why, and what to do: rebuild it", { skip }, async () => {
+  await openAndType("authentication", "/older.html");
+  const alert = page.locator("sift-search [role=alert]");
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /format 13 and this sift reads format 14: rebuild it with `sift build`/);
 });
 
 test("a bundle chosen while another is still loading is the one that answers", { skip }, async () => {

@@ -1,8 +1,7 @@
 // The host's half of reading a shard: the browser engine has no inflater, so `host.js`
 // inflates deflated payloads with the platform's DecompressionStream and the engine checks
-// them against the shard's header. Over frozen bundles of formats 5, 7 (read by the full
-// runtime, which sift.js loads for an older format) and 12 (the keyword engine's own), with
-// the npm package's wasm engines (www/dist).
+// them against the shard's header. Over the frozen bundle, with the npm package's wasm
+// engines (www/dist).
 
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -14,14 +13,10 @@ import { Sift, SiftError } from "../../www/dist/sift.js";
 import { inflatedPayload } from "../../www/src/host.js";
 import { ROOT } from "../support.mjs";
 
-const BUNDLE = path.join(ROOT, "tests/frozen/v5/bundle");
-const ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v5/answers.json"), "utf8"));
-// Format 7: doc shards compressed after the doc store's dictionary (codec 2).
-const V7 = path.join(ROOT, "tests/frozen/v7/bundle");
-const V7_ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v7/answers.json"), "utf8"));
-const V13 = path.join(ROOT, "tests/frozen/v13/bundle");
-const V13_ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v13/answers.json"), "utf8"));
-// Semantic search off below: the keyword engine; the full runtime for the older formats.
+// Its doc shards are compressed after the doc store's dictionary (codec 2).
+const BUNDLE = path.join(ROOT, "tests/frozen/v14/bundle");
+const ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v14/answers.json"), "utf8"));
+// Semantic search off below: the keyword engine (the full runtime for what it hands on).
 const engines = {
   wasmUrl: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm"))),
   fullWasmUrl: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_full_bg.wasm"))),
@@ -41,7 +36,7 @@ const fetchFrom = (damage = (_, b) => b) => async (url) => {
 function shard(codec, payloadLength, body) {
   const head = Buffer.alloc(16);
   head.write("SIFT", 0);
-  head.writeUInt16LE(5, 4);
+  head.writeUInt16LE(14, 4);
   head[6] = 1;
   head[7] = codec;
   head.writeUInt32LE(payloadLength, 8);
@@ -83,26 +78,31 @@ test("a deflate stream longer than one of the chunks it is written in inflates w
   assert.equal(await inflatedPayload(shard(1, payload.length, deflated.subarray(0, 40_000))), undefined, "cut inside a later piece");
 });
 
-for (const [version, dir, answers] of [["v5", BUNDLE, ANSWERS], ["v7", V7, V7_ANSWERS], ["v13", V13, V13_ANSWERS]]) {
-  test(`the engine answers from host-inflated shards as the frozen ${version} bundle recorded`, async () => {
-    const sift = await Sift.load(pathToFileURL(dir + "/").href, { fetch: fetchFrom(), ...engines, semantic: false });
-    // The answers recorded by words alone (this page has semantic search off).
-    const lexical = answers.filter(({ request, answer }) => typeof request.query === "string" && answer?.search_type === "lexical");
-    assert.ok(lexical.length >= 4, `only ${lexical.length} lexical answers recorded`);
-    for (const { request, answer } of lexical) {
-      const got = await sift.search(request);
-      const brief = (r) => r.results.map((x) => [x.id, x.score, x.snippet]);
-      assert.deepEqual(brief(got), brief(answer), JSON.stringify(request));
-    }
-    assert.ok(sift.stats.shardsFetched > 3, "the answers came from shards read through the host");
-  });
-}
+test("the engine answers from host-inflated shards as the frozen bundle recorded", async () => {
+  const sift = await Sift.load(pathToFileURL(BUNDLE + "/").href, { fetch: fetchFrom(), ...engines, semantic: false });
+  // The answers recorded by words alone (this page has semantic search off).
+  const lexical = ANSWERS.filter(({ request, answer }) => typeof request.query === "string" && answer?.search_type === "lexical");
+  assert.ok(lexical.length >= 4, `only ${lexical.length} lexical answers recorded`);
+  for (const { request, answer } of lexical) {
+    const got = await sift.search(request);
+    const brief = (r) => r.results.map((x) => [x.id, x.score, x.snippet]);
+    assert.deepEqual(brief(got), brief(answer), JSON.stringify(request));
+  }
+  assert.ok(sift.stats.shardsFetched > 3, "the answers came from shards read through the host");
+});
 
 test("doc shards compressed after the store's dictionary inflate with it, and not without it", async () => {
-  const manifest = JSON.parse(fs.readFileSync(path.join(V7, "manifest.json"), "utf8"));
-  const dictFile = manifest.doc_store.dictionary.file;
-  const dictionary = await inflatedPayload(new Uint8Array(fs.readFileSync(path.join(V7, dictFile))));
-  const doc = new Uint8Array(fs.readFileSync(path.join(V7, `${manifest.doc_store.files}-0.bin`)));
+  // The dictionary is the startup shard's third section; the engine hands it to the host.
+  const manifest = JSON.parse(fs.readFileSync(path.join(BUNDLE, "manifest.json"), "utf8"));
+  const dictFile = manifest.startup.file;
+  const { initSync, SiftEngine } = await import("../../www/dist/sift_wasm_full.js");
+  initSync({ module: engines.fullWasmUrl });
+  const e = new SiftEngine(new Uint8Array(fs.readFileSync(path.join(BUNDLE, "manifest.json"))));
+  const startup = new Uint8Array(fs.readFileSync(path.join(BUNDLE, dictFile)));
+  JSON.parse(e.addShard(dictFile, startup, await inflatedPayload(startup)));
+  const dictionary = e.docDictionary();
+  assert.ok(dictionary && dictionary.length > 0, "the frozen bundle's startup shard holds a dictionary");
+  const doc = new Uint8Array(fs.readFileSync(path.join(BUNDLE, `${manifest.doc_store.files}-0.bin`)));
   assert.equal(doc[7], 2, "codec 2: deflate after the dictionary");
   const payload = await inflatedPayload(doc, dictionary);
   assert.equal(payload.length, new DataView(doc.buffer, doc.byteOffset).getUint32(8, true));
@@ -110,7 +110,7 @@ test("doc shards compressed after the store's dictionary inflate with it, and no
   assert.equal(await inflatedPayload(doc, undefined), undefined, "without the dictionary: no payload");
   // The host loop fetches the dictionary in the first round, before any doc shard.
   const order = [];
-  const sift = await Sift.load(pathToFileURL(V7 + "/").href, {
+  const sift = await Sift.load(pathToFileURL(BUNDLE + "/").href, {
     fetch: async (url) => {
       order.push(path.basename(fileURLToPath(url)));
       return fetchFrom()(url);
@@ -139,20 +139,19 @@ function namesTheDamagedDocShard(e) {
     return true;
 }
 
-test("a doc shard whose deflate stream is damaged is refused as corrupt, with its name", async () => {
-  // Doc shards (format 5) carry no manifest checksum: what refuses a damaged one is that it
-  // does not inflate, or that its payload fails the header's CRC.
-  const sift = await Sift.load(pathToFileURL(BUNDLE + "/").href, { fetch: fetchFrom(damageDocShards), ...engines, semantic: false });
-  await assert.rejects(sift.search({ query: "cache", mode: "lexical" }), namesTheDamagedDocShard);
-});
-
-test("a keyword page's errors carry the full runtime's text: a damaged shard named, by search and by preload", async () => {
-  // Format 12 is the keyword engine's own: it refuses the shard by code alone, and sift.js
-  // asks the full runtime (loaded for it) the same call, which names the shard.
-  const load = () => Sift.load(pathToFileURL(V13 + "/").href, { fetch: fetchFrom(damageDocShards), ...engines, semantic: false });
-  await assert.rejects((await load()).search({ query: "cache", mode: "lexical" }), namesTheDamagedDocShard);
-  await assert.rejects((await load()).preload(), namesTheDamagedDocShard);
+test("a doc shard whose deflate stream is damaged is refused as corrupt, named by the keyword engine itself", async () => {
+  // Doc shards carry no manifest checksum: what refuses a damaged one is that it does not
+  // inflate, or that its payload fails the header's CRC. The error's text is the keyword
+  // engine's own (every engine carries its texts): no other runtime is fetched for it.
+  const counts = [];
+  const counting = (damage) => async (url) => {
+    counts.push(path.basename(fileURLToPath(url)));
+    return fetchFrom(damage)(url);
+  };
+  const load = (damage) => Sift.load(pathToFileURL(BUNDLE + "/").href, { fetch: counting(damage), wasmUrl: engines.wasmUrl, semantic: false });
+  await assert.rejects((await load(damageDocShards)).search({ query: "cache", mode: "lexical" }), namesTheDamagedDocShard);
+  await assert.rejects((await load(damageDocShards)).preload(), namesTheDamagedDocShard);
+  assert.ok(!counts.some((f) => f.includes("full")), `no full runtime fetched: ${counts.join(" ")}`);
   // Intact, the same page answers.
-  const intact = await Sift.load(pathToFileURL(V13 + "/").href, { fetch: fetchFrom(), ...engines, semantic: false });
-  assert.ok((await intact.search({ query: "cache", mode: "lexical" })).results.length > 0);
+  assert.ok((await (await load()).search({ query: "cache", mode: "lexical" })).results.length > 0);
 });

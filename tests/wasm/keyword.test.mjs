@@ -15,7 +15,7 @@ import init, { SiftEngine } from "../../www/dist/sift_wasm_keyword.js";
 import { asSiftError, engineStep, inflatedPayload } from "../../www/src/host.js";
 import { ROOT, fileFetch } from "../support.mjs";
 
-const BUNDLE = path.join(ROOT, "tests/frozen/v13/bundle"); // a bundle with vectors and an encoder
+const BUNDLE = path.join(ROOT, "tests/frozen/v14/bundle"); // a bundle with vectors and an encoder
 const read = (f) => new Uint8Array(fs.readFileSync(path.join(BUNDLE, f)));
 
 // The runtimes by URL, so that the counting fetch sees them (a URL names one instance per
@@ -54,9 +54,10 @@ test("the keyword engine answers by words, semantic modes refused with a clear e
     } catch (x) {
       err = asSiftError(x);
     }
-    // The code alone: the browser engines' errors carry no text (sift.js asks the full
-    // runtime for it; a page with semantic search off refuses these modes itself, below).
-    assert.deepEqual([err?.code, err?.message], ["invalid_request", ""], mode);
+    // With its text: every engine carries its errors' texts (a page with semantic search
+    // off refuses these modes itself, below).
+    assert.equal(err?.code, "invalid_request", mode);
+    assert.match(err.message, /semantic search is not built into this runtime/, mode);
   }
   // Nor is there a query text to embed for a model: an error, not an empty text.
   assert.throws(() => engineStep(e.semanticText(JSON.stringify({ query: "cache" }))), (x) => asSiftError(x).code === "invalid_request");
@@ -116,43 +117,35 @@ test("a query of 8 or more terms is the full runtime's: the browser engines hand
   assert.equal(counts["sift_wasm_full_bg.wasm"], 1, "and only once");
 });
 
-test("a bundle of an older format is the full runtime's: the browser engines say so, sift.js loads it once and answers as recorded", async () => {
-  const v12 = path.join(ROOT, "tests/frozen/v12/bundle");
-  const manifest = new Uint8Array(fs.readFileSync(path.join(v12, "manifest.json")));
+test("a bundle of an older format is refused by every engine and by sift.js, with a message to rebuild it", async () => {
+  const older = path.join(ROOT, "tests/frozen/older-format");
+  const manifest = new Uint8Array(fs.readFileSync(path.join(older, "manifest.json")));
   await engine();
   const lean = await import("../../www/dist/sift_wasm.js?older");
   await lean.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm"))) });
-  for (const Engine of [SiftEngine, lean.SiftEngine]) {
+  const full = await import("../../www/dist/sift_wasm_full.js?older");
+  await full.default({ module_or_path: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_full_bg.wasm"))) });
+  for (const Engine of [SiftEngine, lean.SiftEngine, full.SiftEngine]) {
     assert.throws(() => new Engine(manifest), (x) => {
       const err = asSiftError(x);
-      return err.code === "full_runtime_required" && /format 12 \(this engine reads format 13/.test(err.message);
+      return err.code === "bundle_version" && /format 13 .*rebuild it with `sift build`/.test(err.message);
     });
   }
-  // A format no runtime reads is still bundle_version, from every engine.
-  const future = new TextEncoder().encode(JSON.stringify({ magic: "sift-bundle", format_version: 99 }));
-  assert.throws(() => new SiftEngine(future), (x) => asSiftError(x).code === "bundle_version");
-  // Through sift.js: the keyword page loads the full runtime once, and answers as recorded.
-  const counts = {};
-  const page = await Sift.load(pathToFileURL(v12 + "/").href, { fetch: fileFetch(counts), semantic: false, ...runtimes("?older") });
-  const answers = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v12/answers.json"), "utf8"));
-  const lexical = answers.filter(({ request, answer }) => typeof request.query === "string" && answer?.search_type === "lexical");
-  assert.ok(lexical.length >= 4);
-  const brief = (r) => r.results.map((x) => [x.id, x.score, x.snippet]);
-  for (const { request, answer } of lexical) assert.deepEqual(brief(await page.search(request)), brief(answer), JSON.stringify(request));
-  assert.equal(counts["sift_wasm_full_bg.wasm"], 1, "the full runtime, once");
-  // A bad manifest is still its own error: the keyword engine's code, with the text the
-  // full runtime (loaded for it) gives.
+  // Through sift.js: refused once, with the text, and no other runtime fetched for it.
+  for (const semantic of [false, true]) {
+    const counts = {};
+    const err = await Sift.load(pathToFileURL(older + "/").href, { fetch: fileFetch(counts), semantic, ...runtimes(`?older-${semantic}`) }).catch((e) => e);
+    assert.equal(err.code, "bundle_version");
+    assert.match(err.message, /rebuild it with `sift build`/);
+    assert.equal(counts["sift_wasm_full_bg.wasm"] ?? 0, 0, "no full runtime for an older bundle");
+  }
+  // A bad manifest is its own error, with its text, from the keyword engine itself.
   const seen = {};
   const garbled = async (url) => (String(url).endsWith("manifest.json") ? new Response('{"magic":"nope"}') : fileFetch(seen)(url));
-  const bad = await Sift.load(pathToFileURL(v12 + "/").href, { fetch: garbled, semantic: false, ...runtimes("?garbled") }).catch((e) => e);
+  const bad = await Sift.load(pathToFileURL(older + "/").href, { fetch: garbled, semantic: false, ...runtimes("?garbled") }).catch((e) => e);
   assert.equal(bad.code, "bundle_corrupt");
   assert.match(bad.message, /not a Sift bundle manifest \(wrong magic\)/);
-  assert.equal(seen["sift_wasm_full_bg.wasm"], 1);
-  // Without the full runtime (offline), the code, and why there is no text.
-  const offline = { wasmUrl: runtimes("?offline").wasmUrl, fullWasmUrl: pathToFileURL(path.join(ROOT, "www/dist/missing_full.wasm")).href };
-  const cut = await Sift.load(pathToFileURL(v12 + "/").href, { fetch: garbled, semantic: false, ...offline }).catch((e) => e);
-  assert.equal(cut.code, "bundle_corrupt");
-  assert.match(cut.message, /^bundle_corrupt \(no text: .*missing_full\.wasm/);
+  assert.equal(seen["sift_wasm_full_bg.wasm"] ?? 0, 0);
 });
 
 // Request options a search box does not send: the browser engines leave their code out

@@ -66,8 +66,8 @@ export function workerdCpuMs(pgid) {
   return ms;
 }
 
-/** Resolves with {url, stop, pid} once /health answers. */
-export async function startWorker({ bundle, entry = "worker", vars = {} }) {
+/** Resolves with {url, stop, pid} once /health answers (`ready(status)`: 200 unless given). */
+export async function startWorker({ bundle, entry = "worker", vars = {}, ready = (status) => status === 200 }) {
   const port = await freePort();
   const extra = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child = spawn("bash", [path.join(ROOT, "worker/start.sh"), ...extra], {
@@ -84,7 +84,7 @@ export async function startWorker({ bundle, entry = "worker", vars = {} }) {
     if (child.exitCode !== null) throw new Error(`the worker exited (${child.exitCode}):\n${log}`);
     try {
       const r = await fetch(`${url}/health`);
-      if (r.status === 200) break;
+      if (ready(r.status)) break;
     } catch (_) {
       /* not listening yet */
     }

@@ -14,20 +14,26 @@ const skip = !haveWrangler() ? "worker/node_modules is missing (scripts/setup-we
 
 const require = createRequire(path.join(ROOT, "worker/package.json"));
 const bundle = path.join(TARGET, "worker-tests/_sift");
-let w, secured;
+let w, secured, older;
 
 before(async () => {
   if (skip) return;
   sift(["build", path.join(ROOT, "tests/corpus"), path.join(ROOT, "tests/browser/fixtures/docs"), "--out", bundle, "--base-url", "/", "-q", "--no-embedder"]);
-  [w, secured] = await Promise.all([
+  // A bundle of an older format: the manifest alone is what is refused.
+  const olderBundle = path.join(TARGET, "worker-tests/older/_sift");
+  fs.mkdirSync(olderBundle, { recursive: true });
+  fs.copyFileSync(path.join(ROOT, "tests/frozen/older-format/manifest.json"), path.join(olderBundle, "manifest.json"));
+  [w, secured, older] = await Promise.all([
     startWorker({ bundle }),
     startWorker({ bundle, vars: { MCP_TOKEN: "s3cret-token", CORS_ORIGINS: "https://docs.example.org" } }),
+    startWorker({ bundle: olderBundle, ready: (status) => status > 0 }),
   ]);
 });
 
 after(() => {
   w?.stop();
   secured?.stop();
+  older?.stop();
 });
 
 const get = (p, init) => fetch(w.url + p, init);
@@ -138,6 +144,25 @@ test("unknown routes are 404, wrong methods 405 with Allow, CORS preflight answe
 
 const rpc = (body, url = w.url, headers = {}) =>
   fetch(url + "/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+
+test("a bundle of an older format is a 500 with bundle_version and a message to rebuild it, on REST and MCP", { skip }, async () => {
+  for (const p of ["/health", "/search?q=cache"]) {
+    const r = await fetch(older.url + p);
+    assert.equal(r.status, 500, p);
+    const body = await r.json();
+    assert.equal(body.error?.code, "bundle_version", JSON.stringify(body));
+    assert.match(body.error.message, /rebuild it with `sift build`/);
+  }
+  const r = await fetch(older.url + "/mcp", {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "search", arguments: { query: "cache" } } }),
+  });
+  // The bundle cannot be opened at all: a JSON-RPC error that says why, with the code.
+  const { error } = await r.json();
+  assert.equal(error?.data?.code, "bundle_version", JSON.stringify(error));
+  assert.match(error.message, /rebuild it with `sift build`/);
+});
 
 test("MCP JSON-RPC errors for bad calls", { skip }, async () => {
   let r = await rpc("{oops");
