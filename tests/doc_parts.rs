@@ -164,19 +164,23 @@ fn the_manifest_lists_no_parts_first_position_but_the_grid_they_lie_on() {
     assert_eq!(Engine::new(&b.manifest_bytes()).unwrap().manifest().doc_shards, b.manifest.doc_shards);
     // Offsets that are not a further part's, zero, or a window or more are refused.
     let p = i64::from(window);
-    for (bad, why) in [
-        (serde_json::json!([[0, 3]]), "must name further parts"),
-        (serde_json::json!([[2, 1], [1, 1]]), "must name further parts"),
-        (serde_json::json!([[1, 0]]), "nonzero and within a window"),
-        (serde_json::json!([[1, p]]), "nonzero and within a window"),
-        (serde_json::json!([[1, -p]]), "nonzero and within a window"),
-        (serde_json::json!([[1]]), "[entry, offset] pairs"),
-        (serde_json::json!([[1, 1.5]]), "pairs of integers"),
+    for bad in [
+        serde_json::json!([[0, 3]]),
+        serde_json::json!([[2, 1], [1, 1]]),
+        serde_json::json!([[1, 0]]),
+        serde_json::json!([[1, p]]),
+        serde_json::json!([[1, -p]]),
+        serde_json::json!([[1]]),
+        serde_json::json!([[1, 1.5]]),
     ] {
         let mut m = m.clone();
         m["doc_store"]["part_offsets"] = bad.clone();
         let e = Engine::new(m.to_string().as_bytes()).err().expect("refused");
-        assert!(e.message.contains(why), "{bad}: {}", e.message);
+        assert!(
+            e.message.contains("part_offsets must be [entry, offset] pairs naming further parts in order, each within its window"),
+            "{bad}: {}",
+            e.message
+        );
     }
     let mut zero = m.clone();
     zero["doc_store"]["part_positions"] = 0.into();

@@ -493,7 +493,7 @@ fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
 }
 
 /// The query's embedding by the full model, when the request needs one: the user chose
-/// the model, or the bundle has vectors but no static encoder (format 1). In `auto` mode a
+/// the model, or the bundle has vectors but no static encoder (`--no-encoder`). In `auto` mode a
 /// missing model means keyword search (with a note), not an error.
 pub fn query_vector(bundle: &DiskBundle, req: &SearchRequest, embedder: QueryEmbedder) -> Result<Option<Vec<f32>>, SiftError> {
     let engine = &bundle.engine;

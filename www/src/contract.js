@@ -1,8 +1,8 @@
 // Generated from crates/sift-engine/src/contract.rs and crates/sift-format/src/error.rs by tests/contract_js.rs
 // (SIFT_UPDATE_CONTRACT_JS=1 cargo test -p sift-tests --test contract_js). Do not edit.
 // A module of the package ("sift-search/contract.js"): sift.js re-exports LIMITS only, and
-// the calls are marked pure so that a bundle drops what it does not import (ERRORS is
-// 0.8 kB of a page's gzip that only HTTP surfaces use).
+// the calls are marked pure so that a bundle drops what it does not import (ERRORS: only
+// HTTP surfaces use it).
 
 /** The contract's limits. */
 export const LIMITS = /* @__PURE__ */ Object.freeze({

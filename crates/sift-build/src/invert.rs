@@ -26,9 +26,9 @@ struct DocAnalysis {
     dropped: u64,
 }
 
-/// Distinct terms indexed per document. Real pages have a few thousand (the largest Python
-/// docs page, the general index, has about 9,500); a page of a million distinct random
-/// words cost 643 MB and 7.9 s to build (now 127 MB and 1.9 s).
+/// Distinct terms indexed per document. Real pages have a few thousand (a generated index
+/// about ten thousand); a page of a million distinct random words must not cost the build
+/// gigabytes.
 /// Words with further new terms still count towards the field lengths.
 pub const MAX_TERMS_PER_DOC: usize = 100_000;
 

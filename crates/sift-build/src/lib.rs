@@ -41,36 +41,22 @@ pub struct BuildOptions {
     /// like categories (short, repeated).
     pub filter_fields: Option<Vec<String>>,
     /// Target decoded size of a term shard's postings, in bytes. A query reads one shard
-    /// per word (more for prefixes), so this is most of its term bytes; each shard costs a
-    /// manifest entry (format 6: its key range, about 9 bytes of gzip). 4 KB: on the Python
-    /// docs the browser benchmark's queries read 51.9 kB of shards plus a 7.0 kB manifest,
-    /// against 62.4 + 5.6 kB at 8 KB, in as many requests (14.1), for a 0.9% larger
-    /// bundle. Smaller paid only once typos read the vocabulary instead of every term shard
-    /// of their letter; at 3 and 2 KB the manifest grows as fast as the shards shrink
-    /// (58.5 and 58.0 kB in all) and requests rise (14.3, 14.6).
+    /// per word (more for prefixes), so this is most of its term bytes; each shard costs
+    /// the manifest its separator. Smaller shards make a longer manifest, larger ones read
+    /// more a word (bench/results/decisions.md).
     pub term_shard_target: usize,
     /// Target decoded size of a document-store shard, in bytes. A result reads the shard
-    /// holding its page, so a page bigger than this is alone in its shard and a first
-    /// page of results reads ten pages, not ten pages and their neighbours. 4 KB: 142 kB of
-    /// doc shards per first page on the Python docs against 225 kB at 48 KB, for a 6 kB
-    /// larger manifest (gzip) and a 3% larger bundle.
+    /// holding its page, so a page bigger than this is alone in its shard and a first page
+    /// of results reads ten pages, not ten pages and their neighbours.
     pub doc_shard_target: usize,
     /// A page whose text is bigger than this, in bytes, is stored in parts of about this
     /// size (runs of its sections; 0: never), so a result fetches only the part its snippet
-    /// comes from. The Python docs' answer pages run to 100–400 kB of text. 6 KB: on the
-    /// Python docs the benchmark's queries read 23.7 kB of doc shards for a first page of
-    /// results against 29.9 kB at 8 KB (`fetch_profile`), for a 0.9 kB larger manifest
-    /// (gzip, 1,849 shards against 1,426) and a 1.7% larger bundle. Smaller parts hold fewer
-    /// of a page's sections to show as sub-results: on those queries' 300 results 647
-    /// sub-results at 8 KB, 595 at 6 KB, 542 at 4 KB (which would read 19.3 kB).
-    /// 5 KB since format 12 (parts on a grid of positions: a part costs the manifest a
-    /// digit, not a first position): 30 queries read 17.0 kB of doc shards and a 2.8 kB
-    /// manifest, against 20.2 and 2.7 at 6 KB and 18.8 and 5.7 with format 11's 6 KB;
-    /// bundle +1.7%, sub-results 606 → 585.
+    /// comes from. Smaller parts read fewer bytes and hold fewer of a page's sections to
+    /// show as sub-results.
     pub doc_part_target: usize,
-    /// A doc store of at least this many bytes gets a preset dictionary (format 7,
-    /// `bundle::dictionary`); a smaller one is deflated plainly. Default
-    /// `dictionary::MIN_STORE_BYTES` (64 KB); tests lower it to give a small corpus one.
+    /// A doc store of at least this many bytes gets a preset dictionary
+    /// (`bundle::dictionary`); a smaller one is deflated plainly. Tests lower it to give a
+    /// small corpus one.
     pub doc_dictionary_from: usize,
     /// The vocabulary (`bundle::vocabulary`, what typo tolerance reads): a new shard starts
     /// at a first letter once the current one holds this many bytes of terms, so big letters

@@ -9,12 +9,9 @@ use crate::error::SiftError;
 use crate::invert::Inverted;
 
 /// At most this many document-store shards, whatever the target: the manifest lists every
-/// one (about 2 bytes of gzip each) and every page load fetches the manifest, and static
-/// hosts cap a site's files (Cloudflare's Worker assets: 20,000). A corpus too big for the
-/// targets in that many shards gets bigger parts, then bigger shards; the Python docs (530
-/// pages, 1,849 shards in 6 KB parts) are below it, Debian's rust-doc (32,101 pages) would
-/// otherwise take one file per page. 4,096: at 2,048 the Python docs could not have parts
-/// under 5.9 KB, nor a site a third bigger 6 KB ones.
+/// one and every page load fetches the manifest, and static hosts cap a site's files
+/// (Cloudflare's Worker assets: 20,000). A corpus too big for the targets in that many
+/// shards gets bigger parts, then bigger shards.
 pub const MAX_DOC_SHARDS: usize = 4096;
 
 /// What a document weighs in the store, for cutting shards (text, headings, and about 128
@@ -74,7 +71,7 @@ pub(crate) fn plan_doc_store(
     // ceil(total / target) shards: at most `max_shards` with this target.
     let total: usize = docs.iter().map(stored_weight).sum();
     let raised = target.max(total.div_ceil(max_shards.max(1)));
-    // Positions a byte of the pages that could have parts (≈ 1/6 on the Python docs).
+    // Positions a byte of the pages that could have parts.
     let long = |d: &SourceDoc, part: usize| part > 0 && stored_weight(d) > part;
     let (positions, bytes) = docs
         .iter()
@@ -108,8 +105,8 @@ pub(crate) fn plan_doc_store(
         out
     };
     // Parts as small as asked while they fit under the cap, else the smallest that fit:
-    // the size grows a quarter at a time (doubling overshot — the Python docs asked for 5 KB
-    // parts got 10 KB ones, 1,178 shards of the 2,048 allowed); past the biggest page, none.
+    // the size grows a quarter at a time (doubling overshoots: parts twice the size asked
+    // for, far fewer shards than allowed); past the biggest page, none.
     let mut part = part_target;
     let mut store = plan(part);
     while store.shards.len() > max_shards && part > 0 {

@@ -172,8 +172,7 @@ pub(crate) fn facets(index: &FilterIndex, n_docs: usize, hits: &[Hit]) -> BTreeM
     }
     for (field, values) in &index.fields {
         // Inserted one by one, not collected: `collect` into a BTreeMap compiles a sort and a
-        // bulk build for each key/value type (the three maps built this way cost the
-        // browser engine 1.1 kB; insertion code is shared with the other maps).
+        // bulk build for each key/value type; insertion code is shared with the other maps.
         let mut counts = BTreeMap::new();
         for (v, docs) in values {
             let c = docs.iter().filter(|&&d| in_set[d as usize]).count();

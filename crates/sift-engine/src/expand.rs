@@ -87,8 +87,7 @@ pub(crate) fn prefix_alts(res: &Resolver, folded: &str, out: &mut Vec<Alt>) -> F
 pub(crate) enum FuzzyScope {
     /// Neighbours with the word's first letter when one is a single edit away (read from
     /// that letter's dictionary), else the whole dictionary: for words the exact query does
-    /// not know. Typos rarely hit the first letter, and the whole dictionary is large (the
-    /// Python docs' vocabulary is 0.25 MB deflated; without one, every term shard: 2.6 MB).
+    /// not know. Typos rarely hit the first letter, and the whole dictionary is large.
     InitialFirst,
     /// Only the dictionary of the word's first letter: for optional suggestions, which must
     /// not make a browser fetch the whole dictionary.

@@ -48,7 +48,7 @@ pub fn distance(a: &str, b: &str, cap: u8) -> u8 {
 /// characters, whatever their UTF-8 length. A row whose every cell is above `max` can
 /// never match, so the fst search prunes that branch of the dictionary. Written here
 /// rather than taken from a crate: the runtime downloads every kB (a parametric DFA
-/// builder cost 6 kB of gzipped wasm), and a term dictionary's walk needs no more.
+/// builder costs several), and a term dictionary's walk needs no more.
 struct Matcher<'w> {
     word: &'w [char],
     max: u8,

@@ -178,18 +178,13 @@ impl TwoBest {
     }
 }
 
-/// Each document's score from its chunks: its best cosine, plus `SECOND_CHUNK_WEIGHT` times
+/// Each document's score from its chunks: its best cosine, plus `second_chunk_weight` times
 /// the margin by which its second-best chunk clears the best cosine of the document at
-/// `EVIDENCE_RANK` (of the last document, in a shorter list). Why: a page with two sections
+/// `evidence_rank` (of the last document, in a shorter list). Why: a page with two sections
 /// that each answer the query is more likely the page about it than a page that touches it
 /// once, and on docs sites the answer page is often long (functools, logging, asyncio).
 /// A single-chunk document loses nothing, and a weak second section adds nothing, so short
-/// abstracts (Cranfield) rank as before. Measured against the best chunk alone (Python-docs
-/// paraphrases MRR@10 semantic / hybrid, static encoder; Cranfield nDCG@10 semantic /
-/// hybrid): 0.677 / 0.771, 0.362 / 0.4399 → 0.728 / 0.787, 0.363 / 0.4411; MiniLM queries'
-/// hybrid 0.848 → 0.863. Weights 0.3–1 at ranks 5–30 all gave semantic 0.70–0.73, hybrid
-/// 0.772–0.787 and Cranfield hybrid 0.4365–0.443; adding every further chunk's margin, or a
-/// fixed share of the second cosine, cost Cranfield (0.4273–0.4307 at a share of 0.1).
+/// abstracts rank as before.
 fn doc_scores(best: HashMap<u32, TwoBest>, p: &RankingParams) -> Vec<(u32, f32)> {
     let mut firsts: Vec<f32> = best.values().map(|b| b.0).collect();
     firsts.sort_by(|a, b| b.total_cmp(a));

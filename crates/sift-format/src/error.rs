@@ -2,7 +2,7 @@
 //! speaks. Every public entry point returns `SiftError`; it maps directly onto the
 //! contract's `{"error": {"code", "message"}}` object. Each code has a class that decides
 //! the HTTP status (worker), the exit status (CLI) and whether the caller is at fault;
-//! `contract::js_module` writes the same table into `www/src/contract.js` for the
+//! `tests/contract_js.rs` writes the same table into `www/src/contract.js` for the
 //! JavaScript surfaces, so the two cannot disagree.
 //!
 //! Every error has its text in every runtime: call sites write `msg!` (positional `{}`s,
@@ -167,8 +167,7 @@ impl std::error::Error for SiftError {}
 
 /// Text quoted for a message as a JSON string literal: `"text"`, with quotes, backslashes
 /// and control characters escaped (the JSON writer's own escaping). (Not `{:?}`: str's
-/// Debug brings core's Unicode printability tables into the browser engine, 2 kB of gzip
-/// for error messages.)
+/// Debug brings core's Unicode printability tables into the browser engine.)
 pub struct Quoted<'a>(pub &'a str);
 
 impl fmt::Display for Quoted<'_> {

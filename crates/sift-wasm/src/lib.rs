@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 /// bridge would widen them to f64 noise (0.796500027…); one JSON.parse is faster than
 /// building objects field by field; and an error inside the text, not thrown as a JS value
 /// (`Result<_, JsValue>`), spares the runtime wasm-bindgen's handling of thrown JS values
-/// and its glue: 0.24 kB of the packed keyword engine, 0.06 kB of sift.js's gzip.
+/// and its glue.
 fn reply(r: Result<(&'static str, Json), SiftError>) -> String {
     let (key, value) = r.unwrap_or_else(|e| ("error", e.to_json()));
     Json::obj([(key, value)]).to_text()
@@ -69,8 +69,7 @@ impl SiftEngine {
     /// bundle has them, `query_encoder` when it embeds queries itself (its static encoder:
     /// semantic and hybrid search need no model then). One call, not one export each: every
     /// export is code in the engine and in its glue. (Not the whole manifest: writing it
-    /// back would take the manifest writer into the runtime, 1 kB of gzip, for fields no
-    /// host reads.)
+    /// back would take the manifest writer into the runtime for fields no host reads.)
     pub fn facts(&self) -> String {
         let m = self.engine.manifest();
         let mut facts = Json::obj([("doc_count", Json::from(m.doc_count)), ("filter_fields", Json::from(&m.filter_fields[..]))]);
@@ -85,7 +84,7 @@ impl SiftEngine {
 
     /// Every shard file of the bundle (for preloading or offline copies), one name a line
     /// (a file name has no line break: the manifest refuses one). One string, not an array:
-    /// a `Vec<String>` crossing as JS strings one by one took 0.3 kB more of the engine.
+    /// a `Vec<String>` crossing as JS strings one by one costs the engine more code.
     #[wasm_bindgen(js_name = allFiles)]
     pub fn all_files(&self) -> String {
         self.engine.all_files().join("\n")
@@ -106,7 +105,7 @@ impl SiftEngine {
         done(self.engine.add_shard_inflated(file, bytes, payload).map(|()| Json::Null))
     }
 
-    /// The doc store's dictionary once its shard is added (format 7): `host.js` inflates the
+    /// The doc store's dictionary once the startup shard is added: `host.js` inflates the
     /// doc shards compressed after it (codec 2) with it.
     #[wasm_bindgen(js_name = docDictionary)]
     pub fn doc_dictionary(&self) -> Option<Vec<u8>> {
@@ -139,7 +138,7 @@ impl SiftEngine {
 #[wasm_bindgen]
 impl SiftEngine {
     /// `{done: document | null}` or `{need: [files]}`. (Document viewers ask for it, not a
-    /// search box: 1.5 kB of gzip the box's runtime leaves out.)
+    /// search box, whose runtime leaves it out.)
     #[wasm_bindgen(js_name = getDocument)]
     pub fn get_document(&self, id: &str) -> String {
         answer(self.engine.get_document(id))
@@ -167,9 +166,8 @@ impl SiftEngine {
 }
 
 /// The allocator: talc instead of std's dlmalloc, because every byte of the engine is
-/// downloaded. Keyword engine, shipped (LZMA): 98.4 -> 97.0 kB (its code 4.2 kB smaller
-/// before packing). Its in-place realloc is kept: turning it off (`disable-realloc-in-place`)
-/// saved 0.1 kB more, for a copy on every growing Vec.
+/// downloaded and talc's code is smaller. Its in-place realloc is kept: turning it off
+/// saves little, for a copy on every growing Vec.
 #[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
 #[global_allocator]
 static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

@@ -12,18 +12,15 @@ use crate::bundle::vindex::encode_projection;
 use crate::error::SiftError;
 use std::collections::HashMap;
 
-/// Dimensions of the bundle's space by default (Cranfield, static queries: 0.363 nDCG@10 at
-/// 128 against 0.370 at the model's 384; the vectors three times smaller).
+/// Dimensions of the bundle's space by default: vectors three times smaller than the
+/// model's 384, for nearly the same relevance.
 pub const DEFAULT_DIM: usize = 128;
-/// Up to this many chunks, one list: every query reads all vectors (about 270 kB at 128
-/// dimensions), and search is exact.
+/// Up to this many chunks, one list: every query reads all vectors, and search is exact.
 pub const FLAT_MAX_CHUNKS: usize = 2048;
-/// Chunks per list when the set is partitioned (about 8.5 kB per list).
+/// Chunks per list when the set is partitioned.
 pub const LIST_CHUNKS: usize = 64;
 /// Vectors a query reads by default in a partitioned set: the nearest lists until this
-/// many (about 30 kB). Python docs known items, 256 vs 384: hybrid MRR@10 0.709 vs 0.703
-/// (paraphrases), 0.908 both (keywords); semantic alone 0.677 vs 0.684 — for a third fewer
-/// bytes before the first hybrid answer.
+/// many (more read no better on the known-item sets, for more bytes).
 pub const DEFAULT_PROBE: usize = 256;
 
 /// What the host embedded for the semantic half of a bundle.

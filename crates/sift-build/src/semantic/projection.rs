@@ -1,8 +1,7 @@
 //! The bundle's semantic space: the model's vectors (384 dimensions for all-MiniLM-L6-v2)
 //! projected onto the `dim` principal directions of the corpus's own chunk vectors. Cosines
-//! in this space stay close to the model's (Cranfield, static queries: nDCG@10 0.370 at
-//! 384 dimensions, 0.363 at 128), and every vector the bundle ships — chunks and the static
-//! encoder's rows — is three times smaller.
+//! in this space stay close to the model's, and every vector the bundle ships — chunks and
+//! the static encoder's rows — is three times smaller.
 
 use super::linalg::{par_map, symmetric_eigen};
 pub use crate::bundle::vindex::{normalise, Projection};

@@ -1,9 +1,8 @@
 //! The two checksums the runtime verifies, one byte at a time over a 1 KB table built for
-//! each call (crc32fast's and fst's slice-by-16 tables were 32 KB of the browser runtime;
-//! checking the few hundred kB a search fetches takes well under a millisecond either way).
-//! Built per call, not at compile time: two tables of constants were 2 KB of the packed
-//! browser engine (random-looking bytes do not compress), and building one is 2,048 shifts,
-//! a few microseconds beside the inflating of the shard it checks:
+//! each call: crc32fast's and fst's slice-by-16 tables would be 32 KB of the browser
+//! runtime, and checking the few hundred kB a search fetches is fast either way. Built per
+//! call, not at compile time: tables of constants are random-looking bytes that do not
+//! compress, and building one is 2,048 shifts beside the inflating of the shard it checks:
 //! - CRC-32 (IEEE 802.3: reflected, polynomial 0xEDB88320, initial and final XOR
 //!   0xFFFFFFFF), the checksum of every shard and of the shard table;
 //! - CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), masked as fst (and Snappy)

@@ -1,14 +1,11 @@
-//! The document store's preset dictionary (format 7): text that many pages share — the
-//! store's JSON keys and the site's recurring phrases — which every doc shard's deflate
-//! stream may refer back to as if it had come just before it. Doc shards are small (a part
-//! of a page, about 8 KB), so each deflate stream starts with an empty window and spends
-//! most of its bytes on what every other shard also spells out; with an 8 KB dictionary
-//! the Python docs' doc store shrinks by about 15% (3.97 → 3.4 MB), and a first page of
-//! results reads 5 kB less of it for the 3.6 kB (gzip) the dictionary costs once.
+//! The document store's preset dictionary: text that many pages share — the store's JSON
+//! keys and the site's recurring phrases — which every doc shard's deflate stream may refer
+//! back to as if it had come just before it. Doc shards are small (a part of a page), so
+//! each deflate stream starts with an empty window and would spend most of its bytes on
+//! what every other shard also spells out.
 //!
-//! The dictionary is a shard of its own (kind 13, listed in the manifest's `doc_store`);
-//! its payload is the dictionary's bytes. A doc shard compressed with it says so by its
-//! codec (2). Reading one takes no decoder with dictionary support: a deflate stream can
+//! The dictionary is the third section of the startup shard (`super::startup`). A doc
+//! shard compressed with it says so by its codec (2). Reading one takes no decoder with dictionary support: a deflate stream can
 //! carry the dictionary itself as *stored* blocks, after which the shard's own blocks begin
 //! on a byte boundary, so `stored_prefix(dictionary) ++ body` is a plain raw deflate
 //! stream whose output is the dictionary followed by the payload. The engine inflates it
@@ -24,9 +21,8 @@ use crate::hashing::{HashMap, HashSet};
 use miniz_oxide::deflate::core::{compress, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus};
 use std::collections::BinaryHeap;
 
-/// The dictionary's size: most of the gain of 16 or 32 KB (−14.6% of the Python docs' doc
-/// store against −17.3% and −19.6%) for a quarter of their download before a first
-/// result (3.6 kB of gzip against 6.9 and 13.5).
+/// The dictionary's size: most of the gain of a 16 or 32 KB one for a quarter of their
+/// download before a first result.
 pub const DICTIONARY_BYTES: usize = 8 * 1024;
 /// The most a reader accepts (deflate reaches 32 KB back; more could only be a mistake).
 pub const MAX_DICTIONARY_BYTES: usize = 64 * 1024;
@@ -36,12 +32,11 @@ pub const MIN_STORE_BYTES: usize = 64 * 1024;
 /// Length of the substrings whose frequency scores a segment.
 const DMER: usize = 6;
 /// Length of a candidate segment, and the step between candidates in a page (half steps
-/// measured the same on the Python docs, in twice the time).
+/// measure the same, in twice the time).
 const SEGMENT: usize = 128;
 const STEP: usize = SEGMENT;
 /// Training reads at most about this much of the store (every n-th shard): a docs site of
-/// ten thousand pages trains in the time a few hundred take (the Python docs' 11 MB read
-/// whole: 15.9% smaller; a third of it: 15.7%).
+/// ten thousand pages trains in the time a few hundred take, for nearly the same gain.
 pub const TRAINING_BYTES: usize = 4 << 20;
 
 /// The shards training reads: every n-th, n such that they add up to about
@@ -94,8 +89,8 @@ pub fn train(samples: &[&[u8]], size: usize) -> Vec<u8> {
             continue;
         }
         // Only now is a score of 0 the best left. (Tested first, a segment already covered
-        // — the same page header in many parts — ended training early: 4 KB parts of the
-        // Python docs got a 4 KB dictionary and a store 6% larger.)
+        // — the same page header in many parts — would end training early, with half a
+        // dictionary.)
         if fresh == 0 {
             break;
         }

@@ -273,8 +273,7 @@ pub fn body_start(section_start: u32, heading: &str) -> u32 {
 }
 
 /// Long texts are analysed this many bytes at a time (cut after whitespace, where no word
-/// can span), so a huge page's tokens are never all in memory at once: a 60 MB page
-/// peaked at 955 MB when its 10 million tokens were built in one vector.
+/// can span), so a huge page's tokens are never all in memory at once.
 pub const ANALYSIS_PIECE_BYTES: usize = 64 << 10;
 
 /// Walk a document's fields in index order — title, path, then each section's heading and

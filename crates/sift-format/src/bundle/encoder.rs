@@ -18,7 +18,7 @@
 //!
 //! Row shard payload (kind 11): `varint dim`, `varint n`, then per row an f32 scale (LE)
 //! and ⌈dim/2⌉ bytes of 4-bit values (−7..7 stored as v + 8, low nibble first): four bits
-//! lose nothing measurable against int8 on Cranfield and halve the encoder.
+//! lose nothing measurable against int8 and halve the encoder.
 //!
 //! Both payloads start with `varint n`, the shard's place in its store.
 

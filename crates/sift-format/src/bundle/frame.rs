@@ -138,7 +138,7 @@ pub struct Inflation<'a> {
 }
 
 /// [`decode_shard`], with the payload of a deflated shard already inflated by the host
-/// (`inflated`): the browser engine carries no inflater (6 kB of gzipped wasm) and leaves
+/// (`inflated`): the browser engine carries no inflater and leaves
 /// it to the platform's `DecompressionStream`. The file is checked as always (its size and
 /// checksum against the manifest, its header), and the host's payload against the header
 /// (length and CRC-32), so a host cannot hand the engine anything the file does not hold.
@@ -217,10 +217,7 @@ fn inflate_after(dictionary: &[u8], body: &[u8], limit: usize, name: &str) -> Re
 /// it gives no payload for did not inflate there.
 #[cfg(not(feature = "inflate"))]
 fn inflate(_body: &[u8], _limit: usize, name: &str) -> Result<Vec<u8>, SiftError> {
-    Err(SiftError::corrupt(msg!(
-        "shard {} does not decompress (corrupt; or its host gave no inflated payload, which this runtime needs)",
-        name
-    )))
+    Err(SiftError::corrupt(msg!("shard {} does not decompress (corrupt, or its host gave no inflated payload)", name)))
 }
 
 #[cfg(not(feature = "inflate"))]

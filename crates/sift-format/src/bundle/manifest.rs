@@ -508,9 +508,9 @@ fn grid_positions(f: &Fields, docs: &[u32], window: Option<u32>) -> Result<Vec<O
     let offsets = f.list("part_offsets", |x| match x {
         Json::Arr(pair) if pair.len() == 2 => match (json::as_u64(&pair[0]), json::as_i64(&pair[1])) {
             (Some(n), Some(off)) => Ok((n, off)),
-            _ => Err(msg!("doc store part_offsets must be [entry, offset] pairs of integers")),
+            _ => Err(msg!("doc store part_offsets must be [entry, offset] pairs naming further parts in order, each within its window")),
         },
-        _ => Err(msg!("doc store part_offsets must be [entry, offset] pairs")),
+        _ => Err(msg!("doc store part_offsets must be [entry, offset] pairs naming further parts in order, each within its window")),
     })?;
     if docs.first() == Some(&0) {
         return Err(msg!("doc store has a further part that follows no part"));
@@ -529,14 +529,14 @@ fn grid_positions(f: &Fields, docs: &[u32], window: Option<u32>) -> Result<Vec<O
     for (n, off) in offsets {
         let at = usize::try_from(n).ok().filter(|&n| n < docs.len() && docs[n] == 0 && last.is_none_or(|l| l < n));
         let (Some(at), Some(p)) = (at, window) else {
-            return Err(msg!("doc store part_offsets must name further parts, in order"));
+            return Err(msg!("doc store part_offsets must be [entry, offset] pairs naming further parts in order, each within its window"));
         };
         if off == 0 || off.unsigned_abs() >= u64::from(p) {
-            return Err(msg!("doc store part offsets must be nonzero and within a window"));
+            return Err(msg!("doc store part_offsets must be [entry, offset] pairs naming further parts in order, each within its window"));
         }
         first_pos[at] = first_pos[at].and_then(|w| u32::try_from(i64::from(w) + off).ok());
         if first_pos[at].is_none() {
-            return Err(msg!("doc store part position overflow"));
+            return Err(msg!("doc store part_offsets must be [entry, offset] pairs naming further parts in order, each within its window"));
         }
         last = Some(at);
     }

@@ -1,12 +1,12 @@
-//! Long pages in position windows (format 12): how a page bigger than a doc part is cut
+//! Long pages in position windows: how a page bigger than a doc part is cut
 //! into parts, laid out so that the manifest need not say where each part begins.
 //!
 //! A page in parts has its positions laid out on a grid of `P` positions (the manifest's
 //! `doc_store.part_positions`, one number for the bundle): the title and path lie below
 //! `P`, and part `k` of the page begins at `(k + 1)·P` — its *window* — give or take an
 //! offset the manifest lists for the few parts that do not (`part_offsets`). The engine
-//! derives every part's first position from that, as formats 4 to 11 read it from a column
-//! (`first_pos`, 2.97 of the 5.69 kB of manifest a Python-docs visitor fetched first).
+//! derives every part's first position from that, so the manifest every visitor fetches
+//! first lists no position per part.
 //!
 //! How the builder gets there from the position layout of [`super::docstore`]
 //! ([`plan_page`]):

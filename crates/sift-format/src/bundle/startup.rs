@@ -1,4 +1,4 @@
-//! The startup shard (format 9, kind 15, `s-<hash>.bin`): what every search reads in its
+//! The startup shard (kind 15, `s-<hash>.bin`): what every search reads in its
 //! first round whatever the query — the doc metadata, the filter index and the doc store's
 //! dictionary — as one file.
 //!
@@ -10,11 +10,9 @@
 //! dictionary  the doc store's dictionary ([`super::dictionary`]); empty when the store has none
 //! ```
 //!
-//! Why one file: they were three (`m-`, `f-`, `z-`; 2.3, 0.4 and 3.9 kB gzip on the Python
-//! docs), always fetched together, and each a request of its own: on a mobile link a
-//! request costs more than its bytes (HTTP/1.1 browsers open six connections a host), and
-//! a first result should take no more requests than Pagefind's. One deflate stream over
-//! the three also shares their compression context.
+//! Why one file: the three are always fetched together, and on a mobile link a request
+//! costs more than its bytes (HTTP/1.1 browsers open six connections a host); one deflate
+//! stream over the three also shares their compression context.
 
 use super::varint::{self, Reader};
 use crate::error::SiftError;

@@ -6,8 +6,7 @@
 //! toolchain's Unicode version, and the builder (stable Rust, Unicode 17) and the browser
 //! engines (nightly, Unicode 18) are compiled by different ones, so a word could be cut or
 //! lowercased differently at index time and at query time. With the table both answer the
-//! same by construction. It is also smaller: the standard library's tables and lookups were
-//! 3.7 kB of the shipped keyword engine; this table and its reader are about a third less.
+//! same by construction. It is also smaller than the standard library's tables and lookups.
 //!
 //! Encoding: three bytes of the Unicode version it was generated from, then runs over code
 //! points, sorted and disjoint: `varint (first − previous run's end)`, `varint code`, then

@@ -11,8 +11,8 @@
 //! are generated from the `unicode-properties` crate by
 //! `tests::the_tables_are_generated_from_unicode_properties` (run it with
 //! `SIFT_BLESS_TABLES=1` to rewrite them), which also checks every code point against the
-//! crate. The crate's full general-category table was 41.6 kB of the browser runtime's data
-//! for these two questions; the runs are a few kB.
+//! crate. The crate's full general-category table is ten times the runs for these two
+//! questions.
 
 mod letters;
 

@@ -14,16 +14,16 @@
 //! (run it with `SIFT_BLESS_TABLES=1` to rewrite them), which also proves, for every code
 //! point, that per-character replacement equals the crate's string normalisation for
 //! folding (every character NFKD would reorder is one folding drops) and, for BERT's, but
-//! for 33 rare spacing marks that NFD orders by class when two stand side by side. The crate's
-//! own tables were 63 kB of the gzipped browser runtime; these are a fraction of that.
+//! for 33 rare spacing marks that NFD orders by class when two stand side by side. The
+//! crate's own tables would be most of the browser runtime; these are a fraction of it.
 //!
 //! Both tables are cut in two at [`in_rare_blocks`]: `fold.bin` and `bert.bin` (Latin,
-//! Greek, Cyrillic, punctuation, ligatures, full- and half-width forms: 3.4 and 1.7 kB gzip)
+//! Greek, Cyrillic, punctuation, ligatures, full- and half-width forms)
 //! are always compiled in; `rare.bin` (both tables' entries for enclosed CJK and CJK
 //! compatibility, Arabic presentation forms, mathematical alphanumerics, Kangxi radicals,
-//! variation selectors and other rare blocks: 8.8 kB gzip) only with the `rare-folds`
+//! variation selectors and other rare blocks) only with the `rare-folds`
 //! feature (native hosts, the builder). The browser
-//! runtimes leave it out: every bundle carries a copy (format 8's fold table shard), which
+//! runtimes leave it out: every bundle carries a copy (the fold table shard), which
 //! the engine asks for before it analyses text with a character of those blocks and installs
 //! with [`install_rare_folds`] after checking it is this table byte for byte (its length and
 //! CRC-32 are compiled in). Folding is the same either way; until the copy is installed a

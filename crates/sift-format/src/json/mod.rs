@@ -3,9 +3,8 @@
 //! `explain`. Native surfaces and the browser runtime use this same code, so they cannot
 //! disagree on what a request means.
 //!
-//! Why not serde/serde_json: in the browser engine they were about 73 kB of the wasm's code
-//! before optimisation (a third of what the engine is besides), for a handful of fixed
-//! shapes. Here a text parses into a [`Json`] tree ([`parse`]), typed values are read from
+//! Why not serde/serde_json: in the browser engine they would be a third again of its
+//! code, for a handful of fixed shapes. Here a text parses into a [`Json`] tree ([`parse`]), typed values are read from
 //! it by hand with [`Fields`] (which refuses unknown and repeated fields where the contract
 //! does), and written back with [`Json::to_text`] / [`Json::to_pretty_text`].
 //!

@@ -187,15 +187,15 @@ impl Parser<'_> {
         let cp = match hi {
             0xD800..=0xDBFF => {
                 if !(self.eat(b'\\') && self.eat(b'u')) {
-                    return Err(self.err("lone leading surrogate in a \\u escape"));
+                    return Err(self.err("unpaired surrogate in a \\u escape"));
                 }
                 let lo = self.hex4()?;
                 if !(0xDC00..=0xDFFF).contains(&lo) {
-                    return Err(self.err("invalid trailing surrogate in a \\u escape"));
+                    return Err(self.err("unpaired surrogate in a \\u escape"));
                 }
                 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
             }
-            0xDC00..=0xDFFF => return Err(self.err("lone trailing surrogate in a \\u escape")),
+            0xDC00..=0xDFFF => return Err(self.err("unpaired surrogate in a \\u escape")),
             _ => hi,
         };
         char::from_u32(cp).ok_or_else(|| self.err("invalid \\u escape"))
