@@ -365,7 +365,7 @@ fn a_full_disk_is_a_clear_error_and_the_previous_bundle_survives() {
     fs::create_dir_all(&full).unwrap();
     let mounted = Command::new("mount").args(["-t", "tmpfs", "-o", "size=128k", "tmpfs", full.to_str().unwrap()]).output();
     if !mounted.map(|o| o.status.success()).unwrap_or(false) {
-        eprintln!("skipped: cannot mount a small tmpfs here (needs root) to simulate a full disk");
+        sift_tests::cannot_test("cannot mount a small tmpfs here (needs root) to simulate a full disk");
         return;
     }
     struct Unmount<'a>(&'a Path);
@@ -469,7 +469,7 @@ fn files_vanishing_mid_build_are_skipped_and_the_bundle_stays_whole() {
 fn a_rebuild_from_the_embedding_cache_equals_a_clean_build() {
     let model_dir = sift_embed::model::default_model_dir();
     if !model_dir.join("model-f32.onnx").exists() {
-        eprintln!("skipped: no model at {} (run `sift model fetch`)", model_dir.display());
+        sift_tests::cannot_test(&format!("no model at {} (run `sift model fetch`)", model_dir.display()));
         return;
     }
     let d = scratch("cli-embed-cache");

@@ -4,8 +4,9 @@
 //!
 //! `PROPTEST_CASES` sets the budget (CI: the default below; locally e.g.
 //! `PROPTEST_CASES=20000 cargo test --release -p sift-tests --test differential`).
-//! `wasm_sample_is_written` also writes a fixed sample of cases for the wasm engine, which
-//! `tests/wasm/differential.test.mjs` runs under Node.
+//! `write_wasm_sample` writes a fixed sample of cases for the wasm engine, which
+//! `tests/wasm/differential.test.mjs` runs under Node (`cargo run -p sift-tests --example
+//! wasm_sample`: a fixture generator, not a test).
 
 mod reference;
 
@@ -432,8 +433,8 @@ fn reference_edge_cases() {
 /// request the JSON request, the reference's ranking and the native engine's answer.
 /// `tests/wasm/differential.test.mjs` loads each bundle with the npm package's wasm
 /// engine under Node and checks it against both.
-#[test]
-fn wasm_sample_is_written() {
+#[allow(dead_code)] // the test binary includes this file too; the example calls it
+pub fn write_wasm_sample() {
     let out = sift_tests::target_dir().join("differential-wasm");
     let _ = std::fs::remove_dir_all(&out);
     let mut runner = TestRunner::deterministic();

@@ -16,7 +16,7 @@ struct Reference {
 
 fn reference() -> Option<Vec<Reference>> {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipped: ../shared/data/minilm-reference not found");
+        sift_tests::cannot_test("../shared/data/minilm-reference not found");
         return None;
     };
     let text = std::fs::read_to_string(shared.join("data/minilm-reference/sentences.jsonl")).expect("reference readable");
@@ -40,7 +40,7 @@ fn model_file(name: &str) -> Option<std::path::PathBuf> {
     if p.exists() {
         Some(p)
     } else {
-        eprintln!("skipped: {} not found (run `sift model fetch`)", p.display());
+        sift_tests::cannot_test(&format!("{} not found (run `sift model fetch`)", p.display()));
         None
     }
 }

@@ -49,7 +49,7 @@ fn ndcg(v: &serde_json::Value) -> f64 {
 #[test]
 fn cranfield_every_mode_beats_its_baseline() {
     let Some(shared) = shared_dir() else {
-        eprintln!("skipped: ../shared/data/cranfield not found (the relevance evaluation needs the shared test collection)");
+        sift_tests::cannot_test("../shared/data/cranfield not found (the relevance evaluation needs the shared test collection)");
         return;
     };
     let c = shared.join("data/cranfield");
@@ -72,7 +72,7 @@ fn cranfield_every_mode_beats_its_baseline() {
     assert!(lexical["recall@100"].as_f64().unwrap() >= 0.7354, "Recall@100 below BM25's 0.7354: {lexical}");
 
     if !with_vectors {
-        eprintln!("skipped: semantic, hybrid and auto (no model at {}; run `sift model fetch`)", model.display());
+        sift_tests::cannot_test(&format!("semantic, hybrid and auto need the model at {} (run `sift model fetch`)", model.display()));
         return;
     }
     let modes = ["semantic", "hybrid", "auto"];

@@ -29,7 +29,7 @@ fn embedder() -> Option<Embedder> {
     let dir = default_model_dir();
     let model = dir.join("model-f32.onnx");
     if !model.exists() {
-        eprintln!("skipped: {} not found (run `sift model fetch`)", model.display());
+        sift_tests::cannot_test(&format!("{} not found (run `sift model fetch`)", model.display()));
         return None;
     }
     Some(Embedder::load(&model, &dir.join("tokenizer.json")).expect("model loads"))

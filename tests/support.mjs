@@ -11,6 +11,15 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export const TARGET = process.env.CARGO_TARGET_DIR ?? path.join(os.homedir(), ".cache/sift-target");
 export const SIFT = process.env.SIFT_BIN ?? path.join(TARGET, "debug/sift");
 
+/**
+ * A test file's reason to skip (`false`: it runs). Under CI (`CI` set), which always has what
+ * the tests need, a reason is a failure: the file throws, and the run is red.
+ */
+export function skipUnlessCI(reason) {
+  if (reason && process.env.CI) throw new Error(`CI is set and these tests cannot run: ${reason}`);
+  return reason;
+}
+
 export function sift(args, opts = {}) {
   return execFileSync(SIFT, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], ...opts });
 }

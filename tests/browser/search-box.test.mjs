@@ -6,9 +6,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { ROOT, OUT, sift, serve, browser, haveChromium, haveRuntime } from "./harness.mjs";
+import { skipUnlessCI } from "../support.mjs";
 
-const skip = !haveChromium() ? "no /usr/bin/chromium (scripts/setup-web.sh installs it)"
-  : !haveRuntime() ? "www/dist is not built (scripts/build-wasm.sh)" : false;
+const skip = skipUnlessCI(!haveChromium() ? "no /usr/bin/chromium (scripts/setup-web.sh installs it)"
+  : !haveRuntime() ? "www/dist is not built (scripts/build-wasm.sh)" : false);
 
 let server, chrome, page;
 const bundle = path.join(OUT, "site/_sift");

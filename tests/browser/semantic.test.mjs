@@ -9,12 +9,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ROOT, OUT, sift, serve, browser, haveChromium, haveRuntime } from "./harness.mjs";
+import { skipUnlessCI } from "../support.mjs";
 
 const modelDir = process.env.SIFT_MODEL_DIR ?? path.join(os.homedir(), ".cache/sift/models/all-minilm-l6-v2");
-const skip = !haveChromium() ? "no /usr/bin/chromium (scripts/setup-web.sh installs it)"
+const skip = skipUnlessCI(!haveChromium() ? "no /usr/bin/chromium (scripts/setup-web.sh installs it)"
   : !haveRuntime() ? "www/dist is not built (scripts/build-wasm.sh)"
-  : !fs.existsSync(path.join(modelDir, "model-f32.onnx")) ? `no embedding model in ${modelDir} (sift model fetch)` : false;
-const skipModel = skip || (!fs.existsSync(path.join(ROOT, "www/dist/sift_embed_wasm_bg.wasm")) ? "the query embedder wasm is not built (scripts/build-wasm.sh)" : false);
+  : !fs.existsSync(path.join(modelDir, "model-f32.onnx")) ? `no embedding model in ${modelDir} (sift model fetch)` : false);
+const skipModel = skip || skipUnlessCI((!fs.existsSync(path.join(ROOT, "www/dist/sift_embed_wasm_bg.wasm")) ? "the query embedder wasm is not built (scripts/build-wasm.sh)" : false));
 
 let server, chrome, page;
 const bundle = path.join(OUT, "semantic/_sift");

@@ -8,9 +8,10 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { ROOT, OUT, SIFT, sift, serve, browser, haveChromium, haveRuntime } from "../browser/harness.mjs";
+import { skipUnlessCI } from "../support.mjs";
 
-const skip = !haveChromium() ? "no /usr/bin/chromium (scripts/setup-web.sh installs it)"
-  : !haveRuntime() ? "www/dist is not built (scripts/build-wasm.sh)" : false;
+const skip = skipUnlessCI(!haveChromium() ? "no /usr/bin/chromium (scripts/setup-web.sh installs it)"
+  : !haveRuntime() ? "www/dist is not built (scripts/build-wasm.sh)" : false);
 
 const extOut = path.join(OUT, "extension");
 const extDir = path.join(extOut, "unpacked");
@@ -70,6 +71,7 @@ test("the service worker starts and the packaged bundle answers a misspelt query
 test("the packaged bundle answers a paraphrase by meaning, offline and without a model", { skip }, async () => {
   const manifest = JSON.parse(fs.readFileSync(path.join(extDir, "bundles/sample/manifest.json"), "utf8"));
   if (!manifest.encoder) {
+    skipUnlessCI("the packaged bundle has no query encoder (no embedding model installed: sift model fetch)");
     console.log("# skipped: the packaged bundle has no query encoder (no embedding model installed: sift model fetch)");
     return;
   }

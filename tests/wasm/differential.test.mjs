@@ -1,5 +1,6 @@
 // The differential sample under Node: the npm package's wasm engine (www/dist) answers
-// the requests that `tests/differential.rs` (`wasm_sample_is_written`) generated, over
+// the requests that `tests/differential.rs` (`write_wasm_sample`, run by the example
+// `wasm_sample`) generated, over
 // bundles read from disk. Each answer must agree with the naive reference's ranking (ties
 // within the printed precision may come in either order) and equal the native engine's.
 
@@ -17,7 +18,7 @@ const CASES = path.join(SAMPLE, "cases.json");
 
 function ensureSample() {
   if (fs.existsSync(CASES)) return;
-  execFileSync("cargo", ["test", "-q", "-p", "sift-tests", "--test", "differential", "--", "--exact", "wasm_sample_is_written"], {
+  execFileSync("cargo", ["run", "-q", "-p", "sift-tests", "--example", "wasm_sample"], {
     cwd: ROOT,
     stdio: "inherit",
     env: { ...process.env, CARGO_TARGET_DIR: TARGET },

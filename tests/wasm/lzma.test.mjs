@@ -11,13 +11,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { ROOT, TARGET } from "../support.mjs";
+import { ROOT, TARGET, skipUnlessCI } from "../support.mjs";
 
 const built = fs.existsSync(path.join(ROOT, "www/dist/lzma-wasm.js"));
 const { lzmaDecode } = built ? await import("../../www/dist/lzma.js") : {};
 const hasPython = spawnSync("python3", ["-c", "import lzma"]).status === 0;
-const noBuild = built ? false : "www/dist is not built (scripts/build-wasm.sh)";
-const skip = noBuild || (hasPython ? false : "python3 with its lzma module is not installed (the packer needs it)");
+const noBuild = skipUnlessCI(built ? false : "www/dist is not built (scripts/build-wasm.sh)");
+const skip = skipUnlessCI(noBuild || (hasPython ? false : "python3 with its lzma module is not installed (the packer needs it)"));
 
 // The code streams' tool as the build uses it (scripts/build-wasm.sh builds it); without
 // it the packer runs it through cargo.
@@ -190,7 +190,7 @@ function splitForm(module) {
 }
 
 const engineFile = path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm");
-const noEngine = skip || (fs.existsSync(engineFile) ? false : "the keyword engine is not built");
+const noEngine = skipUnlessCI(skip || (fs.existsSync(engineFile) ? false : "the keyword engine is not built"));
 
 test("an engine is packed as code streams, smaller, and unpacks to its module", { skip: noEngine }, async () => {
   const module = fs.readFileSync(engineFile);

@@ -7,13 +7,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { TARGET, sift } from "../support.mjs";
+import { TARGET, sift, skipUnlessCI } from "../support.mjs";
 import { ROOT, startWorker, haveWrangler } from "./harness.mjs";
 
 const modelDir = process.env.SIFT_MODEL_DIR ?? path.join(os.homedir(), ".cache/sift/models/all-minilm-l6-v2");
-const skip = !haveWrangler() ? "worker/node_modules is missing (scripts/setup-web.sh installs it)"
+const skip = skipUnlessCI(!haveWrangler() ? "worker/node_modules is missing (scripts/setup-web.sh installs it)"
   : !fs.existsSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm")) ? "www/dist is not built (scripts/build-wasm.sh)"
-  : !fs.existsSync(path.join(modelDir, "model-f32.onnx")) ? `no embedding model in ${modelDir} (sift model fetch)` : false;
+  : !fs.existsSync(path.join(modelDir, "model-f32.onnx")) ? `no embedding model in ${modelDir} (sift model fetch)` : false);
 
 const bundle = path.join(TARGET, "worker-tests/semantic/_sift");
 let w;

@@ -6,11 +6,11 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
-import { TARGET, sift } from "../support.mjs";
+import { TARGET, sift, skipUnlessCI } from "../support.mjs";
 import { ROOT, startWorker, haveWrangler } from "./harness.mjs";
 
-const skip = !haveWrangler() ? "worker/node_modules is missing (scripts/setup-web.sh installs it)"
-  : !fs.existsSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm")) ? "www/dist is not built (scripts/build-wasm.sh)" : false;
+const skip = skipUnlessCI(!haveWrangler() ? "worker/node_modules is missing (scripts/setup-web.sh installs it)"
+  : !fs.existsSync(path.join(ROOT, "www/dist/sift_wasm_bg.wasm")) ? "www/dist is not built (scripts/build-wasm.sh)" : false);
 
 const require = createRequire(path.join(ROOT, "worker/package.json"));
 const bundle = path.join(TARGET, "worker-tests/_sift");
