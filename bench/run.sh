@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks (numbers, not pass/fail): Sift vs Pagefind on the Python documentation, Sift's
-# query latency, and relevance on Cranfield next to a standard BM25 computed with bm25s.
+# query latency, and relevance on Cranfield and CACM next to a standard BM25 computed with bm25s.
 # Installs what it needs (idempotent): python3.11-doc, Pagefind from npm, bm25s from PyPI.
 set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"
@@ -26,18 +26,13 @@ HYB=()
 [ -f "$WORK/browser/sift-hybrid/manifest.json" ] && HYB=(--hybrid "$WORK/browser/sift-hybrid")
 "$SIFT" bench --site "$SITE" --pagefind bench/node_modules/.bin/pagefind --work "$WORK" "${HYB[@]}" "$@"
 
-CRAN="$SIFT_ROOT/../shared/data/cranfield"
-if [ -d "$CRAN" ]; then
+# Relevance: a table per test collection and mode, bm25s beside it (bench/relevance.py).
+COLLECTIONS=()
+for c in cranfield cacm; do
+  if [ -d "$SIFT_ROOT/../shared/data/$c" ]; then COLLECTIONS+=("$SIFT_ROOT/../shared/data/$c"); else echo "(../shared/data/$c not found: skipped)"; fi
+done
+if [ "${#COLLECTIONS[@]}" -gt 0 ]; then
   echo
-  echo "== relevance on Cranfield"
-  "$SIFT" build "$CRAN/corpus.jsonl" --out "$WORK/cranfield" -q
-  echo "sift lexical: $("$SIFT" eval "$WORK/cranfield" --queries "$CRAN/queries.jsonl" --qrels "$CRAN/qrels/test.tsv" --mode lexical --json)"
-  if [ -f "$("$SIFT" model path)/model-f32.onnx" ]; then
-    echo "sift, every mode, both query encoders:"
-    "$SIFT" eval "$WORK/cranfield" --queries "$CRAN/queries.jsonl" --qrels "$CRAN/qrels/test.tsv" --embedder both
-  fi
-  echo "bm25 (bm25s): $(python3 bench/bm25_baseline.py "$CRAN" 1.2 0.75)"
-  echo "bm25 (bm25s): $(python3 bench/bm25_baseline.py "$CRAN" 1.5 0.75)"
-else
-  echo "(../shared/data/cranfield not found: relevance skipped)"
+  echo "== relevance on test collections (nDCG@10 etc.; the goals: docs/architecture.md, the relevance section)"
+  python3 bench/relevance.py "$SIFT" "$WORK/relevance" "${COLLECTIONS[@]}"
 fi

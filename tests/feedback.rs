@@ -108,7 +108,7 @@ fn words_added_by_feedback_are_never_highlighted() {
 }
 
 #[test]
-fn feedback_keeps_exclusions_and_quoted_phrases() {
+fn feedback_keeps_exclusions_and_quotes_in_a_paragraph_cite_rather_than_constrain() {
     let e = engine();
     let r = ask(&e, &format!("{PARAGRAPH} -collector"));
     assert!(!r.results.is_empty());
@@ -116,8 +116,11 @@ fn feedback_keeps_exclusions_and_quoted_phrases() {
         assert!(!["gc.html", "refcount.html", "memory.html", "cycles.html"].contains(&id), "{id} says collector: {:?}", ids(&r));
     }
     assert!(clauses(&r, ids(&r)[0]).iter().all(|c| c.0 != "collector"), "an excluded word is not asked for again");
+    // In a paragraph, quotation marks cite: the page with the phrase near the top, not alone.
     let quoted = ask(&e, &format!("{PARAGRAPH} \"reference cycles\""));
-    assert_eq!(ids(&quoted), ["refcount.html"], "only the page with the phrase");
+    assert!(ids(&quoted)[..2].contains(&"refcount.html"), "{:?}", ids(&quoted));
+    assert!(ids(&quoted).len() > 2, "{:?}", ids(&quoted));
+    assert!(quoted.fallback.as_ref().is_none_or(|f| f.from != "phrase"), "no phrase to relax: {:?}", quoted.fallback);
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Hard constraints hold in every mode: a result that lacks the quoted text (also when
 //! the lexical side relaxes to any term), contains an excluded word, or fails a filter or
-//! `since` is dropped — in `lexical`, `semantic`, `hybrid` and `auto` alike. The bundle is built with the toy model
+//! `since` is dropped; quoted text no page contains relaxes to its words, and says so — in `lexical`, `semantic`, `hybrid` and `auto` alike. The bundle is built with the toy model
 //! (`sift_build::semantic::toy`), so no model is needed.
 
 use sift_build::BuildOptions;
@@ -44,12 +44,31 @@ fn quoted_text_stays_exact_in_every_mode() {
         let loose = ask(serde_json::json!({ "query": "switch traffic cache", "mode": mode, "limit": 50 }));
         assert!(ids(&loose).contains(&"reference/cache.md"), "{mode}: {:?}", ids(&loose));
     }
-    // Quoted text found nowhere: nothing by meaning either.
+}
+
+#[test]
+fn quoted_text_no_page_has_relaxes_to_its_words_in_every_mode_and_says_so() {
     for mode in MODES {
+        // The words are on a page, in another order: that page, by its words.
         let r = ask(serde_json::json!({ "query": "\"traffic switch\" bundle", "mode": mode }));
-        assert!(r.results.iter().all(|x| x.id == "guides/deploy.md"), "{mode}: {:?}", ids(&r));
+        assert_eq!(ids(&r).first(), Some(&"guides/deploy.md"), "{mode}: {:?}", ids(&r));
+        let f = r.fallback.as_ref().unwrap_or_else(|| panic!("{mode}: no fallback"));
+        assert_eq!(
+            (f.from.as_str(), f.reason.as_str()),
+            ("phrase", "no document contains \"traffic switch\"; searched for its words"),
+            "{mode}"
+        );
+        // A word found nowhere: the rest of the words still answer, and the note says both steps.
         let r = ask(serde_json::json!({ "query": "\"zebra bundle\"", "mode": mode }));
-        assert!(r.results.is_empty(), "{mode}: {:?}", ids(&r));
+        assert!(!r.results.is_empty(), "{mode}");
+        let f = r.fallback.as_ref().unwrap();
+        assert!(
+            f.from == "phrase" && f.reason.starts_with("no document contains \"zebra bundle\"; searched for its words"),
+            "{mode}: {f:?}"
+        );
+        if mode == "lexical" {
+            assert!(f.reason.contains("; then "), "the words relaxed further: {f:?}");
+        }
     }
 }
 

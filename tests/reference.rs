@@ -10,7 +10,8 @@
 //! Scope: the lexical pipeline for words that cannot be misspellings or prefixes of other
 //! words (the property tests draw 4-letter words, for which Sift allows no typos, from a
 //! prefix-free vocabulary): bare words (AND, then scored OR when AND cannot fill the page),
-//! `a OR b`, phrases with stop-word gaps (quoted text required even when any term will do),
+//! `a OR b`, phrases with stop-word gaps (quoted text required even when any term will do,
+//! unless no document has it or it is cited in a paragraph: then it is its words),
 //! `-exclusions`, proximity of neighbouring words,
 //! `field:value` filters in the text and in the request, `since`, `sort: date`,
 //! `boost_recent`, pagination and facets, and relevance feedback (RM3) for queries of eight
@@ -271,7 +272,50 @@ impl Reference {
         fields_ok && q.since.is_none_or(|cut| doc.date.is_some_and(|d| d >= cut))
     }
 
+    /// Quoted text as a hard constraint or as words: in paragraph-like input (eight clauses
+    /// or more with the quoted words counted, some typed outside quotes) every phrase is
+    /// its words; a phrase no document contains, or phrases never all in one document,
+    /// are their words. A lone phrase becomes a clause per word, quoted alternatives one
+    /// clause of all their words.
+    fn unquoted(&self, groups: &[Group]) -> Vec<Group> {
+        let quoted = |g: &Group| !g.negated && g.items.iter().all(|i| matches!(i, Item::Phrase(_)));
+        let unquote = |groups: &[Group], which: &dyn Fn(&Group) -> bool| -> Vec<Group> {
+            let mut out = Vec::new();
+            for g in groups {
+                let words = || g.items.iter().flat_map(|i| if let Item::Phrase(ws) = i { ws.clone() } else { Vec::new() }).map(Item::Word);
+                if !quoted(g) || !which(g) {
+                    out.push(g.clone());
+                } else if g.items.len() == 1 {
+                    out.extend(words().map(|w| Group { items: vec![w], negated: false }));
+                } else {
+                    out.push(Group { items: words().collect(), negated: false });
+                }
+            }
+            out
+        };
+        let has_phrase = groups.iter().any(|g| g.items.iter().any(|i| matches!(i, Item::Phrase(_))));
+        let outside = groups.iter().any(|g| !g.negated && g.items.iter().any(|i| matches!(i, Item::Word(_)) && !Self::is_stop_item(i)));
+        let words = unquote(groups, &|_| true);
+        let all_stop = words.iter().all(|g| g.items.iter().all(Self::is_stop_item));
+        let clauses = words.iter().filter(|g| !g.negated && (all_stop || g.items.len() > 1 || !Self::is_stop_item(&g.items[0]))).count();
+        if has_phrase && outside && clauses >= FEEDBACK_MIN_CLAUSES {
+            return words;
+        }
+        let found = |g: &Group, d: usize| self.clause_score(d, g).is_some();
+        let phrases: Vec<&Group> = groups.iter().filter(|g| quoted(g)).collect();
+        let nowhere = |g: &Group| !(0..self.docs.len()).any(|d| found(g, d));
+        if phrases.iter().any(|g| nowhere(g)) {
+            return unquote(groups, &|g| nowhere(g));
+        }
+        if !phrases.is_empty() && !(0..self.docs.len()).any(|d| phrases.iter().all(|g| found(g, d))) {
+            return unquote(groups, &|_| true);
+        }
+        groups.to_vec()
+    }
+
     pub fn search(&self, q: &Query) -> Answer {
+        let groups = self.unquoted(&q.groups);
+        let q = &Query { groups, ..q.clone() };
         // A lone stop word is no clause — unless the query has nothing else.
         let all_stop = q.groups.iter().all(|g| g.items.iter().all(Self::is_stop_item));
         let dropped = |g: &Group| !all_stop && g.items.len() == 1 && Self::is_stop_item(&g.items[0]);

@@ -57,18 +57,68 @@ fn or_returns_the_union_and_exclusion_removes() {
 }
 
 #[test]
-fn phrases_need_adjacent_words() {
+fn phrases_need_adjacent_words_and_a_phrase_no_page_has_becomes_its_words() {
     let e = corpus_engine();
-    let r = search(&e, "\"authentication tokens\"");
-    assert_eq!(ids(&r), vec!["guides/authentication.md"]);
-    // "tokens expire" is in the page, "expire tokens" is not.
-    assert_eq!(ids(&search(&e, "\"tokens expire\"")), vec!["guides/authentication.md"]);
-    let r = search(&e, "\"expire tokens\"");
-    assert!(r.results.is_empty() && r.fallback.is_some(), "reversed phrase does not match: {:?}", ids(&r));
+    let exact = |q: &str| {
+        let r = search(&e, q);
+        assert!(r.fallback.is_none(), "{q}: {:?}", r.fallback);
+        ids(&r).into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let relaxed = |q: &str| {
+        let r = search(&e, q);
+        assert_eq!(r.fallback.as_ref().map(|f| f.from.as_str()), Some("phrase"), "{q}: not relaxed");
+        ids(&r).into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    assert_eq!(exact("\"authentication tokens\""), ["guides/authentication.md"]);
+    // "tokens expire" is in the page, "expire tokens" is not: the page, for its words.
+    assert_eq!(exact("\"tokens expire\""), ["guides/authentication.md"]);
+    assert_eq!(relaxed("\"expire tokens\"")[0], "guides/authentication.md");
     // Stop words inside a phrase keep their place: "releasing agentroot to production".
-    assert_eq!(ids(&search(&e, "\"agentroot to production\"")), vec!["guides/deploy.md"]);
-    assert!(search(&e, "\"agentroot production\"").results.is_empty(), "the gap must be there");
-    assert!(search(&e, "\"agentroot the to production\"").results.is_empty(), "and be one word wide");
+    assert_eq!(exact("\"agentroot to production\""), ["guides/deploy.md"]);
+    relaxed("\"agentroot production\""); // the gap must be there
+    relaxed("\"agentroot the to production\""); // and be one word wide
+}
+
+#[test]
+fn quoted_text_never_empties_the_page() {
+    let e = corpus_engine();
+    // A title remembered wrongly, quoted: the pages with its words, and a note that says so.
+    let r = search(&e, "\"authentication tokens rotate after one hour\"");
+    assert_eq!(ids(&r)[0], "guides/authentication.md", "{:?}", ids(&r));
+    let f = r.fallback.as_ref().unwrap();
+    assert_eq!(f.from, "phrase", "{f:?}");
+    assert_eq!(
+        f.reason,
+        "no document contains \"authentication tokens rotate after one hour\"; searched for its words; then only 1 document contains every term"
+    );
+    // Quoted inside a sentence, among words that are found.
+    let r = search(&e, "I read \"upload the agentroot bundle\" and want production");
+    assert_eq!(ids(&r)[0], "guides/deploy.md", "{:?}", ids(&r));
+    assert_eq!(r.fallback.as_ref().unwrap().from, "phrase");
+    // Two quotations each found, never on one page: their words.
+    let r = search(&e, "\"switch traffic\" \"authentication tokens\"");
+    assert!(!r.results.is_empty());
+    assert!(r.fallback.as_ref().unwrap().reason.starts_with("no document contains all of "), "{:?}", r.fallback);
+    // An unbalanced quotation mark is text: the same answer as without it.
+    for q in ["\"switch traffic", "switch traffic\"", "switch 6\" traffic"] {
+        let r = search(&e, q);
+        assert_eq!(ids(&r), ids(&search(&e, &q.replace(['"', '6'], ""))), "{q}");
+        assert!(!r.results.is_empty(), "{q}");
+    }
+    // In a pasted paragraph, quotation marks cite: pages without the quoted words count.
+    let para = "we release agentroot to production by building the bundle and then \"rotate tokens\" for every user";
+    let r = search(&e, para);
+    assert!(r.fallback.as_ref().is_none_or(|f| f.from != "phrase"), "{:?}", r.fallback);
+    assert!(ids(&r).contains(&"guides/deploy.md") && ids(&r).contains(&"guides/authentication.md"), "{:?}", ids(&r));
+    // A phrase that is on a page stays exact, beside words found on other pages too.
+    let r = search(&e, "\"switch traffic\" bundle");
+    assert_eq!(ids(&r), ["guides/deploy.md"]);
+    assert!(r.fallback.is_none());
+    // An excluded phrase stays an exclusion, found or not.
+    let r = search(&e, "tokens -\"authentication tokens\"");
+    assert!(!ids(&r).contains(&"guides/authentication.md"), "{:?}", ids(&r));
+    let r = search(&e, "tokens -\"zebra tokens\"");
+    assert_eq!(ids(&r)[0], "guides/authentication.md");
 }
 
 #[test]

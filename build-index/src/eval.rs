@@ -26,7 +26,7 @@ pub struct EvalArgs {
     /// columns side by side).
     #[arg(long, value_enum, default_value_t = EvalEmbedder::Static)]
     pub embedder: EvalEmbedder,
-    /// Print {"ndcg@10", "mrr@10", "recall@100", "map@100", "queries"} (with `--embedder both`,
+    /// Print {"ndcg@10", "mrr@10", "recall@100", "map@100", "queries", "empty"} (with `--embedder both`,
     /// one such object per embedder).
     #[arg(long)]
     pub json: bool,
@@ -39,6 +39,10 @@ pub struct EvalArgs {
     /// `lexical,semantic`): see `RankingParams` in crates/sift-engine/src/params.rs.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
+    /// Results asked for per request, the first 100 read page by page. Relaxing to "any
+    /// term" depends on whether all terms fill the page: 10 ranks as a search box does.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub page_size: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -55,6 +59,8 @@ pub struct Metrics {
     pub recall100: f64,
     pub map100: f64,
     pub queries: usize,
+    /// Queries answered with no result at all (the product promises none).
+    pub empty: usize,
 }
 
 pub fn read_queries(path: &PathBuf) -> Result<Vec<(String, String)>> {
@@ -122,22 +128,24 @@ pub fn evaluate(
     qrels: &HashMap<String, HashMap<String, f64>>,
     mode: Option<&str>,
     embedder: QueryEmbedder,
+    page_size: u32,
     mut run: Option<&mut Vec<(String, Vec<(String, f32)>)>>,
 ) -> Result<Metrics> {
     let ctx = Context { now_days: crate::now_days() };
     let mut sum = (0.0, 0.0, 0.0, 0.0);
-    let mut n = 0usize;
+    let (mut n, mut empty) = (0usize, 0usize);
     for (qid, text) in queries {
         let Some(rels) = qrels.get(qid) else { continue };
         let mut ranked: Vec<(String, f32)> = Vec::new();
         let probe = SearchRequest { query: text.clone(), mode: mode.map(str::to_string), ..Default::default() };
         let qv = crate::query_vector(bundle, &probe, embedder)?;
-        for page in 0..2 {
+        let per = page_size as usize;
+        for page in 0..100usize.div_ceil(per) {
             let req = SearchRequest {
                 query: text.clone(),
                 mode: mode.map(str::to_string),
-                limit: Some(50),
-                offset: Some(page * 50),
+                limit: Some(per as i64),
+                offset: Some((page * per) as i64),
                 ..Default::default()
             };
             match bundle.drive(|e| e.search_with(&req, &ctx, qv.as_deref())) {
@@ -162,6 +170,7 @@ pub fn evaluate(
                 Err(e) => return Err(e.into()),
             }
         }
+        empty += usize::from(ranked.is_empty());
         let ids: Vec<String> = ranked.iter().map(|(id, _)| id.clone()).collect();
         let m = score_query(&ids, rels);
         if let Some(run) = run.as_deref_mut() {
@@ -171,7 +180,7 @@ pub fn evaluate(
         n += 1;
     }
     let d = n.max(1) as f64;
-    Ok(Metrics { ndcg10: sum.0 / d, mrr10: sum.1 / d, recall100: sum.2 / d, map100: sum.3 / d, queries: n })
+    Ok(Metrics { ndcg10: sum.0 / d, mrr10: sum.1 / d, recall100: sum.2 / d, map100: sum.3 / d, queries: n, empty })
 }
 
 pub fn run(a: &EvalArgs) -> Result<()> {
@@ -194,7 +203,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
     let mut trec = String::new();
     for (name, e) in &embedders {
         let mut rankings = Vec::new();
-        results.push((*name, evaluate(&mut bundle, &queries, &qrels, a.mode.as_deref(), *e, Some(&mut rankings))?));
+        results.push((*name, evaluate(&mut bundle, &queries, &qrels, a.mode.as_deref(), *e, a.page_size, Some(&mut rankings))?));
         for (qid, ranked) in rankings {
             for (rank, (doc, score)) in ranked.iter().enumerate() {
                 trec.push_str(&format!("{qid} Q0 {doc} {} {score} sift-{name}\n", rank + 1));
@@ -211,6 +220,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         o.insert("recall@100", serde_json::json!(round(m.recall100)));
         o.insert("map@100", serde_json::json!(round(m.map100)));
         o.insert("queries", serde_json::json!(m.queries));
+        o.insert("empty", serde_json::json!(m.empty));
         serde_json::json!(o)
     };
     if a.json {
@@ -228,6 +238,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
         println!("{label:<12}{}", results.iter().map(|(_, m)| format!("{:>10}", f(m))).collect::<String>());
     };
     row("queries", &|m| m.queries.to_string());
+    row("no result", &|m| m.empty.to_string());
     row("nDCG@10", &|m| format!("{:.4}", m.ndcg10));
     row("MRR@10", &|m| format!("{:.4}", m.mrr10));
     row("Recall@100", &|m| format!("{:.4}", m.recall100));

@@ -90,13 +90,16 @@ fn allowed_docs(index: &FilterIndex, meta: &DocMeta, filters: &[(String, Vec<Str
     Some(allowed)
 }
 
-/// Documents containing every quoted clause (as typed: its exact alternatives).
+/// Documents containing a quoted clause as typed (its exact alternatives).
+fn quoted_clause_docs(c: &Clause) -> Vec<u32> {
+    sorted_set(c.alts.iter().filter(|a| a.kind == AltKind::Exact).flat_map(|a| alt_matches(a).into_iter().map(|(doc, _)| doc)).collect())
+}
+
+/// Documents containing every quoted clause.
 fn quoted_docs(clauses: &[Clause]) -> Option<Vec<u32>> {
     let mut out: Option<Vec<u32>> = None;
     for c in clauses.iter().filter(|c| c.quoted) {
-        let docs = sorted_set(
-            c.alts.iter().filter(|a| a.kind == AltKind::Exact).flat_map(|a| alt_matches(a).into_iter().map(|(doc, _)| doc)).collect(),
-        );
+        let docs = quoted_clause_docs(c);
         out = Some(match out {
             None => docs,
             Some(mut prev) => {
@@ -106,6 +109,18 @@ fn quoted_docs(clauses: &[Clause]) -> Option<Vec<u32>> {
         });
     }
     out
+}
+
+/// Quoted text that cannot be a hard constraint, since no document has it: the labels of
+/// the quoted clauses no document contains, or, when each is found but never all in one
+/// document, of all of them (`true`). Empty when the quoted text constrains as typed.
+pub(crate) fn unmatched_quotes(clauses: &[Clause]) -> (Vec<String>, bool) {
+    let quoted: Vec<&Clause> = clauses.iter().filter(|c| c.quoted).collect();
+    let missing: Vec<String> = quoted.iter().filter(|c| quoted_clause_docs(c).is_empty()).map(|c| c.label.clone()).collect();
+    if missing.is_empty() && quoted_docs(clauses).is_some_and(|d| d.is_empty()) {
+        return (quoted.iter().map(|c| c.label.clone()).collect(), true);
+    }
+    (missing, false)
 }
 
 /// Documents matching any negated clause (prefix completions never exclude).

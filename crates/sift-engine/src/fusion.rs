@@ -32,17 +32,18 @@ fn content_words(query: &str) -> usize {
         .count()
 }
 
-/// Quoted text, a single word, or a short query with an identifier in it.
-pub(crate) fn exact_shaped(query: &str) -> bool {
+/// Quoted text (`quoted`: a phrase the parser found), a single word, or a short query with
+/// an identifier in it.
+pub(crate) fn exact_shaped(query: &str, quoted: bool) -> bool {
     let content = content_words(query);
-    query.contains('"') || content <= 1 || (content <= 4 && query.split_whitespace().any(code_like))
+    quoted || content <= 1 || (content <= 4 && query.split_whitespace().any(code_like))
 }
 
 /// `mode: auto`: weights from the query's shape. Identifiers, acronyms, code and quoted text
 /// want exact matches; questions and long natural-language queries want meaning; one or two
 /// plain keywords lean lexical.
-pub(crate) fn auto_weights(query: &str, p: &RankingParams) -> (f32, f32) {
-    if exact_shaped(query) {
+pub(crate) fn auto_weights(query: &str, quoted: bool, p: &RankingParams) -> (f32, f32) {
+    if exact_shaped(query, quoted) {
         return p.exact_shaped;
     }
     let content = content_words(query);
@@ -66,6 +67,7 @@ pub(crate) fn auto_weights(query: &str, p: &RankingParams) -> (f32, f32) {
 /// (of the model's dimensions).
 pub(crate) fn mode_weights<'v>(
     req: &ValidRequest,
+    quoted: bool,
     p: &RankingParams,
     vectors: Option<&VectorsRef>,
     has_encoder: bool,
@@ -97,9 +99,9 @@ pub(crate) fn mode_weights<'v>(
             ))
         }
         (Mode::Semantic, Some(_)) => (0.0, 1.0),
-        (Mode::Hybrid, Some(_)) if exact_shaped(&req.query) => p.exact_shaped,
+        (Mode::Hybrid, Some(_)) if exact_shaped(&req.query, quoted) => p.exact_shaped,
         (Mode::Hybrid, Some(_)) => p.hybrid,
-        (Mode::Auto, Some(_)) if can_embed => auto_weights(&req.query, p),
+        (Mode::Auto, Some(_)) if can_embed => auto_weights(&req.query, quoted, p),
         _ => (1.0, 0.0),
     };
     let host_vector = if weights.1 > 0.0 { host_vector } else { None };
@@ -116,9 +118,16 @@ pub(crate) fn mode_weights<'v>(
 /// fuzzy), words found nowhere in the bundle weighing most. `None` when coverage does not
 /// apply: exact-shaped queries (an identifier, a title, quoted text keep winning
 /// lexically), single clauses and paragraphs.
-pub(crate) fn coverage(query: &str, plan: &Plan, hits: &[Hit], doc_count: u32, p: &RankingParams) -> Option<HashMap<u32, f32>> {
+pub(crate) fn coverage(
+    query: &str,
+    quoted: bool,
+    plan: &Plan,
+    hits: &[Hit],
+    doc_count: u32,
+    p: &RankingParams,
+) -> Option<HashMap<u32, f32>> {
     let clauses: Vec<_> = plan.positive_clauses().collect();
-    if exact_shaped(query) || clauses.len() < 2 || clauses.len() > p.coverage_max_clauses {
+    if exact_shaped(query, quoted) || clauses.len() < 2 || clauses.len() > p.coverage_max_clauses {
         return None;
     }
     let weight: Vec<f32> = clauses.iter().map(|c| rank::idf(doc_count, c.exact_df())).collect();
@@ -198,20 +207,20 @@ mod tests {
 
     #[test]
     fn auto_weights_follow_the_query_shape() {
-        let lexical_heavy = |q: &str| auto_weights(q, &DEFAULT).0 > 0.5;
-        let semantic_heavy = |q: &str| auto_weights(q, &DEFAULT).1 > 0.5;
+        let lexical_heavy = |q: &str| auto_weights(q, q.contains('"'), &DEFAULT).0 > 0.5;
+        let semantic_heavy = |q: &str| auto_weights(q, q.contains('"'), &DEFAULT).1 > 0.5;
         for q in ["StateMachine", "os.path.join", "utf8 decode", "\"exact phrase\"", "MCP", "HTTP_PROXY", "mcp", "deploy"] {
-            assert!(lexical_heavy(q), "{q}: {:?}", auto_weights(q, &DEFAULT));
+            assert!(lexical_heavy(q), "{q}: {:?}", auto_weights(q, q.contains('"'), &DEFAULT));
         }
         for q in [
             "how do I release my app to production?",
             "what are the structural problems of high speed aircraft",
             "ways to keep answers around between calls",
         ] {
-            assert!(semantic_heavy(q), "{q}: {:?}", auto_weights(q, &DEFAULT));
+            assert!(semantic_heavy(q), "{q}: {:?}", auto_weights(q, q.contains('"'), &DEFAULT));
         }
-        assert_eq!(auto_weights("does agentroot have mcp?", &DEFAULT), (0.5, 0.5), "short question: balanced");
-        let (l, s) = auto_weights("anything at all here", &DEFAULT);
+        assert_eq!(auto_weights("does agentroot have mcp?", false, &DEFAULT), (0.5, 0.5), "short question: balanced");
+        let (l, s) = auto_weights("anything at all here", false, &DEFAULT);
         assert!((l + s - 1.0).abs() < 1e-6);
     }
 

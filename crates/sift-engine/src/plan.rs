@@ -11,7 +11,7 @@ use super::expand;
 use super::resolve::{Flow, Resolver};
 use super::{Engine, ShardId};
 use crate::bundle::terms::PostingList;
-use crate::query::{Item, ParsedQuery};
+use crate::query::{Group, Item, ParsedQuery};
 use crate::{analyzer, fuzzy, rank};
 use std::sync::Arc;
 
@@ -193,15 +193,7 @@ pub(crate) fn draft(parsed: &ParsedQuery, typo_tolerant: bool) -> Vec<Draft> {
             }
             _ => None,
         };
-        let label = g
-            .items
-            .iter()
-            .map(|i| match i {
-                Item::Word(w) => w.clone(),
-                Item::Phrase(p) => ["\"", p, "\""].concat(),
-            })
-            .collect::<Vec<_>>()
-            .join(" OR ");
+        let label = label(g);
         let quoted = !g.negated && g.items.iter().all(|i| matches!(i, Item::Phrase(_)));
         out.push(Draft {
             label,
@@ -213,6 +205,30 @@ pub(crate) fn draft(parsed: &ParsedQuery, typo_tolerant: bool) -> Vec<Draft> {
         });
     }
     out
+}
+
+/// A clause as typed: `word`, `"quoted text"`, `a OR b`.
+pub(crate) fn label(g: &Group) -> String {
+    let item = |i: &Item| match i {
+        Item::Word(w) => w.clone(),
+        Item::Phrase(p) => ["\"", p, "\""].concat(),
+    };
+    g.items.iter().map(item).collect::<Vec<_>>().join(" OR ")
+}
+
+/// In paragraph-like input quotation marks cite (a title, an error message, someone's
+/// words); they do not constrain. Paragraph-like: `min_clauses` clauses or more with the
+/// quoted words counted, some of them typed outside quotes. Returns the query with its
+/// phrases as words, when it is one.
+pub(crate) fn cited(parsed: &ParsedQuery, min_clauses: usize) -> Option<ParsedQuery> {
+    let outside = parsed.groups.iter().any(|g| !g.negated && g.items.iter().any(|i| matches!(i, Item::Word(_)) && !is_stop_item(i)));
+    if !parsed.has_phrase() || !outside {
+        return None;
+    }
+    let words = parsed.unquote(|_| true);
+    // (Counted as `draft` counts: a lone stop word is no clause.)
+    let clauses = words.groups.iter().filter(|g| !g.negated && !(g.items.len() == 1 && is_stop_item(&g.items[0]))).count();
+    (clauses >= min_clauses).then_some(words)
 }
 
 /// The terms an item looks up.

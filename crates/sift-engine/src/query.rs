@@ -1,7 +1,8 @@
 //! Query syntax: bare words (all required), `"exact phrases"`, `-exclusions`, `a OR b`,
 //! `field:value` filters (only for the bundle's filterable fields; anything else with a
 //! colon is text, so `http://x` or `os:path` never errors). Parsing never fails: every
-//! string is some query.
+//! string is some query. A quotation mark with no partner is text (`6" screen`, a pasted
+//! fragment, a phrase still being typed), not a phrase running to the end.
 
 use crate::analyzer;
 
@@ -33,6 +34,34 @@ enum Lex {
     Item(Item, bool, bool), // item, negated, touches end of input
     Or,
     Filter(String, String),
+}
+
+impl ParsedQuery {
+    /// Whether any clause (excluded or not) is quoted text.
+    pub fn has_phrase(&self) -> bool {
+        self.groups.iter().any(|g| g.items.iter().any(|i| matches!(i, Item::Phrase(_))))
+    }
+
+    /// The query with the quoted clauses `which` chooses as their words: a lone phrase
+    /// becomes one clause per word, quoted alternatives (`"a b" OR "c d"`) one clause of
+    /// all their words as alternatives. Exclusions stay as typed.
+    pub fn unquote(&self, which: impl Fn(&Group) -> bool) -> ParsedQuery {
+        let words = |text: &str| analyzer::compounds(text).into_iter().map(|(s, e)| Item::Word(text[s..e].to_string())).collect::<Vec<_>>();
+        let mut groups = Vec::with_capacity(self.groups.len());
+        for g in &self.groups {
+            let quoted = !g.negated && g.items.iter().all(|i| matches!(i, Item::Phrase(_)));
+            match &g.items[..] {
+                _ if !quoted || !which(g) => groups.push(g.clone()),
+                [Item::Phrase(p)] => groups.extend(words(p).into_iter().map(|w| Group { items: vec![w], negated: false })),
+                items => {
+                    let all = items.iter().flat_map(|i| if let Item::Phrase(p) = i { words(p) } else { Vec::new() }).collect();
+                    groups.push(Group { items: all, negated: false })
+                }
+            }
+        }
+        // (Open is the last clause as typed: never a phrase, so never one unquoted here.)
+        ParsedQuery { groups, filters: self.filters.clone(), open_last: self.open_last }
+    }
 }
 
 pub fn parse(q: &str, is_filter_field: impl Fn(&str) -> bool) -> ParsedQuery {
@@ -78,7 +107,11 @@ fn lex(q: &str, is_filter_field: &impl Fn(&str) -> bool) -> Vec<Lex> {
         let neg_phrase = c == '-' && bytes.get(i + 1) == Some(&b'"');
         if c == '"' || neg_phrase {
             let start = if neg_phrase { i + 2 } else { i + 1 };
-            let end = q[start..].find('"').map(|e| start + e).unwrap_or(q.len());
+            let Some(end) = q[start..].find('"').map(|e| start + e) else {
+                // No closing mark: the mark (and a `-` before it) is text.
+                i = start;
+                continue;
+            };
             let text = q[start..end].to_string();
             i = (end + 1).min(q.len());
             if analyzer::compounds(&text).is_empty() {
@@ -87,8 +120,13 @@ fn lex(q: &str, is_filter_field: &impl Fn(&str) -> bool) -> Vec<Lex> {
             out.push(Lex::Item(Item::Phrase(text), neg_phrase, false));
             continue;
         }
-        // A chunk up to whitespace or a quote.
-        let end = q[i..].find(|ch: char| ch.is_whitespace() || ch == '"').map(|e| i + e).unwrap_or(q.len());
+        // A chunk up to whitespace: a mark inside a word (`6"`) opens nothing; after a
+        // filter's colon it opens the value (`tags:"two words"`).
+        let end = q[i..]
+            .char_indices()
+            .find(|&(e, ch)| ch.is_whitespace() || (ch == '"' && q[i..i + e].ends_with(':')))
+            .map(|(e, _)| i + e)
+            .unwrap_or(q.len());
         let chunk = &q[i..end];
         let touches_end = end == q.len();
         i = end;
@@ -182,6 +220,33 @@ mod tests {
         for q in ["\"", "-", "--", "OR", "OR OR", "-\"", "\"\"", "a:", ":", "-\"x", "type:", "\u{0}", "🦀 OR"] {
             let _ = p(q);
         }
-        assert!(p("\"unterminated phrase").groups[0].items[0] == Item::Phrase("unterminated phrase".into()));
+    }
+
+    #[test]
+    fn a_quotation_mark_without_its_partner_is_text() {
+        let q = p("\"unterminated phrase");
+        assert_eq!(q.groups.iter().map(|g| g.items.clone()).collect::<Vec<_>>(), vec![vec![w("unterminated")], vec![w("phrase")]]);
+        assert!(q.open_last, "the last word is still being typed");
+        let q = p(r#"a 6" screen "exact words" and -"half"#);
+        assert_eq!(q.groups[3].items, vec![Item::Phrase("exact words".into())]);
+        assert_eq!(q.groups[1].items, vec![w("6")], "an inch mark opens no phrase");
+        assert_eq!(q.groups[5].items, vec![w("half")]);
+        assert!(q.groups.iter().all(|g| !g.negated), "a `-` before an unpaired mark excludes nothing");
+        assert_eq!(q.groups.len(), 6);
+    }
+
+    #[test]
+    fn unquoting_turns_chosen_phrases_into_their_words() {
+        let q = p(r#""virtual environment" -"windows only" "a b" OR "c" last"#);
+        let u = q.unquote(|g| g.items == vec![Item::Phrase("virtual environment".into())]);
+        assert_eq!(u.groups[0].items, vec![w("virtual")]);
+        assert_eq!(u.groups[1].items, vec![w("environment")]);
+        assert_eq!(u.groups[2].items, vec![Item::Phrase("windows only".into())], "an exclusion stays as typed");
+        assert_eq!(u.groups[3].items, vec![Item::Phrase("a b".into()), Item::Phrase("c".into())]);
+        let all = q.unquote(|_| true);
+        assert_eq!(all.groups[2].items, vec![Item::Phrase("windows only".into())]);
+        assert_eq!(all.groups[3].items, vec![w("a"), w("b"), w("c")], "quoted alternatives: all their words as alternatives");
+        assert!(all.open_last);
+        assert!(all.has_phrase(), "the excluded phrase");
     }
 }

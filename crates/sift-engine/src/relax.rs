@@ -67,8 +67,8 @@ pub(crate) fn relax(res: &Resolver, scorer: &Scorer, plan: &mut Plan, filter: &F
                     ["no document contains ", &quoted_list(&missing)].concat()
                 }
             } else {
-                let documents = if hits.len() == 1 { " document" } else { " documents" };
-                ["only ", &text::uint(hits.len() as u64), documents, " contain every term"].concat()
+                let documents = if hits.len() == 1 { " document contains" } else { " documents contain" };
+                ["only ", &text::uint(hits.len() as u64), documents, " every term"].concat()
             };
             let from = if fuzzed.is_empty() { "all terms" } else { "all terms (fuzzy)" };
             if hits.len() < page {

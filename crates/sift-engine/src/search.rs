@@ -25,37 +25,53 @@ use std::collections::BTreeMap;
 /// `meaning`: the text to embed instead of the query's own words (`related`).
 pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>, meaning: Option<&str>) -> Flow<SearchResponse> {
     let res = Resolver::new(eng);
-    let (weights, host_vector) =
-        fusion::mode_weights(req, &eng.params, eng.manifest.vectors.as_ref(), eng.has_query_encoder(), query_vector)?;
-    // (Always false in the keyword engine, so none of the semantic half is compiled in.)
-    let semantic = cfg!(feature = "semantic") && weights.1 > 0.0;
     let filter_fields = &eng.manifest.filter_fields;
     // The query is analysed first: a character of folding's rare blocks needs the table.
     res.require(eng.fold_table_for(&req.query))?;
-    let parsed = query::parse(&req.query, |f| filter_fields.iter().any(|x| x == f));
-    let drafts = plan::draft(&parsed, weights.0 > 0.0);
-    let typed = drafts.iter().filter(|d| !d.negated).count();
-    // Paragraph-like queries are the full runtime's: a browser engine built without them
-    // hands the query on rather than answer it differently. (Each clause is a draft and
-    // relaxing only drops clauses, so feedback below never applies where this did not.)
-    if !cfg!(feature = "feedback") && feedback::applies(typed, &eng.params) {
-        return Err(SiftError::full_runtime_required("a query of 8 or more terms (relevance feedback)").into());
+    let mut parsed = query::parse(&req.query, |f| filter_fields.iter().any(|x| x == f));
+    if let Some(words) = plan::cited(&parsed, eng.params.feedback_min_clauses) {
+        parsed = words;
     }
-    // Long input (a pasted paragraph) is answered, not refused: repeats merge here, and
-    // after resolution the most informative terms are kept (`Plan::keep_most_informative`).
-    let long = cfg!(feature = "feedback") && typed > MAX_CLAUSES;
-    let (drafts, repeats) = if long { plan::merge_repeats(drafts) } else { (drafts, Vec::new()) };
-
-    // One round for everything the plan reads: the startup shard (scoring data, filters,
-    // and the doc store's dictionary the results' doc shards are read with), the words'
-    // term shards, and the semantic indexes when meaning counts.
-    // (The query's meaning: the host's text for its model, or the query's words.)
+    let (weights, host_vector) =
+        fusion::mode_weights(req, parsed.has_phrase(), &eng.params, eng.manifest.vectors.as_ref(), eng.has_query_encoder(), query_vector)?;
+    // (Always false in the keyword engine, so none of the semantic half is compiled in.)
+    let semantic = cfg!(feature = "semantic") && weights.1 > 0.0;
+    // The query's meaning: the host's text for its model, or the query's words.
     let text =
         if semantic { meaning.map_or_else(|| meaning::semantic_text(&req.query, filter_fields), str::to_string) } else { String::new() };
     let first_semantic = if semantic { meaning::first_round(eng, host_vector.is_some(), &text) } else { Vec::new() };
-    res.require([ShardId::Startup].into_iter().chain(drafts.iter().flat_map(|d| d.shards(eng))).chain(first_semantic))?;
+
+    // Quoted text that no document contains is no constraint: it relaxes to its words
+    // (ranked with proximity like any words), once, and the response says so.
+    let mut unquoted = None;
+    let (mut plan, repeats, long) = loop {
+        let drafts = plan::draft(&parsed, weights.0 > 0.0);
+        let typed = drafts.iter().filter(|d| !d.negated).count();
+        // Paragraph-like queries are the full runtime's: a browser engine built without
+        // them hands the query on rather than answer it differently. (Each clause is a
+        // draft and relaxing only drops clauses, so feedback below never applies where
+        // this did not.)
+        if !cfg!(feature = "feedback") && feedback::applies(typed, &eng.params) {
+            return Err(SiftError::full_runtime_required("a query of 8 or more terms (relevance feedback)").into());
+        }
+        // Long input (a pasted paragraph) is answered, not refused: repeats merge here, and
+        // after resolution the most informative terms are kept (`Plan::keep_most_informative`).
+        let long = cfg!(feature = "feedback") && typed > MAX_CLAUSES;
+        let (drafts, repeats) = if long { plan::merge_repeats(drafts) } else { (drafts, Vec::new()) };
+        // One round for everything the plan reads: the startup shard (scoring data,
+        // filters, and the doc store's dictionary the results' doc shards are read with),
+        // the words' term shards, and the semantic indexes when meaning counts.
+        let shards = drafts.iter().flat_map(|d| d.shards(eng)).chain(first_semantic.iter().cloned());
+        res.require([ShardId::Startup].into_iter().chain(shards))?;
+        let plan = plan::resolve(&res, &drafts)?;
+        let (labels, apart) = if unquoted.is_none() { collect::unmatched_quotes(&plan.clauses) } else { (Vec::new(), false) };
+        if labels.is_empty() {
+            break (plan, repeats, long);
+        }
+        parsed = parsed.unquote(|g| labels.contains(&plan::label(g)));
+        unquoted = Some(phrases_as_words(&labels, apart));
+    };
     let (meta, index) = (res.docmeta()?, res.filters()?);
-    let mut plan = plan::resolve(&res, &drafts)?;
     let distinct = plan.positive.len();
     let reduced = long.then(|| plan.keep_most_informative(MAX_CLAUSES, &repeats, eng.manifest.doc_count)).flatten().map(|kept| Fallback {
         from: format!("{distinct} terms"),
@@ -99,12 +115,11 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
         None if semantic && weights.0 == 0.0 => Some(Vec::new()),
         None => None,
     };
-    let fallback = match (reduced, relaxed.fallback) {
-        (Some(r), Some(f)) => Some(Fallback { from: r.from, to: f.to, reason: [r.reason, f.reason].join("; then ") }),
-        (r, f) => r.or(f),
+    let fallback = chain([reduced, relaxed.fallback]);
+    let coverage = match by_meaning {
+        Some(_) => fusion::coverage(&req.query, parsed.has_phrase(), &plan, &lexical, eng.manifest.doc_count, &eng.params),
+        None => None,
     };
-    let coverage =
-        if by_meaning.is_some() { fusion::coverage(&req.query, &plan, &lexical, eng.manifest.doc_count, &eng.params) } else { None };
     // Paragraph-like queries: the best first answers (fused, when meaning counts) refine
     // the query on both sides — their words join the lexical query (RM3), their meaning
     // the query's vector — and each side searches again before the one fusion below.
@@ -129,6 +144,8 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     }
     let mut combined = combine(lexical, by_meaning, weights, fallback, req.explain, coverage.as_ref(), &eng.params);
     combined.feedback = feedback;
+    // (Quoted text relaxed to words counts in every mode: meaning alone too no longer needs it.)
+    combined.fallback = chain([unquoted, combined.fallback.take()]);
     let mut hits = std::mem::take(&mut combined.hits);
 
     // Order, page, facets; then the stored documents of the page.
@@ -162,6 +179,23 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
         facets,
         timings_ms: BTreeMap::new(),
     })
+}
+
+/// Quoted text relaxed to its words: `labels` as typed, `apart` when each was found but
+/// never all in one document.
+fn phrases_as_words(labels: &[String], apart: bool) -> Fallback {
+    let list = labels.join(", ");
+    let reason = match (apart, labels.len()) {
+        (true, _) => ["no document contains all of ", &list, "; searched for their words"].concat(),
+        (false, 1) => ["no document contains ", &list, "; searched for its words"].concat(),
+        (false, _) => ["no document contains ", &list, "; searched for their words"].concat(),
+    };
+    Fallback { from: "phrase".into(), to: "words".into(), reason }
+}
+
+/// The fallbacks taken, in order, as one: from the first, to the last, every reason.
+fn chain(steps: impl IntoIterator<Item = Option<Fallback>>) -> Option<Fallback> {
+    steps.into_iter().flatten().reduce(|a, b| Fallback { from: a.from, to: b.to, reason: [a.reason, b.reason].join("; then ") })
 }
 
 /// The two halves as one list, and what the response says about it.

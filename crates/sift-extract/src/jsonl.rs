@@ -54,7 +54,15 @@ fn record(v: Value) -> Result<SourceDoc, String> {
     }
     let title = obj.remove("title").as_ref().and_then(scalar).map(|s| collapse_ws(&s)).unwrap_or_default();
     let text = obj.remove("text").as_ref().and_then(scalar).unwrap_or_default();
-    let url = obj.remove("url").as_ref().and_then(scalar).unwrap_or_else(|| format!("#{id}"));
+    let url = obj.remove("url").as_ref().and_then(scalar);
+    // The path field holds words someone would type for the page: its address, or an id
+    // that is a path or slug; a number, hash or UUID is the collection's, not the page's.
+    let path = match &url {
+        Some(u) => u.trim_start_matches('#').replace(['/', '\\'], " "),
+        None if slug_like(&id) => id.replace(['/', '\\'], " "),
+        None => String::new(),
+    };
+    let url = url.unwrap_or_else(|| format!("#{id}"));
     let date = obj.remove("date").as_ref().and_then(scalar);
     let mut metadata: BTreeMap<String, Vec<String>> = BTreeMap::new();
     if let Some(Value::Object(m)) = obj.remove("metadata") {
@@ -71,7 +79,6 @@ fn record(v: Value) -> Result<SourceDoc, String> {
             metadata.insert(k, vs);
         }
     }
-    let path = url.trim_start_matches('#').replace(['/', '\\'], " ");
     Ok(SourceDoc {
         id,
         url,
@@ -82,6 +89,15 @@ fn record(v: Value) -> Result<SourceDoc, String> {
         date,
         link_density: 0.0,
     })
+}
+
+/// A path or slug (`guides/deploy`, `getting-started`, `os.path`): a word of three letters
+/// or more, not all capitals, in it (`MED-10`, `doc42` are codes), and not a long run of
+/// hex digits (a hash, a UUID, an object id).
+fn slug_like(id: &str) -> bool {
+    let hex = id.len() >= 16 && id.chars().all(|c| c == '-' || c.is_ascii_hexdigit());
+    let word = |w: &str| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic) && w.chars().any(char::is_lowercase);
+    !hex && id.split(|c: char| !c.is_alphanumeric()).any(word)
 }
 
 #[cfg(test)]
@@ -104,6 +120,18 @@ mod tests {
         assert_eq!(docs[1].id, "2");
         assert_eq!(docs[1].url, "/p/2");
         assert_eq!(docs[1].date.as_deref(), Some("2024-01-02"));
+    }
+
+    #[test]
+    fn an_id_is_searchable_only_as_a_path_or_slug_someone_would_type() {
+        let path = |line: &str| extract(line.as_bytes(), "c.jsonl").unwrap().0[0].path.clone();
+        assert_eq!(path(r#"{"_id": "1978", "title": "t"}"#), "", "a number is the collection's");
+        assert_eq!(path(r#"{"_id": "5f8d0d55b54764421b7156c9", "title": "t"}"#), "", "an object id");
+        assert_eq!(path(r#"{"_id": "0b7e7dee-87b9-4d4b-ae5f-1c2d3e4f5a6b", "title": "t"}"#), "", "a UUID");
+        assert_eq!(path(r#"{"_id": "MED-10", "title": "t"}"#), "", "a code");
+        assert_eq!(path(r#"{"_id": "os.path", "title": "t"}"#), "os.path");
+        assert_eq!(path(r#"{"_id": "guides/getting-started", "title": "t"}"#), "guides getting-started");
+        assert_eq!(path(r#"{"_id": "1978", "url": "/years/1978", "title": "t"}"#), " years 1978", "an address is the page's");
     }
 
     #[test]
