@@ -464,9 +464,10 @@ fn files_vanishing_mid_build_are_skipped_and_the_bundle_stays_whole() {
 }
 
 /// A rebuild after editing one page embeds only that page's texts (the rest comes from the
-/// embedding cache) and writes exactly the bundle a clean build (empty cache) writes.
+/// embedding cache) and writes exactly the bundle a clean build (empty cache) writes; so
+/// does a build after an embedding split over three machines (`sift embed --part i/3`).
 #[test]
-fn a_rebuild_from_the_embedding_cache_equals_a_clean_build() {
+fn a_rebuild_from_the_embedding_cache_or_from_a_split_embedding_equals_a_clean_build() {
     let model_dir = sift_embed::model::default_model_dir();
     if !model_dir.join("model-f32.onnx").exists() {
         sift_tests::cannot_test(&format!("no model at {} (run `sift model fetch`)", model_dir.display()));
@@ -508,6 +509,44 @@ fn a_rebuild_from_the_embedding_cache_equals_a_clean_build() {
     assert_eq!(counts(&clean).1, 0, "the clean build used no cache");
     assert_eq!(dir_bytes(&d.join("incremental")), dir_bytes(&d.join("clean")), "incremental and clean builds are byte-identical");
     assert_ne!(dir_bytes(&d.join("first")), dir_bytes(&d.join("clean")), "the edit changed the bundle");
+
+    // Split over three "machines": each embeds its part into a cache folder of its own;
+    // the folders are put together and one build embeds nothing new, writing the bundle a
+    // clean build writes.
+    let mut embedded_by_parts = 0;
+    for i in 1..=3 {
+        let machine = d.join(format!("machine-{i}"));
+        let o = Command::new(env!("CARGO_BIN_EXE_sift"))
+            .args(["embed", src.to_str().unwrap(), "--part", &format!("{i}/3")])
+            .env("SIFT_CACHE_DIR", &machine)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{err}");
+        let line = err.lines().find(|l| l.starts_with(&format!("part {i}/3: "))).unwrap_or_else(|| panic!("no part summary: {err}"));
+        let now: usize = line.split(", ").nth(1).and_then(|s| s.split(' ').next()).unwrap().parse().unwrap();
+        embedded_by_parts += now;
+        copy_tree(&machine.join("embeddings"), &d.join("split/embeddings"));
+    }
+    assert_eq!(embedded_by_parts, counts(&clean).0, "the parts embed every text once, and nothing twice");
+    let split = build(&d.join("split"), &d.join("from-parts"));
+    assert_eq!(counts(&split).0, 0, "the build after a split embedding embeds nothing new: {split}");
+    assert_eq!(dir_bytes(&d.join("from-parts")), dir_bytes(&d.join("clean")), "a split embedding gives the clean build's bundle");
+    let left: Vec<_> = fs::read_dir(d.join("split/embeddings")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(left.len(), 1, "the parts were merged into the cache file and removed: {left:?}");
+    assert_eq!(counts(&build(&d.join("split"), &d.join("again"))).0, 0, "the merged cache holds everything");
+
+    // Bad parts and a missing model are clear errors that write nothing.
+    for (part, model) in [("0/3", None), ("4/3", None), ("2", None), ("a/b", None), ("1/3", Some("/nonexistent/model.onnx"))] {
+        let mut args = vec!["embed", src.to_str().unwrap(), "--part", part];
+        if let Some(m) = model {
+            args.extend(["--embedder", m]);
+        }
+        let o = Command::new(env!("CARGO_BIN_EXE_sift")).args(&args).env("SIFT_CACHE_DIR", d.join("bad")).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && (err.contains("--part takes i/n") || err.contains("not found")), "{part}: {err}");
+        assert!(!d.join("bad/embeddings").exists(), "{part}: a failed embed wrote nothing");
+    }
 }
 
 fn copy_tree(from: &Path, to: &Path) {

@@ -10,6 +10,10 @@
 //! build never drops another site's records just because it did not use them: only when the
 //! file outgrows its cap (`SIFT_CACHE_MAX_MB`, default 2,048 — about ten sites the size of
 //! the Python docs) is it rewritten, keeping this build's records first, down to half the cap.
+//!
+//! A split embedding (`sift embed --part i/n` on several machines) writes part files in the
+//! same format, `<model hash>.part-i-of-n.bin`; put in one folder, the next build reads
+//! them, appends their records to the main file and deletes them.
 
 use anyhow::{anyhow, Context as _, Result};
 use std::collections::HashMap;
@@ -55,15 +59,19 @@ pub struct EmbedCache {
     fresh: Vec<(Key, Vec<f32>)>,
     /// The file's size limit, bytes (see the module docs).
     cap: u64,
+    /// Part files read into this cache: deleted once the main file holds their records.
+    merged: Vec<PathBuf>,
+    /// Records read but never written (a part's view of the main file).
+    base: HashMap<Key, Vec<f32>>,
 }
 
 impl EmbeddingStore for EmbedCache {
     fn get(&self, k: &Key) -> Option<&Vec<f32>> {
-        self.entries.get(k)
+        self.entries.get(k).or_else(|| self.base.get(k))
     }
 
     fn insert(&mut self, k: Key, v: Vec<f32>) {
-        if v.len() == self.dim && !self.entries.contains_key(&k) {
+        if v.len() == self.dim && !self.entries.contains_key(&k) && !self.base.contains_key(&k) {
             self.entries.insert(k, v.clone());
             self.fresh.push((k, v));
         }
@@ -72,12 +80,66 @@ impl EmbeddingStore for EmbedCache {
 
 impl EmbedCache {
     /// Open (or start) the cache of a model. A missing, foreign or damaged file is not an
-    /// error: the build embeds what it cannot find.
+    /// error: the build embeds what it cannot find. Part files that `sift embed --part`
+    /// wrote beside it are read too, and merged into the main file by the next `save`.
     pub fn open(dir: &Path, model_hash: &str, dim: usize) -> EmbedCache {
-        let path = dir.join("embeddings").join(format!("{model_hash}.bin"));
-        let mut cache = EmbedCache { path, dim, entries: HashMap::new(), records: 0, damaged: false, fresh: Vec::new(), cap: cap_bytes() };
+        let folder = dir.join("embeddings");
+        let mut cache = EmbedCache::at(folder.join(format!("{model_hash}.bin")), dim);
+        let prefix = format!("{model_hash}.part-");
+        let mut parts: Vec<PathBuf> = fs::read_dir(&folder)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&prefix) && n.ends_with(".bin")))
+            .collect();
+        parts.sort();
+        for part in parts {
+            if let Ok(bytes) = fs::read(&part) {
+                // A damaged part is used up to its damage; the main file gets what was good.
+                let (records, _) = cache.decode(&bytes);
+                for (k, v) in records {
+                    if !cache.entries.contains_key(&k) {
+                        cache.entries.insert(k, v.clone());
+                        cache.fresh.push((k, v));
+                    }
+                }
+            }
+            cache.merged.push(part);
+        }
+        cache
+    }
+
+    /// Open the cache of one part of a split embedding (`sift embed --part i/n`): what it
+    /// embeds goes to a file of its own (`<model hash>.part-i-of-n.bin`), so the parts of
+    /// several machines can be put in one folder; the main file is read, never written.
+    pub fn open_part(dir: &Path, model_hash: &str, dim: usize, (part, of): (u32, u32)) -> EmbedCache {
+        let folder = dir.join("embeddings");
+        let mut cache = EmbedCache::at(folder.join(format!("{model_hash}.part-{part}-of-{of}.bin")), dim);
+        if let Ok(bytes) = fs::read(folder.join(format!("{model_hash}.bin"))) {
+            let (records, _) = cache.decode(&bytes);
+            cache.base.extend(records);
+        }
+        cache
+    }
+
+    fn at(path: PathBuf, dim: usize) -> EmbedCache {
+        let mut cache = EmbedCache {
+            path,
+            dim,
+            entries: HashMap::new(),
+            records: 0,
+            damaged: false,
+            fresh: Vec::new(),
+            cap: cap_bytes(),
+            merged: Vec::new(),
+            base: HashMap::new(),
+        };
         if let Ok(bytes) = fs::read(&cache.path) {
-            cache.load(&bytes);
+            let (records, damaged) = cache.decode(&bytes);
+            cache.records = records.len();
+            cache.damaged = damaged;
+            cache.entries.extend(records);
         }
         cache
     }
@@ -86,29 +148,30 @@ impl EmbedCache {
         16 + self.dim * 4 + 4
     }
 
-    fn load(&mut self, bytes: &[u8]) {
+    /// The good records of a cache file, and whether it is damaged (foreign, torn or
+    /// failing its checksums: the rest of the file from the damage is not trusted).
+    fn decode(&self, bytes: &[u8]) -> (Vec<(Key, Vec<f32>)>, bool) {
         if bytes.len() < 12 || &bytes[..8] != MAGIC || u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize != self.dim {
-            self.damaged = true;
-            return;
+            return (Vec::new(), true);
         }
-        self.damaged = (bytes.len() - 12) % self.record_len() != 0;
+        let mut damaged = (bytes.len() - 12) % self.record_len() != 0;
+        let mut out = Vec::new();
         for rec in bytes[12..].chunks_exact(self.record_len()) {
             let (body, crc) = rec.split_at(rec.len() - 4);
             if crc32fast::hash(body).to_le_bytes() != crc {
-                self.damaged = true; // a torn or damaged tail: the rest is not trusted
+                damaged = true;
                 break;
             }
             let mut k = [0u8; 16];
             k.copy_from_slice(&body[..16]);
-            let v: Vec<f32> = body[16..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-            self.entries.insert(k, v);
-            self.records += 1;
+            out.push((k, body[16..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()));
         }
+        (out, damaged)
     }
 
     #[cfg(test)]
     fn get(&self, k: &Key) -> Option<&Vec<f32>> {
-        self.entries.get(k)
+        EmbeddingStore::get(self, k)
     }
 
     #[cfg(test)]
@@ -129,6 +192,14 @@ impl EmbedCache {
     /// Write what this build embedded. `used`: the keys the build needed — when the file
     /// holds more than twice as many records, it is rewritten with those alone (atomically).
     pub fn save(&mut self, used: &[Key]) -> Result<()> {
+        self.write(used)?;
+        for part in self.merged.drain(..) {
+            fs::remove_file(&part).with_context(|| format!("cannot remove {} (merged into the cache)", part.display()))?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, used: &[Key]) -> Result<()> {
         let dir = self.path.parent().ok_or_else(|| anyhow!("cache path has no folder"))?;
         fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let total = self.records + self.fresh.len();
@@ -189,7 +260,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn records_survive_a_reopen_and_a_torn_tail_is_ignored() {
+    fn records_survive_a_reopen_a_torn_tail_is_ignored_and_parts_are_merged() {
         use sift_embed::corpus::EmbeddingStore as _;
         let dir = std::env::temp_dir().join(format!("sift-embcache-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
@@ -224,6 +295,31 @@ mod tests {
         small.save(&[b]).unwrap();
         let after = EmbedCache::open(&dir, "m", 3);
         assert_eq!((after.len(), after.get(&b).is_some()), (1, true), "this build's record kept first");
+        // Parts of a split embedding: each writes a file of its own and never the main
+        // one; the next open reads them (a damaged part up to its damage), the next save
+        // appends them to the main file and deletes them.
+        let (c1, c2) = (key(&[11]), key(&[12]));
+        let mut p1 = EmbedCache::open_part(&dir, "m", 3, (1, 2));
+        assert!(p1.get(&b).is_some(), "a part reads the main file, so it skips what is cached");
+        p1.insert(b, vec![9.0, 9.0, 9.0]); // already cached: not taken
+        p1.insert(c1, vec![1.0, 1.0, 1.0]);
+        p1.save(&[]).unwrap();
+        let mut p2 = EmbedCache::open_part(&dir, "m", 3, (2, 2));
+        p2.insert(c2, vec![2.0, 2.0, 2.0]);
+        p2.save(&[]).unwrap();
+        let part2 = dir.join("embeddings/m.part-2-of-2.bin");
+        let bytes = fs::read(&part2).unwrap();
+        fs::write(&part2, [&bytes[..], b"torn"].concat()).unwrap();
+        let main_len = fs::metadata(&path).unwrap().len();
+        let mut merged = EmbedCache::open(&dir, "m", 3);
+        assert_eq!((merged.get(&c1), merged.get(&c2)), (Some(&vec![1.0, 1.0, 1.0]), Some(&vec![2.0, 2.0, 2.0])));
+        assert_eq!(fs::metadata(&path).unwrap().len(), main_len, "opening writes nothing");
+        merged.save(&[b, c1, c2]).unwrap();
+        let names: Vec<String> =
+            fs::read_dir(dir.join("embeddings")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, vec!["m.bin".to_string()], "the parts are merged and removed");
+        let after = EmbedCache::open(&dir, "m", 3);
+        assert_eq!((after.get(&b), after.get(&c2)), (Some(&vec![0.25, 0.5, 0.75]), Some(&vec![2.0, 2.0, 2.0])));
         // Another dimension (another model file under the same name): ignored.
         assert_eq!(EmbedCache::open(&dir, "m", 4).len(), 0);
         let _ = fs::remove_dir_all(&dir);

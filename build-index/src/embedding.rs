@@ -42,17 +42,39 @@ pub fn query_embedder() -> Option<Result<&'static Embedder, String>> {
 
 pub use sift_embed::corpus::Layout;
 
+pub fn embedding_bar(quiet: bool) -> ProgressBar {
+    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(0) };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} embedding {pos}/{len} texts {wide_bar} {per_sec}, {eta} to go")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// One machine's share of a split embedding (`sift embed --part i/n`), written to a part
+/// file of the cache. Returns the sequences embedded now, those the part holds, seconds.
+pub fn embed_part(docs: &[SourceDoc], model: &Path, layout: Layout, part: (u32, u32), quiet: bool) -> Result<(usize, usize, f64)> {
+    let t0 = Instant::now();
+    let e = load(model)?;
+    let mut cache = EmbedCache::open_part(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, e.dim, part);
+    let bar = embedding_bar(quiet);
+    let progress = |done: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let (now, of_part) = corpus::embed_part(docs, &e, layout, part, &mut cache, &progress).map_err(|err| anyhow!("{err}"))?;
+    bar.finish_and_clear();
+    cache.save(&[])?;
+    Ok((now, of_part, t0.elapsed().as_secs_f64()))
+}
+
 /// Embed what the semantic half of a bundle needs (see `sift_embed::corpus`), with the
 /// embedding cache of the model as the store and a progress bar.
 pub fn semantic_input(docs: &[SourceDoc], model: &Path, layout: Layout, quiet: bool) -> Result<(SemanticInput, EmbedReport, f64)> {
     let t0 = Instant::now();
     let e = load(model)?;
     let mut cache = EmbedCache::open(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, e.dim);
-    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(0) };
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} embedding {pos}/{len} texts {wide_bar} {per_sec} {eta}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = embedding_bar(quiet);
     let progress = |done: u64, total: u64| {
         bar.set_length(total);
         bar.set_position(done);

@@ -2,7 +2,9 @@
 //! with the project's own converter (no torch, no model hub), check it with tract, and
 //! install it atomically into the model cache. Idempotent: an installed model is kept.
 
+use crate::embed_cache::{self, EmbedCache};
 use anyhow::{anyhow, bail, Context as _, Result};
+use sift_embed::corpus::{key, Key};
 use sift_embed::model::{default_model_dir, Embedder};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -68,6 +70,7 @@ fn tail(bytes: &[u8]) -> String {
 pub fn fetch(dir: &Path, force: bool) -> Result<()> {
     if installed(dir) && !force {
         eprintln!("model already installed at {}", dir.display());
+        vocabulary_or_warn(dir);
         return Ok(());
     }
     // Converter dependencies, from PyPI.
@@ -126,7 +129,47 @@ pub fn fetch(dir: &Path, force: bool) -> Result<()> {
         Ok(())
     })();
     let _ = std::fs::remove_dir_all(&tmp);
-    result
+    result?;
+    vocabulary_or_warn(dir);
+    Ok(())
+}
+
+/// The vocabulary's embeddings are a head start, not part of the install: a failure (a
+/// cache folder that cannot be written) is said, and each site's first build embeds the
+/// tokens it uses instead.
+fn vocabulary_or_warn(dir: &Path) {
+    if let Err(e) = embed_vocabulary(dir) {
+        eprintln!("warning: the model's vocabulary was not embedded into the cache ({e:#}); each site's first build embeds its own tokens");
+    }
+}
+
+/// Embed every token of the model's vocabulary alone into the embedding cache: the static
+/// encoder's prior, the same for every site, so it is computed once per model here rather
+/// than by each site's first build. Idempotent: tokens in the cache are not embedded again.
+fn embed_vocabulary(dir: &Path) -> Result<()> {
+    let model = dir.join("model-f32.onnx");
+    let t0 = std::time::Instant::now();
+    let e = crate::embedding::load(&model)?;
+    let mut cache = EmbedCache::open(&embed_cache::cache_root(), &embed_cache::model_hash(&model)?, e.dim);
+    let seqs = sift_embed::corpus::vocabulary_sequences(e.tokenizer());
+    let keyed: Vec<(Key, &[u32])> = seqs.iter().map(|s| (key(s), s.as_slice())).collect();
+    let bar = crate::embedding::embedding_bar(false);
+    let progress = |done: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let now = sift_embed::corpus::embed_missing(&e, keyed.iter().copied(), &mut cache, &progress).map_err(|err| anyhow!("{err}"))?;
+    bar.finish_and_clear();
+    let used: Vec<Key> = keyed.iter().map(|(k, _)| *k).collect();
+    cache.save(&used)?;
+    if now > 0 {
+        eprintln!(
+            "embedded the model's {} tokens alone (the static encoder's prior, once per model) in {:.1}s",
+            now,
+            t0.elapsed().as_secs_f64()
+        );
+    }
+    Ok(())
 }
 
 /// Query latency (one short text, as a search box sends) and build throughput (batches of

@@ -86,7 +86,7 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
 
     let bar = if opts.progress { ProgressBar::new(jobs.len() as u64) } else { ProgressBar::hidden() };
     bar.set_style(
-        ProgressStyle::with_template("{spinner} extracting {pos}/{len} files {wide_bar} {elapsed}")
+        ProgressStyle::with_template("{spinner} extracting {pos}/{len} files {wide_bar} {elapsed}, {eta} to go")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let html_opts = html::HtmlOptions { selector: opts.selector.clone(), base_url: opts.base_url.clone() };

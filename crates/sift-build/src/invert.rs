@@ -8,8 +8,8 @@ use crate::bundle::docstore::{visit_doc_fields, ANALYSIS_PIECE_BYTES};
 use crate::bundle::terms::TermEntry;
 use crate::doc::SourceDoc;
 use crate::fields::{self, N_FIELDS};
-use crate::par_map;
 use std::collections::HashMap;
+use crate::par_map;
 
 /// One document analysed: its terms with per-field tf and positions (sorted by term), how
 /// its words were written, field lengths, and where its sections start.
@@ -92,7 +92,12 @@ pub(crate) struct Inverted {
     pub ends: Vec<u32>,
 }
 
-/// Documents analysed in parallel, merged in document order.
+/// Documents analysed at a time (on every core) before they are merged: the analyses of a
+/// batch are held until then, the postings of the whole site after.
+const ANALYSIS_BATCH: usize = 512;
+
+/// Documents analysed in parallel, a batch at a time, merged in document order; a batch
+/// is merged while the next one is analysed.
 pub(crate) fn invert(docs: &[SourceDoc], warnings: &mut Vec<String>) -> Inverted {
     let mut inv = Inverted {
         postings: HashMap::new(),
@@ -101,38 +106,55 @@ pub(crate) fn invert(docs: &[SourceDoc], warnings: &mut Vec<String>) -> Inverted
         section_starts: Vec::with_capacity(docs.len()),
         ends: Vec::with_capacity(docs.len()),
     };
-    for (doc_id, a) in par_map(docs, analyse).into_iter().enumerate() {
-        for (term, tf, pos, itself) in a.terms {
-            let tp = inv.postings.entry(term).or_default();
-            tp.docs.push((doc_id as u32, tf, pos));
-            // Written as the term itself counts too (as ""), or a rare other spelling would
-            // pass for the common one (`generatorization` for `generator`).
-            if itself > 0 {
-                *tp.surfaces.entry(String::new()).or_insert(0) += itself;
-            }
+    let mut batches = docs.chunks(ANALYSIS_BATCH);
+    let mut pending: Vec<DocAnalysis> = batches.next().map(|b| par_map(b, analyse)).unwrap_or_default();
+    loop {
+        let upcoming = batches.next();
+        let ((), analysed) =
+            rayon::join(|| inv.merge(std::mem::take(&mut pending), docs, warnings), || upcoming.map(|b| par_map(b, analyse)));
+        match analysed {
+            Some(a) => pending = a,
+            None => return inv,
         }
-        for (term, surface, count) in a.surfaces {
-            if let Some(tp) = inv.postings.get_mut(&term) {
-                // Bounded: a term written 10 000 ways keeps counting its first 16.
-                if tp.surfaces.len() < 16 || tp.surfaces.contains_key(&surface) {
-                    *tp.surfaces.entry(surface).or_insert(0) += count;
+    }
+}
+
+impl Inverted {
+    /// Add the next documents' analyses (numbered from the documents merged so far).
+    fn merge(&mut self, analysed: Vec<DocAnalysis>, docs: &[SourceDoc], warnings: &mut Vec<String>) {
+        for a in analysed {
+            let doc_id = self.ends.len();
+            for (term, tf, pos, itself) in a.terms {
+                let tp = self.postings.entry(term).or_default();
+                tp.docs.push((doc_id as u32, tf, pos));
+                // Written as the term itself counts too (as ""), or a rare other spelling would
+                // pass for the common one (`generatorization` for `generator`).
+                if itself > 0 {
+                    *tp.surfaces.entry(String::new()).or_insert(0) += itself;
                 }
             }
+            for (term, surface, count) in a.surfaces {
+                if let Some(tp) = self.postings.get_mut(&term) {
+                    // Bounded: a term written 10 000 ways keeps counting its first 16.
+                    if tp.surfaces.len() < 16 || tp.surfaces.contains_key(&surface) {
+                        *tp.surfaces.entry(surface).or_insert(0) += count;
+                    }
+                }
+            }
+            if a.dropped > 0 {
+                warnings.push(format!(
+                    "{}: more than {MAX_TERMS_PER_DOC} distinct words; {} further words were not indexed",
+                    docs[doc_id].id, a.dropped
+                ));
+            }
+            self.lens.push(std::array::from_fn(|f| docmeta::encode_len(a.lens[f])));
+            for f in 0..N_FIELDS {
+                self.field_tokens[f] += u64::from(a.lens[f]);
+            }
+            self.section_starts.push(a.section_starts);
+            self.ends.push(a.end);
         }
-        if a.dropped > 0 {
-            warnings.push(format!(
-                "{}: more than {MAX_TERMS_PER_DOC} distinct words; {} further words were not indexed",
-                docs[doc_id].id, a.dropped
-            ));
-        }
-        inv.lens.push(std::array::from_fn(|f| docmeta::encode_len(a.lens[f])));
-        for f in 0..N_FIELDS {
-            inv.field_tokens[f] += u64::from(a.lens[f]);
-        }
-        inv.section_starts.push(a.section_starts);
-        inv.ends.push(a.end);
     }
-    inv
 }
 
 #[cfg(test)]

@@ -67,6 +67,26 @@ pub struct BuildOptions {
     /// The semantic half, when building with an embedder: the chunks' embeddings and the
     /// static encoder's training data, made by the host.
     pub semantic: Option<SemanticInput>,
+    /// Told the name of each step as it starts (a host's progress display).
+    pub on_step: OnStep,
+}
+
+/// A host's progress callback (`BuildOptions::on_step`); none by default.
+#[derive(Clone, Default)]
+pub struct OnStep(pub Option<std::sync::Arc<dyn Fn(&str) + Send + Sync>>);
+
+impl OnStep {
+    fn step(&self, what: &str) {
+        if let Some(f) = &self.0 {
+            f(what)
+        }
+    }
+}
+
+impl std::fmt::Debug for OnStep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "OnStep(Some)" } else { "OnStep(None)" })
+    }
 }
 
 impl Default for BuildOptions {
@@ -81,6 +101,7 @@ impl Default for BuildOptions {
             vocabulary_target: vocabulary::VOCABULARY_TARGET,
             generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
             semantic: None,
+            on_step: OnStep::default(),
         }
     }
 }
@@ -113,6 +134,7 @@ pub(crate) fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync 
 pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
     check_ids(docs)?;
     let mut warnings = Vec::new();
+    opts.on_step.step("analysing and inverting the pages");
     let mut inverted = invert(docs, &mut warnings);
     // The doc store is planned first: a long page's positions move onto its parts' grid
     // (`bundle::partition`) before the postings are written.
@@ -120,29 +142,41 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         plan_doc_store(docs, &inverted.section_starts, &inverted.ends, opts.doc_shard_target, opts.doc_part_target, MAX_DOC_SHARDS);
     store_plan.lay_out(&mut inverted);
 
-    // Each artifact's payloads.
-    let mut terms: Vec<&str> = inverted.postings.keys().map(String::as_str).collect();
-    terms.sort_unstable();
-    let term_payloads = term_shards(&terms, &inverted.postings, opts.term_shard_target)?;
-    let with_df: Vec<(&str, u32)> = terms.iter().map(|&t| (t, inverted.postings[t].df())).collect();
-    let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
-    let vocab_payloads = vocabulary::encode(&vocabulary::entries(&with_df, spellings), opts.vocabulary_target)?;
-    let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
+    // Each artifact's payloads. The doc store's dictionary is trained (one core) while the
+    // terms, the vocabulary, the ids and the semantic half are encoded beside it.
     let doc_payloads = doc_store(docs, std::mem::take(&mut inverted.section_starts), &store_plan)?;
     let store_bytes: usize = doc_payloads.iter().map(|d| d.3.len()).sum();
-    let dictionary = (store_bytes >= opts.doc_dictionary_from)
-        .then(|| {
-            let payloads: Vec<&[u8]> = doc_payloads.iter().map(|d| d.3.as_slice()).collect();
-            dictionary::train(&dictionary::training_sample(&payloads), dictionary::DICTIONARY_BYTES)
-        })
-        .filter(|d| !d.is_empty());
+    let train_dictionary = || {
+        (store_bytes >= opts.doc_dictionary_from)
+            .then(|| {
+                let payloads: Vec<&[u8]> = doc_payloads.iter().map(|d| d.3.as_slice()).collect();
+                dictionary::train(&dictionary::training_sample(&payloads), dictionary::DICTIONARY_BYTES)
+            })
+            .filter(|d| !d.is_empty())
+    };
+    let mut terms: Vec<&str> = inverted.postings.keys().map(String::as_str).collect();
+    terms.sort_unstable();
+    let encode_the_rest = || -> Result<_, SiftError> {
+        opts.on_step.step("encoding the terms, the vocabulary and the doc store");
+        let term_payloads = term_shards(&terms, &inverted.postings, opts.term_shard_target)?;
+        let with_df: Vec<(&str, u32)> = terms.iter().map(|&t| (t, inverted.postings[t].df())).collect();
+        let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
+        let vocab_payloads = vocabulary::encode(&vocabulary::entries(&with_df, spellings), opts.vocabulary_target)?;
+        let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
+        if opts.semantic.is_some() {
+            opts.on_step.step("laying out the vectors and fitting the query encoder");
+        }
+        let semantic = opts.semantic.as_ref().map(|s| lay_out(s, docs.len())).transpose()?;
+        Ok((term_payloads, vocab_payloads, id_payloads, semantic))
+    };
+    let (dictionary, rest) = rayon::join(train_dictionary, encode_the_rest);
+    let (term_payloads, vocab_payloads, id_payloads, semantic) = rest?;
+    let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
     let startup_payload = startup::encode(
         &doc_meta(docs, std::mem::take(&mut inverted.lens), &mut warnings).encode(),
         &filter_index(docs, &filter_fields).encode(),
         dictionary.as_deref(),
     );
-    let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
-    let semantic = opts.semantic.as_ref().map(|s| lay_out(s, docs.len())).transpose()?;
     let encoder = semantic.as_ref().and_then(|s| s.encoder.as_ref());
 
     // Framed, each kind's shards a block of their own. The rare blocks' folding table goes
@@ -158,6 +192,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let projection_at = framer.add(ShardKind::Projection, semantic.iter().map(|s| s.projection.as_slice()));
     let groups_at = framer.add(ShardKind::EncoderVocab, encoder.iter().flat_map(|e| e.groups.iter().map(Vec::as_slice)));
     let rows_at = framer.add(ShardKind::EncoderRows, encoder.iter().flat_map(|e| e.rows.iter().map(Vec::as_slice)));
+    opts.on_step.step("compressing the shards");
     let mut framed = framer.frame();
 
     // Stores named by rule, and the manifest.
@@ -307,7 +342,11 @@ fn check_ids(docs: &[SourceDoc]) -> Result<(), SiftError> {
 }
 
 /// Term shard payloads (first term, last term, payload), terms in sorted order.
-fn term_shards(terms: &[&str], postings: &HashMap<String, TermEntry>, target: usize) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
+fn term_shards(
+    terms: &[&str],
+    postings: &HashMap<String, TermEntry>,
+    target: usize,
+) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
     let mut writer = ShardWriter::new(target);
     for term in terms {
         writer.push(term, &postings[*term])?;

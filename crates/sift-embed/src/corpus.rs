@@ -5,9 +5,11 @@
 //! padding change its last bits, and then a rebuild that embeds only what changed would
 //! not give the bundle a clean build gives. Embeddings are looked up in (and added to) an
 //! `EmbeddingStore` by the hash of their token ids: the CLI's store is a file cache, tests
-//! use memory.
+//! use memory. The same keys split the work over machines (`part_of`): each embeds its
+//! part into the store, and the build then finds everything there.
 
 use crate::model::{EmbedError, Embedder};
+use crate::tokenizer::Tokenizer;
 use sift_build::semantic::fit::TrainingText;
 use sift_build::{EncoderInput, SemanticInput};
 use sift_format::SourceDoc;
@@ -107,48 +109,81 @@ pub struct EmbedReport {
     pub stored: usize,
 }
 
-/// Embed (or find in `store`) everything the semantic half of a bundle of `docs` needs.
+/// The token sequences the semantic half of a bundle needs embedded: every chunk, and for
+/// the encoder every training text and every token alone.
+pub struct Sequences {
+    chunk_ids: Vec<Vec<Vec<u32>>>,
+    training_ids: Vec<Vec<u32>>,
+    tokens: BTreeSet<u32>,
+    token_ids: Vec<Vec<u32>>,
+    special: Vec<u32>,
+    extra: Vec<u32>,
+    encoder: bool,
+}
+
+impl Sequences {
+    /// Tokenize what a bundle of `docs` needs (on every core with `parallel`).
+    pub fn of(docs: &[SourceDoc], tok: &Tokenizer, layout: Layout) -> Sequences {
+        let chunk_ids: Vec<Vec<Vec<u32>>> = par_map(docs, |d| sift_build::chunk::chunks_of(d).iter().map(|c| tok.encode(c)).collect());
+        let training_ids: Vec<Vec<u32>> =
+            if layout.encoder { par_map(&sift_build::semantic::training::training_texts(docs), |t| tok.encode(t)) } else { Vec::new() };
+        let special = special_tokens(tok);
+        let extra: Vec<u32> = if layout.encoder { extra_tokens(tok.vocab()) } else { Vec::new() };
+        let tokens: BTreeSet<u32> = if layout.encoder {
+            chunk_ids.iter().flatten().chain(&training_ids).flatten().chain(&extra).copied().filter(|t| !special.contains(t)).collect()
+        } else {
+            BTreeSet::new()
+        };
+        let [cls, sep, _] = tok.special_ids();
+        let token_ids: Vec<Vec<u32>> = tokens.iter().map(|&t| vec![cls, t, sep]).collect();
+        Sequences { chunk_ids, training_ids, tokens, token_ids, special, extra, encoder: layout.encoder }
+    }
+
+    /// Every distinct sequence once, by key.
+    pub fn wanted(&self) -> BTreeMap<Key, &[u32]> {
+        let mut wanted: BTreeMap<Key, &[u32]> = BTreeMap::new();
+        for ids in self.chunk_ids.iter().flatten().chain(&self.training_ids).chain(&self.token_ids) {
+            wanted.entry(key(ids)).or_insert(ids);
+        }
+        wanted
+    }
+}
+
+/// The special tokens ([CLS], [SEP], [UNK], [PAD], [MASK]): no encoder row of their own.
+fn special_tokens(tok: &Tokenizer) -> Vec<u32> {
+    let [cls, sep, unk] = tok.special_ids();
+    [cls, sep, unk].into_iter().chain(["[PAD]", "[MASK]"].iter().filter_map(|t| tok.vocab().get(*t).copied())).collect()
+}
+
+/// Every token of the model's vocabulary alone (`[CLS] t [SEP]`), bracketed ones aside
+/// (special and `[unused…]` tokens, which text never becomes): what `sift model fetch`
+/// embeds once per model, so that no site's first build has to.
+pub fn vocabulary_sequences(tok: &Tokenizer) -> Vec<Vec<u32>> {
+    let [cls, sep, _] = tok.special_ids();
+    let mut ids: Vec<u32> = tok.vocab().iter().filter(|(t, _)| !(t.starts_with('[') && t.ends_with(']'))).map(|(_, &id)| id).collect();
+    ids.sort_unstable();
+    ids.into_iter().map(|t| vec![cls, t, sep]).collect()
+}
+
+/// Which of `n` parts a sequence belongs to when the embedding is split over machines
+/// (`sift embed --part i/n`): by its key, so every machine agrees without talking.
+pub fn part_of(k: &Key, n: u32) -> u32 {
+    u32::from_le_bytes([k[0], k[1], k[2], k[3]]) % n.max(1)
+}
+
+/// Embed those of `seqs` that `store` lacks and add them to it; returns how many.
 /// `progress(done, total)` is called as sequences are embedded (from several threads when
-/// `parallel` is on). The keys this corpus used are returned with the input (a file store
-/// drops the others when it compacts).
-pub fn semantic_input(
-    docs: &[SourceDoc],
+/// `parallel` is on).
+pub fn embed_missing<'a>(
     embedder: &Embedder,
-    model_name: &str,
-    layout: Layout,
+    seqs: impl IntoIterator<Item = (Key, &'a [u32])>,
     store: &mut dyn EmbeddingStore,
     progress: &(dyn Fn(u64, u64) + Sync),
-) -> Result<(SemanticInput, EmbedReport, Vec<Key>), EmbedError> {
-    let tok = embedder.tokenizer();
-    let t0 = std::time::Instant::now();
-    let timing = |what: &str| {
-        if std::env::var_os("SIFT_TIMINGS").is_some() {
-            eprintln!("timing: {what} done at {:.2}s", t0.elapsed().as_secs_f64());
-        }
-    };
-    let chunk_ids: Vec<Vec<Vec<u32>>> = par_map(docs, |d| sift_build::chunk::chunks_of(d).iter().map(|c| tok.encode(c)).collect());
-    let training_ids: Vec<Vec<u32>> =
-        if layout.encoder { par_map(&sift_build::semantic::training::training_texts(docs), |t| tok.encode(t)) } else { Vec::new() };
-    let [cls, sep, unk] = tok.special_ids();
-    let special: Vec<u32> =
-        [cls, sep, unk].into_iter().chain(["[PAD]", "[MASK]"].iter().filter_map(|t| tok.vocab().get(*t).copied())).collect();
-    let extra: Vec<u32> = if layout.encoder { extra_tokens(tok.vocab()) } else { Vec::new() };
-    let tokens: BTreeSet<u32> = if layout.encoder {
-        chunk_ids.iter().flatten().chain(&training_ids).flatten().chain(&extra).copied().filter(|t| !special.contains(t)).collect()
-    } else {
-        BTreeSet::new()
-    };
-    let token_ids: Vec<Vec<u32>> = tokens.iter().map(|&t| vec![cls, t, sep]).collect();
-    timing("tokenized");
-
-    // Every distinct sequence once, longest first (the slow ones start early, so the
-    // cores finish together).
-    let mut wanted: BTreeMap<Key, &[u32]> = BTreeMap::new();
-    for ids in chunk_ids.iter().flatten().chain(&training_ids).chain(&token_ids) {
-        wanted.entry(key(ids)).or_insert(ids);
-    }
-    let mut missing: Vec<(Key, &[u32])> = wanted.iter().filter(|(k, _)| store.get(k).is_none()).map(|(k, v)| (*k, *v)).collect();
+) -> Result<usize, EmbedError> {
+    // Longest first: the slow ones start early, so the cores finish together.
+    let mut missing: Vec<(Key, &[u32])> = seqs.into_iter().filter(|(k, _)| store.get(k).is_none()).collect();
     missing.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
+    missing.dedup_by_key(|m| m.0);
     let total = missing.len() as u64;
     let done = std::sync::atomic::AtomicU64::new(0);
     let embed_one = |(k, ids): &(Key, &[u32])| -> Result<(Key, Vec<f32>), EmbedError> {
@@ -164,33 +199,81 @@ pub fn semantic_input(
     #[cfg(not(feature = "parallel"))]
     let fresh: Vec<Result<(Key, Vec<f32>), EmbedError>> = missing.iter().map(embed_one).collect();
     let embedded = fresh.len();
-    timing("embedded");
     for r in fresh {
         let (k, v) = r?;
         store.insert(k, v);
     }
-    let vector = |ids: &[u32]| -> Vec<f32> { store.get(&key(ids)).cloned().unwrap_or_default() };
+    Ok(embedded)
+}
 
-    let per_doc: Vec<Vec<Vec<f32>>> = chunk_ids.iter().map(|cs| cs.iter().map(|ids| vector(ids)).collect()).collect();
-    let encoder = layout.encoder.then(|| {
-        let texts: Vec<TrainingText> = chunk_ids
+/// Embed (or find in `store`) everything the semantic half of a bundle of `docs` needs.
+/// The keys this corpus used are returned with the input (a file store drops the others
+/// when it compacts).
+pub fn semantic_input(
+    docs: &[SourceDoc],
+    embedder: &Embedder,
+    model_name: &str,
+    layout: Layout,
+    store: &mut dyn EmbeddingStore,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<(SemanticInput, EmbedReport, Vec<Key>), EmbedError> {
+    let seqs = Sequences::of(docs, embedder.tokenizer(), layout);
+    let wanted = seqs.wanted();
+    let embedded = embed_missing(embedder, wanted.iter().map(|(k, v)| (*k, *v)), store, progress)?;
+    let (input, mut report) = assemble(&seqs, embedder, model_name, layout, &*store);
+    report.embedded = embedded;
+    report.stored = wanted.len() - embedded;
+    Ok((input, report, wanted.keys().copied().collect()))
+}
+
+/// One machine's share of a split embedding: embed the sequences of part `part` of `of`
+/// (numbered from 1) that `store` lacks. Returns how many were embedded now and how many
+/// the part holds.
+pub fn embed_part(
+    docs: &[SourceDoc],
+    embedder: &Embedder,
+    layout: Layout,
+    (part, of): (u32, u32),
+    store: &mut dyn EmbeddingStore,
+    progress: &(dyn Fn(u64, u64) + Sync),
+) -> Result<(usize, usize), EmbedError> {
+    let seqs = Sequences::of(docs, embedder.tokenizer(), layout);
+    let mine: Vec<(Key, &[u32])> = seqs.wanted().into_iter().filter(|(k, _)| part_of(k, of) + 1 == part).collect();
+    let n = mine.len();
+    Ok((embed_missing(embedder, mine, store, progress)?, n))
+}
+
+/// The semantic input from the embeddings in `store` (a sequence missing there gets an
+/// empty vector, which the builder refuses).
+fn assemble(
+    seqs: &Sequences,
+    embedder: &Embedder,
+    model_name: &str,
+    layout: Layout,
+    store: &dyn EmbeddingStore,
+) -> (SemanticInput, EmbedReport) {
+    let tok = embedder.tokenizer();
+    let vector = |ids: &[u32]| -> Vec<f32> { store.get(&key(ids)).cloned().unwrap_or_default() };
+    let per_doc: Vec<Vec<Vec<f32>>> = seqs.chunk_ids.iter().map(|cs| cs.iter().map(|ids| vector(ids)).collect()).collect();
+    let encoder = seqs.encoder.then(|| {
+        let texts: Vec<TrainingText> = seqs
+            .chunk_ids
             .iter()
             .flatten()
-            .chain(&training_ids)
+            .chain(&seqs.training_ids)
             .map(|ids| TrainingText { tokens: ids.clone(), embedding: vector(ids) })
             .collect();
-        let prior: HashMap<u32, Vec<f32>> = tokens.iter().zip(&token_ids).map(|(&t, ids)| (t, vector(ids))).collect();
+        let prior: HashMap<u32, Vec<f32>> = seqs.tokens.iter().zip(&seqs.token_ids).map(|(&t, ids)| (t, vector(ids))).collect();
         let by_id: HashMap<u32, &String> = tok.vocab().iter().map(|(s, &id)| (id, s)).collect();
-        let vocab: HashMap<u32, String> = tokens.iter().filter_map(|t| by_id.get(t).map(|s| (*t, (*s).clone()))).collect();
-        EncoderInput { texts, prior, vocab, special: special.clone(), extra: extra.clone() }
+        let vocab: HashMap<u32, String> = seqs.tokens.iter().filter_map(|t| by_id.get(t).map(|s| (*t, (*s).clone()))).collect();
+        EncoderInput { texts, prior, vocab, special: seqs.special.clone(), extra: seqs.extra.clone() }
     });
-    timing("assembled");
     let report = EmbedReport {
-        chunks: chunk_ids.iter().map(Vec::len).sum(),
-        texts: training_ids.len(),
-        tokens: token_ids.len(),
-        embedded,
-        stored: wanted.len() - embedded,
+        chunks: seqs.chunk_ids.iter().map(Vec::len).sum(),
+        texts: seqs.training_ids.len(),
+        tokens: seqs.token_ids.len(),
+        embedded: 0,
+        stored: 0,
     };
     let input = SemanticInput {
         model: model_name.to_string(),
@@ -201,7 +284,7 @@ pub fn semantic_input(
         probe: layout.probe,
         encoder,
     };
-    Ok((input, report, wanted.keys().copied().collect()))
+    (input, report)
 }
 
 #[cfg(test)]

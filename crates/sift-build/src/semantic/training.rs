@@ -10,24 +10,38 @@ pub const MIN_SENTENCE_WORDS: usize = 3;
 /// Longer ones are cut at this many words (the model would read ~80 tokens of them).
 pub const MAX_SENTENCE_WORDS: usize = 60;
 
-/// Titles, headings and sentences of the corpus, each once, in a fixed order.
+/// At most this many sentences are learnt from (titles and headings always are): past a
+/// Cranfield's worth, more sentences did not improve the encoder (bench/results/decisions.md)
+/// but each costs the build an embedding.
+pub const MAX_SENTENCES: usize = 20_000;
+
+/// Titles, headings and sentences of the corpus, each once, in a fixed order. A big site's
+/// sentences are capped at `MAX_SENTENCES`: those with the smallest hashes, a sample that
+/// does not depend on page order and that an edit changes only where it changed a sentence.
 pub fn training_texts(docs: &[SourceDoc]) -> Vec<String> {
+    training_texts_capped(docs, MAX_SENTENCES)
+}
+
+/// `training_texts` with another cap.
+pub fn training_texts_capped(docs: &[SourceDoc], max_sentences: usize) -> Vec<String> {
+    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let mut out: BTreeSet<String> = BTreeSet::new();
-    let mut add = |s: &str| {
-        let t = s.split_whitespace().collect::<Vec<_>>().join(" ");
-        if !t.is_empty() {
-            out.insert(t);
-        }
-    };
+    let mut said: BTreeSet<String> = BTreeSet::new();
     for d in docs {
-        add(&d.title);
+        out.insert(norm(&d.title));
         for sec in &d.sections {
-            add(&sec.heading);
-            for s in sentences(&sec.text) {
-                add(&s);
-            }
+            out.insert(norm(&sec.heading));
+            said.extend(sentences(&sec.text).iter().map(|s| norm(s)));
         }
     }
+    if said.len() > max_sentences {
+        let mut by_hash: Vec<([u8; 32], String)> = said.into_iter().map(|s| (*blake3::hash(s.as_bytes()).as_bytes(), s)).collect();
+        by_hash.sort_unstable();
+        by_hash.truncate(max_sentences);
+        said = by_hash.into_iter().map(|(_, s)| s).collect();
+    }
+    out.extend(said);
+    out.remove("");
     out.into_iter().collect()
 }
 
@@ -75,5 +89,29 @@ mod tests {
         assert_eq!(t.iter().filter(|x| *x == "Call the cache first.").count(), 1);
         assert!(t.contains(&"Caching".to_string()) && t.contains(&"Usage".to_string()));
         assert!(t.iter().all(|x| x.split_whitespace().count() <= MAX_SENTENCE_WORDS));
+    }
+
+    #[test]
+    fn a_big_sites_sentences_are_a_sample_that_page_order_does_not_change() {
+        let page = |id: &str, n: usize| SourceDoc {
+            id: id.into(),
+            title: format!("Page {id}"),
+            sections: vec![Section {
+                heading: format!("About {id}"),
+                anchor: None,
+                text: (0..n).map(|i| format!("Sentence {i} of page {id} here.")).collect::<Vec<_>>().join(" "),
+            }],
+            ..Default::default()
+        };
+        let docs = vec![page("a", 30), page("b", 30)];
+        let all = training_texts_capped(&docs, usize::MAX);
+        assert_eq!(all.len(), 64, "2 titles, 2 headings, 60 sentences");
+        let capped = training_texts_capped(&docs, 10);
+        assert_eq!(capped.len(), 14, "titles and headings always; 10 sentences");
+        assert!(["Page a", "Page b", "About a", "About b"].iter().all(|t| capped.contains(&t.to_string())));
+        let reversed: Vec<SourceDoc> = docs.iter().rev().cloned().collect();
+        assert_eq!(training_texts_capped(&reversed, 10), capped, "the sample depends on the sentences, not the page order");
+        // Both pages are sampled, not the first page's sentences alone.
+        assert!(capped.iter().any(|t| t.ends_with("page a here.")) && capped.iter().any(|t| t.ends_with("page b here.")));
     }
 }
