@@ -1,7 +1,8 @@
 //! The embedder in the CLI: at build time, everything the semantic half of a bundle needs
 //! — the chunks' embeddings and the static encoder's training data (titles, headings and
 //! sentences, and every token alone) — embedded once and cached by content; at search
-//! time, the query embedded by the full model when a user asks for it.
+//! time, the query embedded by the full model when a user asks for it; and `sift embed`,
+//! one machine's part of that work when it is split.
 
 use crate::embed_cache::{self, EmbedCache};
 use anyhow::{anyhow, Result};
@@ -86,4 +87,76 @@ pub fn semantic_input(docs: &[SourceDoc], model: &Path, layout: Layout, quiet: b
         eprintln!("warning: the embedding cache could not be saved ({err:#}); the next build embeds everything again");
     }
     Ok((input, report, t0.elapsed().as_secs_f64()))
+}
+
+#[derive(clap::Args)]
+pub struct EmbedArgs {
+    /// The sources `sift build` will read, with the same options.
+    #[arg(required = true)]
+    pub sources: Vec<PathBuf>,
+    /// This machine's part, `i/n` (1 ≤ i ≤ n): the texts whose hash falls in part i of n.
+    #[arg(long, value_parser = parse_part)]
+    pub part: (u32, u32),
+    /// The bundle directory the build will write, skipped when it lies inside the sources.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[arg(long)]
+    pub selector: Option<String>,
+    #[arg(long, default_value = "")]
+    pub base_url: String,
+    #[arg(long, default_value_t = 64 << 20)]
+    pub max_file_bytes: u64,
+    /// Embedding model (default: the one `sift model fetch` installed).
+    #[arg(long)]
+    pub embedder: Option<PathBuf>,
+    /// The build will fit no static query encoder (its texts need no embedding).
+    #[arg(long)]
+    pub no_encoder: bool,
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+fn parse_part(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("--part takes i/n with 1 <= i <= n (e.g. 2/8), not `{s}`");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n) = (i.trim().parse::<u32>().map_err(|_| bad())?, n.trim().parse::<u32>().map_err(|_| bad())?);
+    if i == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// `sift embed`: one part of a split embedding.
+pub fn embed(a: &EmbedArgs) -> Result<()> {
+    let opts = crate::sources::SourceOptions {
+        selector: a.selector.clone(),
+        base_url: a.base_url.clone(),
+        exclude: a.out.iter().cloned().collect(),
+        max_file_bytes: a.max_file_bytes,
+        progress: !a.quiet,
+    };
+    let collected = crate::sources::collect(&a.sources, &opts)?;
+    if collected.docs.is_empty() {
+        anyhow::bail!("no documents found in {:?}; nothing to embed", a.sources);
+    }
+    let model = match &a.embedder {
+        Some(m) if !m.exists() => anyhow::bail!("embedding model {} not found (run `sift model fetch`)", m.display()),
+        Some(m) => m.clone(),
+        None => default_model().ok_or_else(|| anyhow::anyhow!("no embedding model installed: run `sift model fetch` first"))?,
+    };
+    let layout = Layout { encoder: !a.no_encoder, ..Default::default() };
+    let (now, of_part, seconds) = embed_part(&collected.docs, &model, layout, a.part, a.quiet)?;
+    if !a.quiet {
+        eprintln!(
+            "part {}/{}: {} of the site's texts, {} embedded now ({:.1}/s), {} already in the cache, in {:.1}s",
+            a.part.0,
+            a.part.1,
+            of_part,
+            now,
+            now as f64 / seconds.max(1e-9),
+            of_part - now,
+            seconds
+        );
+    }
+    Ok(())
 }

@@ -9,6 +9,7 @@ mod http;
 mod model_fetch;
 mod serve;
 mod sources;
+mod steps;
 
 use anyhow::Result;
 use bundle_io::DiskBundle;
@@ -36,7 +37,7 @@ enum Cmd {
     Build(BuildArgs),
     /// Embed one part of a site's texts into the embedding cache, for a build split over
     /// several machines (`--part 2/8` on each job of a CI matrix, then one `sift build`).
-    Embed(EmbedArgs),
+    Embed(embedding::EmbedArgs),
     /// Search a bundle.
     Search(SearchArgs),
     /// Evaluate a bundle on a test collection (BEIR queries.jsonl + qrels .tsv).
@@ -124,78 +125,6 @@ pub struct BuildArgs {
     pub quiet: bool,
 }
 
-#[derive(clap::Args)]
-pub struct EmbedArgs {
-    /// The sources `sift build` will read, with the same options.
-    #[arg(required = true)]
-    pub sources: Vec<PathBuf>,
-    /// This machine's part, `i/n` (1 ≤ i ≤ n): the texts whose hash falls in part i of n.
-    #[arg(long, value_parser = parse_part)]
-    pub part: (u32, u32),
-    /// The bundle directory the build will write, skipped when it lies inside the sources.
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    #[arg(long)]
-    pub selector: Option<String>,
-    #[arg(long, default_value = "")]
-    pub base_url: String,
-    #[arg(long, default_value_t = 64 << 20)]
-    pub max_file_bytes: u64,
-    /// Embedding model (default: the one `sift model fetch` installed).
-    #[arg(long)]
-    pub embedder: Option<PathBuf>,
-    /// The build will fit no static query encoder (its texts need no embedding).
-    #[arg(long)]
-    pub no_encoder: bool,
-    #[arg(long, short)]
-    pub quiet: bool,
-}
-
-fn parse_part(s: &str) -> Result<(u32, u32), String> {
-    let bad = || format!("--part takes i/n with 1 <= i <= n (e.g. 2/8), not `{s}`");
-    let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let (i, n) = (i.trim().parse::<u32>().map_err(|_| bad())?, n.trim().parse::<u32>().map_err(|_| bad())?);
-    if i == 0 || i > n {
-        return Err(bad());
-    }
-    Ok((i, n))
-}
-
-/// `sift embed`: one part of a split embedding.
-fn embed(a: &EmbedArgs) -> Result<()> {
-    let opts = sources::SourceOptions {
-        selector: a.selector.clone(),
-        base_url: a.base_url.clone(),
-        exclude: a.out.iter().cloned().collect(),
-        max_file_bytes: a.max_file_bytes,
-        progress: !a.quiet,
-    };
-    let collected = sources::collect(&a.sources, &opts)?;
-    if collected.docs.is_empty() {
-        anyhow::bail!("no documents found in {:?}; nothing to embed", a.sources);
-    }
-    let model = match &a.embedder {
-        Some(m) if !m.exists() => anyhow::bail!("embedding model {} not found (run `sift model fetch`)", m.display()),
-        Some(m) => m.clone(),
-        None => embedding::default_model().ok_or_else(|| anyhow::anyhow!("no embedding model installed: run `sift model fetch` first"))?,
-    };
-    let layout = embedding::Layout { encoder: !a.no_encoder, ..Default::default() };
-    let (now, of_part, seconds) = embedding::embed_part(&collected.docs, &model, layout, a.part, a.quiet)?;
-    if !a.quiet {
-        eprintln!(
-            "part {}/{}: {} of the site's texts, {} embedded now ({:.1}/s), {} already in the cache, in {:.1}s",
-            a.part.0,
-            a.part.1,
-            of_part,
-            now,
-            now as f64 / seconds.max(1e-9),
-            of_part - now,
-            seconds
-        );
-    }
-    Ok(())
-}
-
 /// Who embeds queries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum QueryEmbedder {
@@ -257,7 +186,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Build(a) => build(&a).map(|_| ()),
-        Cmd::Embed(a) => embed(&a),
+        Cmd::Embed(a) => embedding::embed(&a),
         Cmd::Search(a) => return search(&a),
         Cmd::Eval(a) => eval::run(&a),
         Cmd::Bench(a) => bench::run(&a),
@@ -290,7 +219,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
         max_file_bytes: a.max_file_bytes,
         progress: !a.quiet,
     };
-    let steps = Steps::default();
+    let steps = steps::Steps::default();
     steps.start("reading");
     let collected = sources::collect(&a.sources, &opts)?;
     for w in &collected.warnings {
@@ -438,37 +367,11 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
         eprintln!(
             "{:.1} documents/s; peak memory {}; time by step: {}",
             report.docs as f64 / report.seconds.max(1e-9),
-            peak_memory().map_or("unknown".to_string(), |kb| format!("{:.0} MB", kb as f64 / 1024.0)),
+            steps::peak_memory().map_or("unknown".to_string(), |kb| format!("{:.0} MB", kb as f64 / 1024.0)),
             steps.summary()
         );
     }
     Ok(report)
-}
-
-/// When each step of a build started, to say where the time went.
-#[derive(Clone, Default)]
-struct Steps(std::sync::Arc<std::sync::Mutex<Vec<(String, Instant)>>>);
-
-impl Steps {
-    fn start(&self, what: &str) {
-        if let Ok(mut v) = self.0.lock() {
-            v.push((what.to_string(), Instant::now()));
-        }
-    }
-
-    /// `step 1.2s, step 0.3s, …` up to now.
-    fn summary(&self) -> String {
-        let v = self.0.lock().map(|v| v.clone()).unwrap_or_default();
-        let end = [Instant::now()];
-        let ends = v.iter().skip(1).map(|(_, t)| t).chain(&end);
-        v.iter().zip(ends).map(|((what, t0), t1)| format!("{what} {:.1}s", (*t1 - *t0).as_secs_f64())).collect::<Vec<_>>().join(", ")
-    }
-}
-
-/// The process's peak resident memory, kB (Linux's `VmHWM`).
-pub fn peak_memory() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 pub fn now_days() -> i64 {

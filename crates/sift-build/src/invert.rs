@@ -8,8 +8,8 @@ use crate::bundle::docstore::{visit_doc_fields, ANALYSIS_PIECE_BYTES};
 use crate::bundle::terms::TermEntry;
 use crate::doc::SourceDoc;
 use crate::fields::{self, N_FIELDS};
-use std::collections::HashMap;
 use crate::par_map;
+use std::collections::HashMap;
 
 /// One document analysed: its terms with per-field tf and positions (sorted by term), how
 /// its words were written, field lengths, and where its sections start.

@@ -342,11 +342,7 @@ fn check_ids(docs: &[SourceDoc]) -> Result<(), SiftError> {
 }
 
 /// Term shard payloads (first term, last term, payload), terms in sorted order.
-fn term_shards(
-    terms: &[&str],
-    postings: &HashMap<String, TermEntry>,
-    target: usize,
-) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
+fn term_shards(terms: &[&str], postings: &HashMap<String, TermEntry>, target: usize) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
     let mut writer = ShardWriter::new(target);
     for term in terms {
         writer.push(term, &postings[*term])?;
