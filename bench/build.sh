@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Hybrid build cost (numbers, not pass/fail): a clean hybrid build of the Python docs with an
+# Build cost (numbers, not pass/fail).
+#
+#   bash bench/build.sh [--keyword-only] [--no-split]
+#
+# Keyword builds: the Python docs built by Sift and Pagefind alternately (3 runs each: wall,
+# CPU, peak memory), and a synthetic docs-like corpus (../shared/scale/gen_corpus.py) of
+# $SIFT_BENCH_PAGES pages (default 20000; try 100000, 250000, 1000000): time, peak memory
+# and files written.
+# Hybrid builds (unless --keyword-only): a clean hybrid build of the Python docs with an
 # empty embedding cache, split in the two steps a fresh CI runner pays — the model's
 # vocabulary, embedded once per model by `sift model fetch`, then the site — with texts per
-# second, wall time and peak memory; then the same build split over 3 "machines"
-# (`sift embed --part i/3`), checked byte-identical to the one-machine bundle.
-#
-#   bash bench/build.sh [--no-split]
-#
-# Takes long: every text of the site is embedded (twice with the split check).
+# second, wall time and peak memory; then the same embedding split over 3 "machines"
+# (`sift embed --part i/3`), checked byte-identical to the one-machine bundle (unless
+# --no-split). Takes long: every text of the site is embedded (twice with the split).
 set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"
 cd "$SIFT_ROOT"
@@ -17,13 +22,50 @@ if [ ! -d "$SITE" ]; then
   echo "bench: installing python3.11-doc (the Python docs as a static site)"
   (apt-get install -y python3.11-doc || (apt-get update && apt-get install -y python3.11-doc)) > /dev/null
 fi
+KEYWORD_ONLY=0
+SPLIT=1
+for a in "$@"; do
+  case "$a" in
+    --keyword-only) KEYWORD_ONLY=1 ;;
+    --no-split) SPLIT=0 ;;
+    *) echo "bench/build.sh: unknown option $a" >&2; exit 2 ;;
+  esac
+done
+if [ ! -x bench/node_modules/.bin/pagefind ]; then
+  echo "bench: installing pagefind from npm"
+  (cd bench && npm install --no-audit --no-fund --loglevel=error)
+fi
 cargo build --quiet --release -p sift-cli
 SIFT="$CARGO_TARGET_DIR/release/sift"
-"$SIFT" model fetch
+PAGEFIND=bench/node_modules/.bin/pagefind
 WORK="$CARGO_TARGET_DIR/bench/build"
 rm -rf "$WORK"
 mkdir -p "$WORK"
 echo "== cores: $(nproc); site: $SITE"
+
+echo "== keyword build of the Python docs, Sift and Pagefind alternately"
+for i in 1 2 3; do
+  /usr/bin/time -f "sift:     %e s wall, %U s user, %M KB peak" "$SIFT" build "$SITE" --out "$WORK/keyword" --no-embedder -q 2>&1 | grep -v "^warning"
+  rm -rf "$WORK/pagefind"
+  /usr/bin/time -f "pagefind: %e s wall, %U s user, %M KB peak" "$PAGEFIND" --site "$SITE" --output-path "$WORK/pagefind" 2>&1 >/dev/null | tail -1
+done
+"$SIFT" build "$SITE" --out "$WORK/keyword" --no-embedder 2>&1 | grep "time by step"
+
+PAGES="${SIFT_BENCH_PAGES:-20000}"
+SHARED="$SIFT_ROOT/../shared/scale"
+if [ -f "$SHARED/gen_corpus.py" ]; then
+  echo "== keyword build of a synthetic docs-like corpus of $PAGES pages"
+  CORPUS="$CARGO_TARGET_DIR/bench/synthetic-$PAGES.jsonl"
+  [ -f "$CORPUS" ] || python3 "$SHARED/gen_corpus.py" "$SHARED/vocab.tsv" "$PAGES" "$CORPUS" >/dev/null
+  /usr/bin/time -f "synthetic $PAGES: %e s wall, %U s user, %M KB peak" "$SIFT" build "$CORPUS" --out "$WORK/synthetic" --no-embedder 2>&1 | grep -v "^warning" | tail -3
+  echo "files written: $(find "$WORK/synthetic" -type f | wc -l)"
+  rm -rf "$WORK/synthetic"
+else
+  echo "== no ../shared/scale: the synthetic corpus is left out"
+fi
+[ "$KEYWORD_ONLY" = 1 ] && exit 0
+
+"$SIFT" model fetch
 
 echo "== 1. the model's vocabulary, alone (once per model: sift model fetch)"
 /usr/bin/time -f "vocabulary: %e s wall, %U s user, %M KB peak" \
@@ -35,7 +77,7 @@ echo "== 2. the site, clean (nothing of it in the cache)"
 /usr/bin/time -f "site: %e s wall, %U s user, %M KB peak" \
   env SIFT_CACHE_DIR="$WORK/cache" "$SIFT" build "$SITE" --out "$WORK/one-machine" 2>&1 | grep -v "^warning"
 
-if [ "${1:-}" != "--no-split" ]; then
+if [ "$SPLIT" = 1 ]; then
   echo "== 3. the same embedding split over 3 machines, then one build"
   for i in 1 2 3; do
     # Each machine starts as a CI job would: the model's vocabulary cached, nothing of the site.

@@ -100,10 +100,13 @@ pub struct EmbedArgs {
     /// The bundle directory the build will write, skipped when it lies inside the sources.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// As for `sift build`: the CSS selector of the main content of HTML pages.
     #[arg(long)]
     pub selector: Option<String>,
+    /// As for `sift build`: the prefix of every page URL.
     #[arg(long, default_value = "")]
     pub base_url: String,
+    /// As for `sift build`: files larger than this many bytes are skipped.
     #[arg(long, default_value_t = 64 << 20)]
     pub max_file_bytes: u64,
     /// Embedding model (default: the one `sift model fetch` installed).
@@ -112,6 +115,7 @@ pub struct EmbedArgs {
     /// The build will fit no static query encoder (its texts need no embedding).
     #[arg(long)]
     pub no_encoder: bool,
+    /// No progress bar or summary.
     #[arg(long, short)]
     pub quiet: bool,
 }
