@@ -9,12 +9,7 @@ set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"
 cd "$SIFT_ROOT"
 scripts/setup-web.sh >/dev/null
-SITE="${SIFT_BENCH_SITE:-/usr/share/doc/python3.11/html}"
-if [ ! -d "$SITE" ]; then
-  echo "bench: installing python3.11-doc (the Python docs as a static site)"
-  (apt-get install -y python3.11-doc || (apt-get update && apt-get install -y python3.11-doc)) > /dev/null
-fi
-[ -x bench/node_modules/.bin/pagefind ] || (cd bench && npm install --no-audit --no-fund --loglevel=error)
+source bench/site.sh
 cargo build --quiet --release -p sift-cli
 SIFT="$CARGO_TARGET_DIR/release/sift"
 "$SIFT" model fetch >/dev/null
@@ -24,7 +19,7 @@ mkdir -p "$WORK"
 echo "bench: building the keyword-only Sift bundle and Pagefind's index of $SITE"
 /usr/bin/time -f "sift build (keyword-only): %e s, %M KB peak" "$SIFT" build "$SITE" --out "$WORK/sift-lex" --no-embedder -q
 rm -rf "$WORK/pagefind"
-/usr/bin/time -f "pagefind build: %e s, %M KB peak" bench/node_modules/.bin/pagefind --site "$SITE" --output-path "$WORK/pagefind" >/dev/null
+/usr/bin/time -f "pagefind build: %e s, %M KB peak" "$PAGEFIND" --site "$SITE" --output-path "$WORK/pagefind" >/dev/null
 if [ ! -f "$WORK/sift-hybrid/model/model.onnx" ] || [ "${1:-}" = "--rebuild" ]; then
   echo "bench: building the hybrid Sift bundle (embeds every section and the encoder's training texts)"
   # --copy-model: the sift_model row loads the full model from the bundle.

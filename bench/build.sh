@@ -17,11 +17,7 @@ set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"
 cd "$SIFT_ROOT"
 scripts/setup.sh
-SITE="${SIFT_BENCH_SITE:-/usr/share/doc/python3.11/html}"
-if [ ! -d "$SITE" ]; then
-  echo "bench: installing python3.11-doc (the Python docs as a static site)"
-  (apt-get install -y python3.11-doc || (apt-get update && apt-get install -y python3.11-doc)) > /dev/null
-fi
+source bench/site.sh
 KEYWORD_ONLY=0
 SPLIT=1
 for a in "$@"; do
@@ -31,13 +27,8 @@ for a in "$@"; do
     *) echo "bench/build.sh: unknown option $a" >&2; exit 2 ;;
   esac
 done
-if [ ! -x bench/node_modules/.bin/pagefind ]; then
-  echo "bench: installing pagefind from npm"
-  (cd bench && npm install --no-audit --no-fund --loglevel=error)
-fi
 cargo build --quiet --release -p sift-cli
 SIFT="$CARGO_TARGET_DIR/release/sift"
-PAGEFIND=bench/node_modules/.bin/pagefind
 WORK="$CARGO_TARGET_DIR/bench/build"
 rm -rf "$WORK"
 mkdir -p "$WORK"

@@ -6,15 +6,7 @@ set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"
 cd "$SIFT_ROOT"
 scripts/setup.sh
-SITE="${SIFT_BENCH_SITE:-/usr/share/doc/python3.11/html}"
-if [ ! -d "$SITE" ]; then
-  echo "bench: installing python3.11-doc (the Python docs as a static site)"
-  (apt-get install -y python3.11-doc || (apt-get update && apt-get install -y python3.11-doc)) > /dev/null
-fi
-if [ ! -x bench/node_modules/.bin/pagefind ]; then
-  echo "bench: installing pagefind from npm"
-  (cd bench && npm install --no-audit --no-fund --loglevel=error)
-fi
+source bench/site.sh
 python3 -c "import bm25s, Stemmer" 2>/dev/null || pip install --quiet bm25s PyStemmer
 cargo build --quiet --release -p sift-cli
 SIFT="$CARGO_TARGET_DIR/release/sift"
@@ -24,7 +16,7 @@ echo "== build and query benchmark"
 # The hybrid bundle of bench/browser.sh, when it has been built: hybrid `sift search` timed too.
 HYB=()
 [ -f "$WORK/browser/sift-hybrid/manifest.json" ] && HYB=(--hybrid "$WORK/browser/sift-hybrid")
-"$SIFT" bench --site "$SITE" --pagefind bench/node_modules/.bin/pagefind --work "$WORK" "${HYB[@]}" "$@"
+"$SIFT" bench --site "$SITE" --pagefind "$PAGEFIND" --work "$WORK" "${HYB[@]}" "$@"
 
 # Relevance: a table per test collection and mode, bm25s beside it (bench/relevance.py).
 COLLECTIONS=()
