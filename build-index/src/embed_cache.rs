@@ -13,7 +13,9 @@
 //!
 //! A split embedding (`sift embed --part i/n` on several machines) writes part files in the
 //! same format, `<model hash>.part-i-of-n.bin`; put in one folder, the next build reads
-//! them, appends their records to the main file and deletes them.
+//! them, appends their records to the main file and deletes them. The model's vocabulary,
+//! each token alone, has a file of its own (`<model hash>.vocabulary.bin`, same format),
+//! written once by `sift model fetch` and read by every build.
 
 use anyhow::{anyhow, Context as _, Result};
 use std::collections::HashMap;
@@ -42,6 +44,10 @@ pub fn cache_root() -> PathBuf {
     home.join(".cache/sift")
 }
 
+fn vocabulary_path(dir: &Path, model_hash: &str) -> PathBuf {
+    dir.join("embeddings").join(format!("{model_hash}.vocabulary.bin"))
+}
+
 /// A model's identity for caching: the BLAKE3 hash of its file.
 pub fn model_hash(model: &Path) -> Result<String> {
     let bytes = fs::read(model).with_context(|| format!("cannot read {}", model.display()))?;
@@ -61,7 +67,8 @@ pub struct EmbedCache {
     cap: u64,
     /// Part files read into this cache: deleted once the main file holds their records.
     merged: Vec<PathBuf>,
-    /// Records read but never written (a part's view of the main file).
+    /// Records read but never written: the model's vocabulary, and a part's view of the
+    /// main file.
     base: HashMap<Key, Vec<f32>>,
 }
 
@@ -85,6 +92,7 @@ impl EmbedCache {
     pub fn open(dir: &Path, model_hash: &str, dim: usize) -> EmbedCache {
         let folder = dir.join("embeddings");
         let mut cache = EmbedCache::at(folder.join(format!("{model_hash}.bin")), dim);
+        cache.read_base(&vocabulary_path(dir, model_hash));
         let prefix = format!("{model_hash}.part-");
         let mut parts: Vec<PathBuf> = fs::read_dir(&folder)
             .into_iter()
@@ -99,7 +107,7 @@ impl EmbedCache {
                 // A damaged part is used up to its damage; the main file gets what was good.
                 let (records, _) = cache.decode(&bytes);
                 for (k, v) in records {
-                    if !cache.entries.contains_key(&k) {
+                    if EmbeddingStore::get(&cache, &k).is_none() {
                         cache.entries.insert(k, v.clone());
                         cache.fresh.push((k, v));
                     }
@@ -116,11 +124,24 @@ impl EmbedCache {
     pub fn open_part(dir: &Path, model_hash: &str, dim: usize, (part, of): (u32, u32)) -> EmbedCache {
         let folder = dir.join("embeddings");
         let mut cache = EmbedCache::at(folder.join(format!("{model_hash}.part-{part}-of-{of}.bin")), dim);
-        if let Ok(bytes) = fs::read(folder.join(format!("{model_hash}.bin"))) {
-            let (records, _) = cache.decode(&bytes);
-            cache.base.extend(records);
-        }
+        cache.read_base(&folder.join(format!("{model_hash}.bin")));
+        cache.read_base(&vocabulary_path(dir, model_hash));
         cache
+    }
+
+    /// Open the model's vocabulary file (`sift model fetch` fills it): every token alone,
+    /// the same for every site, kept apart so that a cache cut down to its size limit never
+    /// drops it and checking it reads it alone.
+    pub fn open_vocabulary(dir: &Path, model_hash: &str, dim: usize) -> EmbedCache {
+        EmbedCache::at(vocabulary_path(dir, model_hash), dim)
+    }
+
+    /// Read a file's records as ones this cache uses but never writes.
+    fn read_base(&mut self, path: &Path) {
+        if let Ok(bytes) = fs::read(path) {
+            let (records, _) = self.decode(&bytes);
+            self.base.extend(records);
+        }
     }
 
     fn at(path: PathBuf, dim: usize) -> EmbedCache {
@@ -320,6 +341,19 @@ mod tests {
         assert_eq!(names, vec!["m.bin".to_string()], "the parts are merged and removed");
         let after = EmbedCache::open(&dir, "m", 3);
         assert_eq!((after.get(&b), after.get(&c2)), (Some(&vec![0.25, 0.5, 0.75]), Some(&vec![2.0, 2.0, 2.0])));
+        // The model's vocabulary has a file of its own: every cache reads it, none writes it.
+        let tok = key(&[101, 7, 102]);
+        let mut vocab = EmbedCache::open_vocabulary(&dir, "m", 3);
+        vocab.insert(tok, vec![0.5, 0.0, 0.5]);
+        vocab.save(&[tok]).unwrap();
+        let main_len = fs::metadata(&path).unwrap().len();
+        let mut site = EmbedCache::open(&dir, "m", 3);
+        assert_eq!(site.get(&tok), Some(&vec![0.5, 0.0, 0.5]));
+        site.insert(tok, vec![9.0, 9.0, 9.0]); // known: not taken
+        site.save(&[tok, b]).unwrap();
+        assert_eq!(fs::metadata(&path).unwrap().len(), main_len, "the main file does not copy the vocabulary");
+        assert_eq!(EmbedCache::open_part(&dir, "m", 3, (1, 3)).get(&tok), Some(&vec![0.5, 0.0, 0.5]));
+        fs::remove_file(vocabulary_path(&dir, "m")).unwrap();
         // Another dimension (another model file under the same name): ignored.
         assert_eq!(EmbedCache::open(&dir, "m", 4).len(), 0);
         let _ = fs::remove_dir_all(&dir);

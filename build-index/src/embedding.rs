@@ -43,13 +43,19 @@ pub fn query_embedder() -> Option<Result<&'static Embedder, String>> {
 
 pub use sift_embed::corpus::Layout;
 
-pub fn embedding_bar(quiet: bool) -> ProgressBar {
+/// Run `f` with a progress callback `(done, total)` drawn as the embedding bar.
+pub fn with_embedding_bar<T>(quiet: bool, f: impl FnOnce(&(dyn Fn(u64, u64) + Sync)) -> T) -> T {
     let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(0) };
     bar.set_style(
         ProgressStyle::with_template("{spinner} embedding {pos}/{len} texts {wide_bar} {per_sec}, {eta} to go")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    bar
+    let out = f(&|done: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(done);
+    });
+    bar.finish_and_clear();
+    out
 }
 
 /// One machine's share of a split embedding (`sift embed --part i/n`), written to a part
@@ -58,13 +64,8 @@ pub fn embed_part(docs: &[SourceDoc], model: &Path, layout: Layout, part: (u32, 
     let t0 = Instant::now();
     let e = load(model)?;
     let mut cache = EmbedCache::open_part(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, e.dim, part);
-    let bar = embedding_bar(quiet);
-    let progress = |done: u64, total: u64| {
-        bar.set_length(total);
-        bar.set_position(done);
-    };
-    let (now, of_part) = corpus::embed_part(docs, &e, layout, part, &mut cache, &progress).map_err(|err| anyhow!("{err}"))?;
-    bar.finish_and_clear();
+    let (now, of_part) = with_embedding_bar(quiet, |progress| corpus::embed_part(docs, &e, layout, part, &mut cache, progress))
+        .map_err(|err| anyhow!("{err}"))?;
     cache.save(&[])?;
     Ok((now, of_part, t0.elapsed().as_secs_f64()))
 }
@@ -75,14 +76,9 @@ pub fn semantic_input(docs: &[SourceDoc], model: &Path, layout: Layout, quiet: b
     let t0 = Instant::now();
     let e = load(model)?;
     let mut cache = EmbedCache::open(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, e.dim);
-    let bar = embedding_bar(quiet);
-    let progress = |done: u64, total: u64| {
-        bar.set_length(total);
-        bar.set_position(done);
-    };
     let (input, report, used) =
-        corpus::semantic_input(docs, &e, &model_name(model), layout, &mut cache, &progress).map_err(|err| anyhow!("{err}"))?;
-    bar.finish_and_clear();
+        with_embedding_bar(quiet, |progress| corpus::semantic_input(docs, &e, &model_name(model), layout, &mut cache, progress))
+            .map_err(|err| anyhow!("{err}"))?;
     if let Err(err) = cache.save(&used) {
         eprintln!("warning: the embedding cache could not be saved ({err:#}); the next build embeds everything again");
     }

@@ -150,16 +150,13 @@ fn embed_vocabulary(dir: &Path) -> Result<()> {
     let model = dir.join("model-f32.onnx");
     let t0 = std::time::Instant::now();
     let e = crate::embedding::load(&model)?;
-    let mut cache = EmbedCache::open(&embed_cache::cache_root(), &embed_cache::model_hash(&model)?, e.dim);
+    let mut cache = EmbedCache::open_vocabulary(&embed_cache::cache_root(), &embed_cache::model_hash(&model)?, e.dim);
     let seqs = sift_embed::corpus::vocabulary_sequences(e.tokenizer());
     let keyed: Vec<(Key, &[u32])> = seqs.iter().map(|s| (key(s), s.as_slice())).collect();
-    let bar = crate::embedding::embedding_bar(false);
-    let progress = |done: u64, total: u64| {
-        bar.set_length(total);
-        bar.set_position(done);
-    };
-    let now = sift_embed::corpus::embed_missing(&e, keyed.iter().copied(), &mut cache, &progress).map_err(|err| anyhow!("{err}"))?;
-    bar.finish_and_clear();
+    let now = crate::embedding::with_embedding_bar(false, |progress| {
+        sift_embed::corpus::embed_missing(&e, keyed.iter().copied(), &mut cache, progress)
+    })
+    .map_err(|err| anyhow!("{err}"))?;
     let used: Vec<Key> = keyed.iter().map(|(k, _)| *k).collect();
     cache.save(&used)?;
     if now > 0 {
