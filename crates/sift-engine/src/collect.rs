@@ -97,30 +97,33 @@ fn quoted_clause_docs(c: &Clause) -> Vec<u32> {
 
 /// Documents containing every quoted clause.
 fn quoted_docs(clauses: &[Clause]) -> Option<Vec<u32>> {
-    let mut out: Option<Vec<u32>> = None;
-    for c in clauses.iter().filter(|c| c.quoted) {
-        let docs = quoted_clause_docs(c);
-        out = Some(match out {
-            None => docs,
-            Some(mut prev) => {
-                prev.retain(|d| docs.binary_search(d).is_ok());
-                prev
-            }
-        });
-    }
-    out
+    intersection(clauses.iter().filter(|c| c.quoted).map(quoted_clause_docs))
+}
+
+/// The documents in every set (sorted sets); `None` for no sets.
+fn intersection(sets: impl IntoIterator<Item = Vec<u32>>) -> Option<Vec<u32>> {
+    sets.into_iter().reduce(|mut all, docs| {
+        all.retain(|d| docs.binary_search(d).is_ok());
+        all
+    })
 }
 
 /// Quoted text that cannot be a hard constraint, since no document has it: the labels of
 /// the quoted clauses no document contains, or, when each is found but never all in one
 /// document, of all of them (`true`). Empty when the quoted text constrains as typed.
 pub(crate) fn unmatched_quotes(clauses: &[Clause]) -> (Vec<String>, bool) {
-    let quoted: Vec<&Clause> = clauses.iter().filter(|c| c.quoted).collect();
-    let missing: Vec<String> = quoted.iter().filter(|c| quoted_clause_docs(c).is_empty()).map(|c| c.label.clone()).collect();
-    if missing.is_empty() && quoted_docs(clauses).is_some_and(|d| d.is_empty()) {
-        return (quoted.iter().map(|c| c.label.clone()).collect(), true);
+    let quoted: Vec<(&Clause, Vec<u32>)> = clauses.iter().filter(|c| c.quoted).map(|c| (c, quoted_clause_docs(c))).collect();
+    let missing: Vec<String> = quoted.iter().filter(|(_, docs)| docs.is_empty()).map(|(c, _)| c.label.clone()).collect();
+    if !missing.is_empty() {
+        return (missing, false);
     }
-    (missing, false)
+    let labels: Vec<String> = quoted.iter().map(|(c, _)| c.label.clone()).collect();
+    let apart = intersection(quoted.into_iter().map(|(_, docs)| docs)).is_some_and(|d| d.is_empty());
+    if apart {
+        (labels, true)
+    } else {
+        (Vec::new(), false)
+    }
 }
 
 /// Documents matching any negated clause (prefix completions never exclude).

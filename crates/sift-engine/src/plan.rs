@@ -194,7 +194,7 @@ pub(crate) fn draft(parsed: &ParsedQuery, typo_tolerant: bool) -> Vec<Draft> {
             _ => None,
         };
         let label = label(g);
-        let quoted = !g.negated && g.items.iter().all(|i| matches!(i, Item::Phrase(_)));
+        let quoted = g.is_quoted();
         out.push(Draft {
             label,
             items: g.items.clone(),

@@ -36,6 +36,13 @@ enum Lex {
     Filter(String, String),
 }
 
+impl Group {
+    /// Quoted text to find: a clause of phrases only, not excluded.
+    pub fn is_quoted(&self) -> bool {
+        !self.negated && self.items.iter().all(|i| matches!(i, Item::Phrase(_)))
+    }
+}
+
 impl ParsedQuery {
     /// Whether any clause (excluded or not) is quoted text.
     pub fn has_phrase(&self) -> bool {
@@ -49,9 +56,8 @@ impl ParsedQuery {
         let words = |text: &str| analyzer::compounds(text).into_iter().map(|(s, e)| Item::Word(text[s..e].to_string())).collect::<Vec<_>>();
         let mut groups = Vec::with_capacity(self.groups.len());
         for g in &self.groups {
-            let quoted = !g.negated && g.items.iter().all(|i| matches!(i, Item::Phrase(_)));
             match &g.items[..] {
-                _ if !quoted || !which(g) => groups.push(g.clone()),
+                _ if !g.is_quoted() || !which(g) => groups.push(g.clone()),
                 [Item::Phrase(p)] => groups.extend(words(p).into_iter().map(|w| Group { items: vec![w], negated: false })),
                 items => {
                     let all = items.iter().flat_map(|i| if let Item::Phrase(p) = i { words(p) } else { Vec::new() }).collect();
