@@ -152,7 +152,7 @@ fn source_docs(docs: &[Doc]) -> Vec<SourceDoc> {
             url: format!("/{}.html", d.id),
             title: d.title.clone(),
             path: d.path.clone(),
-            sections: d.sections.iter().map(|(h, t)| Section { heading: h.clone(), anchor: None, text: t.clone() }).collect(),
+            sections: d.sections.iter().map(|(h, t)| Section { heading: h.clone(), anchor: None, text: t.clone(), symbol: None }).collect(),
             metadata: d.metadata.clone(),
             date: d.date.map(|days| {
                 let (y, m, dd) = sift_tests::civil_from_days(days);

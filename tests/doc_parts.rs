@@ -17,14 +17,19 @@ fn corpus() -> Vec<SourceDoc> {
     for (i, w) in words.iter().enumerate() {
         let heading = if i % 2 == 0 { format!("item_{w}()") } else { "Examples".to_string() };
         let text = format!("The {w} entry explains {w} in detail. {}", "Plain filler prose about the library. ".repeat(15));
-        sections.push(Section { heading, anchor: Some(format!("s{i}")), text });
+        sections.push(Section { heading, anchor: Some(format!("s{i}")), text, symbol: None });
     }
     let long = SourceDoc { id: "long".into(), url: "/long.html".into(), title: "Long reference".into(), sections, ..Default::default() };
     let short = SourceDoc {
         id: "short".into(),
         url: "/short.html".into(),
         title: "Short note".into(),
-        sections: vec![Section { heading: String::new(), anchor: None, text: "A short note that mentions lambda once.".into() }],
+        sections: vec![Section {
+            heading: String::new(),
+            anchor: None,
+            text: "A short note that mentions lambda once.".into(),
+            symbol: None,
+        }],
         ..Default::default()
     };
     vec![long, short]
@@ -198,7 +203,7 @@ fn one_long_section() -> Vec<SourceDoc> {
         id: "table".into(),
         url: "/table.html".into(),
         title: "Big table".into(),
-        sections: vec![Section { heading: "Reference table".into(), anchor: Some("tbl".into()), text }],
+        sections: vec![Section { heading: "Reference table".into(), anchor: Some("tbl".into()), text, symbol: None }],
         ..Default::default()
     };
     vec![table, corpus().remove(1)]

@@ -13,7 +13,7 @@ fn doc(id: &str, title: &str, text: &str) -> SourceDoc {
         id: id.into(),
         url: format!("/{id}"),
         title: title.into(),
-        sections: vec![Section { heading: String::new(), anchor: None, text: text.into() }],
+        sections: vec![Section { heading: String::new(), anchor: None, text: text.into(), symbol: None }],
         ..Default::default()
     }
 }

@@ -332,7 +332,12 @@ fn long_pasted_text_is_answered_with_its_most_informative_terms() {
 #[test]
 fn sub_results_are_labelled_so_they_can_be_told_apart() {
     use sift_engine::doc::Section;
-    let sec = |heading: &str, anchor: &str, text: &str| Section { heading: heading.into(), anchor: Some(anchor.into()), text: text.into() };
+    let sec = |heading: &str, anchor: &str, text: &str| Section {
+        heading: heading.into(),
+        anchor: Some(anchor.into()),
+        text: text.into(),
+        symbol: None,
+    };
     let page = SourceDoc {
         id: "std/collections/hash_map/struct.HashMap.html".into(),
         url: "/std/collections/hash_map/struct.HashMap.html".into(),

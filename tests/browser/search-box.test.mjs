@@ -33,7 +33,7 @@ before(async () => {
   fs.mkdirSync(path.join(siteDir, "older/_sift"), { recursive: true });
   fs.copyFileSync(path.join(ROOT, "tests/frozen/older-format/manifest.json"), path.join(siteDir, "older/_sift/manifest.json"));
   const embed = withVectors ? [] : ["--no-embedder"];
-  sift(["build", path.join(ROOT, "tests/corpus"), path.join(ROOT, "tests/browser/fixtures/docs"), "--out", bundle, "--base-url", "/", "-q", ...embed]);
+  sift(["build", path.join(ROOT, "tests/corpus"), path.join(ROOT, "tests/browser/fixtures/docs"), path.join(ROOT, "tests/browser/fixtures/api"), "--out", bundle, "--base-url", "/", "-q", ...embed]);
   // A copy of the bundle with one term shard's payload damaged (its CRC no longer matches).
   const corrupt = path.join(siteDir, "corrupt/_sift");
   fs.mkdirSync(corrupt, { recursive: true });
@@ -99,6 +99,16 @@ test("arrow keys and Enter open the sub-result's section anchor", { skip }, asyn
   assert.equal(await active.getAttribute("data-url"), "/guides/authentication.html#rotating");
   await Promise.all([page.waitForURL(/authentication\.html#rotating$/), input.press("Enter")]);
   assert.ok(await page.locator("#rotating").count(), "the rendered page has the anchor");
+});
+
+test("an identifier's first option is its definition, with its path and kind, linking to the entry", { skip }, async () => {
+  const input = await openAndType("os.getcwd");
+  const entry = page.locator("sift-search [role=option].sub").first();
+  await entry.waitFor();
+  assert.equal(await entry.getAttribute("data-url"), "/library/os.html#os.getcwd");
+  assert.match(await entry.locator(".title").textContent(), /^os\.getcwd\s*function$/);
+  await input.press("ArrowDown");
+  await Promise.all([page.waitForURL(/os\.html#os\.getcwd$/), input.press("Enter")]);
 });
 
 test("keystrokes typed during a search are searched as one when it ends, its answer shown meanwhile", { skip }, async () => {

@@ -18,7 +18,7 @@ let w, secured, older;
 
 before(async () => {
   if (skip) return;
-  sift(["build", path.join(ROOT, "tests/corpus"), path.join(ROOT, "tests/browser/fixtures/docs"), "--out", bundle, "--base-url", "/", "-q", "--no-embedder"]);
+  sift(["build", path.join(ROOT, "tests/corpus"), path.join(ROOT, "tests/browser/fixtures/docs"), path.join(ROOT, "tests/browser/fixtures/api"), "--out", bundle, "--base-url", "/", "-q", "--no-embedder"]);
   // A bundle of an older format: the manifest alone is what is refused.
   const olderBundle = path.join(TARGET, "worker-tests/older/_sift");
   fs.mkdirSync(olderBundle, { recursive: true });
@@ -51,7 +51,7 @@ test("GET /health describes the bundle", { skip }, async () => {
   assert.equal(r.status, 200);
   const h = await r.json();
   assert.equal(h.status, "ok");
-  assert.equal(h.documents, 10);
+  assert.equal(h.documents, 11);
   assert.deepEqual(h.filter_fields, ["folder", "tags", "type"]);
 });
 
@@ -211,6 +211,9 @@ test("an MCP session with the official SDK client: list tools, search, read a pa
   assert.ok(rel.structuredContent.results.length >= 1);
   const multi = await client.callTool({ name: "multi_search", arguments: { queries: [{ query: "cache" }, { query: "memo" }] } });
   assert.ok(multi.structuredContent.results.length >= 2);
+  // An identifier: its definition, with the link an agent can cite.
+  const ident = await client.callTool({ name: "search", arguments: { query: "os.getcwd", limit: 3 } });
+  assert.deepEqual(ident.structuredContent.results[0].definition, { path: "os.getcwd", kind: "function", url: "/library/os.html#os.getcwd" });
   const missing = await client.callTool({ name: "get_document", arguments: { id: "nope" } });
   assert.equal(missing.isError, true);
   await client.close();

@@ -103,6 +103,8 @@ function compactResult(r, includeContent) {
   if (r.type) out.type = r.type;
   if (r.date) out.date = r.date;
   if (r.sub_results?.length) out.sections = r.sub_results.map((s) => ({ title: plain(s.title), url: s.url }));
+  // An identifier's definition: what an agent most wants to cite (the entry's link).
+  if (r.definition) out.definition = r.definition;
   if (r.queries) out.queries = r.queries;
   if (includeContent && typeof r.content === "string") {
     out.content = clip(r.content, CONTENT_PREVIEW_CHARS);

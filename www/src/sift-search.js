@@ -366,8 +366,15 @@ export class SiftSearchElement extends HTMLElement {
       appendMarked(snip, r.snippet);
       items.push(h("li", { role: "option", id: `${this.#ids}-o${i}`, "data-url": r.url, "aria-selected": "false" }, title, snip));
       (r.sub_results ?? []).forEach((s, j) => {
-        const st = h("div", { class: "title" }, "# ");
+        // The entry an identifier query names (its path, then its kind), else a section.
+        const entry = j === 0 && r.definition && s.url === r.definition.url;
+        const st = h("div", { class: "title" }, entry ? "" : "# ");
         appendMarked(st, s.title);
+        if (entry) {
+          const kind = h("span", { class: "where" });
+          kind.textContent = r.definition.kind;
+          st.append(kind);
+        }
         const ss = h("div", { class: "snippet" });
         appendMarked(ss, s.snippet);
         items.push(h("li", { role: "option", class: "sub", id: `${this.#ids}-o${i}-${j}`, "data-url": s.url, "aria-selected": "false" }, st, ss));

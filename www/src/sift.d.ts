@@ -27,6 +27,16 @@ export interface SubResult {
   snippet: string;
 }
 
+/** The API entry a result defines, for a query that is an identifier or a path. Plain text. */
+export interface Definition {
+  /** Its full path as the documentation writes it: `os.getcwd`, `std::vec::Vec::with_capacity` */
+  path: string;
+  /** As its generator names it: `function`, `method`, `struct`, … */
+  kind: string;
+  /** The link to the entry (also the result's first sub-result) */
+  url: string;
+}
+
 export interface SearchResult {
   id: string;
   /** HTML: matches in <mark>, everything else escaped */
@@ -39,6 +49,7 @@ export interface SearchResult {
   date?: string;
   metadata?: Record<string, string[]>;
   sub_results?: SubResult[];
+  definition?: Definition;
   content?: string;
   explain?: unknown;
   /** multiSearch: which queries found it */

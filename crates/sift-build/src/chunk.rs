@@ -65,7 +65,7 @@ mod tests {
         SourceDoc {
             id: "d".into(),
             title: "Guide".into(),
-            sections: sections.into_iter().map(|(h, t)| Section { heading: h.into(), anchor: None, text: t }).collect(),
+            sections: sections.into_iter().map(|(h, t)| Section { heading: h.into(), anchor: None, text: t, symbol: None }).collect(),
             ..Default::default()
         }
     }

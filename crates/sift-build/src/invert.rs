@@ -9,6 +9,7 @@ use crate::bundle::terms::TermEntry;
 use crate::doc::SourceDoc;
 use crate::fields::{self, N_FIELDS};
 use crate::par_map;
+use crate::symbol;
 use std::collections::HashMap;
 
 /// One document analysed: its terms with per-field tf and positions (sorted by term), how
@@ -59,6 +60,17 @@ fn analyse(d: &SourceDoc) -> DocAnalysis {
             }
         }
     });
+    // Definitions: each key of a section's path, at the section's start (`symbol`).
+    for (s, &start) in d.sections.iter().zip(&section_starts) {
+        for (key, tf) in s.symbol.as_ref().map(|sym| symbol::keys(&sym.path)).unwrap_or_default() {
+            let e = per_doc.entry(key).or_default();
+            // A page defining the same tail twice (`Vec::clone` of two impls) keeps its first.
+            if e.1.is_empty() {
+                e.0[fields::FIELD_HEADINGS] = tf;
+                e.1.push(start);
+            }
+        }
+    }
     let mut surfaces: Vec<(String, String, u32)> = surface_counts.into_iter().map(|((t, s), c)| (t, s, c)).collect();
     // The merge keeps a term's first 16 spellings: make "first" independent of hashing.
     surfaces.sort_unstable();
@@ -170,7 +182,7 @@ mod limits {
         let doc = SourceDoc {
             id: "dictionary.html".into(),
             title: "Dictionary".into(),
-            sections: vec![Section { heading: String::new(), anchor: None, text: text.join(" ") }],
+            sections: vec![Section { heading: String::new(), anchor: None, text: text.join(" "), symbol: None }],
             ..Default::default()
         };
         let built = build(&[doc], &BuildOptions::default()).unwrap();

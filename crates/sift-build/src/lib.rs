@@ -8,7 +8,9 @@
 //! and the manifest.
 
 // The format's modules under their own names, so the builder reads `crate::bundle`.
-pub use sift_format::{analyzer, bundle, charclass, date, decompose, doc, error, fields, hashing, json, text, wordbreak, wordpiece};
+pub use sift_format::{
+    analyzer, bundle, charclass, date, decompose, doc, error, fields, hashing, json, symbol, text, wordbreak, wordpiece,
+};
 pub use sift_format::{Section, SiftError, SourceDoc};
 
 pub mod chunk;
@@ -159,7 +161,8 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let encode_the_rest = || -> Result<_, SiftError> {
         opts.on_step.step("encoding the terms, the vocabulary and the doc store");
         let term_payloads = term_shards(&terms, &inverted.postings, opts.term_shard_target)?;
-        let with_df: Vec<(&str, u32)> = terms.iter().map(|&t| (t, inverted.postings[t].df())).collect();
+        // Definitions' keys are not words: nothing completes or corrects to them.
+        let with_df: Vec<(&str, u32)> = terms.iter().filter(|t| !symbol::is_key(t)).map(|&t| (t, inverted.postings[t].df())).collect();
         let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
         let vocab_payloads = vocabulary::encode(&vocabulary::entries(&with_df, spellings), opts.vocabulary_target)?;
         let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;

@@ -129,7 +129,8 @@ fn pieced(d: &SourceDoc, page: &PagePlan) -> (StoredDoc, Vec<String>, Vec<bool>,
         for p in part {
             let s = &d.sections[p.section];
             let heading = if p.continues { String::new() } else { s.heading.clone() };
-            out.sections.push(Section { heading, anchor: s.anchor.clone(), text: s.text[p.text.clone()].to_string() });
+            let symbol = if p.continues { None } else { s.symbol.clone() };
+            out.sections.push(Section { heading, anchor: s.anchor.clone(), text: s.text[p.text.clone()].to_string(), symbol });
             out.section_pos.push(p.start);
             out_labels.push(labels[p.section].clone());
             continues.push(p.continues);
@@ -203,7 +204,7 @@ mod doc_store_shards {
             .map(|i| SourceDoc {
                 id: format!("p{i}.html"),
                 title: format!("Page {i}"),
-                sections: vec![Section { heading: "Intro".into(), anchor: None, text: "word ".repeat(words) }],
+                sections: vec![Section { heading: "Intro".into(), anchor: None, text: "word ".repeat(words), symbol: None }],
                 ..Default::default()
             })
             .collect()
@@ -267,7 +268,7 @@ mod doc_store_shards {
                     9 => ("Long".into(), 300),
                     _ => (format!("H{i}"), 1 + i % 13),
                 };
-                Section { heading, anchor: None, text: "word ".repeat(words) }
+                Section { heading, anchor: None, text: "word ".repeat(words), symbol: None }
             })
             .collect();
         let (store, plan) = store(std::slice::from_ref(&page), 4096, 100, MAX_DOC_SHARDS);
@@ -297,7 +298,8 @@ mod doc_store_shards {
     fn under_a_tight_cap_parts_grow_by_quarters_before_pages_go_whole() {
         // One long page of 16 sections of ~1 KB, and two short pages.
         let mut long = pages(1, 10).remove(0);
-        long.sections = (0..16).map(|i| Section { heading: format!("S{i}"), anchor: None, text: "word ".repeat(200) }).collect();
+        long.sections =
+            (0..16).map(|i| Section { heading: format!("S{i}"), anchor: None, text: "word ".repeat(200), symbol: None }).collect();
         let mut docs = vec![long];
         docs.extend(pages(2, 10));
         let parts = |cap: usize| {

@@ -328,6 +328,21 @@ impl SearchRequest {
     }
 }
 
+/// The API entry a result defines, for an identifier query: its full path, its kind as the
+/// generator names it, and the link to the entry (`os.html#os.getcwd`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Definition {
+    pub path: String,
+    pub kind: String,
+    pub url: String,
+}
+
+impl ToJson for Definition {
+    fn to_json(&self) -> Json {
+        Json::obj([("path", Json::from(&self.path)), ("kind", Json::from(&self.kind)), ("url", Json::from(&self.url))])
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubResult {
     pub title: String,
@@ -346,6 +361,8 @@ pub struct SearchResult {
     pub snippet: String,
     pub score: f32,
     pub sub_results: Vec<SubResult>,
+    /// The entry the result defines, when the query names one (its sub-result comes first).
+    pub definition: Option<Definition>,
     pub metadata: BTreeMap<String, Vec<String>>,
     pub date: Option<String>,
     pub content: Option<String>,
@@ -417,6 +434,7 @@ impl ToJson for SearchResult {
             ("snippet", Json::from(&self.snippet), true),
             ("score", Json::from(self.score), true),
             ("sub_results", self.sub_results.to_json(), !self.sub_results.is_empty()),
+            ("definition", self.definition.as_ref().map_or(Json::Null, ToJson::to_json), self.definition.is_some()),
             ("metadata", Json::from(&self.metadata), !self.metadata.is_empty()),
             ("date", Json::from(self.date.clone()), self.date.is_some()),
             ("content", Json::from(self.content.clone()), self.content.is_some()),

@@ -45,6 +45,11 @@ pub(crate) fn prefix_alts(res: &Resolver, folded: &str, out: &mut Vec<Alt>) -> F
         let mut st = shard.map.search(aut).into_stream();
         let mut seen = 0;
         while let Some((k, off)) = st.next() {
+            // Definitions' keys (`os.getcwd.`) sort among the words they start with: they
+            // are not words, and do not use up the scan.
+            if k.last() == Some(&b'.') {
+                continue;
+            }
             seen += 1;
             if seen > MAX_PREFIX_SCAN {
                 break;

@@ -12,6 +12,7 @@
 //! | [`resolve`] | shards and postings on demand; a missing shard halts the step through `?` |
 //! | [`query`] | the query syntax: words, phrases, `-exclusions`, `OR`, `field:value` |
 //! | [`plan`] | parsed query → clauses of alternatives (exact term, compound, prefix) |
+//! | [`definition`] | an identifier query's definitions (API entries), ranked first |
 //! | [`expand`] | a word's prefix completions and fuzzy neighbours, as one idf group |
 //! | [`matching`] | which documents an alternative matches (phrases over positions), proximity |
 //! | [`score`] | BM25F of a document ([`rank`]): one function for ranking and for `explain` |
@@ -29,13 +30,16 @@
 //! [`contract`] holds the requests and responses every surface speaks.
 
 // The format's modules under their own names, so the engine reads `crate::bundle`.
-pub use sift_format::{analyzer, bundle, charclass, date, decompose, doc, error, fields, hashing, json, text, wordbreak, wordpiece};
+pub use sift_format::{
+    analyzer, bundle, charclass, date, decompose, doc, error, fields, hashing, json, symbol, text, wordbreak, wordpiece,
+};
 pub use sift_format::{Section, SourceDoc};
 #[macro_use]
 extern crate sift_format;
 
 mod collect;
 pub mod contract;
+mod definition;
 mod expand;
 mod feedback;
 mod fusion;

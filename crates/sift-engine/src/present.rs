@@ -3,6 +3,7 @@
 //! to the other matching sections. Only the chosen sections are analysed, and only up to
 //! the snippet window, so a 500 KB page costs no more than a short one.
 
+use super::definition::Defining;
 use super::plan::Plan;
 use super::resolve::{Flow, Resolver};
 use super::round4;
@@ -10,7 +11,7 @@ use super::score::Hit;
 use super::{Engine, ShardId};
 use crate::bundle::docstore::StoredDoc;
 use crate::bundle::terms::PostingList;
-use crate::contract::{SearchResult, SubResult};
+use crate::contract::{Definition, SearchResult, SubResult};
 use crate::snippet::{self, MatchQuality};
 use std::sync::Arc;
 
@@ -48,14 +49,18 @@ impl Highlight {
     /// The doc shard a result reads: for a page stored in parts, the part with the best
     /// match — most distinct terms, then most hits, then the earliest (the page's opening
     /// when nothing matched, as for an answer found by meaning alone).
-    fn shard_for(&self, eng: &Engine, doc: u32) -> usize {
+    fn shard_for(&self, eng: &Engine, doc: u32, defined_at: Option<u32>) -> usize {
         let parts = eng.doc_parts(doc);
         if parts.len() < 2 {
             return parts.start;
         }
         // Where each part's sections start. Title and path matches come before the first
-        // and are in every part's result; the sections' matches decide.
+        // and are in every part's result; the sections' matches decide — or the definition
+        // the query names, when the page has one.
         let starts: Vec<u32> = eng.manifest.doc_shards[parts.clone()].iter().map(|d| d.first_pos.unwrap_or(0)).collect();
+        if let Some(p) = defined_at {
+            return parts.start + starts.partition_point(|&s| s <= p).saturating_sub(1);
+        }
         let mut per_part: Vec<Vec<(u32, usize)>> = vec![Vec::new(); parts.len()];
         for (ti, positions) in self.positions(doc).iter().enumerate() {
             for &p in positions.iter().filter(|&&p| p >= starts[0]) {
@@ -68,7 +73,15 @@ impl Highlight {
     }
 
     /// A document's result from doc shard `si` (its `explain` is filled by the caller).
-    fn result(&self, res: &Resolver, doc: u32, si: usize, score: f32, include_content: bool) -> Flow<SearchResult> {
+    fn result(
+        &self,
+        res: &Resolver,
+        doc: u32,
+        si: usize,
+        score: f32,
+        defined_at: Option<u32>,
+        include_content: bool,
+    ) -> Flow<SearchResult> {
         let sd = res.stored_in(doc, si)?;
         // A part sees only the matches up to its end (positions are sorted; those before its
         // first section fall to the title or to no section).
@@ -77,7 +90,7 @@ impl Highlight {
             positions.iter_mut().for_each(|p| *p = &p[..p.partition_point(|&x| x < end)]);
         }
         let in_parts = res.eng.doc_parts(doc).len() > 1;
-        let mut r = build_result(sd, score, &self.terms, &self.prefixes, &positions, in_parts);
+        let mut r = build_result(sd, score, &self.terms, &self.prefixes, &positions, in_parts, defined_at);
         if include_content {
             r.content = Some(res.whole(doc)?.content());
         }
@@ -92,18 +105,20 @@ pub(crate) fn results(
     res: &Resolver,
     plan: &Plan,
     page: &[Hit],
+    defining: &[Defining],
     include_content: bool,
     explain: Option<&dyn Fn(&Hit) -> crate::json::Json>,
 ) -> Flow<Vec<SearchResult>> {
     let highlight = Highlight::new(plan);
-    let shards: Vec<usize> = page.iter().map(|h| highlight.shard_for(res.eng, h.doc)).collect();
+    let defined_at = |doc: u32| defining.iter().find(|d| d.doc == doc).map(|d| d.pos);
+    let shards: Vec<usize> = page.iter().map(|h| highlight.shard_for(res.eng, h.doc, defined_at(h.doc))).collect();
     let whole = page.iter().filter(|_| include_content).flat_map(|h| res.eng.doc_parts(h.doc));
     res.require(shards.iter().copied().chain(whole).map(ShardId::Docs))?;
     // Snippets analyse the pages' text: a rare-block character there needs the fold table.
     res.require(res.eng.fold_table_for_pages(page.iter().zip(&shards).map(|(h, &si)| (h.doc, si))))?;
     let mut out = Vec::with_capacity(page.len());
     for (h, &si) in page.iter().zip(&shards) {
-        let mut r = highlight.result(res, h.doc, si, h.score, include_content)?;
+        let mut r = highlight.result(res, h.doc, si, h.score, defined_at(h.doc), include_content)?;
         r.explain = explain.map(|f| f(h));
         out.push(r);
     }
@@ -165,6 +180,7 @@ fn build_result(
     prefixes: &[String],
     term_positions: &[&[u32]],
     in_parts: bool,
+    defined_at: Option<u32>,
 ) -> SearchResult {
     let is_match = |t: &str| match_terms.binary_search_by(|(x, _)| x.as_str().cmp(t)).is_ok();
     let hits = section_hits(sd, term_positions);
@@ -176,9 +192,24 @@ fn build_result(
     };
     let mut order: Vec<usize> = (0..sd.sections.len()).collect();
     order.sort_by(|&a, &b| quality[b].cmp(&quality[a]).then(a.cmp(&b)));
-    let best = order.iter().copied().find(|&i| !sd.sections[i].text.is_empty());
+    // The entry the query names, if the page has it: its section gives the snippet.
+    let defined = defined_at.and_then(|p| (0..sd.sections.len()).find(|&i| sd.section_pos.get(i) == Some(&p)));
+    let best =
+        defined.filter(|&i| !sd.sections[i].text.is_empty()).or_else(|| order.iter().copied().find(|&i| !sd.sections[i].text.is_empty()));
     let snippet = best.map(snippet_of).unwrap_or_default();
     let mut subs: Vec<SubResult> = Vec::new();
+    let section_url = |i: usize| match &sd.sections[i].anchor {
+        Some(a) if !a.is_empty() => [sd.url.split('#').next().unwrap_or(""), "#", a].concat(),
+        _ => sd.url.clone(),
+    };
+    // The entry's section is the first sub-result, labelled with its path.
+    let definition = defined.and_then(|i| {
+        let sym = sd.sections[i].symbol.as_ref()?;
+        let url = section_url(i);
+        let sn = if Some(i) == best { snippet.clone() } else { snippet_of(i) };
+        subs.push(SubResult { title: snippet::escape_html(&sym.path), url: url.clone(), snippet: sn });
+        Some(Definition { path: sym.path.clone(), kind: sym.kind.clone(), url })
+    });
     // Sub-results when the page has more than one section (a part of a long page may hold
     // just one).
     if sd.sections.len() > 1 || in_parts {
@@ -189,14 +220,10 @@ fn build_result(
         for &i in order.iter().filter(|&&i| quality[i].hits > 0 && titled(i)) {
             let title = snippet::escape_html(&labels[i]);
             // Sections that would read the same are one sub-result: the best-matching one.
-            if subs.iter().any(|s| s.title == title) {
+            if subs.iter().any(|s| s.title == title) || Some(i) == defined {
                 continue;
             }
-            let sec = &sd.sections[i];
-            let url = match &sec.anchor {
-                Some(a) if !a.is_empty() => [sd.url.split('#').next().unwrap_or(""), "#", a].concat(),
-                _ => sd.url.clone(),
-            };
+            let url = section_url(i);
             let sn = if Some(i) == best { snippet.clone() } else { snippet_of(i) };
             subs.push(SubResult { title, url, snippet: sn });
             if subs.len() == MAX_SUB_RESULTS {
@@ -212,6 +239,7 @@ fn build_result(
         snippet,
         score: round4(score),
         sub_results: subs,
+        definition,
         metadata: sd.metadata.clone(),
         date: sd.date.clone(),
         content: None,

@@ -1,6 +1,7 @@
 //! The search pipeline: a validated request in, a response out, each stage one module.
 
 use super::collect::{self, Filter};
+use super::definition;
 use super::feedback;
 use super::fusion;
 use super::meaning;
@@ -12,7 +13,7 @@ use super::resolve::{Flow, Resolver};
 use super::round4;
 use super::score::{self, Hit, Scorer};
 use super::{shards::ShardId, Engine};
-use crate::contract::{Fallback, SearchResponse, ValidRequest, MAX_CLAUSES};
+use crate::contract::{Fallback, SearchResponse, Sort, ValidRequest, MAX_CLAUSES};
 use crate::error::SiftError;
 use crate::hashing::HashMap;
 #[cfg(feature = "explain")]
@@ -28,7 +29,8 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let filter_fields = &eng.manifest.filter_fields;
     // The query is analysed first: a character of folding's rare blocks needs the table.
     res.require(eng.fold_table_for(&req.query))?;
-    let mut parsed = query::parse(&req.query, |f| filter_fields.iter().any(|x| x == f));
+    let parse = |q: &str| query::parse(q, |f| filter_fields.iter().any(|x| x == f));
+    let mut parsed = parse(&req.query);
     if let Some(words) = plan::cited(&parsed, eng.params.feedback_min_clauses) {
         parsed = words;
     }
@@ -40,9 +42,14 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let text =
         if semantic { meaning.map_or_else(|| meaning::semantic_text(&req.query, filter_fields), str::to_string) } else { String::new() };
     let first_semantic = if semantic { meaning::first_round(eng, host_vector.is_some(), &text) } else { Vec::new() };
+    // A query shaped like an identifier also looks up definitions (not when meaning alone
+    // is asked for).
+    let def_key = definition::key_of(&req.query).filter(|_| weights.0 > 0.0);
+    let def_shards = def_key.as_ref().map(|k| definition::shards(eng, k)).unwrap_or_default();
 
     // Quoted text that no document contains is no constraint: it relaxes to its words
-    // (ranked with proximity like any words), once, and the response says so.
+    // (ranked with proximity like any words), once, and the response says so (`unquoted`
+    // also says when a path was searched as its parts).
     let mut unquoted = None;
     let (mut plan, repeats, long) = loop {
         let drafts = plan::draft(&parsed, weights.0 > 0.0);
@@ -61,9 +68,21 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
         // One round for everything the plan reads: the startup shard (scoring data,
         // filters, and the doc store's dictionary the results' doc shards are read with),
         // the words' term shards, and the semantic indexes when meaning counts.
-        let shards = drafts.iter().flat_map(|d| d.shards(eng)).chain(first_semantic.iter().cloned());
+        let shards = drafts.iter().flat_map(|d| d.shards(eng)).chain(first_semantic.iter().cloned()).chain(def_shards.iter().cloned());
         res.require([ShardId::Startup].into_iter().chain(shards))?;
         let plan = plan::resolve(&res, &drafts)?;
+        // A path that nothing is written as, or defined as (`os.getcwdd`), is its parts:
+        // words, with typo tolerance — once, and the response says so.
+        if unquoted.is_none() && plan.positive_clauses().all(|c| c.alts.is_empty()) {
+            if let Some((k, words)) = def_key.as_ref().zip(definition::parts_as_words(&req.query)) {
+                if definition::lookup(&res, k, &|_| true)?.is_empty() {
+                    parsed = parse(&words);
+                    let reason = ["no document contains ", req.query.trim(), "; searched for its parts: ", &words].concat();
+                    unquoted = Some(Fallback { from: "identifier".into(), to: "words".into(), reason });
+                    continue;
+                }
+            }
+        }
         let (labels, apart) = if unquoted.is_none() { collect::unmatched_quotes(&plan.clauses) } else { (Vec::new(), false) };
         if labels.is_empty() {
             break (plan, repeats, long);
@@ -86,6 +105,10 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     // refuses them. Said here too, so the code goes with the feature.)
     let since_days = req.since_days.filter(|_| cfg!(feature = "dates"));
     let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), since_days, &plan.clauses);
+    let defining = match &def_key {
+        Some(k) => definition::lookup(&res, k, &|d| filter.admits(d))?,
+        None => Vec::new(),
+    };
     if plan.positive.is_empty() {
         let reason = "the query only excludes terms; add a word to search for";
         return Ok(empty_response(req, Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() }));
@@ -150,6 +173,9 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
 
     // Order, page, facets; then the stored documents of the page.
     collect::order(&mut hits, meta, req.sort, req.boost_recent);
+    if req.sort == Sort::Relevance {
+        definition::rank_first(&mut hits, &defining);
+    }
     let total = hits.len();
     let page: Vec<Hit> = hits.iter().skip(req.offset).take(req.limit).copied().collect();
     let facets = collect::facets(index, eng.manifest.doc_count as usize, &hits);
@@ -165,7 +191,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let explain: Option<&dyn Fn(&Hit) -> crate::json::Json> = if req.explain { Some(&explain) } else { None };
     #[cfg(not(feature = "explain"))]
     let explain = None;
-    let results = present::results(&res, &plan, &page, req.include_content && cfg!(feature = "whole-pages"), explain)?;
+    let results = present::results(&res, &plan, &page, &defining, req.include_content && cfg!(feature = "whole-pages"), explain)?;
     Ok(SearchResponse {
         has_more: req.offset + results.len() < total,
         results,

@@ -3,6 +3,7 @@
 //! and cut it into sections at headings — and at API entries with ids (`<dt id>`), so a
 //! result can deep-link to `os.html#os.getcwd`.
 
+use crate::api::PageApi;
 use crate::{collapse_ws, decode_text, folder_of, path_words, ExtractError};
 use ego_tree::iter::Edge;
 use scraper::{ElementRef, Html, Node, Selector};
@@ -25,7 +26,9 @@ impl Default for HtmlOptions {
 const MAIN_SELECTORS: &[&str] = &["main", "[role=main]", "article", "div.body", "#content", "body"];
 const SKIP_TAGS: &[&str] =
     &["script", "style", "noscript", "template", "nav", "footer", "svg", "button", "form", "select", "iframe", "object", "canvas", "head"];
-const SKIP_CLASSES: &[&str] = &["headerlink", "sidebar", "related", "sphinxsidebar", "toctree-wrapper", "breadcrumbs", "navigation"];
+// (`rightside`: rustdoc's "source" link and version beside each item's heading.)
+const SKIP_CLASSES: &[&str] =
+    &["headerlink", "sidebar", "related", "sphinxsidebar", "toctree-wrapper", "breadcrumbs", "navigation", "rightside"];
 const SKIP_META: &[&str] =
     &["viewport", "generator", "theme-color", "color-scheme", "robots", "referrer", "format-detection", "google-site-verification"];
 const BLOCK_TAGS: &[&str] = &[
@@ -108,13 +111,48 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
         .map(|t| collapse_ws(&t.text().collect::<String>()))
         .unwrap_or_default();
     let root = find_main(&html, opts.selector.as_deref());
-    let link_density = root.map_or(0.0, link_density);
+    // A source listing weighs like navigation: it is where an identifier occurs most often,
+    // and the least what a reader looking one up wants (rustdoc marks its `src/` pages).
+    let source_page =
+        Selector::parse("body").ok().and_then(|s| html.select(&s).next()).is_some_and(|b| b.value().classes().any(|c| c == "source"));
+    let link_density = if source_page || root.is_some_and(is_listing) { 1.0 } else { root.map_or(0.0, link_density) };
     let mut sections = match root {
         Some(r) => sections_of(r),
         None => Vec::new(),
     };
+    let first_text = |css: &str| {
+        Selector::parse(css)
+            .ok()
+            .and_then(|s| html.select(&s).next())
+            .map(|e| collapse_ws(&e.text().collect::<String>()))
+            .unwrap_or_default()
+    };
     // The title: the main content's first h1, else <title>, else the file name.
     let h1 = sections.iter().position(|s| s.1 == 1);
+    // API entries: which sections define an identifier (the page's generator and the item
+    // it documents decide how its headings' ids read).
+    let body_class = Selector::parse("body").ok().and_then(|s| html.select(&s).next()).and_then(|b| b.value().attr("class")).unwrap_or("");
+    let generator = Selector::parse("meta[name=generator][content]")
+        .ok()
+        .and_then(|s| html.select(&s).next())
+        .and_then(|m| m.value().attr("content"))
+        .unwrap_or("");
+    let package = first_text("div.sub-title, div.header .sub-title");
+    let package = package.strip_prefix("Package ").unwrap_or("");
+    let h1_text = h1.map(|i| sections[i].0.heading.clone()).unwrap_or_default();
+    let api = PageApi::new(body_class, generator, &h1_text, Some(package));
+    for s in sections.iter_mut() {
+        if let Some(h) = s.2.and_then(|n| html.tree.get(n)).and_then(ElementRef::wrap) {
+            s.0.symbol = api.entry(h, s.0.anchor.as_deref(), &s.0.heading);
+        }
+    }
+    // The page's own item is defined at its top: its link is the page itself.
+    if let (Some(item), Some(s)) = (api.page_item(), sections.get_mut(h1.unwrap_or(0))) {
+        if s.0.symbol.is_none() {
+            s.0.symbol = Some(item);
+            s.0.anchor = None;
+        }
+    }
     let title = match h1 {
         Some(i) if !sections[i].0.heading.is_empty() => {
             let t = sections[i].0.heading.clone();
@@ -124,7 +162,8 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
         _ if !page_title.is_empty() => page_title,
         _ => rel_path.rsplit('/').next().unwrap_or(rel_path).to_string(),
     };
-    let sections: Vec<Section> = sections.into_iter().map(|(s, _)| s).filter(|s| !s.text.is_empty() || !s.heading.is_empty()).collect();
+    let sections: Vec<Section> =
+        sections.into_iter().map(|(s, _, _)| s).filter(|s| !s.text.is_empty() || !s.heading.is_empty() || s.symbol.is_some()).collect();
     if sections.is_empty() && title.is_empty() {
         return Err(ExtractError::Skip(format!("{rel_path}: no text content; skipped")));
     }
@@ -153,6 +192,25 @@ fn link_density(root: ElementRef) -> f32 {
     // Headerlinks ("¶") count too: one character a heading, nothing beside a page's text.
     let linked: usize = root.select(&a).flat_map(|e| e.text()).map(chars).sum();
     (linked as f32 / total as f32).min(1.0)
+}
+
+/// Whether the main content is a code listing: code blocks (`<pre>`) with at most a
+/// heading's worth of prose around them (a twentieth of the text, or 80 characters). A
+/// page of examples with prose between them (the Python docs' `email.examples`, 82% code)
+/// is not: it is what its reader wants, and weighing it less cost the known-item
+/// paraphrases.
+fn is_listing(root: ElementRef) -> bool {
+    let chars = |t: &str| t.chars().filter(|c| !c.is_whitespace()).count();
+    let total: usize = root.text().map(chars).sum();
+    let pre = Selector::parse("pre").expect("static selector");
+    // Nested `pre`s are rare; the outermost counts once.
+    let code: usize = root
+        .select(&pre)
+        .filter(|p| !p.ancestors().filter_map(ElementRef::wrap).any(|a| a.value().name() == "pre"))
+        .flat_map(|e| e.text())
+        .map(chars)
+        .sum();
+    code > 0 && total - code.min(total) <= (total / 20).max(80)
 }
 
 /// Deeper than this, html5ever's open-element scans make parsing quadratic (100,000 nested
@@ -230,15 +288,16 @@ fn skipped(el: &scraper::node::Element) -> bool {
 }
 
 /// Walk the content iteratively (deeply nested pages must not overflow the stack) and cut
-/// it into (section, heading level) at headings and at `<dt id>` API entries.
-fn sections_of(root: ElementRef) -> Vec<(Section, u8)> {
-    let mut out: Vec<(Section, u8)> = vec![(Section::default(), 0)];
+/// it into (section, heading level, the heading's node) at headings and at `<dt id>` API
+/// entries.
+fn sections_of(root: ElementRef) -> Vec<(Section, u8, Option<ego_tree::NodeId>)> {
+    let mut out: Vec<(Section, u8, Option<ego_tree::NodeId>)> = vec![(Section::default(), 0, None)];
     let mut skip_until: Option<ego_tree::NodeId> = None;
     // Inside a heading: (node, level, id, text so far).
     let mut in_heading: Option<(ego_tree::NodeId, u8, Option<String>, String)> = None;
     let mut pending_anchor: Option<String> = None;
     let mut body = String::new();
-    let flush_body = |out: &mut Vec<(Section, u8)>, body: &mut String| {
+    let flush_body = |out: &mut Vec<(Section, u8, Option<ego_tree::NodeId>)>, body: &mut String| {
         let t = collapse_ws(body);
         if !t.is_empty() {
             let last = &mut out.last_mut().expect("never empty").0;
@@ -300,9 +359,12 @@ fn sections_of(root: ElementRef) -> Vec<(Section, u8)> {
                     continue;
                 }
                 if in_heading.as_ref().is_some_and(|h| h.0 == node.id()) {
-                    let (_, level, id, text) = in_heading.take().expect("checked");
-                    let anchor = pending_anchor.take().or(id);
-                    out.push((Section { heading: collapse_ws(&text), anchor, text: String::new() }, level));
+                    let (node_id, level, id, text) = in_heading.take().expect("checked");
+                    // The heading's own id first; else an empty element's just before it (`<a id>`,
+                    // an enclosing `<section id>`).
+                    let anchor = id.or(pending_anchor.take());
+                    pending_anchor = None;
+                    out.push((Section { heading: collapse_ws(&text), anchor, text: String::new(), symbol: None }, level, Some(node_id)));
                 } else if let Node::Element(el) = node.value() {
                     if BLOCK_TAGS.contains(&el.name()) && in_heading.is_none() {
                         body.push(' ');
@@ -383,5 +445,122 @@ mod tests {
     fn empty_and_binary_pages_are_skipped() {
         assert!(matches!(extract(b"<html></html>", "e.html", &HtmlOptions::default()), Ok(_) | Err(ExtractError::Skip(_))));
         assert!(matches!(extract(b"\x89PNG\x00\x00", "img.html", &HtmlOptions::default()), Err(ExtractError::Skip(_))));
+    }
+}
+
+#[cfg(test)]
+mod api_entries {
+    use super::*;
+    use sift_format::Symbol;
+
+    fn symbols(html: &str, path: &str) -> Vec<(String, Option<String>, String, String)> {
+        let d = extract(html.as_bytes(), path, &HtmlOptions::default()).unwrap().0;
+        d.sections.into_iter().filter_map(|s| s.symbol.map(|Symbol { path, kind }| (s.heading, s.anchor, path, kind))).collect()
+    }
+
+    #[test]
+    fn sphinx_entries_are_definitions_with_their_dotted_path_and_kind() {
+        let page = r##"<html><body><div class="body"><h1>os — Miscellaneous interfaces</h1><p>Intro.</p>
+            <dl class="py function"><dt class="sig sig-object py" id="os.getcwd"><span class="sig-prename">os.</span><span class="sig-name">getcwd</span>()<a class="headerlink" href="#os.getcwd">¶</a></dt>
+            <dd><p>Return the current working directory.</p></dd></dl>
+            <dl class="py class"><dt class="sig sig-object py" id="os.DirEntry"><em>class</em> os.DirEntry</dt><dd>An entry.</dd></dl>
+            <dl class="c function"><dt class="sig sig-object c" id="c.PyList_New">PyObject *PyList_New(Py_ssize_t len)</dt><dd>New list.</dd></dl>
+            <dl class="std cmdoption"><dt class="sig sig-object std" id="cmdoption-c">-c command</dt><dd>Run.</dd></dl>
+            </div></body></html>"##;
+        let s = symbols(page, "library/os.html");
+        let got: Vec<(&str, &str, &str)> = s.iter().map(|(_, a, p, k)| (a.as_deref().unwrap(), p.as_str(), k.as_str())).collect();
+        assert_eq!(
+            got,
+            [("os.getcwd", "os.getcwd", "function"), ("os.DirEntry", "os.DirEntry", "class"), ("c.PyList_New", "PyList_New", "function")]
+        );
+    }
+
+    #[test]
+    fn rustdoc_pages_and_members_are_definitions_with_their_full_path() {
+        let page = r##"<html><body class="rustdoc struct"><main><section id="main-content" class="content">
+            <h1 class="fqn"><span class="in-band">Struct <a href="../index.html">std</a>::<wbr><a href="index.html">vec</a>::<wbr><a class="struct" href="#">Vec</a><button id="copy-path">Copy item path</button></span></h1>
+            <div class="docblock"><p>A contiguous growable array type.</p></div>
+            <section id="method.with_capacity" class="method has-srclink"><span class="rightside"><a class="srclink" href="../src/x.rs.html">source</a></span><a href="#method.with_capacity" class="anchor"></a><h4 class="code-header">pub fn <a href="#method.with_capacity" class="fnname">with_capacity</a>(capacity: usize) -&gt; Vec&lt;T&gt;</h4></section>
+            <div class="docblock"><p>Constructs a new, empty Vec with at least the specified capacity.</p></div>
+            <section id="method.clone-1" class="method"><h4 class="code-header">fn clone(&amp;self) -&gt; Self</h4></section><div class="docblock"><p>Clones.</p></div>
+            <h2 id="implementations" class="small-section-header">Implementations</h2><p>Impls.</p>
+            </section></main></body></html>"##;
+        let s = symbols(page, "std/vec/struct.Vec.html");
+        let got: Vec<(Option<&str>, &str, &str)> = s.iter().map(|(_, a, p, k)| (a.as_deref(), p.as_str(), k.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                (None, "std::vec::Vec", "struct"),
+                (Some("method.with_capacity"), "std::vec::Vec::with_capacity", "method"),
+                (Some("method.clone-1"), "std::vec::Vec::clone", "method")
+            ]
+        );
+        // A primitive's page names it after two words.
+        let prim = r##"<html><body class="rustdoc primitive"><main><h1 class="fqn"><span class="in-band">Primitive Type <a class="primitive" href="#">str</a></span></h1><p>String slices.</p>
+            <section id="method.split_whitespace" class="method"><h4 class="code-header">pub fn split_whitespace(&amp;self)</h4></section><p>Splits.</p></main></body></html>"##;
+        let paths: Vec<String> = symbols(prim, "std/primitive.str.html").into_iter().map(|s| s.2).collect();
+        assert_eq!(paths, ["str", "str::split_whitespace"]);
+        // A source listing is marked as such: it weighs like navigation.
+        let src = extract(
+            b"<html><body class=\"rustdoc source\"><main><pre>fn main() {}</pre><p>x</p></main></body></html>",
+            "src/a.rs.html",
+            &HtmlOptions::default(),
+        )
+        .unwrap()
+        .0;
+        assert_eq!(src.link_density, 1.0);
+        // A page that is all code, marked by no generator, is a listing too; a page of
+        // examples with prose between them is not.
+        let code = "<pre>def getcwd(): return _getcwd()  # the current working directory\ndef chdir(path): _chdir(path)</pre>";
+        let listing = extract(
+            format!("<html><body><div class=\"body\"><h1>Source code for os</h1><div class=\"highlight\">{code}</div></div></body></html>")
+                .as_bytes(),
+            "_modules/os.html",
+            &HtmlOptions::default(),
+        )
+        .unwrap()
+        .0;
+        assert_eq!(listing.link_density, 1.0);
+        let examples = extract(format!("<html><body><main><h1>Examples</h1><p>First, read the directory you are in, then change to another one.</p>{code}<p>The second call returns the new directory: a relative path now resolves against it.</p></main></body></html>").as_bytes(), "examples.html", &HtmlOptions::default()).unwrap().0;
+        assert_eq!(examples.link_density, 0.0);
+    }
+
+    #[test]
+    fn javadoc_typedoc_and_doxygen_members_are_definitions() {
+        let javadoc = r##"<html><head><meta name="generator" content="javadoc/ClassWriterImpl"></head><body class="class-declaration-page"><main>
+            <div class="header"><div class="sub-title">Package java.util</div><h1 class="title">Class ArrayList&lt;E&gt;</h1></div>
+            <section class="detail" id="add(E)"><h3>add</h3><div class="block">Appends the element.</div></section>
+            <section class="detail" id="size()"><h3>size</h3><div class="block">The size.</div></section></main></body></html>"##;
+        let s = symbols(javadoc, "java/util/ArrayList.html");
+        let got: Vec<(&str, &str)> = s.iter().map(|(_, _, p, k)| (p.as_str(), k.as_str())).collect();
+        assert_eq!(got, [("java.util.ArrayList", "class"), ("java.util.ArrayList.add", "method"), ("java.util.ArrayList.size", "method")]);
+
+        let typedoc = r##"<html><head><meta name="generator" content="TypeDoc 0.25"></head><body><main><h1>Class Engine</h1>
+            <section class="tsd-panel tsd-member tsd-kind-method tsd-parent-kind-class"><a id="search" class="tsd-anchor"></a><h3 class="tsd-anchor-link">search</h3><p>Searches.</p></section>
+            </main></body></html>"##;
+        let s = symbols(typedoc, "classes/Engine.html");
+        assert_eq!(s.last().map(|(_, a, p, k)| (a.as_deref(), p.as_str(), k.as_str())), Some((Some("search"), "Engine.search", "method")));
+
+        let doxygen = r##"<html><head><meta name="generator" content="Doxygen 1.9.4"></head><body><div class="contents"><h1>ns::Engine Class Reference</h1>
+            <a id="a5b2c"></a><h2 class="memtitle"><span class="permalink"><a href="#a5b2c">&#9670;&nbsp;</a></span>search()</h2><div class="memdoc">Searches.</div>
+            </div></body></html>"##;
+        let s = symbols(doxygen, "classns_1_1Engine.html");
+        assert_eq!(
+            s.last().map(|(_, a, p, k)| (a.as_deref(), p.as_str(), k.as_str())),
+            Some((Some("a5b2c"), "ns::Engine.search", "member"))
+        );
+    }
+
+    #[test]
+    fn a_heading_is_a_definition_only_when_it_is_code_naming_its_id() {
+        let page = r##"<html><body><main><h1>API</h1>
+            <h3 id="parse"><code>parse(text)</code></h3><p>Parses.</p>
+            <h3 id="installation">Installation</h3><p>Run it.</p>
+            <h3 id="parse-options"><code>other()</code></h3><p>Unrelated id.</p>
+            <dl><dt id="json.dumps">json.dumps(obj)</dt><dd>Serialise.</dd><dt id="glossary-term">term</dt><dd>A word.</dd></dl>
+            </main></body></html>"##;
+        let s = symbols(page, "api.html");
+        let got: Vec<(&str, &str)> = s.iter().map(|(_, _, p, k)| (p.as_str(), k.as_str())).collect();
+        assert_eq!(got, [("parse", "heading"), ("json.dumps", "entry")]);
     }
 }

@@ -84,7 +84,7 @@ fn record(v: Value) -> Result<SourceDoc, String> {
         url,
         title,
         path,
-        sections: vec![Section { heading: String::new(), anchor: None, text: collapse_ws(&text) }],
+        sections: vec![Section { heading: String::new(), anchor: None, text: collapse_ws(&text), symbol: None }],
         metadata,
         date,
         link_density: 0.0,

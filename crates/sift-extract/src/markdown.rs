@@ -68,10 +68,15 @@ pub fn extract(bytes: &[u8], rel_path: &str, base_url: &str) -> Result<(SourceDo
                     let text = collapse_ws(&text);
                     if level == HeadingLevel::H1 && first_h1.is_none() && title.is_none() {
                         first_h1 = Some(text.clone());
-                        sections.push(Section { heading: String::new(), anchor: id.or_else(|| Some(slug(&text))), text: String::new() });
+                        sections.push(Section {
+                            heading: String::new(),
+                            anchor: id.or_else(|| Some(slug(&text))),
+                            text: String::new(),
+                            symbol: None,
+                        });
                     } else {
                         let anchor = id.unwrap_or_else(|| slug(&text));
-                        sections.push(Section { heading: text, anchor: Some(anchor), text: String::new() });
+                        sections.push(Section { heading: text, anchor: Some(anchor), text: String::new(), symbol: None });
                     }
                 }
             }

@@ -13,17 +13,32 @@ pub struct Section {
     /// The heading's id, for deep links (`page.html#anchor`).
     pub anchor: Option<String>,
     pub text: String,
+    /// The API entry this section defines, when its generator marks one up
+    /// (`os.getcwd`, `std::vec::Vec::with_capacity`): identifier queries find it first.
+    pub symbol: Option<Symbol>,
+}
+
+/// A definition: an API entry's full path as its documentation writes it, and its kind as
+/// the generator names it (`function`, `method`, `struct`, …).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Symbol {
+    pub path: String,
+    pub kind: String,
 }
 
 impl Section {
-    /// A section as the document store and the contract write it (`heading` and `anchor`
-    /// only when present).
+    /// A section as the document store and the contract write it (`heading`, `anchor`,
+    /// `symbol` and `kind` only when present).
     pub fn from_json(v: &Json) -> Result<Section, String> {
         let f = Fields::of(v, "section", None)?;
         Ok(Section {
             heading: f.opt_str("heading")?.unwrap_or_default(),
             anchor: f.opt_str("anchor")?,
             text: f.opt_str("text")?.unwrap_or_default(),
+            symbol: match f.opt_str("symbol")? {
+                Some(path) => Some(Symbol { path, kind: f.opt_str("kind")?.unwrap_or_default() }),
+                None => None,
+            },
         })
     }
 }
@@ -34,6 +49,8 @@ impl ToJson for Section {
             ("heading", Json::from(&self.heading), !self.heading.is_empty()),
             ("anchor", Json::from(self.anchor.clone()), self.anchor.is_some()),
             ("text", Json::from(&self.text), true),
+            ("symbol", Json::from(self.symbol.as_ref().map(|s| s.path.clone())), self.symbol.is_some()),
+            ("kind", Json::from(self.symbol.as_ref().map(|s| s.kind.clone())), self.symbol.is_some()),
         ])
     }
 }
@@ -51,8 +68,9 @@ pub struct SourceDoc {
     pub metadata: BTreeMap<String, Vec<String>>,
     /// ISO date, if the source had one.
     pub date: Option<String>,
-    /// Share of the page's main text that is link text (0..1): navigation pages (generated
-    /// indexes) are mostly links. 0 when unknown (Markdown, JSONL).
+    /// Share of the page's main text that is not prose (0..1): link text (navigation pages,
+    /// generated indexes, are mostly links) or a code listing (a source page). 0 when
+    /// unknown (Markdown, JSONL).
     pub link_density: f32,
 }
 

@@ -29,9 +29,10 @@ pub mod error;
 pub mod fields;
 pub mod hashing;
 pub mod json;
+pub mod symbol;
 pub mod text;
 pub mod wordbreak;
 pub mod wordpiece;
 
-pub use doc::{Section, SourceDoc};
+pub use doc::{Section, SourceDoc, Symbol};
 pub use error::SiftError;

@@ -57,6 +57,7 @@ pub fn sample_docs() -> Vec<SourceDoc> {
                 heading: h.to_string(),
                 anchor: (!h.is_empty()).then(|| sift_extract::markdown::slug(h)),
                 text: t.to_string(),
+                symbol: None,
             })
             .collect(),
         metadata: BTreeMap::from([

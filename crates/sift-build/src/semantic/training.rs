@@ -80,8 +80,8 @@ mod tests {
             id: "a".into(),
             title: "Caching".into(),
             sections: vec![
-                Section { heading: "Usage".into(), anchor: None, text: "Call the cache first. Call the cache first.".into() },
-                Section { heading: "Usage".into(), anchor: None, text: "word ".repeat(100) },
+                Section { heading: "Usage".into(), anchor: None, text: "Call the cache first. Call the cache first.".into(), symbol: None },
+                Section { heading: "Usage".into(), anchor: None, text: "word ".repeat(100), symbol: None },
             ],
             ..Default::default()
         };
@@ -100,6 +100,7 @@ mod tests {
                 heading: format!("About {id}"),
                 anchor: None,
                 text: (0..n).map(|i| format!("Sentence {i} of page {id} here.")).collect::<Vec<_>>().join(" "),
+                symbol: None,
             }],
             ..Default::default()
         };

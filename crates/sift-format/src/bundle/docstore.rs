@@ -349,9 +349,9 @@ mod tests {
             title: "Title with state-machine".into(),
             path: "guides mcp server".into(),
             sections: vec![
-                Section { heading: "".into(), anchor: None, text: text.repeat(3) },
-                Section { heading: "Heading two".into(), anchor: None, text: text.into() },
-                Section { heading: "Empty".into(), anchor: None, text: String::new() },
+                Section { heading: "".into(), anchor: None, text: text.repeat(3), symbol: None },
+                Section { heading: "Heading two".into(), anchor: None, text: text.into(), symbol: None },
+                Section { heading: "Empty".into(), anchor: None, text: String::new(), symbol: None },
             ],
             ..Default::default()
         };
@@ -369,8 +369,8 @@ mod tests {
             title: "A title".into(),
             path: "some path".into(),
             sections: vec![
-                Section { heading: String::new(), anchor: None, text: "intro words".into() },
-                Section { heading: "Heading of StateMachine".into(), anchor: None, text: "first body word".into() },
+                Section { heading: String::new(), anchor: None, text: "intro words".into(), symbol: None },
+                Section { heading: "Heading of StateMachine".into(), anchor: None, text: "first body word".into(), symbol: None },
             ],
             ..Default::default()
         };

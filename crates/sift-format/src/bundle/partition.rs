@@ -199,18 +199,19 @@ mod tests {
             title: "A title of StateMachine".into(),
             path: "some path".into(),
             sections: vec![
-                Section { heading: "Intro".into(), anchor: Some("intro".into()), text: TEXT.repeat(2) },
-                Section { heading: "Heading of StateMachine".into(), anchor: Some("h".into()), text: TEXT.repeat(37) },
-                Section { heading: String::new(), anchor: None, text: TEXT.repeat(3) },
-                Section { heading: "Short".into(), anchor: None, text: "a few words".into() },
+                Section { heading: "Intro".into(), anchor: Some("intro".into()), text: TEXT.repeat(2), symbol: None },
+                Section { heading: "Heading of StateMachine".into(), anchor: Some("h".into()), text: TEXT.repeat(37), symbol: None },
+                Section { heading: String::new(), anchor: None, text: TEXT.repeat(3), symbol: None },
+                Section { heading: "Short".into(), anchor: None, text: "a few words".into(), symbol: None },
                 // A long run without a token (an ASCII rule), between words.
                 Section {
                     heading: "Rule".into(),
                     anchor: None,
                     text: format!("{}{}{}", "rule above ".repeat(90), "-- ".repeat(900), "rule below ".repeat(90)),
+                    symbol: None,
                 },
-                Section { heading: "Empty".into(), anchor: None, text: String::new() },
-                Section { heading: "Last".into(), anchor: None, text: TEXT.repeat(11) },
+                Section { heading: "Empty".into(), anchor: None, text: String::new(), symbol: None },
+                Section { heading: "Last".into(), anchor: None, text: TEXT.repeat(11), symbol: None },
             ],
             ..Default::default()
         }

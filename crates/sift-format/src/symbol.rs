@@ -1,0 +1,149 @@
+//! Definitions in the term dictionary: how an API entry's path becomes keys, and how a
+//! query that looks like an identifier becomes the key it looks up.
+//!
+//! A path is cut into components at `::`, `.`, `#` and `/` (`std::vec::Vec::with_capacity`,
+//! `os.getcwd`, `Array#map`); a call's arguments, generics and a macro's `!` are not part
+//! of it. It is indexed as one key per tail of it — `std.vec.vec.with_capacity.`,
+//! `vec.vec.with_capacity.`, `vec.with_capacity.`, `with_capacity.` — so a definition is
+//! found by its whole path, by any tail of it, with its separators written either way. A
+//! key is the components folded like words (lowercase, diacritics dropped), joined by `.`
+//! and ended by `.`: the analyzer never makes a term with a `.`, so keys never meet words,
+//! and a key sorts just after the word of its first component (mostly in its term shard).
+//!
+//! Postings of a key: the documents defining it, with one position each — where the
+//! defining section starts — and, as its tf in the headings field, how many leading
+//! components the key leaves out, plus one (1: the whole path). Keys carry no spellings
+//! and are not in the vocabulary: typos and completions of words are the words' business.
+
+use crate::{analyzer, charclass};
+
+/// Components of a path, at most; a longer "path" is prose.
+const MAX_COMPONENTS: usize = 12;
+/// Bytes of a path, at most.
+const MAX_PATH_BYTES: usize = 256;
+
+/// Whether a dictionary term is a definition's key (not a word).
+pub fn is_key(term: &str) -> bool {
+    term.ends_with('.')
+}
+
+/// The folded components of a path, or None when it is not one (empty parts, characters
+/// other than letters, digits, `_` and `$`).
+pub fn components(path: &str) -> Option<Vec<String>> {
+    let path = path.trim();
+    if path.is_empty() || path.len() > MAX_PATH_BYTES {
+        return None;
+    }
+    // `f(x, y)`, `Vec<T>`, `vec!`: the name before them.
+    let end = path.find(['(', '<', '!', '[']).unwrap_or(path.len());
+    let path = &path[..end];
+    // Cut at `.`, `#`, `/` and `::` (a lone `:` makes it no path), by hand: a `&str`
+    // pattern would compile a substring searcher into every engine.
+    let mut parts = Vec::new();
+    let mut rest = path;
+    loop {
+        let (part, tail) = rest.split_at(rest.find(['.', '#', '/', ':']).unwrap_or(rest.len()));
+        parts.push(part);
+        let sep = match tail.as_bytes() {
+            [] => break,
+            [b':', b':', ..] => 2,
+            [b':', ..] => return None,
+            _ => 1,
+        };
+        rest = &tail[sep..];
+    }
+    let mut out = Vec::new();
+    for part in parts {
+        // (The crate's character classes: core's tables would grow every engine.)
+        if part.is_empty() || !part.chars().all(|c| charclass::is_alphanumeric(c) || c == '_' || c == '$') {
+            return None;
+        }
+        let folded = analyzer::fold(part);
+        if folded.is_empty() {
+            return None;
+        }
+        out.push(folded);
+    }
+    (!out.is_empty() && out.len() <= MAX_COMPONENTS).then_some(out)
+}
+
+/// The keys a definition is indexed under, each with the number of leading components it
+/// leaves out plus one (its tf).
+pub fn keys(path: &str) -> Vec<(String, u32)> {
+    let Some(parts) = components(path) else { return Vec::new() };
+    (0..parts.len()).map(|k| ([parts[k..].join("."), ".".into()].concat(), k as u32 + 1)).collect()
+}
+
+/// What an identifier-like query looks up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryKey {
+    /// The key of the path as typed (None while a separator is being typed: `Vec::`).
+    pub exact: Option<String>,
+    /// The path as typed, for completions (`vec.with_capa` completes to
+    /// `vec.with_capacity.`); empty when the query is one plain word, which is completed as
+    /// a word instead.
+    pub prefix: String,
+}
+
+/// The key of a query that is one identifier or path (`json.dumps`, `Vec::with_capacity`,
+/// `sorted`, `os.getcwd()`); None for anything else (two words, punctuation, quotes).
+pub fn query_key(query: &str) -> Option<QueryKey> {
+    let q = query.trim();
+    // (Other spaces are no identifier's characters: `components` refuses them.)
+    if q.is_empty() || q.contains(|c: char| c.is_ascii_whitespace()) {
+        return None;
+    }
+    // A separator being typed: complete what comes before it.
+    let typing_sep = ["::", ":", ".", "#", "/"].iter().find_map(|s| q.strip_suffix(s));
+    let body = typing_sep.unwrap_or(q);
+    let parts = components(body)?;
+    // A word of letters alone, or with digits, is a plain word unless it is written as
+    // code: separators, `_`, `$`, a call's `()`, or a capital after the first letter.
+    let looks_like_code =
+        parts.len() > 1 || typing_sep.is_some() || body.contains(['_', '$', '(', '!']) || body.chars().skip(1).any(charclass::is_uppercase);
+    let joined = parts.join(".");
+    match typing_sep {
+        Some(_) => Some(QueryKey { exact: None, prefix: [joined.as_str(), "."].concat() }),
+        None => {
+            Some(QueryKey { exact: Some([joined.as_str(), "."].concat()), prefix: if looks_like_code { joined } else { String::new() } })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_is_indexed_under_each_of_its_tails() {
+        let k = keys("std::vec::Vec::with_capacity");
+        let names: Vec<(&str, u32)> = k.iter().map(|(s, n)| (s.as_str(), *n)).collect();
+        assert_eq!(
+            names,
+            [("std.vec.vec.with_capacity.", 1), ("vec.vec.with_capacity.", 2), ("vec.with_capacity.", 3), ("with_capacity.", 4)]
+        );
+        assert_eq!(keys("os.getcwd()"), [("os.getcwd.".to_string(), 1), ("getcwd.".to_string(), 2)]);
+        assert_eq!(keys("vec!")[0].0, "vec.");
+        assert_eq!(keys("Array#map")[0].0, "array.map.");
+        assert!(keys("").is_empty() && keys("not a path").is_empty() && keys("a..b").is_empty() && keys("a-b").is_empty());
+        assert!(keys(&"a.".repeat(200)).is_empty(), "a very long path is no path");
+        assert!(keys("x").iter().all(|(k, _)| is_key(k)));
+        assert!(!is_key("getcwd"));
+    }
+
+    #[test]
+    fn a_query_written_as_code_looks_up_its_path_with_either_separator() {
+        let k = query_key("Vec::with_capacity").unwrap();
+        assert_eq!((k.exact.as_deref(), k.prefix.as_str()), (Some("vec.with_capacity."), "vec.with_capacity"));
+        assert_eq!(query_key("vec.with_capacity").unwrap().exact, k.exact);
+        assert_eq!(query_key(" os.getcwd() ").unwrap().exact.as_deref(), Some("os.getcwd."));
+        // While a separator is typed, the path completes.
+        assert_eq!(query_key("Vec::").unwrap(), QueryKey { exact: None, prefix: "vec.".into() });
+        // A plain word is looked up whole, never completed as a path.
+        assert_eq!(query_key("sorted").unwrap(), QueryKey { exact: Some("sorted.".into()), prefix: String::new() });
+        assert_eq!(query_key("getCwd").unwrap().prefix, "getcwd");
+        for prose in ["how to sort", "\"sorted\"", "a,b", "", "  ", "-x", "c++"] {
+            assert_eq!(query_key(prose), None, "{prose}");
+        }
+    }
+}
