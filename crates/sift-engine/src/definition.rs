@@ -3,10 +3,11 @@
 //! dictionary (`symbol`: one key per tail of each path), and the pages defining it rank
 //! first, their results linking to the entry (`present`).
 //!
-//! Which definition comes first: the one the query names most completely — its whole path
-//! before a tail of a longer one (`open` is the builtin before `os.open`), the fewer
-//! leading components left out the better — then a path completed from what is being
-//! typed (`Vec::with_capa`); among equals, the page's own score decides.
+//! Which definition comes first: a path as typed before one completed from what is being
+//! typed (`Vec::with_capa`); a name capitalised as typed before one that is not (`Clone`
+//! the trait before `clone` the methods); the one the query names most completely — its
+//! whole path before a tail of a longer one (`open` is the builtin before `os.open`);
+//! among equals, the page's own score.
 
 use super::resolve::{Flow, Resolver};
 use super::score::{sort_hits, Hit};
@@ -21,6 +22,9 @@ const MAX_DEFINING_PAGES: usize = 20;
 const MAX_COMPLETION_SHARDS: usize = 2;
 /// How much worse a completed path ranks than a path as typed.
 const COMPLETED: u32 = 1_000;
+/// How much worse a definition whose name's first letter differs in case from the
+/// query's ranks (`Clone` asks for the trait before the `clone` methods).
+const CASE_DIFFERS: u32 = 100;
 
 /// A page defining what the query names: where the definition's section starts, and how
 /// well it matches (lower is better).
@@ -74,9 +78,9 @@ pub(crate) fn lookup(res: &Resolver, key: &QueryKey, admits: &dyn Fn(u32) -> boo
         let Some(pl) = res.postings(&k)? else { continue };
         for (i, &doc) in pl.docs.iter().enumerate() {
             let (Some(&pos), true) = (pl.positions_of(i).first(), admits(doc)) else { continue };
-            // The headings tf: leading components the key leaves out, plus one.
-            let left_out = pl.tf[i][crate::fields::FIELD_HEADINGS].saturating_sub(1);
-            let d = Defining { doc, pos, rank: base + left_out };
+            let (left_out, capital) = symbol::key_tf(pl.tf[i][crate::fields::FIELD_HEADINGS]);
+            let case = if capital == key.capital { 0 } else { CASE_DIFFERS };
+            let d = Defining { doc, pos, rank: base + case + left_out };
             match found.iter_mut().find(|f| f.doc == doc) {
                 Some(f) if f.rank > d.rank => *f = d,
                 Some(_) => {}

@@ -11,8 +11,10 @@
 //! and a key sorts just after the word of its first component (mostly in its term shard).
 //!
 //! Postings of a key: the documents defining it, with one position each — where the
-//! defining section starts — and, as its tf in the headings field, how many leading
-//! components the key leaves out, plus one (1: the whole path). Keys carry no spellings
+//! defining section starts — and as its tf in the headings field `2 × (components the key
+//! leaves out + 1) + capital`, capital being 1 when the path's last name starts with a
+//! capital letter (`Clone` the trait, not `clone` the method): keys are folded, and a query
+//! written `Clone` means the first. Keys carry no spellings
 //! and are not in the vocabulary: typos and completions of words are the words' business.
 
 use crate::{analyzer, charclass};
@@ -67,11 +69,22 @@ pub fn components(path: &str) -> Option<Vec<String>> {
     (!out.is_empty() && out.len() <= MAX_COMPONENTS).then_some(out)
 }
 
-/// The keys a definition is indexed under, each with the number of leading components it
-/// leaves out plus one (its tf).
+/// The keys a definition is indexed under, each with its tf (see above).
 pub fn keys(path: &str) -> Vec<(String, u32)> {
     let Some(parts) = components(path) else { return Vec::new() };
-    (0..parts.len()).map(|k| ([parts[k..].join("."), ".".into()].concat(), k as u32 + 1)).collect()
+    let capital = u32::from(capitalized(path));
+    (0..parts.len()).map(|k| ([parts[k..].join("."), ".".into()].concat(), 2 * (k as u32 + 1) + capital)).collect()
+}
+
+/// A key's tf read back: (leading components left out, whether the last name is capitalised).
+pub fn key_tf(tf: u32) -> (u32, bool) {
+    ((tf / 2).saturating_sub(1), tf % 2 == 1)
+}
+
+/// Whether a path's last name starts with a capital letter.
+fn capitalized(path: &str) -> bool {
+    let name = path.trim().split(['(', '<', '!', '[']).next().unwrap_or("");
+    name.rsplit(['.', '#', '/', ':']).next().and_then(|n| n.chars().next()).is_some_and(charclass::is_uppercase)
 }
 
 /// What an identifier-like query looks up.
@@ -83,6 +96,8 @@ pub struct QueryKey {
     /// `vec.with_capacity.`); empty when the query is one plain word, which is completed as
     /// a word instead.
     pub prefix: String,
+    /// The last name is written with a capital (`Clone`).
+    pub capital: bool,
 }
 
 /// The key of a query that is one identifier or path (`json.dumps`, `Vec::with_capacity`,
@@ -102,10 +117,12 @@ pub fn query_key(query: &str) -> Option<QueryKey> {
     let looks_like_code =
         parts.len() > 1 || typing_sep.is_some() || body.contains(['_', '$', '(', '!']) || body.chars().skip(1).any(charclass::is_uppercase);
     let joined = parts.join(".");
+    let capital = capitalized(body);
     match typing_sep {
-        Some(_) => Some(QueryKey { exact: None, prefix: [joined.as_str(), "."].concat() }),
+        Some(_) => Some(QueryKey { exact: None, prefix: [joined.as_str(), "."].concat(), capital }),
         None => {
-            Some(QueryKey { exact: Some([joined.as_str(), "."].concat()), prefix: if looks_like_code { joined } else { String::new() } })
+            let prefix = if looks_like_code { joined.clone() } else { String::new() };
+            Some(QueryKey { exact: Some([joined.as_str(), "."].concat()), prefix, capital })
         }
     }
 }
@@ -120,9 +137,11 @@ mod tests {
         let names: Vec<(&str, u32)> = k.iter().map(|(s, n)| (s.as_str(), *n)).collect();
         assert_eq!(
             names,
-            [("std.vec.vec.with_capacity.", 1), ("vec.vec.with_capacity.", 2), ("vec.with_capacity.", 3), ("with_capacity.", 4)]
+            [("std.vec.vec.with_capacity.", 2), ("vec.vec.with_capacity.", 4), ("vec.with_capacity.", 6), ("with_capacity.", 8)]
         );
-        assert_eq!(keys("os.getcwd()"), [("os.getcwd.".to_string(), 1), ("getcwd.".to_string(), 2)]);
+        assert_eq!(k.iter().map(|(_, tf)| key_tf(*tf)).collect::<Vec<_>>(), [(0, false), (1, false), (2, false), (3, false)]);
+        assert_eq!(keys("os.getcwd()"), [("os.getcwd.".to_string(), 2), ("getcwd.".to_string(), 4)]);
+        assert_eq!(keys("std::clone::Clone").iter().map(|(_, tf)| key_tf(*tf)).last(), Some((2, true)));
         assert_eq!(keys("vec!")[0].0, "vec.");
         assert_eq!(keys("Array#map")[0].0, "array.map.");
         assert!(keys("").is_empty() && keys("not a path").is_empty() && keys("a..b").is_empty() && keys("a-b").is_empty());
@@ -138,9 +157,10 @@ mod tests {
         assert_eq!(query_key("vec.with_capacity").unwrap().exact, k.exact);
         assert_eq!(query_key(" os.getcwd() ").unwrap().exact.as_deref(), Some("os.getcwd."));
         // While a separator is typed, the path completes.
-        assert_eq!(query_key("Vec::").unwrap(), QueryKey { exact: None, prefix: "vec.".into() });
+        assert_eq!(query_key("Vec::").unwrap(), QueryKey { exact: None, prefix: "vec.".into(), capital: true });
         // A plain word is looked up whole, never completed as a path.
-        assert_eq!(query_key("sorted").unwrap(), QueryKey { exact: Some("sorted.".into()), prefix: String::new() });
+        assert_eq!(query_key("sorted").unwrap(), QueryKey { exact: Some("sorted.".into()), prefix: String::new(), capital: false });
+        assert!(query_key("Clone").unwrap().capital && !query_key("Vec::with_capacity").unwrap().capital);
         assert_eq!(query_key("getCwd").unwrap().prefix, "getcwd");
         for prose in ["how to sort", "\"sorted\"", "a,b", "", "  ", "-x", "c++"] {
             assert_eq!(query_key(prose), None, "{prose}");
