@@ -60,6 +60,21 @@ fn build_then_search_json_speaks_the_contract() {
 }
 
 #[test]
+fn an_identifier_shows_its_definition_in_json_and_in_text() {
+    let d = scratch("cli-definitions");
+    let b = d.join("bundle");
+    let api = repo_root().join("tests/browser/fixtures/api");
+    assert!(sift(&["build", api.to_str().unwrap(), "--out", b.to_str().unwrap(), "-q", "--no-embedder"]).status.success());
+    let v = json(&sift(&["search", b.to_str().unwrap(), "os::getcwd", "--json"]));
+    assert_eq!(
+        v["results"][0]["definition"],
+        serde_json::json!({"path": "os.getcwd", "kind": "function", "url": "library/os.html#os.getcwd"})
+    );
+    let text = stdout(&sift(&["search", b.to_str().unwrap(), "os.getcwd"]));
+    assert!(text.contains("↳ os.getcwd (function)  [library/os.html#os.getcwd]"), "{text}");
+}
+
+#[test]
 fn bad_input_exits_with_clear_errors() {
     let d = scratch("cli-bad");
     let b = d.join("bundle");

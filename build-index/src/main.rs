@@ -507,8 +507,12 @@ fn search_inner(a: &SearchArgs) -> Result<(), SiftError> {
         if !r.snippet.is_empty() {
             println!("       {}", plain(&r.snippet));
         }
-        for s in &r.sub_results {
-            println!("       ↳ {}  [{}]", plain(&s.title), s.url);
+        for (j, s) in r.sub_results.iter().enumerate() {
+            // The entry an identifier names: its kind beside its path.
+            match r.definition.as_ref().filter(|d| j == 0 && d.url == s.url) {
+                Some(d) => println!("       ↳ {} ({})  [{}]", d.path, d.kind, s.url),
+                None => println!("       ↳ {}  [{}]", plain(&s.title), s.url),
+            }
         }
         if let Some(c) = &r.content {
             println!("{c}");
