@@ -190,8 +190,19 @@ fn build_result(
         let focus = positional.then(|| snippet_focus(sd, i, &hits[i]));
         snippet::snippet(&sd.sections[i].text, &is_match, prefixes, SNIPPET_WORDS, focus).html
     };
+    // Distinct query terms in each section's heading: of sections matching as many terms,
+    // the one titled with them is the one to link to, before one that only says them more
+    // often ("The shell prompt" asks for that section, not the longest about shells).
+    let titled: Vec<usize> = (0..sd.sections.len())
+        .map(|i| {
+            let body = if positional && !hits[i].is_empty() { sd.body_start(i).unwrap_or(0) } else { 0 };
+            let in_heading: Vec<(u32, usize)> = hits[i].iter().copied().filter(|h| h.0 < body).collect();
+            quality_of(&in_heading).distinct
+        })
+        .collect();
+    let rank = |i: usize| (quality[i].distinct, titled[i], quality[i].hits);
     let mut order: Vec<usize> = (0..sd.sections.len()).collect();
-    order.sort_by(|&a, &b| quality[b].cmp(&quality[a]).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| rank(b).cmp(&rank(a)).then(a.cmp(&b)));
     // The entry the query names, if the page has it: its section gives the snippet.
     let defined = defined_at.and_then(|p| (0..sd.sections.len()).find(|&i| sd.section_pos.get(i) == Some(&p)));
     let best =

@@ -280,6 +280,11 @@ fn heading_level(name: &str) -> Option<u8> {
     }
 }
 
+/// The place an element marks for links: its id, or an `<a name>` (older generators).
+fn anchor_of(el: &scraper::node::Element) -> Option<&str> {
+    el.id().or_else(|| if el.name() == "a" { el.attr("name") } else { None }).filter(|a| !a.is_empty())
+}
+
 fn skipped(el: &scraper::node::Element) -> bool {
     SKIP_TAGS.contains(&el.name())
         || el.attr("hidden").is_some()
@@ -293,8 +298,8 @@ fn skipped(el: &scraper::node::Element) -> bool {
 fn sections_of(root: ElementRef) -> Vec<(Section, u8, Option<ego_tree::NodeId>)> {
     let mut out: Vec<(Section, u8, Option<ego_tree::NodeId>)> = vec![(Section::default(), 0, None)];
     let mut skip_until: Option<ego_tree::NodeId> = None;
-    // Inside a heading: (node, level, id, text so far).
-    let mut in_heading: Option<(ego_tree::NodeId, u8, Option<String>, String)> = None;
+    // Inside a heading: (node, level, its id, text so far, the last anchor inside it).
+    let mut in_heading: Option<(ego_tree::NodeId, u8, Option<String>, String, Option<String>)> = None;
     let mut pending_anchor: Option<String> = None;
     let mut body = String::new();
     let flush_body = |out: &mut Vec<(Section, u8, Option<ego_tree::NodeId>)>, body: &mut String| {
@@ -325,14 +330,19 @@ fn sections_of(root: ElementRef) -> Vec<(Section, u8, Option<ego_tree::NodeId>)>
                         if in_heading.is_none() {
                             if let Some(level) = heading_level(name).or(if api_entry { Some(7) } else { None }) {
                                 flush_body(&mut out, &mut body);
-                                in_heading = Some((node.id(), level, el.id().map(str::to_string), String::new()));
+                                in_heading = Some((node.id(), level, el.id().map(str::to_string), String::new(), None));
                                 continue;
                             }
-                            if let Some(id) = el.id() {
+                            if let Some(id) = anchor_of(el) {
                                 if pending_anchor.is_none() {
                                     pending_anchor = Some(id.to_string());
                                 }
                             }
+                        } else if let (Some(h), Some(a)) = (in_heading.as_mut(), anchor_of(el)) {
+                            // An anchor inside the heading (DocBook's `<h2><a id="x"/>Title</h2>`).
+                            // The last one: an HTML parser reopens an `<a id>` left open (`<a/>` is
+                            // no empty element) inside the next heading, before that one's own.
+                            h.4 = Some(a.to_string());
                         }
                         if BLOCK_TAGS.contains(&name) {
                             match &mut in_heading {
@@ -359,10 +369,10 @@ fn sections_of(root: ElementRef) -> Vec<(Section, u8, Option<ego_tree::NodeId>)>
                     continue;
                 }
                 if in_heading.as_ref().is_some_and(|h| h.0 == node.id()) {
-                    let (node_id, level, id, text) = in_heading.take().expect("checked");
-                    // The heading's own id first; else an empty element's just before it (`<a id>`,
-                    // an enclosing `<section id>`).
-                    let anchor = id.or(pending_anchor.take());
+                    let (node_id, level, id, text, inner) = in_heading.take().expect("checked");
+                    // The heading's own id first; else an anchor inside it; else an empty
+                    // element's just before it (`<a id>`, an enclosing `<section id>`).
+                    let anchor = id.or(inner).or(pending_anchor.take());
                     pending_anchor = None;
                     out.push((Section { heading: collapse_ws(&text), anchor, text: String::new(), symbol: None }, level, Some(node_id)));
                 } else if let Node::Element(el) = node.value() {
@@ -408,6 +418,30 @@ mod tests {
         assert_eq!(d.sections.iter().find(|s| s.heading == "On macOS").unwrap().anchor.as_deref(), Some("mac"));
         let api = d.sections.iter().find(|s| s.heading == "os.getcwd()").unwrap();
         assert_eq!((api.anchor.as_deref(), api.text.as_str()), (Some("os.getcwd"), "Return the cwd."));
+    }
+
+    #[test]
+    fn a_heading_links_to_an_anchor_inside_it_before_it_or_on_its_section() {
+        let d = ex(r##"<html><body><main><h1>Reference</h1>
+            <div class="section"><div class="titlepage"><h2 class="title"><a id="_console_basics"></a>1.1. Console basics</h2></div><p>Shells.</p></div>
+            <a name="legacy"></a><h2>Legacy anchor</h2><p>Old generators.</p>
+            <section id="modern"><h2>Section id</h2><p>Sphinx.</p></section>
+            <h2 id="own"><a id="inner"></a>Own id</h2><p>The heading's own id wins.</p>
+            <h3 class="title"><a id="_unclosed_one"/>2.1. Unclosed one</h3><p>DocBook writes XHTML.</p>
+            <h3 class="title"><a id="_unclosed_two"/>2.2. Unclosed two</h3><p>Parsed as HTML.</p>
+            </main></body></html>"##);
+        let anchors: Vec<(&str, Option<&str>)> = d.sections.iter().filter(|s| !s.heading.is_empty()).map(|s| (s.heading.as_str(), s.anchor.as_deref())).collect();
+        assert_eq!(
+            anchors,
+            [
+                ("1.1. Console basics", Some("_console_basics")),
+                ("Legacy anchor", Some("legacy")),
+                ("Section id", Some("modern")),
+                ("Own id", Some("own")),
+                ("2.1. Unclosed one", Some("_unclosed_one")),
+                ("2.2. Unclosed two", Some("_unclosed_two"))
+            ]
+        );
     }
 
     #[test]
