@@ -101,6 +101,25 @@ test("arrow keys and Enter open the sub-result's section anchor", { skip }, asyn
   assert.ok(await page.locator("#rotating").count(), "the rendered page has the anchor");
 });
 
+test("`/` opens the box, but not while typing in a field of the page", { skip }, async () => {
+  await page.goto(server.url + "/");
+  await page.waitForFunction(() => customElements.get("sift-search") !== undefined);
+  const input = page.locator("sift-search input[role=combobox]");
+  // In a field of the page, `/` is the reader's text.
+  await page.evaluate(() => document.body.insertAdjacentHTML("afterbegin", '<input id="page-field">'));
+  await page.locator("#page-field").pressSequentially("a/b");
+  assert.equal(await page.locator("#page-field").inputValue(), "a/b");
+  assert.equal(await input.isVisible(), false, "the box stays closed");
+  // Anywhere else, `/` opens the box, and is not typed into it.
+  await page.locator("#page-field").blur();
+  await page.keyboard.press("/");
+  await input.waitFor({ state: "visible" });
+  assert.equal(await input.inputValue(), "");
+  await input.pressSequentially("authent", { delay: 15 });
+  await options().first().waitFor();
+  assert.match(await options().first().textContent(), /Authentication/i);
+});
+
 test("an identifier's first option is its definition, with its path and kind, linking to the entry", { skip }, async () => {
   const input = await openAndType("os.getcwd");
   const entry = page.locator("sift-search [role=option].sub").first();

@@ -89,6 +89,12 @@ const h = (tag, attrs = {}, ...kids) => {
 const STALL_MS = 2500;
 let instances = 0;
 
+/** Whether a key event comes from where the reader types (a field, an editable element). */
+function typing(e) {
+  const t = e.composedPath?.()[0] ?? e.target;
+  return !!t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName ?? ""));
+}
+
 export class SiftSearchElement extends HTMLElement {
   static observedAttributes = ["bundle", "semantic", "embedder", "placeholder"];
 
@@ -196,6 +202,10 @@ export class SiftSearchElement extends HTMLElement {
       e.preventDefault();
       if (this.#els.dialog.open) this.#els.input.select();
       else this.open();
+    } else if (e.key === "/" && !e.metaKey && !e.ctrlKey && !e.altKey && !this.#els.dialog.open && !typing(e)) {
+      // DocSearch's habit: `/` opens the box — but not while the reader types in a field.
+      e.preventDefault();
+      this.open();
     }
   }
 
