@@ -430,7 +430,8 @@ mod tests {
             <h3 class="title"><a id="_unclosed_one"/>2.1. Unclosed one</h3><p>DocBook writes XHTML.</p>
             <h3 class="title"><a id="_unclosed_two"/>2.2. Unclosed two</h3><p>Parsed as HTML.</p>
             </main></body></html>"##);
-        let anchors: Vec<(&str, Option<&str>)> = d.sections.iter().filter(|s| !s.heading.is_empty()).map(|s| (s.heading.as_str(), s.anchor.as_deref())).collect();
+        let anchors: Vec<(&str, Option<&str>)> =
+            d.sections.iter().filter(|s| !s.heading.is_empty()).map(|s| (s.heading.as_str(), s.anchor.as_deref())).collect();
         assert_eq!(
             anchors,
             [
