@@ -16,6 +16,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { parseArgs } from "node:util";
 import { ROOT, browser } from "../tests/browser/harness.mjs";
+import { sendFile } from "./static.mjs";
 
 const { values: args } = parseArgs({ options: { lex: { type: "string" }, hybrid: { type: "string" }, pagefind: { type: "string" }, tinysearch: { type: "string" }, model: { type: "boolean" }, "cold-runs": { type: "string" }, rounds: { type: "string" }, json: { type: "string" }, "slow-runs": { type: "string" } } });
 const dirs = { ui: path.join(ROOT, "www/dist"), lex: args.lex, hyb: args.hybrid, pagefind: args.pagefind };
@@ -24,9 +25,6 @@ const COLD_RUNS = Number(args["cold-runs"] ?? 5);
 const ROUNDS = Number(args.rounds ?? 3);
 
 const QUERIES = JSON.parse(fs.readFileSync(path.join(ROOT, "bench/queries.json"), "utf8")).queries;
-
-const TYPES = { ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json", ".html": "text/html" };
-const gzCache = new Map();
 
 function handler(req, res) {
   const url = new URL(req.url, "http://x");
@@ -38,36 +36,8 @@ function handler(req, res) {
   // tinysearch's loader fetches "./tinysearch_engine.wasm" relative to the page.
   if (url.pathname === "/tinysearch_engine.wasm" && dirs.ts) url.pathname = "/ts/tinysearch_engine.wasm";
   const [, top, ...rest] = url.pathname.split("/");
-  const root = dirs[top];
-  const rel = decodeURIComponent(rest.join("/"));
-  if (!root || rel.split("/").includes("..")) return res.writeHead(404).end();
-  const file = path.join(root, rel);
-  let body;
-  try {
-    body = fs.readFileSync(file);
-  } catch (_) {
-    return res.writeHead(404).end();
-  }
-  const headers = { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream", "cache-control": "no-store" };
-  if (/gzip/.test(req.headers["accept-encoding"] ?? "")) {
-    if (!gzCache.has(file)) {
-      const gz = zlib.gzipSync(body, { level: 9 });
-      gzCache.set(file, gz.length < body.length * 0.9 ? gz : null); // Pagefind's .pf files are gzip already
-    }
-    const gz = gzCache.get(file);
-    if (gz) {
-      headers["content-encoding"] = "gzip";
-      body = gz;
-    }
-  }
-  // The bytes on the wire, headers included, counted where they are sent: Playwright's
-  // per-request sizes miss the body of a Web Worker's script (Pagefind's
-  // pagefind-worker.js showed 0.2 kB of its 12.6 kB), so the server is the one count.
-  const sock = res.socket;
-  const before = sock.bytesWritten;
-  if (wire.on) res.on("finish", () => wire.sent.push({ pathname: url.pathname, bytes: sock.bytesWritten - before }));
-  res.writeHead(200, headers);
-  res.end(body);
+  const onSent = wire.on ? (bytes) => wire.sent.push({ pathname: url.pathname, bytes }) : null;
+  sendFile(req, res, dirs[top], decodeURIComponent(rest.join("/")), onSent);
 }
 
 /** What the server sends while `on`: one entry per response (path, bytes written). */

@@ -13,44 +13,21 @@
 import http from "node:http";
 import fs from "node:fs";
 import path from "node:path";
-import zlib from "node:zlib";
 import { parseArgs } from "node:util";
 import { ROOT, browser } from "../tests/browser/harness.mjs";
+import { sendFile } from "./static.mjs";
 
 const { values: args } = parseArgs({ options: { name: { type: "string" }, queries: { type: "string" }, sift: { type: "string" }, pagefind: { type: "string" }, json: { type: "string" } } });
 const dirs = { ui: path.join(ROOT, "www/dist"), sift: args.sift, pagefind: args.pagefind };
 for (const [k, v] of Object.entries(dirs)) if (!v || !fs.existsSync(v)) throw new Error(`--${k} ${v ?? "(missing)"} does not exist`);
 const QUERIES = fs.readFileSync(args.queries, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
 
-const TYPES = { ".js": "text/javascript", ".wasm": "application/wasm", ".json": "application/json", ".html": "text/html" };
-const gz = new Map();
 const wire = { on: false, bytes: 0 };
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, "http://x");
   if (url.pathname === "/bench.html") return res.writeHead(200, { "content-type": "text/html" }).end("<!doctype html><meta charset=utf-8><title>bench</title>");
   const [, top, ...rest] = url.pathname.split("/");
-  const rel = decodeURIComponent(rest.join("/"));
-  if (!dirs[top] || rel.split("/").includes("..")) return res.writeHead(404).end();
-  const file = path.join(dirs[top], rel);
-  let body;
-  try {
-    body = fs.readFileSync(file);
-  } catch (_) {
-    return res.writeHead(404).end();
-  }
-  const headers = { "content-type": TYPES[path.extname(file)] ?? "application/octet-stream", "cache-control": "no-store" };
-  if (!gz.has(file)) {
-    const z = zlib.gzipSync(body, { level: 9 });
-    gz.set(file, z.length < body.length * 0.9 ? z : null); // shards and .pf files are compressed already
-  }
-  if (gz.get(file) && /gzip/.test(req.headers["accept-encoding"] ?? "")) {
-    headers["content-encoding"] = "gzip";
-    body = gz.get(file);
-  }
-  const sock = res.socket;
-  const before = sock.bytesWritten;
-  res.on("finish", () => { if (wire.on) wire.bytes += sock.bytesWritten - before; });
-  res.writeHead(200, headers).end(body);
+  sendFile(req, res, dirs[top], decodeURIComponent(rest.join("/")), wire.on ? (bytes) => (wire.bytes += bytes) : null);
 });
 
 // In-page: load the engine, search once, return the first ten results as links.
