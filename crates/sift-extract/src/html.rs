@@ -27,8 +27,22 @@ const MAIN_SELECTORS: &[&str] = &["main", "[role=main]", "article", "div.body", 
 const SKIP_TAGS: &[&str] =
     &["script", "style", "noscript", "template", "nav", "footer", "svg", "button", "form", "select", "iframe", "object", "canvas", "head"];
 // (`rightside`: rustdoc's "source" link and version beside each item's heading.)
-const SKIP_CLASSES: &[&str] =
-    &["headerlink", "sidebar", "related", "sphinxsidebar", "toctree-wrapper", "breadcrumbs", "navigation", "rightside"];
+// (`toc`, `list-of-…`: DocBook's tables of contents at the top of a page: they say every
+// section's title, and so won a long page's best part for a query that is one of them.)
+const SKIP_CLASSES: &[&str] = &[
+    "headerlink",
+    "sidebar",
+    "related",
+    "sphinxsidebar",
+    "toctree-wrapper",
+    "breadcrumbs",
+    "navigation",
+    "rightside",
+    "toc",
+    "list-of-tables",
+    "list-of-figures",
+    "list-of-examples",
+];
 const SKIP_META: &[&str] =
     &["viewport", "generator", "theme-color", "color-scheme", "robots", "referrer", "format-detection", "google-site-verification"];
 const BLOCK_TAGS: &[&str] = &[
@@ -423,6 +437,7 @@ mod tests {
     #[test]
     fn a_heading_links_to_an_anchor_inside_it_before_it_or_on_its_section() {
         let d = ex(r##"<html><body><main><h1>Reference</h1>
+            <div class="toc"><p><b>Table of Contents</b></p><dl><dt><a href="#_console_basics">1.1. Console basics</a></dt></dl></div>
             <div class="section"><div class="titlepage"><h2 class="title"><a id="_console_basics"></a>1.1. Console basics</h2></div><p>Shells.</p></div>
             <a name="legacy"></a><h2>Legacy anchor</h2><p>Old generators.</p>
             <section id="modern"><h2>Section id</h2><p>Sphinx.</p></section>
@@ -430,6 +445,7 @@ mod tests {
             <h3 class="title"><a id="_unclosed_one"/>2.1. Unclosed one</h3><p>DocBook writes XHTML.</p>
             <h3 class="title"><a id="_unclosed_two"/>2.2. Unclosed two</h3><p>Parsed as HTML.</p>
             </main></body></html>"##);
+        assert!(d.sections.iter().all(|s| !s.text.contains("Table of Contents")), "a table of contents is navigation");
         let anchors: Vec<(&str, Option<&str>)> =
             d.sections.iter().filter(|s| !s.heading.is_empty()).map(|s| (s.heading.as_str(), s.anchor.as_deref())).collect();
         assert_eq!(
