@@ -35,11 +35,6 @@ pub(crate) struct Defining {
     rank: u32,
 }
 
-/// The query's key, when it is shaped like an identifier.
-pub(crate) fn key_of(query: &str) -> Option<QueryKey> {
-    symbol::query_key(query)
-}
-
 /// A path's parts as words (`os.getcwdd` → `os getcwdd`), when it has several.
 pub(crate) fn parts_as_words(query: &str) -> Option<String> {
     let parts = symbol::components(query.trim().trim_end_matches([':', '.', '#', '/']))?;

@@ -47,14 +47,15 @@ pub(crate) fn prefix_alts(res: &Resolver, folded: &str, out: &mut Vec<Alt>) -> F
         while let Some((k, off)) = st.next() {
             // Definitions' keys (`os.getcwd.`) sort among the words they start with: they
             // are not words, and do not use up the scan.
-            if k.last() == Some(&b'.') {
+            let Ok(term) = std::str::from_utf8(k) else { continue };
+            if crate::symbol::is_key(term) {
                 continue;
             }
             seen += 1;
             if seen > MAX_PREFIX_SCAN {
                 break;
             }
-            let Ok(term) = std::str::from_utf8(k).map(str::to_string) else { continue };
+            let term = term.to_string();
             if have.contains(&term) {
                 continue;
             }

@@ -44,7 +44,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let first_semantic = if semantic { meaning::first_round(eng, host_vector.is_some(), &text) } else { Vec::new() };
     // A query shaped like an identifier also looks up definitions (not when meaning alone
     // is asked for).
-    let def_key = definition::key_of(&req.query).filter(|_| weights.0 > 0.0);
+    let def_key = crate::symbol::query_key(&req.query).filter(|_| weights.0 > 0.0);
     let def_shards = def_key.as_ref().map(|k| definition::shards(eng, k)).unwrap_or_default();
 
     // Quoted text that no document contains is no constraint: it relaxes to its words

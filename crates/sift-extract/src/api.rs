@@ -39,7 +39,8 @@ enum Generator {
 impl PageApi {
     /// The page's generator and the item it documents, from `<body class>`, the
     /// generator's `<meta>` and the first `<h1>` (its text, `h1`).
-    pub fn new(body_class: &str, generator_meta: &str, h1: &str, package: Option<&str>) -> PageApi {
+    /// `package`: Javadoc's package of the class (empty when none).
+    pub fn new(body_class: &str, generator_meta: &str, h1: &str, package: &str) -> PageApi {
         let meta = generator_meta.to_ascii_lowercase();
         let mut body = body_class.split_whitespace();
         let generator = if body.next() == Some("rustdoc") {
@@ -70,10 +71,7 @@ impl PageApi {
             // "Class ArrayList<E>", "Interface List<E>", "Class Foo<T>".
             Generator::Javadoc | Generator::Typedoc => h1.split_once(' ').and_then(|(kind, name)| {
                 let name = name.split(['<', ' ']).next().unwrap_or("");
-                let path = match package {
-                    Some(p) if !p.is_empty() => [p, ".", name].concat(),
-                    _ => name.to_string(),
-                };
+                let path = if package.is_empty() { name.to_string() } else { [package, ".", name].concat() };
                 symbol::components(&path).map(|_| Symbol { path, kind: kind.to_ascii_lowercase() })
             }),
             // "ns::Foo Class Reference".

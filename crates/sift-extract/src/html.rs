@@ -119,42 +119,28 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
         metadata.insert("folder".into(), vec![folder]);
     }
 
-    let page_title = Selector::parse("title")
-        .ok()
-        .and_then(|s| html.select(&s).next())
-        .map(|t| collapse_ws(&t.text().collect::<String>()))
-        .unwrap_or_default();
+    let first = |css: &str| Selector::parse(css).ok().and_then(|s| html.select(&s).next());
+    let first_text = |css: &str| first(css).map(|e| collapse_ws(&e.text().collect::<String>())).unwrap_or_default();
+    let page_title = first_text("title");
+    let body_class = first("body").and_then(|b| b.value().attr("class")).unwrap_or("");
     let root = find_main(&html, opts.selector.as_deref());
     // A source listing weighs like navigation: it is where an identifier occurs most often,
     // and the least what a reader looking one up wants (rustdoc marks its `src/` pages).
-    let source_page =
-        Selector::parse("body").ok().and_then(|s| html.select(&s).next()).is_some_and(|b| b.value().classes().any(|c| c == "source"));
+    let source_page = body_class.split_whitespace().any(|c| c == "source");
     let link_density = if source_page || root.is_some_and(is_listing) { 1.0 } else { root.map_or(0.0, link_density) };
     let mut sections = match root {
         Some(r) => sections_of(r),
         None => Vec::new(),
     };
-    let first_text = |css: &str| {
-        Selector::parse(css)
-            .ok()
-            .and_then(|s| html.select(&s).next())
-            .map(|e| collapse_ws(&e.text().collect::<String>()))
-            .unwrap_or_default()
-    };
     // The title: the main content's first h1, else <title>, else the file name.
     let h1 = sections.iter().position(|s| s.1 == 1);
     // API entries: which sections define an identifier (the page's generator and the item
     // it documents decide how its headings' ids read).
-    let body_class = Selector::parse("body").ok().and_then(|s| html.select(&s).next()).and_then(|b| b.value().attr("class")).unwrap_or("");
-    let generator = Selector::parse("meta[name=generator][content]")
-        .ok()
-        .and_then(|s| html.select(&s).next())
-        .and_then(|m| m.value().attr("content"))
-        .unwrap_or("");
+    let generator = first("meta[name=generator][content]").and_then(|m| m.value().attr("content")).unwrap_or("");
     let package = first_text("div.sub-title, div.header .sub-title");
     let package = package.strip_prefix("Package ").unwrap_or("");
     let h1_text = h1.map(|i| sections[i].0.heading.clone()).unwrap_or_default();
-    let api = PageApi::new(body_class, generator, &h1_text, Some(package));
+    let api = PageApi::new(body_class, generator, &h1_text, package);
     for s in sections.iter_mut() {
         if let Some(h) = s.2.and_then(|n| html.tree.get(n)).and_then(ElementRef::wrap) {
             s.0.symbol = api.entry(h, s.0.anchor.as_deref(), &s.0.heading);

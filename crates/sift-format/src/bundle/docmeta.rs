@@ -11,8 +11,8 @@
 //! ```
 //!
 //! Link density marks navigation: a generated index (Sphinx `genindex`, rustdoc `all.html`)
-//! is almost all links, an article almost none. The extractor stores a source listing's
-//! share of code the same way (`SourceDoc::link_density`: the part of a page that is not
+//! is almost all links, an article almost none. The extractor gives a code listing (a
+//! source page) a density of 1 (`SourceDoc::link_density`: the part of a page that is not
 //! prose), so a `src/` page weighs like navigation too. [`DocMeta::prior`] turns it into the one
 //! document prior of ranking: 1 up to half the text linked, falling linearly to 0.5 at 80%.
 //!
