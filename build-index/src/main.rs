@@ -6,10 +6,12 @@ mod embed_cache;
 mod embedding;
 mod eval;
 mod http;
+mod mcp;
 mod model_fetch;
 mod serve;
 mod sources;
 mod steps;
+mod watch;
 
 use anyhow::Result;
 use bundle_io::DiskBundle;
@@ -48,9 +50,14 @@ enum Cmd {
     Model(model_fetch::ModelArgs),
     /// Serve a bundle with the demo search page on 127.0.0.1.
     Serve(serve::ServeArgs),
+    /// Answer MCP (Model Context Protocol) over stdio on a bundle, for local agents;
+    /// `--watch SOURCE...` rebuilds it as the sources change.
+    Mcp(mcp::McpArgs),
+    /// Build, then rebuild whenever a source file changes (`--mcp`: and answer MCP on stdio).
+    Watch(watch::WatchArgs),
 }
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 pub struct BuildArgs {
     /// Folders of HTML or Markdown, or .jsonl files (BEIR corpus shape).
     #[arg(required = true)]
@@ -192,6 +199,8 @@ fn main() -> ExitCode {
         Cmd::Bench(a) => bench::run(&a),
         Cmd::Model(a) => model_fetch::run(&a),
         Cmd::Serve(a) => serve::run(&a),
+        Cmd::Mcp(a) => mcp::run(a),
+        Cmd::Watch(a) => watch::run(a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
-import { TARGET, sift, skipUnlessCI } from "../support.mjs";
+import { TARGET, SIFT, sift, skipUnlessCI } from "../support.mjs";
 import { ROOT, startWorker, haveWrangler } from "./harness.mjs";
 
 const skip = skipUnlessCI(!haveWrangler() ? "worker/node_modules is missing (scripts/setup-web.sh installs it)"
@@ -217,6 +217,46 @@ test("an MCP session with the official SDK client: list tools, search, read a pa
   const missing = await client.callTool({ name: "get_document", arguments: { id: "nope" } });
   assert.equal(missing.isError, true);
   await client.close();
+});
+
+test("sift mcp over stdio answers every tool call as the worker does", { skip }, async () => {
+  const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
+  const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
+  const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+  const http = new Client({ name: "sift-test", version: "1.0.0" });
+  await http.connect(new StreamableHTTPClientTransport(new URL(w.url + "/mcp")));
+  const stdio = new Client({ name: "sift-test", version: "1.0.0" });
+  await stdio.connect(new StdioClientTransport({ command: SIFT, args: ["mcp", bundle], stderr: "pipe" }));
+  try {
+    const httpTools = (await http.listTools()).tools;
+    const stdioTools = (await stdio.listTools()).tools;
+    assert.deepEqual(stdioTools.slice(0, httpTools.length), httpTools, "one list of tools");
+    const calls = [
+      ["search", { query: "token refresh", limit: 3 }],
+      ["search", { query: "cache invalidation", include_content: true }],
+      ["search", { query: "os.getcwd" }],
+      ["search", { query: "deploymnet" }],
+      ["search", { query: "guide", filters: { type: "guide" }, offset: 1, limit: 2 }],
+      ["search", { query: "\"exact phrase nobody wrote\"" }],
+      ["multi_search", { queries: [{ query: "cache" }, { query: "memo" }], limit: 4 }],
+      ["get_document", { id: "guides/authentication.md", max_chars: 200, offset: 20 }],
+      ["get_document", { id: "reference/state-machine.md" }],
+      ["related", { id: "reference/cache.md", limit: 3 }],
+      ["get_document", { id: "nope" }],
+      ["search", { query: "x", limit: 0 }],
+      ["search", { query: "x", colour: "red" }],
+    ];
+    for (const [name, args] of calls) {
+      const a = await http.callTool({ name, arguments: args });
+      const b = await stdio.callTool({ name, arguments: args });
+      assert.deepEqual(b.structuredContent, a.structuredContent, `${name} ${JSON.stringify(args)}`);
+      assert.equal(b.isError, a.isError, `${name} ${JSON.stringify(args)}`);
+      if (a.isError) assert.equal(b.content[0].text, a.content[0].text);
+    }
+  } finally {
+    await http.close();
+    await stdio.close();
+  }
 });
 
 test("MCP bearer-token auth when MCP_TOKEN is set", { skip }, async () => {

@@ -3,90 +3,22 @@
 // Tools: search, multi_search, get_document, related — previews sized for an agent's context,
 // with a hint on how to read more.
 
-import { SiftError, asSiftError, plainText as plain, LIMITS } from "../../www/dist/sift.js";
+import { SiftError, asSiftError, plainText as plain } from "../../www/dist/sift.js";
 import { statusOf } from "../../www/dist/contract.js";
 
-const PROTOCOL_VERSIONS = ["2025-06-18", "2025-03-26", "2024-11-05"];
-const SERVER_INFO = { name: "sift", title: "Sift documentation search", version: "0.1.0" };
-const SNIPPET_CHARS = 300;
-const CONTENT_PREVIEW_CHARS = 1500;
-const DOC_DEFAULT_CHARS = 6000;
-const DOC_MAX_CHARS = 20000;
+// The tools, their schemas and the answer sizes are data shared with `sift mcp` (the
+// stdio server of the CLI), so both servers list the same tools.
+import SPEC from "./mcp-tools.json" with { type: "json" };
 
-const filtersSchema = {
-  type: "object",
-  description: "Metadata filters: field → value or list of values (values of one field are OR-ed, fields AND-ed). The health of the index lists the filterable fields.",
-  additionalProperties: { anyOf: [{ type: "string" }, { type: "number" }, { type: "boolean" }, { type: "array", items: { type: ["string", "number", "boolean"] } }] },
-};
-const querySchema = {
-  type: "object",
-  properties: {
-    query: { type: "string", minLength: 1, maxLength: LIMITS.maxQueryBytes, description: "Words, \"exact phrases\", -excluded words, a OR b, field:value." },
-    limit: { type: "integer", minimum: 1, maximum: LIMITS.maxLimit, default: 5 },
-    offset: { type: "integer", minimum: 0, maximum: LIMITS.maxOffset, default: 0 },
-    mode: { type: "string", enum: ["auto", "lexical", "semantic", "hybrid"], description: "auto (default) picks by the query's shape" },
-    filters: filtersSchema,
-    since: { type: "string", description: "ISO date (2024-01-31) or a span: 7d, 2w, 3m, 1y" },
-    sort: { type: "string", enum: ["relevance", "date"] },
-    include_content: { type: "boolean", description: `Add the start of each page's text (${CONTENT_PREVIEW_CHARS} characters)` },
-  },
-  required: ["query"],
-  additionalProperties: false,
-};
+const PROTOCOL_VERSIONS = SPEC.protocol_versions;
+const SERVER_INFO = SPEC.server_info;
+const SNIPPET_CHARS = SPEC.snippet_chars;
+const CONTENT_PREVIEW_CHARS = SPEC.content_preview_chars;
+const DOC_DEFAULT_CHARS = SPEC.doc_default_chars;
+const DOC_MAX_CHARS = SPEC.doc_max_chars;
 
-export const TOOLS = [
-  {
-    name: "search",
-    title: "Search the documentation",
-    description: "Hybrid keyword + semantic search over the documentation. Returns ranked pages with a snippet, a URL and section deep links. Typos are tolerated; when nothing matches exactly the answer says what was relaxed. Use get_document to read a page.",
-    inputSchema: querySchema,
-    annotations: { readOnlyHint: true, openWorldHint: false },
-  },
-  {
-    name: "multi_search",
-    title: "Several searches at once",
-    description: `Run 1–${LIMITS.maxMultiQueries} queries (e.g. rephrasings of one question) and merge them by rank fusion, de-duplicated. Each result says which queries found it.`,
-    inputSchema: {
-      type: "object",
-      properties: {
-        queries: { type: "array", minItems: 1, maxItems: LIMITS.maxMultiQueries, items: querySchema },
-        limit: { type: "integer", minimum: 1, maximum: LIMITS.maxLimit, default: 5 },
-        offset: { type: "integer", minimum: 0, default: 0 },
-      },
-      required: ["queries"],
-      additionalProperties: false,
-    },
-    annotations: { readOnlyHint: true, openWorldHint: false },
-  },
-  {
-    name: "get_document",
-    title: "Read a page",
-    description: `The text of one page by id (from search results), ${DOC_DEFAULT_CHARS} characters at a time: pass offset to read on.`,
-    inputSchema: {
-      type: "object",
-      properties: {
-        id: { type: "string", minLength: 1, maxLength: LIMITS.maxQueryBytes },
-        offset: { type: "integer", minimum: 0, default: 0, description: "Character offset to start from (the previous answer's next_offset)" },
-        max_chars: { type: "integer", minimum: 200, maximum: DOC_MAX_CHARS, default: DOC_DEFAULT_CHARS },
-      },
-      required: ["id"],
-      additionalProperties: false,
-    },
-    annotations: { readOnlyHint: true, openWorldHint: false },
-  },
-  {
-    name: "related",
-    title: "Related pages",
-    description: "Pages about the same things as the page with this id (by meaning when the index has vectors), without the page itself.",
-    inputSchema: {
-      type: "object",
-      properties: { id: { type: "string", minLength: 1, maxLength: LIMITS.maxQueryBytes }, limit: { type: "integer", minimum: 1, maximum: LIMITS.maxLimit, default: 5 } },
-      required: ["id"],
-      additionalProperties: false,
-    },
-    annotations: { readOnlyHint: true, openWorldHint: false },
-  },
-];
+export const TOOLS = SPEC.tools;
+const querySchema = TOOLS.find((t) => t.name === "search").inputSchema;
 
 class RpcError extends Error {
   constructor(code, message, data) {
@@ -139,7 +71,8 @@ function needObject(args, tool) {
 
 function onlyKeys(args, allowed, tool) {
   for (const k of Object.keys(args)) {
-    if (!allowed.includes(k)) throw new SiftError("invalid_request", `${tool} takes ${allowed.join(", ")}; unknown argument ${JSON.stringify(k)}`);
+    // (Names in sorted order: `sift mcp` says the same.)
+    if (!allowed.includes(k)) throw new SiftError("invalid_request", `${tool} takes ${[...allowed].sort().join(", ")}; unknown argument ${JSON.stringify(k)}`);
   }
 }
 

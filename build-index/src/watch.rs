@@ -1,0 +1,145 @@
+//! `sift watch SOURCE... --out BUNDLE`: build, then rebuild whenever a source file changes.
+//!
+//! The sources are polled (size and modification time of every file, a few times a second):
+//! no platform file-event API, so it behaves the same on every system and on network and
+//! container mounts where events go missing. A change is built once the files have stopped
+//! changing for one poll (an editor's save is often several writes). A rebuild reads and
+//! indexes every page again, and takes each text's vector from the embedding cache, so only
+//! changed text is embedded. The bundle is swapped in atomically; servers reading it
+//! (`sift mcp`, `sift serve`) see the old bundle or the new one, never half of one. A
+//! failed rebuild keeps the last good bundle and says why.
+
+use crate::BuildArgs;
+use anyhow::Result;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+#[derive(clap::Args)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    pub build: BuildArgs,
+    /// Also answer MCP over stdio on the bundle, in this process (as `sift mcp --watch`).
+    #[arg(long)]
+    pub mcp: bool,
+    /// How often the sources are checked, in milliseconds.
+    #[arg(long, default_value_t = 250, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    pub poll_ms: u64,
+}
+
+/// What the watcher did last, for `status` and the log.
+#[derive(Default, Clone)]
+pub struct WatchState {
+    pub sources: Vec<String>,
+    pub builds: u64,
+    /// The last successful build: documents, seconds, when (Unix seconds).
+    pub last_ok: Option<(usize, f64, u64)>,
+    /// Why the last build failed, when it did (the bundle is the previous one).
+    pub last_error: Option<String>,
+    pub building: bool,
+}
+
+pub type Shared = Arc<Mutex<WatchState>>;
+
+/// Every file under the sources that a build reads or might read (hidden files and the
+/// bundle itself left out): path → (size, modified).
+fn snapshot(sources: &[PathBuf], out: &Path) -> BTreeMap<PathBuf, (u64, Option<SystemTime>)> {
+    let out = fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
+    let mut files = BTreeMap::new();
+    for src in sources {
+        let walker = walkdir::WalkDir::new(src).follow_links(false).into_iter().filter_entry(|e| {
+            let hidden = e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.');
+            !hidden && !fs::canonicalize(e.path()).is_ok_and(|c| c.starts_with(&out))
+        });
+        for e in walker.flatten() {
+            if let Ok(m) = e.metadata() {
+                if m.is_file() {
+                    files.insert(e.path().to_path_buf(), (m.len(), m.modified().ok()));
+                }
+            }
+        }
+    }
+    files
+}
+
+/// One build, recorded in `state`; errors are reported, not returned.
+fn build_once(args: &BuildArgs, state: &Shared, why: &str) {
+    state.lock().expect("watch state").building = true;
+    let t = Instant::now();
+    let r = crate::build(args);
+    let mut s = state.lock().expect("watch state");
+    s.building = false;
+    s.builds += 1;
+    match r {
+        Ok(report) => {
+            let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            s.last_ok = Some((report.docs, t.elapsed().as_secs_f64(), now));
+            s.last_error = None;
+            eprintln!(
+                "sift watch: {why}: built {} documents into {} in {:.2}s",
+                report.docs,
+                args.out.display(),
+                t.elapsed().as_secs_f64()
+            );
+        }
+        Err(e) => {
+            eprintln!("sift watch: {why}: the build failed, the previous bundle stays: {e:#}");
+            s.last_error = Some(format!("{e:#}"));
+        }
+    }
+}
+
+/// Build now (when `initial`), then poll and rebuild on changes, forever.
+pub fn watch_loop(args: &BuildArgs, poll: Duration, state: &Shared, initial: bool) -> ! {
+    let mut seen = snapshot(&args.sources, &args.out);
+    if initial {
+        build_once(args, state, "start");
+    }
+    loop {
+        std::thread::sleep(poll);
+        let now = snapshot(&args.sources, &args.out);
+        if now == seen {
+            continue;
+        }
+        // Wait until a poll sees no further change (a save in several writes builds once).
+        let mut settled = now;
+        loop {
+            std::thread::sleep(poll);
+            let again = snapshot(&args.sources, &args.out);
+            if again == settled {
+                break;
+            }
+            settled = again;
+        }
+        let changed = changed_files(&seen, &settled);
+        seen = settled;
+        build_once(args, state, &changed);
+    }
+}
+
+/// "3 files changed (guide/a.md, …)" for the log.
+fn changed_files(a: &BTreeMap<PathBuf, (u64, Option<SystemTime>)>, b: &BTreeMap<PathBuf, (u64, Option<SystemTime>)>) -> String {
+    let mut names: Vec<String> = a.keys().filter(|k| !b.contains_key(*k)).map(|k| format!("{} (removed)", k.display())).collect();
+    names.extend(b.iter().filter(|(k, v)| a.get(*k) != Some(v)).map(|(k, _)| k.display().to_string()));
+    let n = names.len();
+    names.truncate(3);
+    format!("{n} file{} changed ({}{})", if n == 1 { "" } else { "s" }, names.join(", "), if n > 3 { ", …" } else { "" })
+}
+
+pub fn new_state(args: &BuildArgs) -> Shared {
+    Arc::new(Mutex::new(WatchState { sources: args.sources.iter().map(|p| p.display().to_string()).collect(), ..Default::default() }))
+}
+
+pub fn run(a: WatchArgs) -> Result<()> {
+    let poll = Duration::from_millis(a.poll_ms);
+    let state = new_state(&a.build);
+    if !a.mcp {
+        watch_loop(&a.build, poll, &state, true);
+    }
+    let mut build = a.build;
+    // Stdout is the MCP channel: build quietly, one line per build on stderr.
+    build.quiet = true;
+    crate::mcp::serve_watching(build, poll, state)
+}
