@@ -161,6 +161,7 @@ fn source_docs(docs: &[Doc]) -> Vec<SourceDoc> {
             // The navigation prior (link density, HTML only) is covered by the seed-pain
             // test of its own; the generated corpora are prose.
             link_density: 0.0,
+            annotations: Default::default(),
         })
         .collect()
 }

@@ -357,6 +357,7 @@ fn sub_results_are_labelled_so_they_can_be_told_apart() {
         metadata: Default::default(),
         date: None,
         link_density: 0.0,
+        annotations: Default::default(),
     };
     let e = sift_tests::engine_from_docs(&[page], &sift_build::BuildOptions::default()).unwrap();
     let r = search(&e, "hashmap entry api");

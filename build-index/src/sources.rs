@@ -105,7 +105,33 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
         docs.extend(d);
         warnings.extend(w);
     }
+    warnings.extend(apply_site_annotations(&mut docs));
     Ok(Collected { docs, warnings, files: jobs.len() })
+}
+
+/// The annotations that concern the whole site: once a page marks its body
+/// (`data-sift-body`, `data-pagefind-body`), HTML pages without one are left out; sort keys
+/// other than `date` are said once.
+fn apply_site_annotations(docs: &mut Vec<SourceDoc>) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if docs.iter().any(|d| d.annotations.body == Some(true)) {
+        let before = docs.len();
+        docs.retain(|d| d.annotations.body != Some(false));
+        if docs.len() < before {
+            warnings.push(format!(
+                "{} HTML page(s) left out: some pages mark their indexed content (data-sift-body or data-pagefind-body) and these do not",
+                before - docs.len()
+            ));
+        }
+    }
+    let sorts: std::collections::BTreeSet<&str> = docs.iter().flat_map(|d| d.annotations.sorts.iter().map(String::as_str)).collect();
+    if !sorts.is_empty() {
+        warnings.push(format!(
+            "sort keys {} are not used: results sort by relevance or by date (data-sift-sort=\"date\")",
+            sorts.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    warnings
 }
 
 fn extract_one(
@@ -171,6 +197,23 @@ mod tests {
         let (docs, warnings) = extract_one(&d.join("gone.md"), "gone.md", Kind::Markdown, &html::HtmlOptions::default(), &opts()).unwrap();
         assert!(docs.is_empty());
         assert!(warnings[0].starts_with("gone.md: cannot be read (") && warnings[0].ends_with("; skipped"), "{warnings:?}");
+    }
+
+    #[test]
+    fn once_a_page_marks_its_body_unmarked_html_pages_are_left_out_and_markdown_stays() {
+        let doc = |id: &str, body: Option<bool>, sorts: &[&str]| SourceDoc {
+            id: id.into(),
+            annotations: sift_engine::Annotations { body, sorts: sorts.iter().map(|s| s.to_string()).collect(), ..Default::default() },
+            ..Default::default()
+        };
+        let mut docs = vec![doc("a.html", Some(true), &["priority"]), doc("b.html", Some(false), &[]), doc("c.md", None, &["priority"])];
+        let w = apply_site_annotations(&mut docs);
+        assert_eq!(docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), ["a.html", "c.md"]);
+        assert!(w[0].starts_with("1 HTML page(s) left out"), "{w:?}");
+        assert!(w[1].contains("sort keys priority are not used"), "{w:?}");
+        // No page marks a body: every page stays, nothing is said.
+        let mut docs = vec![doc("b.html", Some(false), &[]), doc("c.md", None, &[])];
+        assert!(apply_site_annotations(&mut docs).is_empty() && docs.len() == 2);
     }
 
     #[test]

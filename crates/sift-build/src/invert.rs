@@ -6,7 +6,7 @@ use crate::analyzer::{self, Token};
 use crate::bundle::docmeta;
 use crate::bundle::docstore::{visit_doc_fields, ANALYSIS_PIECE_BYTES};
 use crate::bundle::terms::TermEntry;
-use crate::doc::SourceDoc;
+use crate::doc::{SourceDoc, Weighted};
 use crate::fields::{self, N_FIELDS};
 use crate::par_map;
 use crate::symbol;
@@ -34,11 +34,14 @@ struct DocAnalysis {
 pub const MAX_TERMS_PER_DOC: usize = 100_000;
 
 fn analyse(d: &SourceDoc) -> DocAnalysis {
-    let mut per_doc: HashMap<String, ([u32; N_FIELDS], Vec<u32>, u32)> = HashMap::new();
+    // Per-field frequencies as sums of weights (an occurrence counts 1, or its weighted
+    // stretch's count), made whole numbers below.
+    let mut per_doc: HashMap<String, ([f32; N_FIELDS], Vec<u32>, u32)> = HashMap::new();
     let mut lens = [0u32; N_FIELDS];
     let mut surface_counts: HashMap<(String, String), u32> = HashMap::new();
     let mut dropped = 0u64;
-    let (section_starts, end) = visit_doc_fields(d, ANALYSIS_PIECE_BYTES, |field, text, toks| {
+    let weighted = &d.annotations.weighted;
+    let (section_starts, end) = visit_doc_fields(d, ANALYSIS_PIECE_BYTES, |field, text, toks, at| {
         for t in toks {
             if !t.joined {
                 lens[field] += 1;
@@ -47,8 +50,14 @@ fn analyse(d: &SourceDoc) -> DocAnalysis {
                 dropped += 1;
                 continue;
             }
+            // A weighted stretch (`data-sift-weight`): the innermost one holding the word.
+            let byte = at.offset + t.start;
+            let count = match weighted.iter().rev().find(|w| Some(w.section) == at.section && (w.start..w.end).contains(&byte)) {
+                Some(w) if field == fields::FIELD_BODY => Weighted::count(w.weight),
+                _ => 1.0,
+            };
             let e = per_doc.entry(t.term.clone()).or_default();
-            e.0[field] += 1;
+            e.0[field] += count;
             e.1.push(t.pos);
             if field != fields::FIELD_PATH {
                 let surface = surface_of(text, t);
@@ -66,7 +75,7 @@ fn analyse(d: &SourceDoc) -> DocAnalysis {
             let e = per_doc.entry(key).or_default();
             // A page defining the same tail twice (`Vec::clone` of two impls) keeps its first.
             if e.1.is_empty() {
-                e.0[fields::FIELD_HEADINGS] = tf;
+                e.0[fields::FIELD_HEADINGS] = tf as f32;
                 e.1.push(start);
             }
         }
@@ -76,7 +85,8 @@ fn analyse(d: &SourceDoc) -> DocAnalysis {
     surfaces.sort_unstable();
     let mut terms: Vec<_> = per_doc
         .into_iter()
-        .map(|(term, (tf, mut pos, itself))| {
+        .map(|(term, (weighted_tf, mut pos, itself))| {
+            let tf = Weighted::whole(weighted_tf);
             pos.sort_unstable();
             pos.dedup();
             if analyzer::is_stop_term(&term) {

@@ -410,8 +410,9 @@ fn named(kind: ShardKind, bytes: Vec<u8>) -> (ShardRef, (String, Vec<u8>)) {
     (r, (file, bytes))
 }
 
-/// Filterable fields: the ones asked for, or every metadata field that looks like a
-/// category: values of at most 100 chars, and not (almost) one distinct value per document.
+/// Filterable fields: the ones asked for and the ones pages tag as filters
+/// (`data-sift-filter`); else every metadata field that looks like a category: values of at
+/// most 100 chars, and not (almost) one distinct value per document.
 fn choose_filter_fields(docs: &[SourceDoc], asked: Option<&[String]>, warnings: &mut Vec<String>) -> Vec<String> {
     let mut stats: BTreeMap<&str, (BTreeSet<&str>, usize, bool)> = BTreeMap::new();
     for d in docs {
@@ -426,8 +427,11 @@ fn choose_filter_fields(docs: &[SourceDoc], asked: Option<&[String]>, warnings: 
             }
         }
     }
+    // Fields pages tag as filters (`data-sift-filter`) are filterable whatever else is.
+    let tagged: BTreeSet<&str> = docs.iter().flat_map(|d| d.annotations.filters.iter().map(String::as_str)).collect();
     if let Some(asked) = asked {
         let mut out: Vec<String> = asked.to_vec();
+        out.extend(tagged.iter().map(|f| f.to_string()));
         out.sort();
         out.dedup();
         for f in &out {
@@ -436,6 +440,10 @@ fn choose_filter_fields(docs: &[SourceDoc], asked: Option<&[String]>, warnings: 
             }
         }
         return out;
+    }
+    // A site that tags its filters has said which fields are filters: no others are guessed.
+    if !tagged.is_empty() {
+        return tagged.into_iter().map(str::to_string).collect();
     }
     stats
         .into_iter()

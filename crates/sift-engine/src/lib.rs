@@ -33,7 +33,7 @@
 pub use sift_format::{
     analyzer, bundle, charclass, date, decompose, doc, error, fields, hashing, json, symbol, text, wordbreak, wordpiece,
 };
-pub use sift_format::{Section, SourceDoc};
+pub use sift_format::{Annotations, Section, SourceDoc, Weighted};
 #[macro_use]
 extern crate sift_format;
 

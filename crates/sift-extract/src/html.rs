@@ -3,11 +3,12 @@
 //! and cut it into sections at headings — and at API entries with ids (`<dt id>`), so a
 //! result can deep-link to `os.html#os.getcwd`.
 
+use crate::annotations;
 use crate::api::PageApi;
 use crate::{collapse_ws, decode_text, folder_of, path_words, ExtractError};
 use ego_tree::iter::Edge;
 use scraper::{ElementRef, Html, Node, Selector};
-use sift_format::{Section, SourceDoc};
+use sift_format::{Annotations, Section, SourceDoc, Weighted};
 use std::collections::BTreeMap;
 
 pub struct HtmlOptions {
@@ -123,15 +124,17 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
     let first_text = |css: &str| first(css).map(|e| collapse_ws(&e.text().collect::<String>())).unwrap_or_default();
     let page_title = first_text("title");
     let body_class = first("body").and_then(|b| b.value().attr("class")).unwrap_or("");
-    let root = find_main(&html, opts.selector.as_deref());
+    // The content the page marks for indexing (`data-sift-body`, several joined), else
+    // the main content found by selector.
+    let marked = annotations::bodies(&html);
+    let roots: Vec<ElementRef> =
+        if marked.is_empty() { find_main(&html, opts.selector.as_deref()).into_iter().collect() } else { marked.clone() };
+    let root = roots.first().copied();
     // A source listing weighs like navigation: it is where an identifier occurs most often,
     // and the least what a reader looking one up wants (rustdoc marks its `src/` pages).
     let source_page = body_class.split_whitespace().any(|c| c == "source");
     let link_density = if source_page || root.is_some_and(is_listing) { 1.0 } else { root.map_or(0.0, link_density) };
-    let mut sections = match root {
-        Some(r) => sections_of(r),
-        None => Vec::new(),
-    };
+    let mut sections = sections_of(&roots, &mut warnings);
     // The title: the main content's first h1, else <title>, else the file name.
     let h1 = sections.iter().position(|s| s.1 == 1);
     // API entries: which sections define an identifier (the page's generator and the item
@@ -162,8 +165,43 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
         _ if !page_title.is_empty() => page_title,
         _ => rel_path.rsplit('/').next().unwrap_or(rel_path).to_string(),
     };
-    let sections: Vec<Section> =
+    let mut sections: Vec<Section> =
         sections.into_iter().map(|(s, _, _)| s).filter(|s| !s.text.is_empty() || !s.heading.is_empty() || s.symbol.is_some()).collect();
+    // Weighted stretches: the markers `sections_of` left in the text become byte ranges.
+    let weighted = annotations::take_weights(&mut sections.iter_mut().map(|s| &mut s.text).collect::<Vec<_>>())
+        .into_iter()
+        .map(|(section, start, end, weight)| Weighted { section, start, end, weight })
+        .collect();
+    // Metadata, filters and sorts the page tags (anywhere in it, `<head>` included).
+    let mut title = title;
+    let mut ann = Annotations { body: Some(!marked.is_empty()), weighted, ..Default::default() };
+    let mut meta_seen = std::collections::BTreeSet::new();
+    for c in annotations::captures(&html, "meta") {
+        // One value per key, the first (as Pagefind keeps it); `title` names the result.
+        if meta_seen.insert(c.key.clone()) {
+            if c.key == "title" {
+                title = c.value;
+            } else {
+                metadata.insert(c.key, vec![c.value]);
+            }
+        }
+    }
+    for c in annotations::captures(&html, "filter") {
+        let values = metadata.entry(c.key.clone()).or_default();
+        if !values.contains(&c.value) {
+            values.push(c.value);
+        }
+        if !ann.filters.contains(&c.key) {
+            ann.filters.push(c.key);
+        }
+    }
+    for c in annotations::captures(&html, "sort") {
+        if c.key == "date" {
+            date = Some(c.value);
+        } else if !ann.sorts.contains(&c.key) {
+            ann.sorts.push(c.key);
+        }
+    }
     if sections.is_empty() && title.is_empty() {
         return Err(ExtractError::Skip(format!("{rel_path}: no text content; skipped")));
     }
@@ -176,6 +214,7 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
         metadata,
         date,
         link_density,
+        annotations: ann,
     };
     Ok((doc, warnings))
 }
@@ -287,6 +326,7 @@ fn anchor_of(el: &scraper::node::Element) -> Option<&str> {
 
 fn skipped(el: &scraper::node::Element) -> bool {
     SKIP_TAGS.contains(&el.name())
+        || annotations::attr(el, "ignore").is_some()
         || el.attr("hidden").is_some()
         || el.attr("aria-hidden") == Some("true")
         || el.classes().any(|c| SKIP_CLASSES.contains(&c))
@@ -294,8 +334,9 @@ fn skipped(el: &scraper::node::Element) -> bool {
 
 /// Walk the content iteratively (deeply nested pages must not overflow the stack) and cut
 /// it into (section, heading level, the heading's node) at headings and at `<dt id>` API
-/// entries.
-fn sections_of(root: ElementRef) -> Vec<(Section, u8, Option<ego_tree::NodeId>)> {
+/// entries. Several roots (marked bodies) are walked in turn as one text. Weighted
+/// elements leave markers in the text ([`annotations::take_weights`]).
+fn sections_of(roots: &[ElementRef], warnings: &mut Vec<String>) -> Vec<(Section, u8, Option<ego_tree::NodeId>)> {
     let mut out: Vec<(Section, u8, Option<ego_tree::NodeId>)> = vec![(Section::default(), 0, None)];
     let mut skip_until: Option<ego_tree::NodeId> = None;
     // Inside a heading: (node, level, its id, text so far, the last anchor inside it).
@@ -313,7 +354,9 @@ fn sections_of(root: ElementRef) -> Vec<(Section, u8, Option<ego_tree::NodeId>)>
         }
         body.clear();
     };
-    for edge in root.traverse() {
+    // Elements whose weight marker is open, closed when they close.
+    let mut weighted: Vec<ego_tree::NodeId> = Vec::new();
+    for edge in roots.iter().flat_map(|r| r.traverse()) {
         match edge {
             Edge::Open(node) => {
                 if skip_until.is_some() {
@@ -350,6 +393,24 @@ fn sections_of(root: ElementRef) -> Vec<(Section, u8, Option<ego_tree::NodeId>)>
                                 None => body.push(' '),
                             }
                         }
+                        for v in annotations::indexed_attrs(el) {
+                            let to = match &mut in_heading {
+                                Some(h) => &mut h.3,
+                                None => &mut body,
+                            };
+                            to.push(' ');
+                            to.push_str(&v);
+                            to.push(' ');
+                        }
+                        // Weights apply to body text; a heading weighs as a heading.
+                        match annotations::weight(el) {
+                            Some(Ok(w)) if in_heading.is_none() => {
+                                body.push(annotations::open_marker(w));
+                                weighted.push(node.id());
+                            }
+                            Some(Err(why)) => warnings.push(why),
+                            _ => {}
+                        }
                     }
                     Node::Text(t) => match &mut in_heading {
                         Some(h) => h.3.push_str(t),
@@ -367,6 +428,10 @@ fn sections_of(root: ElementRef) -> Vec<(Section, u8, Option<ego_tree::NodeId>)>
                 if skip_until == Some(node.id()) {
                     skip_until = None;
                     continue;
+                }
+                if weighted.last() == Some(&node.id()) {
+                    weighted.pop();
+                    body.push(annotations::close_marker());
                 }
                 if in_heading.as_ref().is_some_and(|h| h.0 == node.id()) {
                     let (node_id, level, id, text, inner) = in_heading.take().expect("checked");
@@ -445,6 +510,45 @@ mod tests {
                 ("2.2. Unclosed two", Some("_unclosed_two"))
             ]
         );
+    }
+
+    #[test]
+    fn sift_annotations_mark_the_body_ignore_weigh_and_tag_as_pagefind_s_do() {
+        let page = r##"<html><head><title>T</title><meta data-sift-filter="author[content]" content="Ada" name="x-author"></head><body>
+            <div>Outside the marked body.</div>
+            <section data-sift-body><h1>Guide</h1><p>Intro <b data-sift-weight="3">heavy words</b> plain.</p>
+              <aside data-sift-ignore>not indexed <span data-sift-meta="kept">still read</span></aside>
+              <div data-sift-ignore="all"><span data-sift-filter="tag">Hidden</span></div>
+              <img alt="Diagram of pipes" data-sift-index-attrs="alt,title">
+              <p data-sift-weight="eleven">Bad weight.</p>
+              <span data-sift-filter="tag">one</span><span data-sift-filter="tag">two</span>
+              <i data-sift-sort="date:2024-05-06" data-sift-meta="summary:Short, with a comma"></i>
+              <i data-sift-sort="priority:3"></i>
+            </section>
+            <section data-sift-body><h2>Second part</h2><p>Joined.</p></section></body></html>"##;
+        let (d, warnings) = extract(page.as_bytes(), "g.html", &HtmlOptions::default()).unwrap();
+        let text: String = d.sections.iter().map(|s| format!("{} {} ", s.heading, s.text)).collect();
+        assert!(!text.contains("Outside") && !text.contains("not indexed") && !text.contains("Hidden"), "{text}");
+        assert!(text.contains("Diagram of pipes") && text.contains("Joined."), "{text}");
+        assert_eq!(d.annotations.body, Some(true));
+        assert_eq!(d.metadata["author"], ["Ada"]);
+        assert_eq!(d.metadata["tag"], ["one", "two"], "not the tag inside ignore=all");
+        assert_eq!(d.metadata["kept"], ["still read"], "meta inside a plain ignore is read");
+        assert_eq!(d.metadata["summary"], ["Short, with a comma"]);
+        assert_eq!(d.annotations.filters, ["author", "tag"]);
+        assert_eq!(d.date.as_deref(), Some("2024-05-06"));
+        assert_eq!(d.annotations.sorts, ["priority"]);
+        let w = &d.annotations.weighted;
+        assert_eq!(w.len(), 1);
+        assert_eq!(&d.sections[w[0].section].text[w[0].start..w[0].end], "heavy words");
+        assert_eq!(w[0].weight, 3.0);
+        assert!(d.sections.iter().all(|s| s.text.chars().all(|c| (c as u32) < 0xF0000)), "no markers left");
+        assert!(warnings.iter().any(|w| w.contains("\"eleven\"") && w.contains("0 to 10")), "{warnings:?}");
+        // The same page in Pagefind's spelling reads the same.
+        let pf = extract(page.replace("data-sift-", "data-pagefind-").as_bytes(), "g.html", &HtmlOptions::default()).unwrap().0;
+        assert_eq!((pf.sections, pf.metadata, pf.annotations), (d.sections, d.metadata, d.annotations));
+        // A page without a marked body says so (the site may leave it out).
+        assert_eq!(ex("<main><p>Plain.</p></main>").annotations.body, Some(false));
     }
 
     #[test]

@@ -88,6 +88,7 @@ fn record(v: Value) -> Result<SourceDoc, String> {
         metadata,
         date,
         link_density: 0.0,
+        annotations: Default::default(),
     })
 }
 

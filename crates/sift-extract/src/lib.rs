@@ -2,6 +2,7 @@
 //! JSONL records in the BEIR corpus shape, each turned into `sift_format::SourceDoc`s.
 //! Pure: they take bytes and a relative path; the CLI does the file system work.
 
+mod annotations;
 mod api;
 pub mod html;
 pub mod jsonl;

@@ -103,7 +103,17 @@ pub fn extract(bytes: &[u8], rel_path: &str, base_url: &str) -> Result<(SourceDo
     });
     let url = url.unwrap_or_else(|| format!("{base_url}{}", md_to_html(rel_path)));
     Ok((
-        SourceDoc { id: rel_path.to_string(), url, title, path: path_words(rel_path), sections, metadata, date, link_density: 0.0 },
+        SourceDoc {
+            id: rel_path.to_string(),
+            url,
+            title,
+            path: path_words(rel_path),
+            sections,
+            metadata,
+            date,
+            link_density: 0.0,
+            annotations: Default::default(),
+        },
         warnings,
     ))
 }

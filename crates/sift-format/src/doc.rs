@@ -72,6 +72,55 @@ pub struct SourceDoc {
     /// generated indexes, are mostly links) or a code listing (a source page). 0 when
     /// unknown (Markdown, JSONL).
     pub link_density: f32,
+    /// What the page's HTML says about its own indexing. Build time only: not stored.
+    pub annotations: Annotations,
+}
+
+/// A page's indexing annotations (`data-sift-*`, or Pagefind's `data-pagefind-*` with the
+/// same meaning), as far as the builder needs them after extraction.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Annotations {
+    /// Whether the page marks its indexed content (`data-sift-body`): once any page of a
+    /// site does, the pages that do not are left out. None: not an HTML page.
+    pub body: Option<bool>,
+    /// Metadata fields the page tags as filters (`data-sift-filter`): always filterable.
+    pub filters: Vec<String>,
+    /// Stretches of section text whose words count more or less (`data-sift-weight`).
+    pub weighted: Vec<Weighted>,
+    /// Sort keys the page tags other than `date` (which sets the page's date): results
+    /// sort by relevance or date only, so the build says they are not used.
+    pub sorts: Vec<String>,
+}
+
+/// Bytes `start..end` of section `section`'s text, weighted `weight` (0 to 10). An
+/// occurrence there counts `weight²` times toward its term's frequency, as Pagefind's
+/// quadratic weights do: 2 counts 4 times, 10 a hundred times, 0.5 a quarter. Frequencies
+/// are stored as whole numbers: a page's sum is rounded, and a word the page has only in
+/// light stretches still counts once (it matches, and weighs least).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Weighted {
+    pub section: usize,
+    pub start: usize,
+    pub end: usize,
+    pub weight: f32,
+}
+
+impl Weighted {
+    /// What an occurrence counts.
+    pub fn count(weight: f32) -> f32 {
+        weight * weight
+    }
+
+    /// Per-field sums of counts as the whole frequencies a posting stores: rounded, and at
+    /// least 1 in the field with the most when all would round to 0.
+    pub fn whole(sums: [f32; crate::fields::N_FIELDS]) -> [u32; crate::fields::N_FIELDS] {
+        let mut tf = sums.map(|s| s.round() as u32);
+        if tf.iter().all(|&t| t == 0) {
+            let best = (0..sums.len()).max_by(|&a, &b| sums[a].total_cmp(&sums[b])).unwrap_or(0);
+            tf[best] = 1;
+        }
+        tf
+    }
 }
 
 /// A page as `get_document` returns it: its sections in order, with their headings and

@@ -34,5 +34,5 @@ pub mod text;
 pub mod wordbreak;
 pub mod wordpiece;
 
-pub use doc::{Section, SourceDoc, Symbol};
+pub use doc::{Annotations, Section, SourceDoc, Symbol, Weighted};
 pub use error::SiftError;

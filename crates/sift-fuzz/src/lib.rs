@@ -66,6 +66,7 @@ pub fn sample_docs() -> Vec<SourceDoc> {
         ]),
         date: date.map(String::from),
         link_density: 0.0,
+        annotations: Default::default(),
     };
     vec![
         page(

@@ -276,33 +276,43 @@ pub fn body_start(section_start: u32, heading: &str) -> u32 {
 /// can span), so a huge page's tokens are never all in memory at once.
 pub const ANALYSIS_PIECE_BYTES: usize = 64 << 10;
 
+/// Where a piece of a field's text lies: its section (None for the title and path) and its
+/// byte offset in the field's text.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PieceAt {
+    pub section: Option<usize>,
+    pub offset: usize,
+}
+
 /// Walk a document's fields in index order — title, path, then each section's heading and
-/// body — calling `f(field, text, tokens)` for each piece of at most about `piece_bytes`
-/// of a field's text, with positions laid out in one space (the one definition of the
-/// position layout; a page in parts moves its sections onto a grid afterwards, see
-/// [`super::partition`]). Returns the position where each section starts, and where the
-/// page's positions end.
-pub fn visit_doc_fields(doc: &SourceDoc, piece_bytes: usize, mut f: impl FnMut(usize, &str, &[Token])) -> (Vec<u32>, u32) {
+/// body — calling `f(field, text, tokens, at)` for each piece of at most about
+/// `piece_bytes` of a field's text, with positions laid out in one space (the one
+/// definition of the position layout; a page in parts moves its sections onto a grid
+/// afterwards, see [`super::partition`]). Returns the position where each section starts,
+/// and where the page's positions end.
+pub fn visit_doc_fields(doc: &SourceDoc, piece_bytes: usize, mut f: impl FnMut(usize, &str, &[Token], PieceAt)) -> (Vec<u32>, u32) {
     let mut pos = 0u32;
     let mut buf = Vec::new();
-    let mut push = |field: usize, text: &str, pos: &mut u32| {
+    let mut push = |field: usize, text: &str, section: Option<usize>, pos: &mut u32| {
         let mut next = *pos;
+        let mut offset = 0;
         for piece in pieces(text, piece_bytes) {
             buf.clear();
             next = analyzer::tokenize(piece, next, &mut buf);
-            f(field, piece, &buf);
+            f(field, piece, &buf, PieceAt { section, offset });
+            offset += piece.len();
         }
         *pos = next + POSITION_GAP;
     };
-    push(fields::FIELD_TITLE, &doc.title, &mut pos);
-    push(fields::FIELD_PATH, &doc.path, &mut pos);
+    push(fields::FIELD_TITLE, &doc.title, None, &mut pos);
+    push(fields::FIELD_PATH, &doc.path, None, &mut pos);
     let mut starts = Vec::with_capacity(doc.sections.len());
-    for s in &doc.sections {
+    for (i, s) in doc.sections.iter().enumerate() {
         starts.push(pos);
         if !s.heading.is_empty() {
-            push(fields::FIELD_HEADINGS, &s.heading, &mut pos);
+            push(fields::FIELD_HEADINGS, &s.heading, Some(i), &mut pos);
         }
-        push(fields::FIELD_BODY, &s.text, &mut pos);
+        push(fields::FIELD_BODY, &s.text, Some(i), &mut pos);
     }
     (starts, pos)
 }
@@ -334,7 +344,7 @@ mod tests {
     /// (field, term, position, joined, the word as written) for every token of a document.
     fn tokens(doc: &SourceDoc, piece_bytes: usize) -> (Vec<(usize, String, u32, bool, String)>, Vec<u32>) {
         let mut out = Vec::new();
-        let (starts, _) = visit_doc_fields(doc, piece_bytes, |field, text, toks| {
+        let (starts, _) = visit_doc_fields(doc, piece_bytes, |field, text, toks, _| {
             out.extend(toks.iter().map(|t| (field, t.term.clone(), t.pos, t.joined, text[t.start..t.end].to_string())));
         });
         (out, starts)
@@ -375,7 +385,7 @@ mod tests {
             ..Default::default()
         };
         let mut body_first = Vec::new();
-        let (starts, _) = visit_doc_fields(&doc, usize::MAX, |field, _, toks| {
+        let (starts, _) = visit_doc_fields(&doc, usize::MAX, |field, _, toks, _| {
             if field == fields::FIELD_BODY {
                 body_first.push(toks[0].pos);
             }

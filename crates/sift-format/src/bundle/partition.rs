@@ -221,7 +221,7 @@ mod tests {
     fn tokens(doc: &SourceDoc) -> (Vec<(usize, Option<usize>, usize, u32)>, Vec<u32>, u32) {
         let mut out = Vec::new();
         let mut section = None::<usize>;
-        let (starts, end) = visit_doc_fields(doc, usize::MAX, |field, _, toks| {
+        let (starts, end) = visit_doc_fields(doc, usize::MAX, |field, _, toks, _| {
             if field == fields::FIELD_HEADINGS || (field == fields::FIELD_BODY && section.is_none()) {
                 section = Some(section.map_or(0, |s| s + 1));
             }
