@@ -1,10 +1,13 @@
 // <sift-search>: a search box for static docs sites, no framework.
 //
-// A button (and Ctrl/Cmd-K) opens a modal dialog; results appear as the user types (the last
-// word matches as a prefix); arrow keys move through results and sub-results, Enter opens the
-// page at the section's anchor. The input is an ARIA combobox controlling a listbox of
-// options. Everything lives in a shadow root, so the page's CSS cannot break it, and every
-// string from the index is rendered as text: only the engine's <mark> tags become elements.
+// A button (and Ctrl/Cmd-K, or `/`) opens a modal dialog; results appear as the user types
+// (the last word matches as a prefix), grouped under their top-level section; arrow keys
+// move through results and sub-results, Enter opens the page at the section's anchor with
+// the search terms in `?highlight=` (sift-highlight.js marks them there). Before typing, the
+// box lists recent searches and favourites, kept in localStorage (`history="off"`: none,
+// and nothing stored). The input is an ARIA combobox controlling a listbox of options.
+// Everything lives in a shadow root, so the page's CSS cannot break it, and every string
+// from the index is rendered as text: only the engine's <mark> tags become elements.
 
 import { Sift, asSiftError, markedParts, LIMITS } from "./sift.js";
 
@@ -60,7 +63,32 @@ input::placeholder { color: var(--_muted); }
 mark { background: var(--_mark); color: var(--_mark-fg); border-radius: 2px; padding: 0 1px; }
 .footer { display: flex; gap: 1em; justify-content: space-between; padding: .45em .9em; border-top: 1px solid var(--_border); font-size: 12px; color: var(--_muted); }
 .empty { padding: 1.2em .9em; color: var(--_muted); }
+[role="group"] { margin: 0; padding: 0; }
+.group { padding: .6em .7em .2em; font-size: 12px; font-weight: 600; letter-spacing: .04em; text-transform: uppercase; color: var(--_muted); }
+[role="listbox"]:empty { display: none; }
+.history { overflow-y: auto; padding: .2em .4em .5em; flex: 1; }
+.history:empty { display: none; }
+.history h2 { margin: .6em .7em .2em; font-size: 12px; font-weight: 600; letter-spacing: .04em; text-transform: uppercase; color: var(--_muted); }
+.history ul { list-style: none; margin: 0; padding: 0; }
+.history li { display: flex; align-items: center; gap: .2em; border-radius: calc(var(--_radius) - 4px); }
+.history li:hover, .history li:focus-within { background: var(--_sel); }
+.history button { all: unset; cursor: pointer; border-radius: 6px; color: var(--_fg); }
+.history button:focus-visible { outline: 2px solid var(--_accent); outline-offset: -2px; }
+.history .again { flex: 1; padding: .5em .7em; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.history .again .where { margin-left: .6em; }
+.history .act { padding: .35em .6em; color: var(--_muted); font-size: 15px; }
+/* A phone: the box is the whole screen, with room for a thumb. */
+@media (max-width: 640px) {
+  dialog { inset: 0; width: 100vw; max-width: 100vw; height: 100dvh; max-height: 100dvh; border: 0; border-radius: 0; }
+  .bar { padding: .8em; }
+  [role="option"], .history .again { padding-top: .7em; padding-bottom: .7em; }
+  .history .act { padding: .7em .8em; }
+  kbd { display: none; }
+  .trigger { min-width: 0; }
+}
 `;
+const HISTORY_MAX = 7; // recent searches kept, as DocSearch keeps them
+const FAVOURITES_MAX = 20;
 
 /** Append the engine's escaped-with-<mark> HTML to `el` as text nodes and <mark> elements. */
 function appendMarked(el, html) {
@@ -96,7 +124,7 @@ function typing(e) {
 }
 
 export class SiftSearchElement extends HTMLElement {
-  static observedAttributes = ["bundle", "semantic", "embedder", "placeholder"];
+  static observedAttributes = ["bundle", "semantic", "embedder", "placeholder", "history"];
 
   sift = null;
   lastResponse = null;
@@ -140,6 +168,7 @@ export class SiftSearchElement extends HTMLElement {
       this.#loading = null;
     }
     if (name === "placeholder" && this.#els.input) this.#els.input.placeholder = value ?? "Search the docs";
+    if (name === "history" && this.#els.history && !this.#els.input.value.trim()) this.#showHistory();
   }
 
   get #limit() {
@@ -161,16 +190,17 @@ export class SiftSearchElement extends HTMLElement {
       "aria-label": "Search", autocomplete: "off", spellcheck: "false", enterkeyhint: "go",
       placeholder: this.getAttribute("placeholder") ?? "Search the docs",
     });
-    const close = h("button", { class: "close", type: "button", "aria-label": "Close search" }, "Esc");
+    const close = h("button", { class: "close", type: "button", "aria-label": "Esc (close the search)" }, "Esc");
     const facets = h("div", { class: "facets", role: "group", "aria-label": "Filters" });
     const notice = h("div", { class: "notice", role: "status", "aria-live": "polite" });
-    const list = h("ul", { id: listId, role: "listbox", "aria-label": "Search results" });
+    const list = h("div", { id: listId, role: "listbox", "aria-label": "Search results" });
+    const history = h("div", { class: "history" });
     const status = h("span", { class: "status" });
     const semantic = h("span", { class: "semantic" });
     const dialog = h("dialog", { part: "dialog", "aria-label": "Search" },
-      h("div", { class: "bar" }, input, close), facets, notice, list, h("div", { class: "footer" }, status, semantic));
+      h("div", { class: "bar" }, input, close), facets, notice, list, history, h("div", { class: "footer" }, status, semantic));
     this.#root.append(h("style", {}, STYLE), h("div", { class: "root" }, trigger, dialog));
-    Object.assign(this.#els, { trigger, input, close, facets, notice, list, status, semantic, dialog });
+    Object.assign(this.#els, { trigger, input, close, facets, notice, list, history, status, semantic, dialog });
 
     trigger.addEventListener("click", () => this.open());
     trigger.addEventListener("pointerenter", () => this.#ensureLoaded().catch(() => {}), { once: true });
@@ -193,8 +223,9 @@ export class SiftSearchElement extends HTMLElement {
     });
     list.addEventListener("click", (e) => {
       const li = e.target.closest?.("[role=option]");
-      if (li) this.#go(li.dataset.url, e);
+      if (li) this.#go(li, e);
     });
+    history.addEventListener("keydown", (e) => this.#onHistoryKey(e));
   }
 
   #globalKey(e) {
@@ -225,6 +256,7 @@ export class SiftSearchElement extends HTMLElement {
     if (!dialog.open) dialog.showModal();
     input.focus();
     input.select();
+    if (!input.value.trim()) this.#showHistory();
     this.#ensureLoaded().then(() => input.value && this.#search(), (e) => this.#showError(e));
   }
 
@@ -299,6 +331,7 @@ export class SiftSearchElement extends HTMLElement {
       this.#shownSeq = seq;
       this.#pending = null;
       this.#clear();
+      this.#showHistory();
       return;
     }
     const run = { since: performance.now() };
@@ -345,8 +378,9 @@ export class SiftSearchElement extends HTMLElement {
   }
 
   #clear() {
-    const { list, notice, facets, status, input } = this.#els;
+    const { list, notice, facets, status, input, history } = this.#els;
     list.replaceChildren();
+    history.replaceChildren();
     notice.replaceChildren();
     facets.replaceChildren();
     status.textContent = "";
@@ -365,33 +399,56 @@ export class SiftSearchElement extends HTMLElement {
     this.lastResponse = res;
     this.#pending = null;
     this.#userMoved = false;
+    this.#els.history.replaceChildren();
     const items = [];
+    // Results under their top-level section (the folder a page is in), sections in the order
+    // of their best result; one section alone gets no heading.
+    const groups = new Map();
     res.results.forEach((r, i) => {
-      const where = h("span", { class: "where" });
-      where.textContent = r.type ? `${r.type} · ${this.#path(r.url)}` : this.#path(r.url);
-      const title = h("div", { class: "title" });
-      appendMarked(title, r.title);
-      title.append(where);
-      const snip = h("div", { class: "snippet" });
-      appendMarked(snip, r.snippet);
-      items.push(h("li", { role: "option", id: `${this.#ids}-o${i}`, "data-url": r.url, "aria-selected": "false" }, title, snip));
-      (r.sub_results ?? []).forEach((s, j) => {
-        // The entry an identifier query names (its path, then its kind), else a section.
-        const entry = j === 0 && r.definition && s.url === r.definition.url;
-        const st = h("div", { class: "title" }, entry ? "" : "# ");
-        appendMarked(st, s.title);
-        if (entry) {
-          const kind = h("span", { class: "where" });
-          kind.textContent = r.definition.kind;
-          st.append(kind);
-        }
-        const ss = h("div", { class: "snippet" });
-        appendMarked(ss, s.snippet);
-        items.push(h("li", { role: "option", class: "sub", id: `${this.#ids}-o${i}-${j}`, "data-url": s.url, "aria-selected": "false" }, st, ss));
-      });
+      const key = r.metadata?.folder?.[0] ?? "";
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push([r, i]);
     });
-    list.replaceChildren(...items);
-    if (!items.length) list.append(h("li", { class: "empty", role: "presentation" }, `No results for “${res.query}”.`));
+    const grouped = groups.size > 1 && this.getAttribute("group") !== "off";
+    const blocks = [];
+    let g = 0;
+    for (const [key, members] of groups) {
+      const opts = [];
+      for (const [r, i] of members) {
+        const where = h("span", { class: "where" });
+        where.textContent = r.type ? `${r.type} · ${this.#path(r.url)}` : this.#path(r.url);
+        const title = h("div", { class: "title" });
+        appendMarked(title, r.title);
+        const pageTitle = title.textContent;
+        title.append(where);
+        const snip = h("div", { class: "snippet" });
+        appendMarked(snip, r.snippet);
+        opts.push(h("div", { role: "option", id: `${this.#ids}-o${i}`, "data-url": r.url, "data-title": pageTitle, "aria-selected": "false" }, title, snip));
+        (r.sub_results ?? []).forEach((s, j) => {
+          // The entry an identifier query names (its path, then its kind), else a section
+          // with its heading path (the page, then the heading).
+          const entry = j === 0 && r.definition && s.url === r.definition.url;
+          const st = h("div", { class: "title" }, entry ? "" : "# ");
+          appendMarked(st, s.title);
+          const crumb = h("span", { class: "where" });
+          crumb.textContent = entry ? r.definition.kind : `in ${pageTitle}`;
+          const subTitle = st.textContent.replace(/^# /, "");
+          st.append(crumb);
+          const ss = h("div", { class: "snippet" });
+          appendMarked(ss, s.snippet);
+          opts.push(h("div", { role: "option", class: "sub", id: `${this.#ids}-o${i}-${j}`, "data-url": s.url, "data-title": `${pageTitle} › ${subTitle}`, "aria-selected": "false" }, st, ss));
+        });
+      }
+      items.push(...opts);
+      if (grouped) {
+        const label = h("div", { class: "group", role: "presentation", id: `${this.#ids}-g${g}` }, key || "Pages");
+        blocks.push(h("div", { role: "group", "aria-labelledby": `${this.#ids}-g${g}` }, label, ...opts));
+        g += 1;
+      } else blocks.push(...opts);
+    }
+    list.replaceChildren(...blocks);
+    // Said beside the listbox, not in it: a listbox holds options only.
+    if (!items.length) this.#els.history.append(h("div", { class: "empty" }, `No results for “${res.query}”.`));
     this.#options = items;
     input.setAttribute("aria-expanded", items.length ? "true" : "false");
     const keep = activeUrl ? items.findIndex((li) => li.dataset.url === activeUrl) : -1;
@@ -495,7 +552,11 @@ export class SiftSearchElement extends HTMLElement {
 
   #inputKey(e) {
     const n = this.#options.length;
-    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+    const recall = this.#els.history.querySelector(".again");
+    if (e.key === "ArrowDown" && !n && recall) {
+      e.preventDefault();
+      recall.focus();
+    } else if (e.key === "ArrowDown" || e.key === "ArrowUp") {
       e.preventDefault();
       if (!n) return;
       this.#userMoved = true;
@@ -510,17 +571,130 @@ export class SiftSearchElement extends HTMLElement {
     } else if (e.key === "Enter") {
       e.preventDefault();
       const li = this.#options[this.#active >= 0 ? this.#active : 0];
-      if (li) this.#go(li.dataset.url, e);
+      if (li) this.#go(li, e);
     } else if (this.#pending && !e.key.startsWith("Arrow")) {
       this.#pending = null; // typing brings a fresh answer anyway
     }
   }
 
-  #go(url, e) {
+  get #historyOn() {
+    return this.getAttribute("history") !== "off";
+  }
+
+  // Recent searches and favourites of this bundle: {recent: [], favourites: []}, each entry
+  // {query, title, url}. Storage that fails (private mode, quota, a corrupt value) is as if
+  // empty: the box works without it.
+  get #storageKey() {
+    return `sift-search:${new URL(this.getAttribute("bundle") ?? "/_sift/", location.href).href}`;
+  }
+
+  #loadHistory() {
+    try {
+      const v = JSON.parse(localStorage.getItem(this.#storageKey) ?? "{}");
+      const ok = (l) => (Array.isArray(l) ? l.filter((x) => x && typeof x.query === "string" && typeof x.url === "string") : []);
+      return { recent: ok(v.recent).slice(0, HISTORY_MAX), favourites: ok(v.favourites).slice(0, FAVOURITES_MAX) };
+    } catch (_) {
+      return { recent: [], favourites: [] };
+    }
+  }
+
+  #saveHistory(hist) {
+    try {
+      localStorage.setItem(this.#storageKey, JSON.stringify(hist));
+    } catch (_) {
+      /* storage full or denied: not remembered */
+    }
+  }
+
+  #remember(entry) {
+    if (!this.#historyOn) return;
+    const hist = this.#loadHistory();
+    const same = (x) => x.query === entry.query && x.url === entry.url;
+    if (hist.favourites.some(same)) return;
+    hist.recent = [entry, ...hist.recent.filter((x) => !same(x))].slice(0, HISTORY_MAX);
+    this.#saveHistory(hist);
+  }
+
+  #showHistory() {
+    const { history } = this.#els;
+    if (!this.#historyOn || this.#els.input.value.trim()) {
+      history.replaceChildren();
+      return;
+    }
+    const hist = this.#loadHistory();
+    const section = (kind, label, entries) => {
+      if (!entries.length) return [];
+      const id = `${this.#ids}-h-${kind}`;
+      const rows = entries.map((x, i) => {
+        const again = h("button", { type: "button", class: "again", "data-url": x.url }, x.query, h("span", { class: "where" }, x.title));
+        again.addEventListener("click", (e) => this.#navigate(x.url, this.#terms(x.query, null), e));
+        const acts = [];
+        if (kind === "recent") {
+          const star = h("button", { type: "button", class: "act", "aria-label": `Save “${x.query}” as a favourite`, title: "Save as a favourite" }, "☆");
+          star.addEventListener("click", () => this.#editHistory((hs) => {
+            hs.recent.splice(i, 1);
+            hs.favourites = [x, ...hs.favourites].slice(0, FAVOURITES_MAX);
+          }, kind, i));
+          acts.push(star);
+        }
+        const remove = h("button", { type: "button", class: "act", "aria-label": `Remove “${x.query}” from ${label.toLowerCase()}`, title: "Remove" }, "×");
+        remove.addEventListener("click", () => this.#editHistory((hs) => hs[kind].splice(i, 1), kind, i));
+        return h("li", {}, again, ...acts, remove);
+      });
+      return [h("h2", { id }, label), h("ul", { "aria-labelledby": id }, ...rows)];
+    };
+    history.replaceChildren(...section("favourites", "Favourites", hist.favourites), ...section("recent", "Recent searches", hist.recent));
+  }
+
+  // Change the stored lists, redraw, and keep the focus near the row that changed.
+  #editHistory(change, kind, i) {
+    const hist = this.#loadHistory();
+    change(hist);
+    this.#saveHistory(hist);
+    this.#showHistory();
+    const rows = [...this.#els.history.querySelectorAll(".again")];
+    (rows[Math.min(i, rows.length - 1)] ?? this.#els.input).focus();
+  }
+
+  #onHistoryKey(e) {
+    const rows = [...this.#els.history.querySelectorAll(".again")];
+    const at = rows.indexOf(e.target);
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      const next = at + (e.key === "ArrowDown" ? 1 : -1);
+      (next < 0 ? this.#els.input : rows[Math.min(next, rows.length - 1)])?.focus();
+    } else if (e.key === "Delete" && at >= 0) {
+      e.preventDefault();
+      e.target.closest("li").querySelector(".act:last-child").click();
+    }
+  }
+
+  // Open an option's page: remembered as a recent search, with the terms to mark there.
+  #go(li, e) {
+    const url = li?.dataset.url;
     if (!url) return;
-    const ev = new CustomEvent("sift-navigate", { detail: { url }, cancelable: true });
+    const query = this.#els.input.value.trim();
+    if (query) this.#remember({ query, title: li.dataset.title ?? "", url });
+    this.#navigate(url, this.#terms(query, li), e);
+  }
+
+  /** The words to mark on the page: the query's, and the forms the result matched. */
+  #terms(query, li) {
+    const words = query.replace(/\b(OR|AND|NOT)\b/g, " ").split(/\s+/)
+      .filter((w) => w && !w.startsWith("-"))
+      .map((w) => w.replace(/^[a-z_]+:(?!:)/i, "").replace(/["()*]/g, ""));
+    for (const m of li?.querySelectorAll("mark") ?? []) words.push(m.textContent);
+    return [...new Set(words.map((w) => w.trim().toLowerCase()).filter((w) => w.length > 1))].slice(0, 12);
+  }
+
+  #navigate(url, terms, e) {
+    const ev = new CustomEvent("sift-navigate", { detail: { url, terms }, cancelable: true });
     if (!this.dispatchEvent(ev)) return;
     const target = new URL(url, location.href);
+    const param = this.getAttribute("highlight-param") ?? "highlight";
+    if (terms.length && target.origin === location.origin && this.getAttribute("highlight") !== "off") {
+      target.searchParams.set(param, terms.join(" "));
+    }
     if (e && (e.metaKey || e.ctrlKey)) {
       window.open(target.href, "_blank", "noopener");
       return;
