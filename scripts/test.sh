@@ -38,7 +38,10 @@ bash scripts/build-wasm.sh
 # The differential sample in wasm under Node (written afresh: tests/differential.rs), the
 # search box, semantic search in wasm, the extension (Chromium) and the worker (workerd).
 cargo run --quiet -p sift-tests --example wasm_sample
-node --test --test-concurrency=1 tests/wasm/ tests/browser/ tests/extension/ tests/worker/ tests/mcp/ tests/annotations/ 2>&1 | tee "$CARGO_TARGET_DIR/last-node-test.log"
+# The prebuilt packages (npm tarballs, PyPI wheel), installed by tests/package/ on a PATH
+# without cargo, rustc or python3.
+bash scripts/package.sh >/dev/null
+node --test --test-concurrency=1 tests/wasm/ tests/browser/ tests/extension/ tests/worker/ tests/mcp/ tests/annotations/ tests/package/ 2>&1 | tee "$CARGO_TARGET_DIR/last-node-test.log"
 
 # A one-line summary over every test binary and the Node test runs.
 awk '/^test result:/ { p += $4; f += $6 } /^# pass / { p += $3 } /^# fail / { f += $3 } END { printf "\n%d passed, %d failed\n", p, f }' \
