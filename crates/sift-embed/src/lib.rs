@@ -3,6 +3,8 @@
 //! L2-normalised sentence embeddings.
 
 #[cfg(feature = "tract")]
+pub mod convert;
+#[cfg(feature = "tract")]
 pub mod corpus;
 #[cfg(feature = "tract")]
 pub mod dequantize;

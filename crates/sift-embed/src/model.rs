@@ -1,4 +1,4 @@
-//! The sentence embedder: tokenizer + ONNX graph (from `convert_minilm.py`) run by tract.
+//! The sentence embedder: tokenizer + ONNX graph (from `convert.rs`) run by tract.
 //! Texts are embedded in batches padded to the longest text of the batch.
 
 use crate::tokenizer::Tokenizer;
