@@ -4,11 +4,12 @@
 #                                     www/bin/sift.js, which runs the platform package's binary)
 #   sift-search-cli-<os>-<cpu>-<v>.tgz  the platform package holding the binary (npm installs
 #                                     the one whose os/cpu match, as an optional dependency)
-#   sift_search-<v>-py3-none-<platform>.whl  the PyPI wheel (maturin, bindings = "bin")
+#   sift_search-<v>-py3-none-<platform>.whl  the PyPI wheel (maturin, bindings = "bin"), host only
 # Built here: this machine's platform. SIFT_PACKAGE_TARGETS="x86_64-unknown-linux-gnu
-# aarch64-unknown-linux-gnu …" builds others where their toolchains are installed (the
-# target's linker, or a macOS/Windows runner in CI); every platform below is listed as an
-# optional dependency either way. SIFT_PACKAGE_PROFILE=dev packages a debug build (tests).
+# aarch64-unknown-linux-gnu" also cross-builds Linux arm64 (bench/package-arm64.sh runs it
+# under qemu); macOS and Windows binaries come from runners of those systems (the same
+# script there); every platform below is listed as an optional dependency either way.
+# SIFT_PACKAGE_PROFILE=dev packages a debug build.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$SIFT_ROOT"
@@ -43,6 +44,14 @@ for target in $TARGETS; do
     cargo build --quiet --profile "$PROFILE" -p sift-cli
     bin="$CARGO_TARGET_DIR/$dir/$exe"
   else
+    # A Linux target other than the host's: Debian's cross gcc links it and compiles the C
+    # in dependencies (apt: gcc-aarch64-linux-gnu; bench/package-arm64.sh installs it).
+    arch="${target%%-*}"
+    upper="$(echo "$target" | tr 'a-z-' 'A-Z_')"
+    if command -v "$arch-linux-gnu-gcc" >/dev/null 2>&1; then
+      export "CARGO_TARGET_${upper}_LINKER=$arch-linux-gnu-gcc" "CC_${target//-/_}=$arch-linux-gnu-gcc"
+    fi
+    rustup target list --installed | grep -qx "$target" || rustup target add "$target"
     cargo build --quiet --profile "$PROFILE" -p sift-cli --target "$target"
     bin="$CARGO_TARGET_DIR/$target/$dir/$exe"
   fi
@@ -50,7 +59,9 @@ for target in $TARGETS; do
   mkdir -p "$pkg/bin"
   cp "$bin" "$pkg/bin/$exe"
   # Symbols are most of the file; the binary needs none of them.
-  [ "$exe" = sift ] && command -v strip >/dev/null && strip "$pkg/bin/$exe" 2>/dev/null || true
+  strip_tool=strip
+  [ "$target" != "$HOST" ] && strip_tool="${target%%-*}-linux-gnu-strip"
+  [ "$exe" = sift ] && command -v "$strip_tool" >/dev/null && "$strip_tool" "$pkg/bin/$exe" 2>/dev/null || true
   cat >"$pkg/package.json" <<JSON
 {
   "name": "@sift-search/cli-$os-$cpu",
@@ -92,10 +103,10 @@ if ! command -v maturin >/dev/null 2>&1; then
 fi
 maturin_profile=()
 [ "$PROFILE" = dev ] && maturin_profile=(--profile dev) || maturin_profile=(--release)
-for target in $TARGETS; do
+# (The host's wheel: a cross-built one needs the target's Python tags checked there.)
+for target in $HOST; do
   # The host's build without --target: it shares the build cache's host folder with cargo.
-  target_arg=(--target "$target")
-  [ "$target" = "$HOST" ] && target_arg=()
+  target_arg=()
   maturin build --quiet "${maturin_profile[@]}" --manifest-path build-index/Cargo.toml "${target_arg[@]}" --out "$OUT" >/dev/null
 done
 ls "$OUT"/*.whl >/dev/null
