@@ -147,19 +147,9 @@ pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| repo_root().join("target"))
 }
 
-/// (year, month, day) of a day count since 1970-01-01: the inverse of
-/// `sift_engine::date::days_from_civil` (H. Hinnant's algorithm).
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
+/// (year, month, day) of a day count since 1970-01-01 (the format's own inverse of
+/// `days_from_civil`).
+pub use sift_engine::date::civil_from_days;
 
 #[cfg(test)]
 mod tests {

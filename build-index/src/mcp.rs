@@ -236,19 +236,14 @@ impl Server {
         let allowed = self.schema_keys("search");
         only_keys(args, &allowed, "search")?;
         let include_content = args.get("include_content").and_then(Value::as_bool).unwrap_or(false);
-        let mut body = Map::new();
-        body.insert("limit".into(), json!(5));
-        body.extend(args.clone());
-        let req = SearchRequest::from_json(Value::Object(body).to_string().as_bytes())?;
+        let req = SearchRequest::from_json(&with_default_limit(args))?;
         let ctx = Context { now_days: crate::now_days() };
         let res = self.with_bundle(|b| {
             let qv = crate::query_vector(b, &req, QueryEmbedder::Static)?;
             b.drive(|e| e.search_with(&req, &ctx, qv.as_deref()))
         })?;
         let res = to_value(&res.to_json());
-        let snippet = self.size("snippet_chars");
-        let preview = self.size("content_preview_chars");
-        let results: Vec<Value> = list(&res["results"]).iter().map(|r| compact(r, include_content, snippet, preview)).collect();
+        let results = self.compact_all(&res, include_content);
         let mut s = Map::new();
         for k in ["total", "has_more", "offset", "search_type"] {
             s.insert(k.into(), res[k].clone());
@@ -283,10 +278,7 @@ impl Server {
 
     fn multi_search(&mut self, args: &Map<String, Value>) -> Result<Value, SiftError> {
         only_keys(args, &["queries", "limit", "offset"], "multi_search")?;
-        let mut body = Map::new();
-        body.insert("limit".into(), json!(5));
-        body.extend(args.clone());
-        let req = MultiSearchRequest::from_json(Value::Object(body).to_string().as_bytes())?;
+        let req = MultiSearchRequest::from_json(&with_default_limit(args))?;
         let ctx = Context { now_days: crate::now_days() };
         let res = self.with_bundle(|b| {
             let vectors: Vec<Option<Vec<f32>>> =
@@ -294,8 +286,7 @@ impl Server {
             b.drive(|e| e.multi_search_with(&req, &ctx, Some(&vectors)))
         })?;
         let res = to_value(&res.to_json());
-        let (snippet, preview) = (self.size("snippet_chars"), self.size("content_preview_chars"));
-        let results: Vec<Value> = list(&res["results"]).iter().map(|r| compact(r, false, snippet, preview)).collect();
+        let results = self.compact_all(&res, false);
         let text = format!("{} results merged from {} queries", res["total"], list(&res["queries"]).len());
         Ok(tool_result(json!({ "total": res["total"], "has_more": res["has_more"], "queries": res["queries"], "results": results }), &text))
     }
@@ -386,8 +377,7 @@ impl Server {
         let ctx = Context { now_days: crate::now_days() };
         let res = self.with_bundle(|b| b.drive(|e| e.related(&id, Some(limit), &ctx)))?;
         let res = to_value(&res.to_json());
-        let (snippet, preview) = (self.size("snippet_chars"), self.size("content_preview_chars"));
-        let results: Vec<Value> = list(&res["results"]).iter().map(|r| compact(r, false, snippet, preview)).collect();
+        let results = self.compact_all(&res, false);
         Ok(tool_result(json!({ "total": res["total"], "results": results }), &format!("Pages related to {id}")))
     }
 
@@ -431,6 +421,12 @@ impl Server {
         Ok(tool_result(Value::Object(s), &text))
     }
 
+    /// A response's results as an agent's context wants them (see [`compact`]).
+    fn compact_all(&self, res: &Value, include_content: bool) -> Vec<Value> {
+        let (snippet, preview) = (self.size("snippet_chars"), self.size("content_preview_chars"));
+        list(&res["results"]).iter().map(|r| compact(r, include_content, snippet, preview)).collect()
+    }
+
     fn schema_keys(&self, tool: &str) -> Vec<String> {
         self.spec["tools"]
             .as_array()
@@ -439,6 +435,14 @@ impl Server {
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default()
     }
+}
+
+/// A tool's arguments as a contract request body, with the tools' default of 5 results.
+fn with_default_limit(args: &Map<String, Value>) -> Vec<u8> {
+    let mut body = Map::new();
+    body.insert("limit".into(), json!(5));
+    body.extend(args.clone());
+    Value::Object(body).to_string().into_bytes()
 }
 
 fn error_answer(id: Value, e: RpcError) -> Value {
@@ -588,18 +592,13 @@ pub fn run(a: McpArgs) -> Result<()> {
 /// when there is no bundle yet, else in the background while the old one is served.
 pub fn serve_watching(build: BuildArgs, poll: Duration, state: Shared) -> Result<()> {
     let fresh = manifest_stamp(&build.out).is_none();
-    if fresh {
-        let (b, s) = (build.clone(), state.clone());
-        std::thread::spawn(move || watch::watch_loop(&b, poll, &s, true));
-        // Wait for the first build to end (or fail: the tools then say why).
-        while state.lock().expect("watch state").builds == 0 {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    } else {
-        let (b, s) = (build.clone(), state.clone());
-        std::thread::spawn(move || watch::watch_loop(&b, poll, &s, true));
+    let (b, s) = (build.clone(), state.clone());
+    std::thread::spawn(move || watch::watch_loop(&b, poll, &s, true));
+    // No bundle yet: wait for the first build to end (or fail: the tools then say why).
+    while fresh && state.lock().expect("watch state").builds == 0 {
+        std::thread::sleep(Duration::from_millis(20));
     }
-    serve(Server::new(build.out.clone(), Some(state)))
+    serve(Server::new(build.out, Some(state)))
 }
 
 #[cfg(test)]

@@ -51,7 +51,8 @@ fn snapshot(sources: &[PathBuf], out: &Path) -> BTreeMap<PathBuf, (u64, Option<S
     for src in sources {
         let walker = walkdir::WalkDir::new(src).follow_links(false).into_iter().filter_entry(|e| {
             let hidden = e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.');
-            !hidden && !fs::canonicalize(e.path()).is_ok_and(|c| c.starts_with(&out))
+            // Only a directory can be the bundle: files are not canonicalized on every poll.
+            !hidden && !(e.file_type().is_dir() && fs::canonicalize(e.path()).is_ok_and(|c| c == out))
         });
         for e in walker.flatten() {
             if let Ok(m) = e.metadata() {

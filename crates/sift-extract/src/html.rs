@@ -127,8 +127,8 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
     // The content the page marks for indexing (`data-sift-body`, several joined), else
     // the main content found by selector.
     let marked = annotations::bodies(&html);
-    let roots: Vec<ElementRef> =
-        if marked.is_empty() { find_main(&html, opts.selector.as_deref()).into_iter().collect() } else { marked.clone() };
+    let body_marked = !marked.is_empty();
+    let roots: Vec<ElementRef> = if body_marked { marked } else { find_main(&html, opts.selector.as_deref()).into_iter().collect() };
     let root = roots.first().copied();
     // A source listing weighs like navigation: it is where an identifier occurs most often,
     // and the least what a reader looking one up wants (rustdoc marks its `src/` pages).
@@ -174,7 +174,7 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
         .collect();
     // Metadata, filters and sorts the page tags (anywhere in it, `<head>` included).
     let mut title = title;
-    let mut ann = Annotations { body: Some(!marked.is_empty()), weighted, ..Default::default() };
+    let mut ann = Annotations { body: Some(body_marked), weighted, ..Default::default() };
     let mut meta_seen = std::collections::BTreeSet::new();
     for c in annotations::captures(&html, "meta") {
         // One value per key, the first (as Pagefind keeps it); `title` names the result.
