@@ -95,7 +95,7 @@ struct Analysed {
 impl Analysed {
     fn new(d: &Doc) -> Analysed {
         let mut fields = Vec::new();
-        let mut add = |kind: usize, text: &str| fields.push(Field { kind, words: analyzer::terms(text) });
+        let mut add = |kind: usize, text: &str| fields.push(Field { kind, words: analyzer::Analyzer::english().terms(text) });
         add(0, &d.title);
         add(1, &d.path);
         for (h, b) in &d.sections {
@@ -130,12 +130,13 @@ impl Analysed {
         if !terms.iter().all(|t| self.contains(t)) {
             return false;
         }
-        let content: Vec<usize> = (0..terms.len()).filter(|&j| !analyzer::is_stop_term(&terms[j])).collect();
+        let content: Vec<usize> = (0..terms.len()).filter(|&j| !analyzer::Analyzer::english().is_stop_term(&terms[j])).collect();
         let (Some(&first), Some(&last)) = (content.first(), content.last()) else { return true };
         let inner = &terms[first..=last];
         self.fields.iter().any(|f| {
-            (0..f.words.len())
-                .any(|start| inner.iter().enumerate().all(|(j, t)| analyzer::is_stop_term(t) || f.words.get(start + j) == Some(t)))
+            (0..f.words.len()).any(|start| {
+                inner.iter().enumerate().all(|(j, t)| analyzer::Analyzer::english().is_stop_term(t) || f.words.get(start + j) == Some(t))
+            })
         })
     }
 
@@ -204,8 +205,8 @@ impl Reference {
 
     fn item_terms(item: &Item) -> Vec<String> {
         match item {
-            Item::Word(w) => analyzer::terms(w),
-            Item::Phrase(ws) => analyzer::terms(&ws.join(" ")),
+            Item::Word(w) => analyzer::Analyzer::english().terms(w),
+            Item::Phrase(ws) => analyzer::Analyzer::english().terms(&ws.join(" ")),
         }
     }
 
@@ -246,7 +247,7 @@ impl Reference {
     /// first alternative that occurs in the collection.
     fn plain_term(&self, g: &Group) -> Option<String> {
         let first = g.items.iter().map(Self::item_terms).find(|t| self.resolves(t))?;
-        (first.len() == 1 && !analyzer::is_stop_term(&first[0])).then(|| first[0].clone())
+        (first.len() == 1 && !analyzer::Analyzer::english().is_stop_term(&first[0])).then(|| first[0].clone())
     }
 
     fn proximity_max(&self, a: &str, b: &str) -> f64 {
@@ -254,7 +255,7 @@ impl Reference {
     }
 
     fn is_stop_item(item: &Item) -> bool {
-        matches!(item, Item::Word(w) if analyzer::is_stopword(&analyzer::fold(w)))
+        matches!(item, Item::Word(w) if analyzer::Analyzer::english().is_stopword(&analyzer::fold(w)))
     }
 
     fn allowed(&self, d: usize, q: &Query) -> bool {
@@ -390,9 +391,9 @@ impl Reference {
                 let doc = &self.docs[d];
                 let words: Vec<String> = std::iter::once(&doc.title)
                     .chain(doc.sections.iter().flat_map(|(h, b)| [h, b]))
-                    .flat_map(|t| analyzer::terms(t))
+                    .flat_map(|t| analyzer::Analyzer::english().terms(t))
                     .take(FEEDBACK_TOKENS)
-                    .filter(|t| t.chars().count() > 1 && !analyzer::is_stop_term(t))
+                    .filter(|t| t.chars().count() > 1 && !analyzer::Analyzer::english().is_stop_term(t))
                     .collect();
                 for w in &words {
                     *model.entry(w.clone()).or_insert(0.0) += s / total / words.len() as f64;

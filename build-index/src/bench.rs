@@ -142,6 +142,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
     let build = crate::build(&BuildArgs {
         sources: vec![a.site.clone()],
         out: sift_out.clone(),
+        language: None,
         selector: None,
         base_url: String::new(),
         filter_fields: Vec::new(),

@@ -60,10 +60,11 @@ fn read_shard(dir: &Path, file: &str) -> Result<Vec<u8>, SiftError> {
     fs::read(dir.join(file)).map_err(|e| SiftError::corrupt(format!("bundle shard {file} cannot be read: {e} (the bundle is incomplete)")))
 }
 
-/// Write a bundle to `out` atomically: into a sibling temp dir first, then swapped in.
+/// Write bundles to `out` atomically: into a sibling temp dir first, then swapped in. Each
+/// goes to its folder inside `out` ("" for the main one, `de/` for a language beside it).
 /// `extras` are copied in too (`model/model.onnx` ← a file): the query embedder a browser
 /// or worker fetches lives beside the bundle it belongs to.
-pub fn write_atomic(built: &BuiltBundle, out: &Path, extras: &[(&str, &Path)]) -> Result<u64> {
+pub fn write_atomic(bundles: &[(&str, &BuiltBundle)], out: &Path, extras: &[(&str, &Path)]) -> Result<u64> {
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -84,8 +85,18 @@ pub fn write_atomic(built: &BuiltBundle, out: &Path, extras: &[(&str, &Path)]) -
             total += bytes.len() as u64;
             Ok(())
         };
-        for (file, bytes) in &built.shards {
-            write(file, bytes)?;
+        // The other languages first: with the main manifest written last, a folder holding
+        // one holds them all.
+        for (folder, built) in bundles.iter().rev() {
+            if !folder.is_empty() {
+                fs::create_dir_all(tmp.join(folder)).with_context(|| format!("cannot create {}", tmp.join(folder).display()))?;
+            }
+            for (file, bytes) in &built.shards {
+                write(&format!("{folder}{file}"), bytes)?;
+            }
+            if !folder.is_empty() {
+                write(&format!("{folder}{}", sift_engine::bundle::MANIFEST_FILE), &built.manifest_bytes())?;
+            }
         }
         for (name, src) in extras {
             if let Some(dir) = Path::new(name).parent() {
@@ -95,7 +106,8 @@ pub fn write_atomic(built: &BuiltBundle, out: &Path, extras: &[(&str, &Path)]) -
             write(name, &bytes)?;
         }
         // The manifest last: a directory with a manifest is a complete bundle.
-        write(sift_engine::bundle::MANIFEST_FILE, &built.manifest_bytes())?;
+        let main = bundles.first().ok_or_else(|| anyhow!("no bundle to write"))?.1;
+        write(sift_engine::bundle::MANIFEST_FILE, &main.manifest_bytes())?;
         Ok(total)
     })();
     let total = match result {

@@ -6,6 +6,7 @@ mod embed_cache;
 mod embedding;
 mod eval;
 mod http;
+mod languages;
 mod mcp;
 mod model_fetch;
 mod serve;
@@ -65,6 +66,11 @@ pub struct BuildArgs {
     /// Output directory of the bundle (replaced atomically).
     #[arg(long)]
     pub out: PathBuf,
+    /// Analyse every page as this language (en, de, pt-BR, ja, ...): one bundle. Without it
+    /// each page's own (`<html lang>`, a `lang`/`language` field) decides, one bundle per
+    /// language: the main one at --out, the others in folders named by their code inside it.
+    #[arg(long)]
+    pub language: Option<String>,
     /// CSS selector of the main content of HTML pages (tried before main, [role=main], article, div.body).
     #[arg(long)]
     pub selector: Option<String>,
@@ -272,12 +278,103 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
     if layout.dim == 0 || layout.lists == Some(0) {
         anyhow::bail!("--vector-dim and --vector-lists must be at least 1");
     }
+    let mut lang_warnings = Vec::new();
+    let groups = languages::split(collected.docs, a.language.as_deref(), &mut lang_warnings)?;
+    for w in &lang_warnings {
+        eprintln!("warning: {w}");
+    }
+    let docs_total: usize = groups.iter().map(|g| g.docs.len()).sum();
+    let mut bundles: Vec<(String, sift_build::BuiltBundle)> = Vec::with_capacity(groups.len());
+    let spinner = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
+    spinner.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
+    for (gi, g) in groups.iter().enumerate() {
+        // The embedding model is English: another language's bundle is keyword-only (its
+        // `auto` answers lexically) rather than carrying vectors that mean little.
+        let model = model.as_ref().filter(|_| g.code == "en");
+        if model.is_none() && gi == 0 && g.code != "en" && !a.no_embedder && embedding::default_model().is_some() && !a.quiet {
+            eprintln!("note: the embedding model is English; the {} bundle is keyword-only", g.code);
+        }
+        let folder = if gi == 0 { String::new() } else { format!("{}/", g.code) };
+        let built = build_language(a, g, model, layout, params, &steps, &spinner)?;
+        bundles.push((folder, built));
+    }
+    let others: Vec<(String, String)> = bundles.iter().skip(1).map(|(f, b)| (b.manifest.language.clone(), f.clone())).collect();
+    if !others.is_empty() && !a.quiet {
+        eprintln!(
+            "languages: {} (main) and {}",
+            bundles[0].1.manifest.language,
+            others.iter().map(|(c, f)| format!("{c} at {f}")).collect::<Vec<_>>().join(", ")
+        );
+    }
+    bundles[0].1.manifest.languages = others;
+    steps.start("writing the bundle");
+    spinner.set_message("writing the bundle");
+    spinner.reset_elapsed();
+    let built = &bundles[0].1;
+    // With --copy-model the full query model ships beside the bundle: the int8 file when
+    // there is one (4× smaller; the runtimes expand it to f32 once at load).
+    let model_files: Vec<(&str, PathBuf)> = match (&model, a.copy_model) {
+        (Some(m), true) => {
+            let int8 = m.with_file_name("model-int8.onnx");
+            vec![
+                ("model/model.onnx", if int8.exists() { int8 } else { m.clone() }),
+                ("model/tokenizer.json", m.with_file_name("tokenizer.json")),
+            ]
+        }
+        _ => Vec::new(),
+    };
+    let extras: Vec<(&str, &std::path::Path)> = model_files.iter().map(|(n, p)| (*n, p.as_path())).collect();
+    let written: Vec<(&str, &sift_build::BuiltBundle)> = bundles.iter().map(|(f, b)| (f.as_str(), b)).collect();
+    let bytes = bundle_io::write_atomic(&written, &a.out, &extras)?;
+    spinner.finish_and_clear();
+    let report = BuildReport {
+        docs: docs_total,
+        files: collected.files,
+        bytes,
+        shards: bundles.iter().map(|(_, b)| b.shards.len()).sum(),
+        seconds: t0.elapsed().as_secs_f64(),
+    };
+    if !a.quiet {
+        eprintln!(
+            "built {} documents from {} files into {} ({} shards, {} terms, {:.1} KB) in {:.2}s; filterable: {}",
+            report.docs,
+            report.files,
+            a.out.display(),
+            report.shards + bundles.len(),
+            bundles.iter().map(|(_, b)| b.manifest.term_count).sum::<u64>(),
+            bytes as f64 / 1024.0,
+            report.seconds,
+            if built.manifest.filter_fields.is_empty() { "none".to_string() } else { built.manifest.filter_fields.join(", ") }
+        );
+        eprintln!(
+            "{:.1} documents/s; peak memory {}; time by step: {}",
+            report.docs as f64 / report.seconds.max(1e-9),
+            steps::peak_memory().map_or("unknown".to_string(), |kb| format!("{:.0} MB", kb as f64 / 1024.0)),
+            steps.summary()
+        );
+    }
+    Ok(report)
+}
+
+/// Build the bundle of one language's pages (with vectors when `model` is given).
+fn build_language(
+    a: &BuildArgs,
+    g: &languages::LanguageGroup,
+    model: Option<&PathBuf>,
+    layout: embedding::Layout,
+    params: sift_engine::rank::Bm25fParams,
+    steps: &steps::Steps,
+    spinner: &indicatif::ProgressBar,
+) -> Result<sift_build::BuiltBundle> {
     if model.is_some() {
         steps.start("embedding");
     }
     let semantic = match &model {
         Some(m) => {
-            let (v, r, seconds) = embedding::semantic_input(&collected.docs, m, layout, a.quiet)?;
+            let (v, r, seconds) = embedding::semantic_input(&g.docs, m, layout, a.quiet)?;
             if !a.quiet {
                 eprintln!(
                     "embedded {} chunks, {} titles/headings/sentences and {} tokens with {}: {} now, {} from the cache, in {:.1}s{}",
@@ -303,28 +400,22 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
         doc_shard_target: a.doc_shard_kb * 1024,
         doc_part_target: a.doc_part_kb * 1024,
         term_shard_target: a.term_shard_kb * 1024,
+        analyzer: languages::analyzer(&g.code)?,
         ..Default::default()
     };
-    let spinner = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
-    spinner.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-    );
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
-    let docs_n = collected.docs.len();
+    let docs_n = g.docs.len();
+    let code = g.code.clone();
     let (step_bar, step_times) = (spinner.clone(), steps.clone());
     let bopts = BuildOptions {
         on_step: sift_build::OnStep(Some(std::sync::Arc::new(move |what: &str| {
-            step_bar.set_message(format!("{docs_n} documents: {what}"));
+            step_bar.set_message(format!("{docs_n} documents ({code}): {what}"));
             step_bar.reset_elapsed();
             step_times.start(what);
         }))),
         ..bopts
     };
-    let built = sift_build::build(&collected.docs, &bopts)?;
-    steps.start("writing the bundle");
-    spinner.set_message("writing the bundle");
-    spinner.reset_elapsed();
+    let built = sift_build::build(&g.docs, &bopts)?;
     for w in &built.warnings {
         eprintln!("warning: {w}");
     }
@@ -339,48 +430,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
             e.texts
         );
     }
-    // With --copy-model the full query model ships beside the bundle: the int8 file when
-    // there is one (4× smaller; the runtimes expand it to f32 once at load).
-    let model_files: Vec<(&str, PathBuf)> = match (&model, a.copy_model) {
-        (Some(m), true) => {
-            let int8 = m.with_file_name("model-int8.onnx");
-            vec![
-                ("model/model.onnx", if int8.exists() { int8 } else { m.clone() }),
-                ("model/tokenizer.json", m.with_file_name("tokenizer.json")),
-            ]
-        }
-        _ => Vec::new(),
-    };
-    let extras: Vec<(&str, &std::path::Path)> = model_files.iter().map(|(n, p)| (*n, p.as_path())).collect();
-    let bytes = bundle_io::write_atomic(&built, &a.out, &extras)?;
-    spinner.finish_and_clear();
-    let report = BuildReport {
-        docs: collected.docs.len(),
-        files: collected.files,
-        bytes,
-        shards: built.shards.len(),
-        seconds: t0.elapsed().as_secs_f64(),
-    };
-    if !a.quiet {
-        eprintln!(
-            "built {} documents from {} files into {} ({} shards, {} terms, {:.1} KB) in {:.2}s; filterable: {}",
-            report.docs,
-            report.files,
-            a.out.display(),
-            report.shards + 1,
-            built.manifest.term_count,
-            bytes as f64 / 1024.0,
-            report.seconds,
-            if built.manifest.filter_fields.is_empty() { "none".to_string() } else { built.manifest.filter_fields.join(", ") }
-        );
-        eprintln!(
-            "{:.1} documents/s; peak memory {}; time by step: {}",
-            report.docs as f64 / report.seconds.max(1e-9),
-            steps::peak_memory().map_or("unknown".to_string(), |kb| format!("{:.0} MB", kb as f64 / 1024.0)),
-            steps.summary()
-        );
-    }
-    Ok(report)
+    Ok(built)
 }
 
 pub fn now_days() -> i64 {

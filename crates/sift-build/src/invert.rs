@@ -2,7 +2,7 @@
 //! positions, how the pages write them (the vocabulary's spellings), field lengths and
 //! section starts, analysed on every core and merged in document order.
 
-use crate::analyzer::{self, Token};
+use crate::analyzer::{self, Analyzer, Token};
 use crate::bundle::docmeta;
 use crate::bundle::docstore::{visit_doc_fields, ANALYSIS_PIECE_BYTES};
 use crate::bundle::terms::TermEntry;
@@ -33,7 +33,7 @@ struct DocAnalysis {
 /// Words with further new terms still count towards the field lengths.
 pub const MAX_TERMS_PER_DOC: usize = 100_000;
 
-fn analyse(d: &SourceDoc) -> DocAnalysis {
+fn analyse(d: &SourceDoc, analyzer: &Analyzer) -> DocAnalysis {
     // Per-field frequencies as sums of weights (an occurrence counts 1, or its weighted
     // stretch's count), made whole numbers below.
     let mut per_doc: HashMap<String, ([f32; N_FIELDS], Vec<u32>, u32)> = HashMap::new();
@@ -41,9 +41,9 @@ fn analyse(d: &SourceDoc) -> DocAnalysis {
     let mut surface_counts: HashMap<(String, String), u32> = HashMap::new();
     let mut dropped = 0u64;
     let weighted = &d.annotations.weighted;
-    let (section_starts, end) = visit_doc_fields(d, ANALYSIS_PIECE_BYTES, |field, text, toks, at| {
+    let (section_starts, end) = visit_doc_fields(d, analyzer, ANALYSIS_PIECE_BYTES, |field, text, toks, at| {
         for t in toks {
-            if !t.joined {
+            if t.is_part() {
                 lens[field] += 1;
             }
             if per_doc.len() >= MAX_TERMS_PER_DOC && !per_doc.contains_key(&t.term) {
@@ -89,7 +89,7 @@ fn analyse(d: &SourceDoc) -> DocAnalysis {
             let tf = Weighted::whole(weighted_tf);
             pos.sort_unstable();
             pos.dedup();
-            if analyzer::is_stop_term(&term) {
+            if analyzer.is_stop_term(&term) {
                 pos.clear();
             }
             (term, tf, pos, itself)
@@ -120,7 +120,7 @@ const ANALYSIS_BATCH: usize = 512;
 
 /// Documents analysed in parallel, a batch at a time, merged in document order; a batch
 /// is merged while the next one is analysed.
-pub(crate) fn invert(docs: &[SourceDoc], warnings: &mut Vec<String>) -> Inverted {
+pub(crate) fn invert(docs: &[SourceDoc], analyzer: &Analyzer, warnings: &mut Vec<String>) -> Inverted {
     let mut inv = Inverted {
         postings: HashMap::new(),
         lens: Vec::with_capacity(docs.len()),
@@ -129,11 +129,13 @@ pub(crate) fn invert(docs: &[SourceDoc], warnings: &mut Vec<String>) -> Inverted
         ends: Vec::with_capacity(docs.len()),
     };
     let mut batches = docs.chunks(ANALYSIS_BATCH);
-    let mut pending: Vec<DocAnalysis> = batches.next().map(|b| par_map(b, analyse)).unwrap_or_default();
+    let mut pending: Vec<DocAnalysis> = batches.next().map(|b| par_map(b, |d| analyse(d, analyzer))).unwrap_or_default();
     loop {
         let upcoming = batches.next();
-        let ((), analysed) =
-            rayon::join(|| inv.merge(std::mem::take(&mut pending), docs, warnings), || upcoming.map(|b| par_map(b, analyse)));
+        let ((), analysed) = rayon::join(
+            || inv.merge(std::mem::take(&mut pending), docs, warnings),
+            || upcoming.map(|b| par_map(b, |d| analyse(d, analyzer))),
+        );
         match analysed {
             Some(a) => pending = a,
             None => return inv,

@@ -22,6 +22,7 @@ pub use invert::MAX_TERMS_PER_DOC;
 pub use semantic::layout::{EncoderInput, SemanticInput};
 pub use store::MAX_DOC_SHARDS;
 
+pub use crate::analyzer::Analyzer;
 use crate::bundle::docmeta::{self, DocMeta};
 use crate::bundle::encoder::{EncoderLayout, ROWS_PER_SHARD};
 use crate::bundle::filters::FilterIndex;
@@ -71,6 +72,8 @@ pub struct BuildOptions {
     pub semantic: Option<SemanticInput>,
     /// Told the name of each step as it starts (a host's progress display).
     pub on_step: OnStep,
+    /// How the pages' text is analysed (their language's stemmer and stop words).
+    pub analyzer: Analyzer,
 }
 
 /// A host's progress callback (`BuildOptions::on_step`); none by default.
@@ -104,6 +107,7 @@ impl Default for BuildOptions {
             generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
             semantic: None,
             on_step: OnStep::default(),
+            analyzer: Analyzer::english().clone(),
         }
     }
 }
@@ -137,7 +141,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     check_ids(docs)?;
     let mut warnings = Vec::new();
     opts.on_step.step("analysing and inverting the pages");
-    let mut inverted = invert(docs, &mut warnings);
+    let mut inverted = invert(docs, &opts.analyzer, &mut warnings);
     // The doc store is planned first: a long page's positions move onto its parts' grid
     // (`bundle::partition`) before the postings are written.
     let store_plan =
@@ -164,7 +168,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         // Definitions' keys are not words: nothing completes or corrects to them.
         let with_df: Vec<(&str, u32)> = terms.iter().filter(|t| !symbol::is_key(t)).map(|&t| (t, inverted.postings[t].df())).collect();
         let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
-        let vocab_payloads = vocabulary::encode(&vocabulary::entries(&with_df, spellings), opts.vocabulary_target)?;
+        let vocab_payloads = vocabulary::encode(&vocabulary::entries(&opts.analyzer, &with_df, spellings), opts.vocabulary_target)?;
         let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
         if opts.semantic.is_some() {
             opts.on_step.step("laying out the vectors and fitting the query encoder");
@@ -265,6 +269,9 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         fold_table: framed.refs(fold_at).pop(),
         vectors,
         encoder,
+        language: opts.analyzer.language().to_string(),
+        stop_words: opts.analyzer.stored_stop_words().to_vec(),
+        languages: Vec::new(),
     };
     let mut shards: Vec<(String, Vec<u8>)> = framed.shards.into_iter().map(|(_, f)| f).collect();
     // Manifest order first, the index shards' children after.

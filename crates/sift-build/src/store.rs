@@ -212,7 +212,7 @@ mod doc_store_shards {
 
     /// Each page's position layout, as the builder analyses it.
     fn layouts(docs: &[SourceDoc]) -> (Vec<Vec<u32>>, Vec<u32>) {
-        docs.iter().map(|d| visit_doc_fields(d, ANALYSIS_PIECE_BYTES, |_, _, _, _| {})).unzip()
+        docs.iter().map(|d| visit_doc_fields(d, crate::analyzer::Analyzer::english(), ANALYSIS_PIECE_BYTES, |_, _, _, _| {})).unzip()
     }
 
     /// The store as the builder writes it: (first doc, docs, first position, payload).
@@ -276,7 +276,9 @@ mod doc_store_shards {
         let layout = plan.pages[0].as_ref().expect("a plan");
         assert!(store.len() > 8, "{} shards", store.len());
         let mut tokens = Vec::new();
-        visit_doc_fields(&page, ANALYSIS_PIECE_BYTES, |_, _, toks, _| tokens.extend(toks.iter().map(|t| layout.remap(t.pos))));
+        visit_doc_fields(&page, crate::analyzer::Analyzer::english(), ANALYSIS_PIECE_BYTES, |_, _, toks, _| {
+            tokens.extend(toks.iter().map(|t| layout.remap(t.pos)))
+        });
         let first: Vec<u32> = store.iter().map(|s| s.2.expect("a part")).collect();
         for (k, (_, _, _, payload)) in store.iter().enumerate() {
             assert_eq!(first[k], partition::window_start(k, window).unwrap(), "part {k} on its window (no glued cut here)");

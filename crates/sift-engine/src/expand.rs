@@ -5,7 +5,7 @@
 use super::plan::{self, Alt, AltKind};
 use super::resolve::{Flow, Resolver};
 use super::{Engine, ShardId};
-use crate::{analyzer, fuzzy, rank};
+use crate::{fuzzy, rank};
 
 const MAX_PREFIX_EXPANSIONS: usize = 40;
 const MAX_FUZZY_EXPANSIONS: usize = 8;
@@ -203,7 +203,7 @@ pub(crate) fn fuzzy_neighbours(res: &Resolver, words: &[String], scope: FuzzySco
 /// The term shards turning `picks` into alternatives reads: theirs, and the shard of the
 /// word's stem (whose document frequency the group shares).
 fn neighbour_shards(eng: &Engine, word: &str, picks: &[Neighbour]) -> Vec<ShardId> {
-    let stemmed = analyzer::stem(word);
+    let stemmed = eng.analyzer.stem(word);
     picks.iter().map(|n| n.term.as_str()).chain([&*stemmed]).filter_map(|t| eng.shard_for_term(t)).map(ShardId::Terms).collect()
 }
 
@@ -221,7 +221,7 @@ fn alts_of(res: &Resolver, word: &str, picks: &[Neighbour]) -> Flow<Fuzzed> {
         }
         alts.extend(alt);
     }
-    let exact_df = res.postings(&analyzer::stem(word))?.map(|pl| pl.df).unwrap_or(0);
+    let exact_df = res.postings(&res.eng.analyzer.stem(word))?.map(|pl| pl.df).unwrap_or(0);
     share_group_idf(res, &mut alts, exact_df);
     Ok(Fuzzed { alts, written })
 }
@@ -261,7 +261,7 @@ fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, hits: &mut Vec<Nei
     if d == 0 {
         return Ok(());
     }
-    let stemmed = analyzer::stem(word);
+    let stemmed = res.eng.analyzer.stem(word);
     let stemmed = &*stemmed;
     for id in shards {
         let ShardId::Vocabulary(vi) = *id else { continue };
@@ -269,7 +269,7 @@ fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, hits: &mut Vec<Nei
         let vocab = res.vocab_shard(vi)?;
         for probe in [word, stemmed] {
             for h in fuzzy::fuzzy_terms(&vocab.map, probe, d, FUZZY_HITS_PER_SHARD) {
-                let k = vocab.key(&h.term, h.value);
+                let k = vocab.key(&res.eng.analyzer, &h.term, h.value);
                 let (term, df, spelling, marked) = (k.term.into_owned(), k.df, k.spelling, k.written);
                 // A spelling stands for its stem: near the word as typed, it is a
                 // neighbour at that distance; near the typed word's stem it means nothing
@@ -284,7 +284,7 @@ fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, hits: &mut Vec<Nei
                 // How the neighbour is written, when the key says: a spelling is, a term
                 // the vocabulary marks as written is, and so is a term that stemming would
                 // change (it was indexed as written: a path's word, an identifier).
-                let literal = marked || analyzer::stem(&h.term) != h.term;
+                let literal = marked || res.eng.analyzer.stem(&h.term) != h.term;
                 let written = (typed.is_some() && literal).then(|| (h.distance, h.term));
                 add_hit(hits, Neighbour { term, distance: h.distance, typed, written, df });
             }

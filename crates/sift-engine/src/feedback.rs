@@ -18,7 +18,7 @@ use super::plan::{Alt, AltKind, Clause, Plan};
 use super::resolve::{Flow, Resolver};
 use super::score::Hit;
 use super::ShardId;
-use crate::analyzer::{self, Token};
+use crate::analyzer::{Analyzer, Token};
 use crate::hashing::HashMap;
 use crate::params::RankingParams;
 
@@ -50,11 +50,11 @@ pub(crate) fn relevance_model(res: &Resolver, first: &[Hit]) -> Flow<Vec<(String
                 break;
             }
             let before = toks.len();
-            analyzer::tokenize_filtered(text, &|_| true, 0, budget - 1, &mut toks);
+            res.eng.analyzer.tokenize_filtered(text, &|_| true, 0, budget - 1, &mut toks);
             budget = budget.saturating_sub((toks.len() - before) as u32);
         }
         let mut tf: HashMap<&str, u32> = HashMap::default();
-        for t in toks.iter().filter(|t| content_term(t)) {
+        for t in toks.iter().filter(|t| content_term(&res.eng.analyzer, t)) {
             *tf.entry(t.term.as_str()).or_insert(0) += 1;
         }
         let len: u32 = tf.values().sum();
@@ -78,8 +78,8 @@ pub(crate) fn relevance_model(res: &Resolver, first: &[Hit]) -> Flow<Vec<(String
 
 /// A word that can say what a page is about: not a stop word, not a compound's joined form
 /// (its parts count), more than one character.
-fn content_term(t: &Token) -> bool {
-    !t.joined && t.term.chars().nth(1).is_some() && !analyzer::is_stop_term(&t.term)
+fn content_term(analyzer: &Analyzer, t: &Token) -> bool {
+    t.is_part() && t.term.chars().nth(1).is_some() && !analyzer.is_stop_term(&t.term)
 }
 
 /// Add the relevance model to the plan (RM3): a word already in the query weighs more, a

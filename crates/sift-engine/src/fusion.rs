@@ -5,7 +5,7 @@
 use super::matching::alt_match_at;
 use super::plan::Plan;
 use super::score::{sort_hits, Hit};
-use crate::analyzer;
+use crate::analyzer::{self, Analyzer};
 use crate::bundle::VectorsRef;
 use crate::charclass;
 use crate::contract::{Mode, ValidRequest};
@@ -25,28 +25,28 @@ fn code_like(w: &str) -> bool {
         || (core.len() >= 2 && core.chars().all(|c| c.is_ascii_uppercase()))
 }
 
-fn content_words(query: &str) -> usize {
+fn content_words(analyzer: &Analyzer, query: &str) -> usize {
     query
         .split_whitespace()
-        .filter(|w| !analyzer::is_stopword(&analyzer::fold(w.trim_matches(|c: char| !charclass::is_alphanumeric(c)))))
+        .filter(|w| !analyzer.is_stopword(&analyzer::fold(w.trim_matches(|c: char| !charclass::is_alphanumeric(c)))))
         .count()
 }
 
 /// Quoted text (`quoted`: a phrase the parser found), a single word, or a short query with
 /// an identifier in it.
-pub(crate) fn exact_shaped(query: &str, quoted: bool) -> bool {
-    let content = content_words(query);
+pub(crate) fn exact_shaped(analyzer: &Analyzer, query: &str, quoted: bool) -> bool {
+    let content = content_words(analyzer, query);
     quoted || content <= 1 || (content <= 4 && query.split_whitespace().any(code_like))
 }
 
 /// `mode: auto`: weights from the query's shape. Identifiers, acronyms, code and quoted text
 /// want exact matches; questions and long natural-language queries want meaning; one or two
 /// plain keywords lean lexical.
-pub(crate) fn auto_weights(query: &str, quoted: bool, p: &RankingParams) -> (f32, f32) {
-    if exact_shaped(query, quoted) {
+pub(crate) fn auto_weights(analyzer: &Analyzer, query: &str, quoted: bool, p: &RankingParams) -> (f32, f32) {
+    if exact_shaped(analyzer, query, quoted) {
         return p.exact_shaped;
     }
-    let content = content_words(query);
+    let content = content_words(analyzer, query);
     let first = query.split_whitespace().next().map(charclass::lowercase).unwrap_or_default();
     let question = query.trim_end().ends_with('?')
         || ["what", "how", "why", "when", "where", "which", "who", "can", "does", "do", "is", "are", "should", "could"]
@@ -66,6 +66,7 @@ pub(crate) fn auto_weights(query: &str, quoted: bool, p: &RankingParams) -> (f32
 /// bundle and a way to embed the query: the bundle's static encoder or the host's vector
 /// (of the model's dimensions).
 pub(crate) fn mode_weights<'v>(
+    analyzer: &Analyzer,
     req: &ValidRequest,
     quoted: bool,
     p: &RankingParams,
@@ -99,9 +100,9 @@ pub(crate) fn mode_weights<'v>(
             ))
         }
         (Mode::Semantic, Some(_)) => (0.0, 1.0),
-        (Mode::Hybrid, Some(_)) if exact_shaped(&req.query, quoted) => p.exact_shaped,
+        (Mode::Hybrid, Some(_)) if exact_shaped(analyzer, &req.query, quoted) => p.exact_shaped,
         (Mode::Hybrid, Some(_)) => p.hybrid,
-        (Mode::Auto, Some(_)) if can_embed => auto_weights(&req.query, quoted, p),
+        (Mode::Auto, Some(_)) if can_embed => auto_weights(analyzer, &req.query, quoted, p),
         _ => (1.0, 0.0),
     };
     let host_vector = if weights.1 > 0.0 { host_vector } else { None };
@@ -119,6 +120,7 @@ pub(crate) fn mode_weights<'v>(
 /// apply: exact-shaped queries (an identifier, a title, quoted text keep winning
 /// lexically), single clauses and paragraphs.
 pub(crate) fn coverage(
+    analyzer: &Analyzer,
     query: &str,
     quoted: bool,
     plan: &Plan,
@@ -127,7 +129,7 @@ pub(crate) fn coverage(
     p: &RankingParams,
 ) -> Option<HashMap<u32, f32>> {
     let clauses: Vec<_> = plan.positive_clauses().collect();
-    if exact_shaped(query, quoted) || clauses.len() < 2 || clauses.len() > p.coverage_max_clauses {
+    if exact_shaped(analyzer, query, quoted) || clauses.len() < 2 || clauses.len() > p.coverage_max_clauses {
         return None;
     }
     let weight: Vec<f32> = clauses.iter().map(|c| rank::idf(doc_count, c.exact_df())).collect();
@@ -207,20 +209,20 @@ mod tests {
 
     #[test]
     fn auto_weights_follow_the_query_shape() {
-        let lexical_heavy = |q: &str| auto_weights(q, q.contains('"'), &DEFAULT).0 > 0.5;
-        let semantic_heavy = |q: &str| auto_weights(q, q.contains('"'), &DEFAULT).1 > 0.5;
+        let lexical_heavy = |q: &str| auto_weights(Analyzer::english(), q, q.contains('"'), &DEFAULT).0 > 0.5;
+        let semantic_heavy = |q: &str| auto_weights(Analyzer::english(), q, q.contains('"'), &DEFAULT).1 > 0.5;
         for q in ["StateMachine", "os.path.join", "utf8 decode", "\"exact phrase\"", "MCP", "HTTP_PROXY", "mcp", "deploy"] {
-            assert!(lexical_heavy(q), "{q}: {:?}", auto_weights(q, q.contains('"'), &DEFAULT));
+            assert!(lexical_heavy(q), "{q}: {:?}", auto_weights(Analyzer::english(), q, q.contains('"'), &DEFAULT));
         }
         for q in [
             "how do I release my app to production?",
             "what are the structural problems of high speed aircraft",
             "ways to keep answers around between calls",
         ] {
-            assert!(semantic_heavy(q), "{q}: {:?}", auto_weights(q, q.contains('"'), &DEFAULT));
+            assert!(semantic_heavy(q), "{q}: {:?}", auto_weights(Analyzer::english(), q, q.contains('"'), &DEFAULT));
         }
-        assert_eq!(auto_weights("does agentroot have mcp?", false, &DEFAULT), (0.5, 0.5), "short question: balanced");
-        let (l, s) = auto_weights("anything at all here", false, &DEFAULT);
+        assert_eq!(auto_weights(Analyzer::english(), "does agentroot have mcp?", false, &DEFAULT), (0.5, 0.5), "short question: balanced");
+        let (l, s) = auto_weights(Analyzer::english(), "anything at all here", false, &DEFAULT);
         assert!((l + s - 1.0).abs() < 1e-6);
     }
 

@@ -60,6 +60,7 @@ mod search;
 mod shards;
 pub mod snippet;
 
+use crate::analyzer::Analyzer;
 use crate::bundle::encoder::{EncoderIndex, EncoderRows, VocabGroup};
 use crate::bundle::ids::IdShard;
 use crate::bundle::terms::{PostingList, TermShard};
@@ -119,6 +120,8 @@ pub struct Engine {
     params: RankingParams,
     /// Term → its decoded postings (None: not in the dictionary).
     postings: Mutex<HashMap<String, Option<Arc<PostingList>>>>,
+    /// The bundle's analysis (its language), which queries go through too.
+    analyzer: Analyzer,
 }
 
 /// A flow's outcome as the public API gives it.
@@ -133,6 +136,10 @@ fn step<T>(flow: Flow<T>) -> Result<Step<T>, SiftError> {
 impl Engine {
     pub fn new(manifest_bytes: &[u8]) -> Result<Engine, SiftError> {
         let m = Manifest::parse(manifest_bytes)?;
+        let analyzer = Analyzer::new(&m.language, &m.stop_words).map_err(|e| {
+            let msg = msg!("the bundle's language {} needs its stemmer, which this runtime leaves out: load sift_wasm_intl (sift.js does) or the full runtime", crate::error::Quoted(&e.0));
+            SiftError::new(ErrorCode::FullRuntimeRequired, msg)
+        })?;
         let mut registry = Registry::default();
         registry.register([&m.startup], |_| ShardId::Startup);
         registry.register(m.fold_table.iter(), |_| ShardId::FoldTable);
@@ -164,6 +171,7 @@ impl Engine {
             params: RankingParams::default(),
             postings: Mutex::new(HashMap::default()),
             manifest: m,
+            analyzer,
         })
     }
 

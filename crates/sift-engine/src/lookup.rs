@@ -65,7 +65,7 @@ pub(crate) fn related(eng: &Engine, id: &str, limit: Option<i64>, ctx: &Context)
     for t in text {
         for w in t.split(|c: char| !crate::charclass::is_alphanumeric(c)).filter(|w| w.chars().count() > 1) {
             let f = analyzer::fold(w);
-            if !analyzer::is_stopword(&f) && !words.contains(&f) && words.len() < RELATED_KEYWORDS {
+            if !eng.analyzer.is_stopword(&f) && !words.contains(&f) && words.len() < RELATED_KEYWORDS {
                 words.push(f);
             }
         }

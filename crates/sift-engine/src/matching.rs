@@ -4,7 +4,6 @@
 //! neighbouring query words found side by side.
 
 use super::plan::{Alt, AltKind, Clause, RTerm};
-use crate::analyzer;
 
 /// Documents matching an alternative, with the index of each term's posting for that doc.
 /// A phrase of stop words only is matched by co-occurrence.
@@ -43,7 +42,7 @@ pub(crate) fn alt_match_at(alt: &Alt, doc: u32) -> Option<Vec<usize>> {
 pub(crate) fn proximity_pairs<'c>(clauses: &'c [Clause], positive: &[usize]) -> Vec<(&'c RTerm, &'c RTerm)> {
     let plain = |ci: usize| -> Option<&'c RTerm> {
         let a = clauses[ci].alts.first()?;
-        (a.kind == AltKind::Exact && a.terms.len() == 1 && !analyzer::is_stop_term(&a.terms[0].term)).then(|| &a.terms[0])
+        (a.kind == AltKind::Exact && a.terms.len() == 1 && !a.stop[0]).then(|| &a.terms[0])
     };
     let typed: Vec<usize> = positive.iter().copied().filter(|&i| !clauses[i].expansion).collect();
     typed.windows(2).filter_map(|w| Some((plain(w[0])?, plain(w[1])?))).collect()

@@ -10,9 +10,10 @@
 use super::expand;
 use super::resolve::{Flow, Resolver};
 use super::{Engine, ShardId};
+use crate::analyzer::{self, Analyzer, Token};
 use crate::bundle::terms::PostingList;
 use crate::query::{Group, Item, ParsedQuery};
-use crate::{analyzer, fuzzy, rank};
+use crate::{fuzzy, rank};
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,9 +169,9 @@ pub(crate) struct Draft {
     pub fuzzy_word: Option<String>,
 }
 
-fn is_stop_item(item: &Item) -> bool {
+fn is_stop_item(analyzer: &Analyzer, item: &Item) -> bool {
     match item {
-        Item::Word(w) => analyzer::is_stopword(&analyzer::fold(w)),
+        Item::Word(w) => analyzer.is_stopword(&analyzer::fold(w)),
         Item::Phrase(_) => false,
     }
 }
@@ -178,12 +179,12 @@ fn is_stop_item(item: &Item) -> bool {
 /// Clauses of a parsed query. Stop words are dropped from bare single words unless nothing
 /// else is left; `typo_tolerant: false` (meaning-only search) marks no word for fuzzy
 /// matching, which would fetch the whole dictionary.
-pub(crate) fn draft(parsed: &ParsedQuery, typo_tolerant: bool) -> Vec<Draft> {
+pub(crate) fn draft(analyzer: &Analyzer, parsed: &ParsedQuery, typo_tolerant: bool) -> Vec<Draft> {
     let n_groups = parsed.groups.len();
-    let all_stop = parsed.groups.iter().all(|g| g.items.iter().all(is_stop_item));
+    let all_stop = parsed.groups.iter().all(|g| g.items.iter().all(|i| is_stop_item(analyzer, i)));
     let mut out = Vec::new();
     for (gi, g) in parsed.groups.iter().enumerate() {
-        if !g.negated && !all_stop && g.items.len() == 1 && is_stop_item(&g.items[0]) {
+        if !g.negated && !all_stop && g.items.len() == 1 && is_stop_item(analyzer, &g.items[0]) {
             continue;
         }
         let fuzzy_word = match &g.items[..] {
@@ -220,14 +221,15 @@ pub(crate) fn label(g: &Group) -> String {
 /// words); they do not constrain. Paragraph-like: `min_clauses` clauses or more with the
 /// quoted words counted, some of them typed outside quotes. Returns the query with its
 /// phrases as words, when it is one.
-pub(crate) fn cited(parsed: &ParsedQuery, min_clauses: usize) -> Option<ParsedQuery> {
-    let outside = parsed.groups.iter().any(|g| !g.negated && g.items.iter().any(|i| matches!(i, Item::Word(_)) && !is_stop_item(i)));
+pub(crate) fn cited(analyzer: &Analyzer, parsed: &ParsedQuery, min_clauses: usize) -> Option<ParsedQuery> {
+    let outside =
+        parsed.groups.iter().any(|g| !g.negated && g.items.iter().any(|i| matches!(i, Item::Word(_)) && !is_stop_item(analyzer, i)));
     if !parsed.has_phrase() || !outside {
         return None;
     }
     let words = parsed.unquote(|_| true);
     // (Counted as `draft` counts: a lone stop word is no clause.)
-    let clauses = words.groups.iter().filter(|g| !g.negated && !(g.items.len() == 1 && is_stop_item(&g.items[0]))).count();
+    let clauses = words.groups.iter().filter(|g| !g.negated && !(g.items.len() == 1 && is_stop_item(analyzer, &g.items[0]))).count();
     (clauses >= min_clauses).then_some(words)
 }
 
@@ -240,17 +242,17 @@ enum ItemTerms {
     Word { joined: Option<String>, parts: Vec<String>, prefix: Option<String> },
 }
 
-fn item_terms(item: &Item, open: bool) -> ItemTerms {
+fn item_terms(analyzer: &Analyzer, item: &Item, open: bool) -> ItemTerms {
     let mut toks = Vec::new();
     match item {
         Item::Phrase(text) => {
-            analyzer::tokenize(text, 0, &mut toks);
-            ItemTerms::Phrase(toks.into_iter().filter(|t| !t.joined).map(|t| t.term).collect())
+            analyzer.tokenize(text, 0, &mut toks);
+            ItemTerms::Phrase(toks.into_iter().filter(Token::is_part).map(|t| t.term).collect())
         }
         Item::Word(raw) => {
-            analyzer::tokenize(raw, 0, &mut toks);
+            analyzer.tokenize(raw, 0, &mut toks);
             let joined = toks.iter().find(|t| t.joined).map(|t| t.term.clone());
-            let parts = toks.into_iter().filter(|t| !t.joined).map(|t| t.term).collect();
+            let parts = toks.into_iter().filter(Token::is_part).map(|t| t.term).collect();
             let prefix = open.then(|| analyzer::fold(raw).chars().filter(|&c| crate::charclass::is_alphanumeric(c)).collect());
             ItemTerms::Word { joined, parts, prefix }
         }
@@ -263,7 +265,7 @@ impl Draft {
         let mut out = Vec::new();
         let term = |t: &str, out: &mut Vec<ShardId>| out.extend(eng.shard_for_term(t).map(ShardId::Terms));
         for item in &self.items {
-            match item_terms(item, self.open) {
+            match item_terms(&eng.analyzer, item, self.open) {
                 ItemTerms::Phrase(terms) => terms.iter().for_each(|t| term(t, &mut out)),
                 ItemTerms::Word { joined, parts, prefix } => {
                     joined.iter().chain(&parts).for_each(|t| term(t, &mut out));
@@ -280,14 +282,15 @@ impl Draft {
     fn resolve(&self, res: &Resolver) -> Flow<Clause> {
         let mut alts = Vec::new();
         for item in &self.items {
-            match item_terms(item, self.open) {
+            match item_terms(&res.eng.analyzer, item, self.open) {
                 ItemTerms::Phrase(terms) => alts.extend(alt(res, &terms, true, res.eng.params.exact, AltKind::Exact)?),
                 ItemTerms::Word { joined, parts, prefix } => {
                     if let Some(j) = joined {
                         alts.extend(alt(res, &[j], false, res.eng.params.exact, AltKind::Exact)?);
                         alts.extend(alt(res, &parts, true, res.eng.params.compound, AltKind::Compound)?);
                     } else {
-                        alts.extend(alt(res, &parts, false, res.eng.params.exact, AltKind::Exact)?);
+                        // One term, or the bigrams of a Han, Kana, Hangul or Thai run: in order.
+                        alts.extend(alt(res, &parts, true, res.eng.params.exact, AltKind::Exact)?);
                     }
                     if let Some(p) = prefix {
                         expand::prefix_alts(res, &p, &mut alts)?;
@@ -329,6 +332,6 @@ pub(crate) fn alt(res: &Resolver, terms: &[String], phrase: bool, weight: f32, k
             None => return Ok(None),
         }
     }
-    let stop = rts.iter().map(|t| analyzer::is_stop_term(&t.term)).collect();
+    let stop = rts.iter().map(|t| res.eng.analyzer.is_stop_term(&t.term)).collect();
     Ok((!rts.is_empty()).then_some(Alt { terms: rts, stop, phrase: phrase && terms.len() > 1, weight, kind }))
 }

@@ -9,6 +9,7 @@ use super::resolve::{Flow, Resolver};
 use super::round4;
 use super::score::Hit;
 use super::{Engine, ShardId};
+use crate::analyzer::Analyzer;
 use crate::bundle::docstore::StoredDoc;
 use crate::bundle::terms::PostingList;
 use crate::contract::{Definition, SearchResult, SubResult};
@@ -90,7 +91,7 @@ impl Highlight {
             positions.iter_mut().for_each(|p| *p = &p[..p.partition_point(|&x| x < end)]);
         }
         let in_parts = res.eng.doc_parts(doc).len() > 1;
-        let mut r = build_result(sd, score, &self.terms, &self.prefixes, &positions, in_parts, defined_at);
+        let mut r = build_result(&res.eng.analyzer, sd, score, &self.terms, &self.prefixes, &positions, in_parts, defined_at);
         if include_content {
             r.content = Some(res.whole(doc)?.content());
         }
@@ -174,6 +175,7 @@ fn snippet_focus(sd: &StoredDoc, i: usize, hits: &[(u32, usize)]) -> u32 {
 }
 
 fn build_result(
+    analyzer: &Analyzer,
     sd: &StoredDoc,
     score: f32,
     match_terms: &[(String, Arc<PostingList>)],
@@ -188,7 +190,7 @@ fn build_result(
     let positional = sd.section_pos.len() == sd.sections.len();
     let snippet_of = |i: usize| {
         let focus = positional.then(|| snippet_focus(sd, i, &hits[i]));
-        snippet::snippet(&sd.sections[i].text, &is_match, prefixes, SNIPPET_WORDS, focus).html
+        snippet::snippet(analyzer, &sd.sections[i].text, &is_match, prefixes, SNIPPET_WORDS, focus).html
     };
     // Distinct query terms in each section's heading: of sections matching as many terms,
     // the one titled with them is the one to link to, before one that only says them more

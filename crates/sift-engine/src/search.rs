@@ -31,11 +31,18 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     res.require(eng.fold_table_for(&req.query))?;
     let parse = |q: &str| query::parse(q, |f| filter_fields.iter().any(|x| x == f));
     let mut parsed = parse(&req.query);
-    if let Some(words) = plan::cited(&parsed, eng.params.feedback_min_clauses) {
+    if let Some(words) = plan::cited(&eng.analyzer, &parsed, eng.params.feedback_min_clauses) {
         parsed = words;
     }
-    let (weights, host_vector) =
-        fusion::mode_weights(req, parsed.has_phrase(), &eng.params, eng.manifest.vectors.as_ref(), eng.has_query_encoder(), query_vector)?;
+    let (weights, host_vector) = fusion::mode_weights(
+        &eng.analyzer,
+        req,
+        parsed.has_phrase(),
+        &eng.params,
+        eng.manifest.vectors.as_ref(),
+        eng.has_query_encoder(),
+        query_vector,
+    )?;
     // (Always false in the keyword engine, so none of the semantic half is compiled in.)
     let semantic = cfg!(feature = "semantic") && weights.1 > 0.0;
     // The query's meaning: the host's text for its model, or the query's words.
@@ -52,7 +59,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     // also says when a path was searched as its parts).
     let mut unquoted = None;
     let (mut plan, repeats, long) = loop {
-        let drafts = plan::draft(&parsed, weights.0 > 0.0);
+        let drafts = plan::draft(&eng.analyzer, &parsed, weights.0 > 0.0);
         let typed = drafts.iter().filter(|d| !d.negated).count();
         // Paragraph-like queries are the full runtime's: a browser engine built without
         // them hands the query on rather than answer it differently. (Each clause is a
@@ -140,7 +147,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     };
     let fallback = chain([reduced, relaxed.fallback]);
     let coverage = match by_meaning {
-        Some(_) => fusion::coverage(&req.query, parsed.has_phrase(), &plan, &lexical, eng.manifest.doc_count, &eng.params),
+        Some(_) => fusion::coverage(&eng.analyzer, &req.query, parsed.has_phrase(), &plan, &lexical, eng.manifest.doc_count, &eng.params),
         None => None,
     };
     // Paragraph-like queries: the best first answers (fused, when meaning counts) refine

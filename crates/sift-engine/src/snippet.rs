@@ -1,6 +1,6 @@
 //! Snippets: the best-matching window of a text, HTML-escaped, matches in `<mark>`.
 
-use crate::analyzer::{self, Token};
+use crate::analyzer::{Analyzer, Token};
 
 pub use crate::text::escape_html;
 
@@ -63,16 +63,24 @@ pub struct Snippet {
 /// (see `match_prefixes`); words starting otherwise are not stemmed. `focus`: the position
 /// (in this text's own token positions) where the best window starts, when the caller knows
 /// it from the postings — then only the text up to the window's end is analysed.
-pub fn snippet(text: &str, is_match: &dyn Fn(&str) -> bool, prefixes: &[String], window: usize, focus: Option<u32>) -> Snippet {
+pub fn snippet(
+    analyzer: &Analyzer,
+    text: &str,
+    is_match: &dyn Fn(&str) -> bool,
+    prefixes: &[String],
+    window: usize,
+    focus: Option<u32>,
+) -> Snippet {
     let is_match = |t: &str| !t.is_empty() && is_match(t);
     let could_match = |folded: &str| prefixes.iter().any(|p| folded.starts_with(p.as_str()));
     let window = window.max(1) as u32;
     let stop_at = focus.map(|f| f.saturating_sub(window / 4) + window).unwrap_or(u32::MAX);
     let skip_before = focus.map(|f| f.saturating_sub(window / 4)).unwrap_or(0);
     let mut toks: Vec<Token> = Vec::new();
-    let skipped = analyzer::tokenize_filtered(text, &could_match, skip_before, stop_at, &mut toks);
-    // One entry per position: the parts, except where only the joined form matches.
-    toks.retain(|t| !t.joined || is_match(&t.term));
+    let skipped = analyzer.tokenize_filtered(text, &could_match, skip_before, stop_at, &mut toks);
+    // One entry per position: the parts, except where only a joined form or a bigrammed
+    // run's character matches.
+    toks.retain(|t| t.is_part() || is_match(&t.term));
     let matched: Vec<bool> = toks.iter().map(|t| is_match(&t.term)).collect();
     let mut quality = MatchQuality::default();
     {
@@ -123,17 +131,24 @@ pub fn snippet(text: &str, is_match: &dyn Fn(&str) -> bool, prefixes: &[String],
     if start_byte > 0 {
         html.push('…');
     }
-    let mut cursor = start_byte;
-    for k in first..=last {
+    // The matched words; overlapping parts (a Han run's bigrams) as one mark, and a joined
+    // form or a single character inside a mark already made left out.
+    let mut marks: Vec<(usize, usize)> = Vec::new();
+    for k in (first..=last).filter(|&k| matched[k] && toks[k].start >= start_byte) {
         let t = &toks[k];
-        if !matched[k] || t.start < cursor {
-            continue;
+        match marks.last_mut() {
+            Some(m) if t.start < m.1 && t.is_part() => m.1 = m.1.max(t.end),
+            Some(m) if t.start < m.1 => {}
+            _ => marks.push((t.start, t.end)),
         }
-        html.push_str(&escape_html(&text[cursor..t.start]));
+    }
+    let mut cursor = start_byte;
+    for (s, e) in marks {
+        html.push_str(&escape_html(&text[cursor..s]));
         html.push_str("<mark>");
-        html.push_str(&escape_html(&text[t.start..t.end]));
+        html.push_str(&escape_html(&text[s..e]));
         html.push_str("</mark>");
-        cursor = t.end;
+        cursor = e;
     }
     if cursor < end_byte {
         html.push_str(&escape_html(&text[cursor..end_byte]));
@@ -174,16 +189,25 @@ mod tests {
     }
 
     #[test]
+    fn a_han_run_is_marked_once_for_its_overlapping_bigrams() {
+        let is = |t: &str| ["パッ", "ッケ", "ケー", "ージ"].contains(&t);
+        let s = snippet(Analyzer::english(), "Debian のパッケージ管理", &is, &p(&["パッ", "ッケ", "ケー", "ージ"]), 10, None);
+        assert_eq!(s.html, "Debian の<mark>パッケージ</mark>管理");
+        let one = snippet(Analyzer::english(), "所有権と借用", &|t| t == "権", &p(&["権"]), 10, None);
+        assert_eq!(one.html, "所有<mark>権</mark>と借用");
+    }
+
+    #[test]
     fn stems_that_change_letters_still_match() {
         // "happily" stems to "happili": the prefix filter must not hide it.
-        let t = crate::analyzer::term_of("happily");
-        let s = snippet("we happily agree", &|x| x == t, &p(&[t.as_str()]), 10, None);
+        let t = crate::analyzer::Analyzer::english().term_of("happily");
+        let s = snippet(Analyzer::english(), "we happily agree", &|x| x == t, &p(&[t.as_str()]), 10, None);
         assert!(s.html.contains("<mark>happily</mark>"), "{}", s.html);
     }
 
     #[test]
     fn escapes_markup_and_marks_matches() {
-        let s = snippet("<script>alert(1)</script> deploy the app", &|t| t == "deploy", &p(&["deploy"]), 30, None);
+        let s = snippet(Analyzer::english(), "<script>alert(1)</script> deploy the app", &|t| t == "deploy", &p(&["deploy"]), 30, None);
         assert_eq!(s.html, "&lt;script&gt;alert(1)&lt;/script&gt; <mark>deploy</mark> the app");
         assert!(!s.html.contains("<script"));
     }
@@ -191,7 +215,7 @@ mod tests {
     #[test]
     fn window_goes_to_the_densest_cluster() {
         let text = format!("{} alpha beta {}", "filler ".repeat(100), "tail ".repeat(100));
-        let s = snippet(&text, &|t| t == "alpha" || t == "beta", &p(&["alpha", "beta"]), 10, None);
+        let s = snippet(Analyzer::english(), &text, &|t| t == "alpha" || t == "beta", &p(&["alpha", "beta"]), 10, None);
         assert!(s.html.starts_with('…') && s.html.ends_with('…'));
         assert!(s.html.contains("<mark>alpha</mark> <mark>beta</mark>"));
         assert_eq!(s.quality, MatchQuality { distinct: 2, hits: 2 });
@@ -200,8 +224,8 @@ mod tests {
     #[test]
     fn a_known_focus_analyses_only_up_to_the_window() {
         let text = format!("{} alpha beta {}", "filler ".repeat(100), "tail ".repeat(100));
-        let with = snippet(&text, &|t| t == "alpha" || t == "beta", &p(&["alpha", "beta"]), 10, Some(100));
-        let without = snippet(&text, &|t| t == "alpha" || t == "beta", &p(&["alpha", "beta"]), 10, None);
+        let with = snippet(Analyzer::english(), &text, &|t| t == "alpha" || t == "beta", &p(&["alpha", "beta"]), 10, Some(100));
+        let without = snippet(Analyzer::english(), &text, &|t| t == "alpha" || t == "beta", &p(&["alpha", "beta"]), 10, None);
         assert_eq!(with.html, without.html);
     }
 
@@ -213,9 +237,9 @@ mod tests {
                       HTTPServer x123y ünïcödé aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, — (bits) ";
         let text = format!("{} target word here {}", filler.repeat(30), "after ".repeat(40));
         let mut toks = Vec::new();
-        crate::analyzer::tokenize(&text, 0, &mut toks);
+        crate::analyzer::Analyzer::english().tokenize(&text, 0, &mut toks);
         let target = toks.iter().find(|t| t.term == "target").expect("indexed").pos;
-        let s = snippet(&text, &|t| t == "target", &p(&["target"]), 10, Some(target));
+        let s = snippet(Analyzer::english(), &text, &|t| t == "target", &p(&["target"]), 10, Some(target));
         assert!(s.html.starts_with('…'), "{}", s.html);
         assert!(s.html.contains("<mark>target</mark> word here"), "{}", s.html);
         // The window starts a quarter before the match: the words just before it are shown.
@@ -224,7 +248,7 @@ mod tests {
 
     #[test]
     fn compound_match_highlights_whole_identifier() {
-        let s = snippet("use the StateMachine class", &|t| t == "statemachin", &p(&["statemachin"]), 10, None);
+        let s = snippet(Analyzer::english(), "use the StateMachine class", &|t| t == "statemachin", &p(&["statemachin"]), 10, None);
         assert!(s.html.contains("<mark>StateMachine</mark>"), "{}", s.html);
     }
 }

@@ -249,7 +249,7 @@ pub fn query(data: &[u8]) {
     let parsed = sift_engine::query::parse(&text, |f| f == "type" || f == "tags");
     assert!(!parsed.open_last || !parsed.groups.is_empty());
     let mut toks = Vec::new();
-    sift_engine::analyzer::tokenize(&text, 0, &mut toks);
+    sift_engine::analyzer::Analyzer::english().tokenize(&text, 0, &mut toks);
     for t in &toks {
         assert!(t.start <= t.end && t.end <= text.len() && text.is_char_boundary(t.start) && text.is_char_boundary(t.end));
     }
@@ -485,8 +485,11 @@ fn payload_in(b: &BuiltBundle, eng: &mut Engine, kind: ShardKind, sref: &ShardRe
 
 /// Index one extracted page and query it by its own words.
 fn index_and_query(doc: SourceDoc) {
-    let words: Vec<String> =
-        sift_engine::analyzer::terms(&format!("{} {}", doc.title, doc.sections.first().map(|s| s.text.as_str()).unwrap_or("")));
+    let words: Vec<String> = sift_engine::analyzer::Analyzer::english().terms(&format!(
+        "{} {}",
+        doc.title,
+        doc.sections.first().map(|s| s.text.as_str()).unwrap_or("")
+    ));
     let eng = match crate::engine_from_docs(&[doc], &BuildOptions::default()) {
         Ok(e) => e,
         Err(_) => return,

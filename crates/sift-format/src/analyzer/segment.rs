@@ -1,5 +1,5 @@
-//! Where words are: compounds — UAX #29 words, with words joined by a single `-` merged —
-//! as byte ranges. ASCII text (most docs) takes a hand-written segmenter that follows the
+//! Where words are: compounds — UAX #29 words, with words joined by a single `-` merged,
+//! and runs of the bigrammed scripts whole — as byte ranges. ASCII text (most docs) takes a hand-written segmenter that follows the
 //! UAX #29 word rules for ASCII exactly (checked against `unicode-segmentation` below): it is
 //! the hot path of snippets and indexing, where the general tables cost a binary search per
 //! character; other text takes `crate::wordbreak`.
@@ -50,6 +50,18 @@ fn compounds_unicode(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
                 break (i, i + seg.len());
             }
         };
+        // A run of Han, Kana, Hangul or Thai is one compound, however UAX #29 cut it (it
+        // splits Han and Hiragana at every character): `super::cjk` bigrams it.
+        if text[start..].chars().next().is_some_and(super::is_bigram_script) {
+            while let Some(&(i, seg)) = segs.peek() {
+                if i != end || !seg.chars().next().is_some_and(super::is_bigram_script) {
+                    break;
+                }
+                end = i + seg.len();
+                segs.next();
+            }
+            return Some((start, end));
+        }
         loop {
             match segs.peek() {
                 Some(&(i, "-")) if i == end => {

@@ -1,32 +1,10 @@
 //! English stop words: indexed without positions (a third of all tokens), dropped from bare
-//! query terms, one-word gaps in phrases.
-
-use super::stem;
-use std::sync::OnceLock;
-
-/// Whether an index term is the stem of a stop word. Stop-word postings carry no
-/// positions (they are a third of all tokens); phrase matching treats them as one-word gaps.
-pub fn is_stop_term(term: &str) -> bool {
-    static STOP_TERMS: OnceLock<Vec<String>> = OnceLock::new();
-    let terms = STOP_TERMS.get_or_init(|| {
-        let mut terms: Vec<String> = STOPWORDS.iter().map(|w| stem(w).into_owned()).collect();
-        terms.sort_unstable();
-        terms.dedup();
-        terms
-    });
-    terms.binary_search_by(|t| t.as_str().cmp(term)).is_ok()
-}
-
-/// English stop words, removed from bare query terms (never from phrases, never from the
-/// index). A query made only of stop words keeps them.
-pub fn is_stopword(folded: &str) -> bool {
-    STOPWORDS.binary_search(&folded).is_ok()
-}
+//! query terms, one-word gaps in phrases. Other languages' lists come with their bundles.
 
 // Sorted (binary search). The classic IR list, without words that are also identifiers
 // people search for in docs (e.g. "like", "new", "get", "set").
 #[rustfmt::skip]
-const STOPWORDS: &[&str] = &[
+pub(super) const ENGLISH: &[&str] = &[
     "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at", "be", "because", "been",
     "before", "being", "below", "between", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each",
     "few", "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his",
@@ -43,8 +21,8 @@ mod tests {
 
     #[test]
     fn stopword_list_is_sorted() {
-        let mut sorted = STOPWORDS.to_vec();
+        let mut sorted = ENGLISH.to_vec();
         sorted.sort_unstable();
-        assert_eq!(sorted, STOPWORDS);
+        assert_eq!(sorted, ENGLISH);
     }
 }

@@ -19,7 +19,7 @@
 //! a page in parts moves its sections onto a grid of windows afterwards
 //! ([`super::partition`]).
 
-use crate::analyzer::{self, Token};
+use crate::analyzer::{self, Analyzer, Token};
 use crate::doc::{Section, SourceDoc};
 use crate::error::Quoted;
 use crate::error::SiftError;
@@ -269,7 +269,7 @@ pub fn body_start(section_start: u32, heading: &str) -> u32 {
         return section_start;
     }
     let mut toks = Vec::new();
-    analyzer::tokenize(heading, section_start, &mut toks) + POSITION_GAP
+    analyzer::positions(heading, section_start, &mut toks) + POSITION_GAP
 }
 
 /// Long texts are analysed this many bytes at a time (cut after whitespace, where no word
@@ -290,7 +290,12 @@ pub struct PieceAt {
 /// definition of the position layout; a page in parts moves its sections onto a grid
 /// afterwards, see [`super::partition`]). Returns the position where each section starts,
 /// and where the page's positions end.
-pub fn visit_doc_fields(doc: &SourceDoc, piece_bytes: usize, mut f: impl FnMut(usize, &str, &[Token], PieceAt)) -> (Vec<u32>, u32) {
+pub fn visit_doc_fields(
+    doc: &SourceDoc,
+    analyzer: &Analyzer,
+    piece_bytes: usize,
+    mut f: impl FnMut(usize, &str, &[Token], PieceAt),
+) -> (Vec<u32>, u32) {
     let mut pos = 0u32;
     let mut buf = Vec::new();
     let mut push = |field: usize, text: &str, section: Option<usize>, pos: &mut u32| {
@@ -298,7 +303,7 @@ pub fn visit_doc_fields(doc: &SourceDoc, piece_bytes: usize, mut f: impl FnMut(u
         let mut offset = 0;
         for piece in pieces(text, piece_bytes) {
             buf.clear();
-            next = analyzer::tokenize(piece, next, &mut buf);
+            next = analyzer.tokenize(piece, next, &mut buf);
             f(field, piece, &buf, PieceAt { section, offset });
             offset += piece.len();
         }
@@ -344,7 +349,7 @@ mod tests {
     /// (field, term, position, joined, the word as written) for every token of a document.
     fn tokens(doc: &SourceDoc, piece_bytes: usize) -> (Vec<(usize, String, u32, bool, String)>, Vec<u32>) {
         let mut out = Vec::new();
-        let (starts, _) = visit_doc_fields(doc, piece_bytes, |field, text, toks, _| {
+        let (starts, _) = visit_doc_fields(doc, Analyzer::english(), piece_bytes, |field, text, toks, _| {
             out.extend(toks.iter().map(|t| (field, t.term.clone(), t.pos, t.joined, text[t.start..t.end].to_string())));
         });
         (out, starts)
@@ -385,7 +390,7 @@ mod tests {
             ..Default::default()
         };
         let mut body_first = Vec::new();
-        let (starts, _) = visit_doc_fields(&doc, usize::MAX, |field, _, toks, _| {
+        let (starts, _) = visit_doc_fields(&doc, crate::analyzer::Analyzer::english(), usize::MAX, |field, _, toks, _| {
             if field == fields::FIELD_BODY {
                 body_first.push(toks[0].pos);
             }

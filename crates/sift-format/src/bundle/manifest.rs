@@ -12,6 +12,7 @@
 //!  "params": {"k1_milli", "b_milli": [4], "weight_milli": [4]},
 //!  "field_tokens": [title, path, headings, body],
 //!  "filter_fields": [...],
+//!  "language": "en", "stop_words"?: [...], "languages"?: {"de": "de/", ...},
 //!  "startup": {file, bytes, crc32, "dictionary"?: true},
 //!  "term_store": {"files", "first": [separator per shard]},
 //!  "vocabulary": {"files", "first": [...]},
@@ -148,6 +149,14 @@ pub struct Manifest {
     pub vectors: Option<VectorsRef>,
     /// Present when the bundle was built with a static query encoder.
     pub encoder: Option<EncoderRef>,
+    /// The language the text was analysed as (ISO 639: `en`, `de`, `zh`), and its stop
+    /// words (none for English, whose list every runtime has): queries are analysed the same
+    /// way (`analyzer::Analyzer`).
+    pub language: String,
+    pub stop_words: Vec<String>,
+    /// The site's other languages, built beside this bundle in one build: language code →
+    /// the folder of its bundle, relative to this one (`de/`). Set on the main bundle only.
+    pub languages: Vec<(String, String)>,
 }
 
 impl Manifest {
@@ -178,6 +187,9 @@ impl Manifest {
     }
 
     fn validate(&self) -> Result<(), SiftError> {
+        if crate::analyzer::primary_subtag(&self.language).as_deref() != Some(self.language.as_str()) {
+            return Err(SiftError::corrupt(msg!("manifest language {} is not a language code", crate::error::Quoted(&self.language))));
+        }
         if let (Some(e), Some(v)) = (&self.encoder, &self.vectors) {
             e.layout.check()?;
             if e.layout.dim != v.dim as usize {
@@ -185,6 +197,16 @@ impl Manifest {
             }
         } else if self.encoder.is_some() {
             return Err(SiftError::corrupt("manifest has a query encoder but no vectors"));
+        }
+        for (code, folder) in &self.languages {
+            let safe = folder.strip_suffix('/').is_some_and(is_safe_file_name);
+            if crate::analyzer::primary_subtag(code).as_deref() != Some(code.as_str()) || !safe {
+                return Err(SiftError::corrupt(msg!(
+                    "manifest languages list {} at {}: not a language code and a folder",
+                    crate::error::Quoted(code),
+                    crate::error::Quoted(folder)
+                )));
+            }
         }
         let mut next_doc = 0u32;
         let mut prev: Option<&DocShardRef> = None;
@@ -420,6 +442,21 @@ impl Manifest {
             fold_table: f.get("fold_table").map(ShardRef::from_json).transpose()?,
             vectors: f.get("vectors").map(VectorsRef::from_json).transpose()?,
             encoder: f.get("encoder").map(EncoderRef::from_json).transpose()?,
+            language: f.opt_str("language")?.unwrap_or_else(|| "en".to_string()),
+            stop_words: match f.get("stop_words") {
+                Some(_) => f.list("stop_words", |x| json::string_in(x, "a stop word"))?,
+                None => Vec::new(),
+            },
+            languages: match f.get("languages") {
+                Some(Json::Obj(members)) => members
+                    .iter()
+                    .map(|(k, v)| {
+                        v.as_str().map(|p| (k.clone(), p.to_string())).ok_or_else(|| "languages must map codes to folders".to_string())
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => return Err("languages must be an object".to_string()),
+                None => Vec::new(),
+            },
         })
     }
 }
@@ -437,6 +474,9 @@ impl ToJson for Manifest {
             ("params", self.params.to_json(), true),
             ("field_tokens", Json::from(&self.field_tokens[..]), true),
             ("filter_fields", Json::from(&self.filter_fields[..]), true),
+            ("language", Json::from(&self.language), true),
+            ("stop_words", Json::from(&self.stop_words[..]), !self.stop_words.is_empty()),
+            ("languages", Json::obj(self.languages.iter().map(|(k, v)| (k.as_str(), Json::from(v)))), !self.languages.is_empty()),
             ("startup", members(startup), true),
             ("term_store", key_store_to_json(&self.term_files, &self.term_shards), true),
             ("vocabulary", key_store_to_json(&self.vocab_files, &self.vocabulary), true),

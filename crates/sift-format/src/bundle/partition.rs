@@ -137,7 +137,7 @@ fn cut_section(doc: &SourceDoc, i: usize, start: u32, window: u32, mut window_en
     let mut toks = Vec::new();
     for stretch in pieces(text, ANALYSIS_PIECE_BYTES) {
         toks.clear();
-        let next = analyzer::tokenize(stretch, pos, &mut toks);
+        let next = analyzer::positions(stretch, pos, &mut toks);
         for t in &toks {
             if t.pos < window_end {
                 continue;
@@ -221,7 +221,7 @@ mod tests {
     fn tokens(doc: &SourceDoc) -> (Vec<(usize, Option<usize>, usize, u32)>, Vec<u32>, u32) {
         let mut out = Vec::new();
         let mut section = None::<usize>;
-        let (starts, end) = visit_doc_fields(doc, usize::MAX, |field, _, toks, _| {
+        let (starts, end) = visit_doc_fields(doc, crate::analyzer::Analyzer::english(), usize::MAX, |field, _, toks, _| {
             if field == fields::FIELD_HEADINGS || (field == fields::FIELD_BODY && section.is_none()) {
                 section = Some(section.map_or(0, |s| s + 1));
             }

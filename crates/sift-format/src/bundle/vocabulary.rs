@@ -27,6 +27,7 @@
 //! (`engine::expand::whole_small_vocabulary`): no round more.
 
 use super::terms::{build_fst, open_fst};
+use crate::analyzer::Analyzer;
 use crate::error::SiftError;
 use std::borrow::Cow;
 
@@ -61,10 +62,10 @@ impl VocabShard {
     }
 
     /// What `key`, found in this shard with `value`, stands for.
-    pub fn key<'k>(&self, key: &'k str, value: u64) -> Key<'k> {
+    pub fn key<'k>(&self, analyzer: &Analyzer, key: &'k str, value: u64) -> Key<'k> {
         let (df, flags) = (value >> FLAG_BITS, value & ((1 << FLAG_BITS) - 1));
         let spelling = flags & SPELLING != 0;
-        let term = if spelling { crate::analyzer::stem(key) } else { Cow::Borrowed(key) };
+        let term = if spelling { analyzer.stem(key) } else { Cow::Borrowed(key) };
         Key { term, df: u32::try_from(df).unwrap_or(u32::MAX), written: flags != 0, spelling }
     }
 }
@@ -77,7 +78,7 @@ fn initial(term: &str) -> &str {
 /// The vocabulary's entries: each of `terms` (sorted, with its document frequency) and each
 /// of its `spellings` that is not a term itself and stems back to it, sorted by key. A
 /// term's spellings are how the pages write it, "" standing for the term itself.
-pub fn entries<'a>(terms: &[(&'a str, u32)], spellings: impl Fn(&'a str) -> Vec<&'a str>) -> Vec<(&'a str, u64)> {
+pub fn entries<'a>(analyzer: &Analyzer, terms: &[(&'a str, u32)], spellings: impl Fn(&'a str) -> Vec<&'a str>) -> Vec<(&'a str, u64)> {
     let mut out: Vec<(&str, u64)> = Vec::with_capacity(terms.len());
     for &(term, df) in terms {
         let spelt = spellings(term);
@@ -85,7 +86,7 @@ pub fn entries<'a>(terms: &[(&'a str, u32)], spellings: impl Fn(&'a str) -> Vec<
         out.push((term, u64::from(df) << FLAG_BITS | written));
         for s in spelt {
             let is_term = terms.binary_search_by(|p| p.0.cmp(s)).is_ok();
-            if !s.is_empty() && s != term && !is_term && crate::analyzer::stem(s) == term {
+            if !s.is_empty() && s != term && !is_term && analyzer.stem(s) == term {
                 out.push((s, u64::from(df) << FLAG_BITS | SPELLING));
             }
         }
@@ -150,7 +151,7 @@ mod tests {
 
     #[test]
     fn spellings_stand_for_the_terms_they_stem_to() {
-        let stem = |w: &str| crate::analyzer::stem(w).into_owned();
+        let stem = |w: &str| Analyzer::english().stem(w).into_owned();
         let (iter, borrow) = (stem("iterator"), stem("borrowed"));
         assert_eq!((iter.as_str(), borrow.as_str()), ("iter", "borrow"));
         let terms = [(borrow.as_str(), 7), (iter.as_str(), 40), ("iterators", 1)];
@@ -163,12 +164,12 @@ mod tests {
             "borrow" => vec!["", "borrowed"],
             _ => vec![],
         };
-        let entries = entries(&terms, spellings);
+        let entries = entries(Analyzer::english(), &terms, spellings);
         let keys: Vec<&str> = entries.iter().map(|e| e.0).collect();
         assert_eq!(keys, ["borrow", "borrowed", "iter", "iterable", "iterator", "iterators"]);
         let shard = VocabShard::decode(encode(&entries, 1 << 20).unwrap().remove(0).2).unwrap();
         let read = |k: &'static str| {
-            let key = shard.key(k, shard.map.get(k).unwrap());
+            let key = shard.key(Analyzer::english(), k, shard.map.get(k).unwrap());
             (key.term.into_owned(), key.df, key.spelling, key.written)
         };
         assert_eq!(read("iterator"), ("iter".to_string(), 40, true, true));
