@@ -34,7 +34,7 @@ def main():
         for p in pages:
             shutil.copy(os.path.join(SITE, p), src)
         bundle = os.path.join(work, f"bundle-{lang}")
-        subprocess.run([sift, "build", src, "--out", bundle, "--no-embedder", "-q"], check=True)
+        subprocess.run([sift, "build", src, "--out", bundle, "--no-embedder", "-q", "--language", lang], check=True)
         cases = [(p, a, t) for p in pages for a, t in sections(os.path.join(src, p))]
         step = max(1, len(cases) // PER_LANGUAGE)
         cases = cases[::step][:PER_LANGUAGE]

@@ -192,7 +192,8 @@ fn a_bundle_of_an_older_format_is_refused_with_a_message_to_rebuild_it() {
     assert!(v["error"]["message"].as_str().unwrap().contains("rebuild it with `sift build`"), "{v}");
     let o = sift(&["search", older.to_str().unwrap(), "cache"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("format 13 and this sift reads format 14: rebuild it"));
+    let expected = format!("format 13 and this sift reads format {}: rebuild it", sift_engine::bundle::FORMAT_VERSION);
+    assert!(String::from_utf8_lossy(&o.stderr).contains(&expected));
 }
 
 #[test]
@@ -612,4 +613,52 @@ fn copy_tree(from: &Path, to: &Path) {
             fs::copy(&p, &dest).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         }
     }
+}
+
+#[test]
+fn a_site_in_several_languages_builds_a_bundle_per_language_each_stemmed_its_way() {
+    let d = scratch("cli-languages");
+    let site = d.join("site");
+    let page = |name: &str, lang: &str, title: &str, body: &str| {
+        let html = format!(
+            "<html lang=\"{lang}\"><head><title>{title}</title></head><body><main><h1>{title}</h1><p>{body}</p></main></body></html>"
+        );
+        fs::create_dir_all(site.join(name).parent().unwrap()).unwrap();
+        fs::write(site.join(name), html).unwrap();
+    };
+    page("en/a.html", "en", "Configuring packages", "Configurations are files.");
+    page("en/b.html", "en-US", "Networks", "Interfaces and routes.");
+    page("en/c.html", "en", "Users", "Accounts and groups.");
+    page("fr/a.html", "fr", "Configurer les paquets", "Les configurations sont des fichiers.");
+    page("ru/a.html", "ru", "Настройка пакетов", "Документация по установке пакетов.");
+    page("xx/a.html", "xx", "Zorblat", "Zorblats zorblatting.");
+    let b = d.join("b");
+    let o = sift(&["build", site.to_str().unwrap(), "--out", b.to_str().unwrap(), "--no-embedder"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("no stemmer for the language \"xx\""), "{err}");
+    let main: serde_json::Value = serde_json::from_slice(&fs::read(b.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(main["language"], "en");
+    assert_eq!(main["languages"], serde_json::json!({"fr": "fr/", "ru": "ru/", "xx": "xx/"}));
+    let ids = |bundle: &Path, q: &str| -> Vec<String> {
+        let o = sift(&["search", bundle.to_str().unwrap(), q, "--json"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        json(&o)["results"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(ids(&b.join("fr"), "configuration"), ["fr/a.html"], "French stemming");
+    assert_eq!(ids(&b.join("ru"), "документация"), ["ru/a.html"], "Russian stemming: документации is документация");
+    assert_eq!(ids(&b.join("ru"), "пакет"), ["ru/a.html"]);
+    assert_eq!(ids(&b.join("xx"), "zorblat"), ["xx/a.html"]);
+    assert!(ids(&b, "fichiers").is_empty(), "the English bundle holds the English pages only");
+    assert_eq!(ids(&b, "configuration"), ["en/a.html"]);
+    // --language: one bundle, every page in that language; a bad code is refused.
+    let one = d.join("one");
+    let o = sift(&["build", site.to_str().unwrap(), "--out", one.to_str().unwrap(), "--no-embedder", "--language", "fr-CA", "--quiet"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m: serde_json::Value = serde_json::from_slice(&fs::read(one.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!((m["language"].as_str(), m["doc_count"].as_u64(), m.get("languages")), (Some("fr"), Some(6), None));
+    let o = sift(&["build", site.to_str().unwrap(), "--out", d.join("bad").to_str().unwrap(), "--no-embedder", "--language", "français"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a language code"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!d.join("bad").exists(), "nothing written");
 }

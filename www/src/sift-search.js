@@ -270,7 +270,9 @@ export class SiftSearchElement extends HTMLElement {
       const bundle = this.getAttribute("bundle") ?? "/_sift/";
       const semantic = this.getAttribute("semantic") !== "off";
       const embedder = this.getAttribute("embedder") === "model" ? "model" : "static";
-      const loading = Sift.load(bundle, { semantic, embedder, fetch: this.fetchImpl }).then(
+      // The page's language picks its bundle when the site was built in several.
+      const language = this.closest("[lang]")?.getAttribute("lang") || undefined;
+      const loading = Sift.load(bundle, { semantic, embedder, language, fetch: this.fetchImpl }).then(
         (s) => {
           // Another bundle was chosen while this one loaded: whoever waited gets that one.
           if (this.#loading !== loading) return this.#ensureLoaded();

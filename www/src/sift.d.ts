@@ -128,6 +128,8 @@ export interface LoadOptions {
   /** "small": keep the model's int8 weights int8 (23 MB of wasm memory instead of 90, slower queries). */
   modelMemory?: "fast" | "small";
   embedWasmUrl?: string | URL | WebAssembly.Module;
+  /** The page's language ("de", "pt-BR"): opens that language's bundle when the site was built in several. */
+  language?: string;
 }
 
 /** fetch, with one error mapping: a failed request is a `network` SiftError, HTTP 404 `bundle_missing`, any other status `network`. */
@@ -142,6 +144,8 @@ export declare class SiftError extends Error {
 
 export declare class Sift {
   static load(base?: string, options?: LoadOptions): Promise<Sift>;
+  /** The site's other languages: code → folder of that language's bundle (empty: one language). */
+  readonly languages: Record<string, string>;
   readonly info: {
     documents: number;
     filterFields: string[];

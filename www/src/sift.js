@@ -96,6 +96,16 @@ function runtime(kind, wasmUrl, fetchImpl) {
 
 const today = () => Math.floor(Date.now() / 86400000);
 
+// The manifest's `languages` (a bundle built in several languages lists the others).
+function languagesOf(manifestBytes) {
+  try {
+    const langs = JSON.parse(new TextDecoder().decode(manifestBytes)).languages;
+    return langs && typeof langs === "object" ? langs : {};
+  } catch {
+    return {};
+  }
+}
+
 /**
  * A loaded bundle. `Sift.load(base, options)`:
  *   base      — URL of the bundle folder (default "/_sift/")
@@ -120,6 +130,11 @@ const today = () => Math.floor(Date.now() / 86400000);
  *   options.modelMemory — "small" keeps the model's int8 weights int8 (23 MB instead of 90 MB
  *                        of wasm memory, slower queries): for workers' 128 MB isolates
  *   options.embedWasmUrl — where sift_embed_wasm_bg.wasm is (default: beside this file)
+ *   options.language   — the page's language (`de`, `pt-BR`): a bundle built from pages in
+ *                        several languages lists the others' bundles, and the one in this
+ *                        language is opened instead (default: the bundle at base). A bundle in
+ *                        a stemmed language other than English is answered by the full
+ *                        runtime (the lean one carries English's stemmer only).
  */
 export class Sift {
   #base;
@@ -159,24 +174,46 @@ export class Sift {
 
   static async load(base = "/_sift/", options = {}) {
     const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
-    const url = bundleBase(base);
+    let url = bundleBase(base);
     if (options.runtime !== undefined && !["keyword", "lean", "full"].includes(options.runtime)) {
       throw new SiftError("invalid_request", `options.runtime is "keyword", "lean" or "full", not ${JSON.stringify(options.runtime)}`);
     }
     if (options.runtime === "keyword" && options.semantic === true) {
       throw new SiftError("invalid_request", 'options.runtime "keyword" has no semantic search; leave semantic unset (or false), or use the "lean" runtime');
     }
+    if (options.language !== undefined && typeof options.language !== "string") {
+      throw new SiftError("invalid_request", "options.language is a language tag such as \"de\" or \"pt-BR\"");
+    }
     const kind = options.runtime ?? (options.semantic === false ? "keyword" : "lean");
     // The runtime and the manifest at once: one round trip fewer on a slow link.
-    const manifestBytes = fetchBytes(fetchImpl, url + "manifest.json", "the bundle manifest");
+    let manifestBytes = fetchBytes(fetchImpl, url + "manifest.json", "the bundle manifest");
     manifestBytes.catch(() => {}); // reported below, after the runtime's own error if both fail
     const glue = await runtime(kind, options.wasmUrl, fetchImpl);
-    const manifest = await manifestBytes;
+    let manifest = await manifestBytes;
+    const code = options.language?.trim().split(/[-_]/)[0].toLowerCase();
+    const folder = code && languagesOf(manifest)[code];
+    if (folder) {
+      url = bundleBase(url + folder);
+      manifest = await fetchBytes(fetchImpl, url + "manifest.json", `the ${code} bundle's manifest`);
+    }
     try {
       return new Sift(url, fetchImpl, options, manifest, glue);
     } catch (e) {
+      const err = asSiftError(e);
+      if (err.code !== "full_runtime_required" || kind === "full") throw err;
+    }
+    // A language whose stemmer only the full runtime has.
+    const full = await runtime("full", options.fullWasmUrl, fetchImpl);
+    try {
+      return new Sift(url, fetchImpl, { ...options, runtime: "full" }, manifest, full);
+    } catch (e) {
       throw asSiftError(e);
     }
+  }
+
+  /** The site's languages: code → the folder of that language's bundle (none: one language). */
+  get languages() {
+    return { ...languagesOf(this.#manifestBytes) };
   }
 
   /** Bundle facts: documents, filter fields, whether it has vectors, its model. */

@@ -185,6 +185,8 @@ impl Analyzer {
     /// with or without them meet at the stem's letters (typed without, typo tolerance
     /// bridges a changed ending).
     pub fn term<'a>(&self, folded: &'a str, written: &str) -> Cow<'a, str> {
+        #[cfg(not(feature = "languages"))]
+        let _ = written;
         match self.stemmer {
             language::Stemmer::English | language::Stemmer::None => self.stem(folded),
             #[cfg(feature = "languages")]

@@ -1,0 +1,86 @@
+// Debian Reference in each language installed (debian-reference-LANG), searched by Sift and
+// by Pagefind 1.6 built on the same pages in the same run: every k-th section title
+// (h2–h4, the section number left out) as the query, the page holding it the answer.
+// Prints MRR@10 per language for both, and Sift's section-level MRR@10 (the deep link is the
+// result's own link or one of its sub-results'). Both see `<html lang>` set on each copy
+// (the packaged pages declare none).
+//
+//   node bench/languages.mjs [LANG ...]      (default: every installed language)
+
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL, fileURLToPath } from "node:url";
+import { ROOT, sift } from "../tests/support.mjs";
+
+const SITE = "/usr/share/debian-reference";
+const PER_LANGUAGE = 40;
+const PAGEFIND = path.join(ROOT, "www/node_modules/.bin/pagefind");
+const all = [...new Set(fs.readdirSync(SITE).map((f) => f.match(/^ch01\.([a-zA-Z-]+)\.html$/)?.[1]).filter(Boolean))].sort();
+const langs = process.argv.slice(2).length ? process.argv.slice(2) : all;
+
+const realFetch = globalThis.fetch;
+globalThis.fetch = async (url, init) => {
+  const u = String(url);
+  if (!u.startsWith("file:")) return realFetch(url, init);
+  try {
+    return new Response(fs.readFileSync(fileURLToPath(u.split("?")[0])));
+  } catch (_) {
+    return new Response("not found", { status: 404 });
+  }
+};
+
+const unescape = (s) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+function sections(text) {
+  const out = [];
+  for (const m of text.matchAll(/<h([234])[^>]*>\s*<a (?:id|name)="([^"]+)"\s*\/?>(?:<\/a>)?(.*?)<\/h\1>/gs)) {
+    let title = unescape(m[3].replace(/<[^>]+>/g, "")).trim().replace(/^[0-9A-Z]+(\.[0-9]+)*\.\s+/, "");
+    title = title.split(/\s+/).join(" ");
+    if ([...title].length > 3) out.push([m[2], title]);
+  }
+  return out;
+}
+
+const rr = (rank) => (rank < 0 || rank >= 10 ? 0 : 1 / (rank + 1));
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "sift-languages-bench-"));
+console.log("language  sections  Sift page  Pagefind page  Sift section");
+try {
+  for (const lang of langs) {
+    const pages = fs.readdirSync(SITE).filter((f) => new RegExp(`^(ch|ap|pr|index)[0-9a-z]*\\.${lang}\\.html$`).test(f)).sort();
+    if (!pages.length) {
+      console.log(`${lang}: no pages (apt-get install debian-reference-${lang})`);
+      continue;
+    }
+    const src = path.join(work, `site-${lang}`);
+    fs.mkdirSync(src, { recursive: true });
+    const cases = [];
+    for (const p of pages) {
+      const text = fs.readFileSync(path.join(SITE, p), "utf8");
+      fs.writeFileSync(path.join(src, p), text.replace(/<html\b/, `<html lang="${lang}"`));
+      for (const [anchor, title] of sections(text)) cases.push([p, anchor, title]);
+    }
+    const step = Math.max(1, Math.floor(cases.length / PER_LANGUAGE));
+    const picked = cases.filter((_, i) => i % step === 0).slice(0, PER_LANGUAGE);
+    const bundle = path.join(work, `sift-${lang}`);
+    sift(["build", src, "--out", bundle, "--no-embedder", "-q"]);
+    const pfOut = path.join(work, `pagefind-${lang}`);
+    execFileSync(PAGEFIND, ["--site", src, "--output-path", pfOut], { stdio: "pipe" });
+    const pf = await import(pathToFileURL(path.join(pfOut, "pagefind.js")).href + `?${lang}`);
+    await pf.options({ basePath: pathToFileURL(pfOut + "/").href, baseUrl: "/" });
+    let siftPage = 0, siftLink = 0, pfPage = 0;
+    for (const [page, anchor, title] of picked) {
+      const res = JSON.parse(sift(["search", bundle, title, "--json", "--limit", "10"])).results;
+      siftPage += rr(res.findIndex((r) => r.url.split("#")[0] === page));
+      const want = `${page}#${anchor}`;
+      siftLink += rr(res.findIndex((r) => [r.url, ...(r.sub_results ?? []).map((s) => s.url)].includes(want)));
+      const theirs = await pf.search(title);
+      const urls = await Promise.all(theirs.results.slice(0, 10).map(async (r) => (await r.data()).url));
+      pfPage += rr(urls.findIndex((u) => u.split("#")[0].replace(/^\//, "") === page));
+    }
+    const n = picked.length;
+    console.log(`${lang.padEnd(9)} ${String(n).padStart(8)}  ${(siftPage / n).toFixed(3).padStart(9)}  ${(pfPage / n).toFixed(3).padStart(13)}  ${(siftLink / n).toFixed(3).padStart(12)}`);
+  }
+} finally {
+  fs.rmSync(work, { recursive: true, force: true });
+}
