@@ -16,11 +16,29 @@ import { handleMcp } from "./mcp.js";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** One Sift per isolate, loaded on the first request from the bundle in static assets. */
+/** One Sift per isolate and language, loaded on the first request from the bundle in static assets. */
 export function makeApp({ coreWasm, embedWasm }) {
-  let siftPromise = null;
+  const loaded = new Map(); // language code ("" for the main bundle) → Promise<Sift>
 
-  function sift(env) {
+  /** The bundle of `lang` (a site built in several languages has one each; none: the main one). */
+  async function sift(env, lang) {
+    const code = lang?.trim().split(/[-_]/)[0].toLowerCase() ?? "";
+    if (code) {
+      const main = await sift(env);
+      if (code !== main.language) {
+        const others = main.languages;
+        if (!(code in others)) {
+          const has = [main.language, ...Object.keys(others)].join(", ");
+          throw new SiftError("invalid_request", `lang ${JSON.stringify(lang)}: the site has no pages in that language; it has ${has}`);
+        }
+        return load(env, code);
+      }
+    }
+    return load(env, "");
+  }
+
+  function load(env, code) {
+    let siftPromise = loaded.get(code);
     if (!siftPromise) {
       const assets = env.ASSETS;
       if (!assets) {
@@ -32,10 +50,12 @@ export function makeApp({ coreWasm, embedWasm }) {
       siftPromise = Sift.load("https://assets.local/", {
         fetch: fetchAsset, runtime: "full", wasmUrl: coreWasm, embedWasmUrl: embedWasm, semantic, embedder: embedWasm ? "model" : "static",
         modelMemory: "small", // a Cloudflare isolate has 128 MB
+        language: code || undefined,
       }).catch((e) => {
-        siftPromise = null; // retry on the next request
+        loaded.delete(code); // retry on the next request
         throw e;
       });
+      loaded.set(code, siftPromise);
     }
     return siftPromise;
   }
@@ -105,13 +125,14 @@ export function makeApp({ coreWasm, embedWasm }) {
     const filters = {};
     for (const [k, v] of params) {
       if (k === "q" || k === "query") req.query = v;
+      else if (k === "lang") req.lang = v;
       else if (k === "limit" || k === "offset") req[k] = /^-?\d+$/.test(v) ? Number(v) : v;
       else if (k === "mode" || k === "since" || k === "sort") req[k] = v;
       else if (k === "boost_recent" || k === "include_content" || k === "explain") req[k] = v === "true" || v === "1";
       else if (k.startsWith("filter.") && k.length > 7) {
         const f = k.slice(7);
         filters[f] = filters[f] === undefined ? v : [].concat(filters[f], v);
-      } else throw new SiftError("invalid_request", `unknown parameter ${JSON.stringify(k)}; use q, limit, offset, mode, since, sort, boost_recent, include_content, explain or filter.<field>`);
+      } else throw new SiftError("invalid_request", `unknown parameter ${JSON.stringify(k)}; use q, limit, offset, mode, since, sort, boost_recent, include_content, explain, lang or filter.<field>`);
     }
     if (req.query === undefined) throw new SiftError("invalid_request", "missing the q parameter: GET /search?q=your+query");
     if (Object.keys(filters).length) req.filters = filters;
@@ -142,13 +163,14 @@ export function makeApp({ coreWasm, embedWasm }) {
       const info = s.info;
       return json({
         status: "ok", documents: info.documents, vectors: info.vectors, semantic: s.semanticState, filter_fields: info.filterFields,
-        wasm_memory_bytes: s.wasmMemoryBytes,
+        languages: [s.language, ...Object.keys(s.languages)], wasm_memory_bytes: s.wasmMemoryBytes,
       }, 200, { "cache-control": "no-store" });
     }
     if (pathname === "/search") {
       only("GET", "POST");
-      const body = method === "GET" ? searchFromQuery(url.searchParams) : await readJson(req);
-      const s = await sift(env);
+      const { lang, ...body } = method === "GET" ? searchFromQuery(url.searchParams) : await readJson(req);
+      if (lang !== undefined && typeof lang !== "string") throw new SiftError("invalid_request", "lang is a language code such as \"de\"");
+      const s = await sift(env, lang);
       if (s.semanticState === "idle") await s.loadSemantic(); // the edge waits for the model once
       const res = await s.search(body);
       return json(res, 200, method === "GET" ? cacheGet : {});

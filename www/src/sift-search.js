@@ -11,6 +11,19 @@
 
 import { Sift, asSiftError, markedParts, LIMITS } from "./sift.js";
 
+// The box's words. Other languages' are in sift-search-i18n.js, loaded only by a box whose
+// page is in one of them (the keys and placeholders are described there).
+const EN = {
+  search: "Search", placeholder: "Search the docs", close: "Esc (close the search)", filters: "Filters",
+  results: "Search results", pages: "Pages", none: "No results for “{q}”.", dym: "Did you mean ", dymEnd: "?",
+  retry: "Try again", unavailable: "Search is unavailable: {m} ", save: "Save “{q}” as a favourite",
+  saveTitle: "Save as a favourite", remove: "Remove “{q}” from {list}", removeTitle: "Remove", favourites: "Favourites",
+  recent: "Recent searches", count: { one: "{n} result", other: "{n} results" }, keyword: "keyword", hybrid: "hybrid",
+  semantic: "semantic", semOn: "semantic search on", semLoading: "loading semantic search…",
+  semFailed: "semantic search unavailable (keywords only)", in: "in {page}",
+};
+const FALLBACK_KEYS = { fuzzy: "fbFuzzy", "any term": "fbAny", nothing: "fbNothing", words: "fbWords", semantic: "fbMeaning" };
+
 const STYLE = `
 :host { all: initial; display: inline-block; font-family: var(--sift-font, system-ui, -apple-system, "Segoe UI", sans-serif);
   --_bg: var(--sift-bg, #ffffff); --_fg: var(--sift-fg, #1b1f24); --_muted: var(--sift-muted, #5b6470);
@@ -32,7 +45,7 @@ const STYLE = `
 .trigger { all: unset; cursor: pointer; display: inline-flex; align-items: center; gap: .5em; padding: .45em .7em; min-width: 12em;
   border: 1px solid var(--_border); border-radius: var(--_radius); background: var(--_bg); color: var(--_muted); font: inherit; font-size: 14px; }
 .trigger:focus-visible { outline: 2px solid var(--_accent); outline-offset: 2px; }
-kbd { font: 12px ui-monospace, monospace; border: 1px solid var(--_border); border-radius: 4px; padding: 0 .35em; margin-left: auto; color: var(--_muted); }
+kbd { font: 12px ui-monospace, monospace; border: 1px solid var(--_border); border-radius: 4px; padding: 0 .35em; margin-inline-start: auto; color: var(--_muted); }
 dialog { all: revert; position: fixed; inset: 8vh 0 auto 0; margin: 0 auto; width: min(720px, calc(100vw - 24px)); max-height: 80vh; padding: 0;
   border: 1px solid var(--_border); border-radius: var(--_radius); background: var(--_bg); color: var(--_fg); font-size: 15px;
   line-height: 1.45; font-family: inherit; box-shadow: 0 18px 50px rgba(0, 0, 0, .25); overflow: hidden; }
@@ -55,10 +68,10 @@ input::placeholder { color: var(--_muted); }
 [role="listbox"] { list-style: none; margin: 0; padding: .4em; overflow-y: auto; flex: 1; }
 [role="option"] { display: block; padding: .5em .7em; border-radius: calc(var(--_radius) - 4px); cursor: pointer; color: var(--_fg); }
 [role="option"][aria-selected="true"] { background: var(--_sel); }
-[role="option"].sub { margin-left: 1.4em; padding-top: .3em; padding-bottom: .3em; border-left: 2px solid var(--_border); border-radius: 0 6px 6px 0; }
+[role="option"].sub { margin-inline-start: 1.4em; padding-top: .3em; padding-bottom: .3em; border-inline-start: 2px solid var(--_border); border-radius: 0; border-start-end-radius: 6px; border-end-end-radius: 6px; }
 .title { font-weight: 600; }
 .sub .title { font-weight: 500; font-size: 14px; }
-.where { font-size: 12px; color: var(--_muted); margin-left: .4em; font-weight: 400; }
+.where { font-size: 12px; color: var(--_muted); margin-inline-start: .4em; font-weight: 400; }
 .snippet { font-size: 13.5px; color: var(--_muted); margin-top: .15em; overflow: hidden; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; }
 mark { background: var(--_mark); color: var(--_mark-fg); border-radius: 2px; padding: 0 1px; }
 .footer { display: flex; gap: 1em; justify-content: space-between; padding: .45em .9em; border-top: 1px solid var(--_border); font-size: 12px; color: var(--_muted); }
@@ -75,7 +88,7 @@ mark { background: var(--_mark); color: var(--_mark-fg); border-radius: 2px; pad
 .history button { all: unset; cursor: pointer; border-radius: 6px; color: var(--_fg); }
 .history button:focus-visible { outline: 2px solid var(--_accent); outline-offset: -2px; }
 .history .again { flex: 1; padding: .5em .7em; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-.history .again .where { margin-left: .6em; }
+.history .again .where { margin-inline-start: .6em; }
 .history .act { padding: .35em .6em; color: var(--_muted); font-size: 15px; }
 /* A phone: the box is the whole screen, with room for a thumb. */
 @media (max-width: 640px) {
@@ -145,6 +158,57 @@ export class SiftSearchElement extends HTMLElement {
   #userMoved = false; // the user moved through the list since the last render
   #pending = null; // hybrid answer held back while the user is moving through the list
   #onKey = (e) => this.#globalKey(e);
+  #strings = EN;
+  #lang = "en";
+
+  /** The box's language: its own `lang`, else its page's (nearest `lang` attribute). */
+  get #pageLang() {
+    return (this.closest("[lang]")?.getAttribute("lang") || "en").trim().toLowerCase();
+  }
+
+  /** A string in the box's language, with `{name}`s filled from `vars`. */
+  #t(key, vars = {}) {
+    let text = this.#strings[key] ?? EN[key];
+    if (typeof text === "object") {
+      const forms = text;
+      text = forms[new Intl.PluralRules(this.#lang).select(vars.n)] ?? forms.other;
+    }
+    return text.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
+  }
+
+  /** Load the words of a page not in English, then show them. */
+  #localise() {
+    const tag = this.#pageLang;
+    const primary = tag.split(/[-_]/)[0];
+    if (primary === "en") return;
+    import("./sift-search-i18n.js").then(({ STRINGS, RTL }) => {
+      const script = /-(hant|tw|hk|mo)\b/.test(tag) && primary === "zh" ? "zh-tw" : tag.split("-").slice(0, 2).join("-");
+      const key = [tag, script, primary].find((k) => STRINGS[k]);
+      if (key) {
+        this.#strings = { ...EN, ...STRINGS[key] };
+        this.#lang = key;
+      }
+      const dir = RTL.includes(primary) ? "rtl" : "ltr";
+      this.#els.dialog.setAttribute("dir", dir);
+      this.#els.trigger.setAttribute("dir", dir);
+      this.#applyStrings();
+    }, () => {}); // the English words stay
+  }
+
+  /** The words on elements that stay (the others are written as they are made). */
+  #applyStrings() {
+    const { trigger, input, close, facets, list, dialog } = this.#els;
+    trigger.firstChild.textContent = this.#t("search");
+    input.setAttribute("aria-label", this.#t("search"));
+    input.placeholder = this.getAttribute("placeholder") ?? this.#t("placeholder");
+    close.setAttribute("aria-label", this.#t("close"));
+    facets.setAttribute("aria-label", this.#t("filters"));
+    list.setAttribute("aria-label", this.#t("results"));
+    dialog.setAttribute("aria-label", this.#t("search"));
+    dialog.setAttribute("lang", this.#lang);
+    if (this.sift) this.#semanticChanged(this.sift.semanticState);
+    if (!input.value.trim()) this.#showHistory();
+  }
 
   constructor() {
     super();
@@ -154,7 +218,10 @@ export class SiftSearchElement extends HTMLElement {
   }
 
   connectedCallback() {
-    if (!this.#els.dialog) this.#render();
+    if (!this.#els.dialog) {
+      this.#render();
+      this.#localise();
+    }
     document.addEventListener("keydown", this.#onKey);
   }
 
@@ -167,7 +234,7 @@ export class SiftSearchElement extends HTMLElement {
       this.sift = null;
       this.#loading = null;
     }
-    if (name === "placeholder" && this.#els.input) this.#els.input.placeholder = value ?? "Search the docs";
+    if (name === "placeholder" && this.#els.input) this.#els.input.placeholder = value ?? this.#t("placeholder");
     if (name === "history" && this.#els.history && !this.#els.input.value.trim()) this.#showHistory();
   }
 
@@ -184,20 +251,20 @@ export class SiftSearchElement extends HTMLElement {
     const isMac = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent || "");
     const listId = `${this.#ids}-listbox`;
     const trigger = h("button", { class: "trigger", part: "button", type: "button", "aria-haspopup": "dialog" },
-      "Search", h("kbd", {}, isMac ? "⌘ K" : "Ctrl K"));
+      this.#t("search"), h("kbd", {}, isMac ? "⌘ K" : "Ctrl K"));
     const input = h("input", {
       type: "search", role: "combobox", "aria-expanded": "false", "aria-controls": listId, "aria-autocomplete": "list",
-      "aria-label": "Search", autocomplete: "off", spellcheck: "false", enterkeyhint: "go",
-      placeholder: this.getAttribute("placeholder") ?? "Search the docs",
+      "aria-label": this.#t("search"), autocomplete: "off", spellcheck: "false", enterkeyhint: "go",
+      placeholder: this.getAttribute("placeholder") ?? this.#t("placeholder"),
     });
-    const close = h("button", { class: "close", type: "button", "aria-label": "Esc (close the search)" }, "Esc");
-    const facets = h("div", { class: "facets", role: "group", "aria-label": "Filters" });
+    const close = h("button", { class: "close", type: "button", "aria-label": this.#t("close") }, "Esc");
+    const facets = h("div", { class: "facets", role: "group", "aria-label": this.#t("filters") });
     const notice = h("div", { class: "notice", role: "status", "aria-live": "polite" });
-    const list = h("div", { id: listId, role: "listbox", "aria-label": "Search results" });
+    const list = h("div", { id: listId, role: "listbox", "aria-label": this.#t("results") });
     const history = h("div", { class: "history" });
     const status = h("span", { class: "status" });
     const semantic = h("span", { class: "semantic" });
-    const dialog = h("dialog", { part: "dialog", "aria-label": "Search" },
+    const dialog = h("dialog", { part: "dialog", "aria-label": this.#t("search") },
       h("div", { class: "bar" }, input, close), facets, notice, list, history, h("div", { class: "footer" }, status, semantic));
     this.#root.append(h("style", {}, STYLE), h("div", { class: "root" }, trigger, dialog));
     Object.assign(this.#els, { trigger, input, close, facets, notice, list, history, status, semantic, dialog });
@@ -293,7 +360,7 @@ export class SiftSearchElement extends HTMLElement {
   }
 
   #semanticChanged(state) {
-    const label = { static: "semantic search on", loading: "loading semantic search…", ready: "semantic search on", failed: "semantic search unavailable (keywords only)" };
+    const label = { static: this.#t("semOn"), loading: this.#t("semLoading"), ready: this.#t("semOn"), failed: this.#t("semFailed") };
     this.#els.semantic.textContent = label[state] ?? "";
     if (state === "ready" && this.lastResponse && this.lastResponse.search_type === "lexical" && this.#els.input.value.trim()) {
       this.#search({ upgrade: true });
@@ -433,7 +500,7 @@ export class SiftSearchElement extends HTMLElement {
           const st = h("div", { class: "title" }, entry ? "" : "# ");
           appendMarked(st, s.title);
           const crumb = h("span", { class: "where" });
-          crumb.textContent = entry ? r.definition.kind : `in ${pageTitle}`;
+          crumb.textContent = entry ? r.definition.kind : this.#t("in", { page: pageTitle });
           const subTitle = st.textContent.replace(/^# /, "");
           st.append(crumb);
           const ss = h("div", { class: "snippet" });
@@ -443,14 +510,14 @@ export class SiftSearchElement extends HTMLElement {
       }
       items.push(...opts);
       if (grouped) {
-        const label = h("div", { class: "group", role: "presentation", id: `${this.#ids}-g${g}` }, key || "Pages");
+        const label = h("div", { class: "group", role: "presentation", id: `${this.#ids}-g${g}` }, key || this.#t("pages"));
         blocks.push(h("div", { role: "group", "aria-labelledby": `${this.#ids}-g${g}` }, label, ...opts));
         g += 1;
       } else blocks.push(...opts);
     }
     list.replaceChildren(...blocks);
     // Said beside the listbox, not in it: a listbox holds options only.
-    if (!items.length) this.#els.history.append(h("div", { class: "empty" }, `No results for “${res.query}”.`));
+    if (!items.length) this.#els.history.append(h("div", { class: "empty" }, this.#t("none", { q: res.query })));
     this.#options = items;
     input.setAttribute("aria-expanded", items.length ? "true" : "false");
     const keep = activeUrl ? items.findIndex((li) => li.dataset.url === activeUrl) : -1;
@@ -458,8 +525,8 @@ export class SiftSearchElement extends HTMLElement {
     this.#renderNotice(res);
     this.#renderFacets(res);
     const ms = res.timings_ms?.total;
-    const kind = res.search_type === "lexical" ? "keyword" : res.search_type;
-    status.textContent = `${res.total} result${res.total === 1 ? "" : "s"}${ms !== undefined ? ` · ${ms} ms` : ""} · ${kind}`;
+    const kind = this.#t(res.search_type === "lexical" ? "keyword" : res.search_type);
+    status.textContent = `${this.#t("count", { n: res.total })}${ms !== undefined ? ` · ${ms} ms` : ""} · ${kind}`;
     if (keepActive) requestAnimationFrame(() => (list.style.minHeight = ""));
     this.dispatchEvent(new CustomEvent("sift-results", { detail: res }));
   }
@@ -478,9 +545,11 @@ export class SiftSearchElement extends HTMLElement {
     notice.classList.remove("error");
     notice.setAttribute("role", "status");
     const parts = [];
-    if (res.fallback) parts.push(h("span", { class: "fallback" }, res.fallback.reason));
+    // In English the engine's own reason (it names the words); else what it did, translated.
+    const fb = res.fallback && (this.#strings === EN ? res.fallback.reason : this.#t(FALLBACK_KEYS[res.fallback.to] ?? "fbNothing"));
+    if (fb) parts.push(h("span", { class: "fallback" }, fb));
     if (res.suggestions?.length) {
-      const dym = h("span", { class: "dym" }, parts.length ? " Did you mean " : "Did you mean ");
+      const dym = h("span", { class: "dym" }, (parts.length ? " " : "") + this.#t("dym"));
       res.suggestions.slice(0, 3).forEach((s, i) => {
         if (i) dym.append(", ");
         const b = h("button", { type: "button", class: "suggestion" }, s);
@@ -491,7 +560,7 @@ export class SiftSearchElement extends HTMLElement {
         });
         dym.append(b);
       });
-      dym.append("?");
+      dym.append(this.#t("dymEnd"));
       parts.push(dym);
     }
     notice.replaceChildren(...parts);
@@ -530,12 +599,12 @@ export class SiftSearchElement extends HTMLElement {
     input.setAttribute("aria-expanded", "false");
     notice.classList.add("error");
     notice.setAttribute("role", "alert");
-    const retry = h("button", { type: "button" }, "Try again");
+    const retry = h("button", { type: "button" }, this.#t("retry"));
     retry.addEventListener("click", () => {
       this.#search();
       input.focus();
     });
-    notice.replaceChildren(h("span", {}, `Search is unavailable: ${err.message} `), retry);
+    notice.replaceChildren(h("span", {}, this.#t("unavailable", { m: err.message })), retry);
     status.textContent = err.code;
     this.dispatchEvent(new CustomEvent("sift-error", { detail: err }));
   }
@@ -632,20 +701,20 @@ export class SiftSearchElement extends HTMLElement {
         again.addEventListener("click", (e) => this.#navigate(x.url, this.#terms(x.query, null), e));
         const acts = [];
         if (kind === "recent") {
-          const star = h("button", { type: "button", class: "act", "aria-label": `Save “${x.query}” as a favourite`, title: "Save as a favourite" }, "☆");
+          const star = h("button", { type: "button", class: "act", "aria-label": this.#t("save", { q: x.query }), title: this.#t("saveTitle") }, "☆");
           star.addEventListener("click", () => this.#editHistory((hs) => {
             hs.recent.splice(i, 1);
             hs.favourites = [x, ...hs.favourites].slice(0, FAVOURITES_MAX);
           }, kind, i));
           acts.push(star);
         }
-        const remove = h("button", { type: "button", class: "act", "aria-label": `Remove “${x.query}” from ${label.toLowerCase()}`, title: "Remove" }, "×");
+        const remove = h("button", { type: "button", class: "act", "aria-label": this.#t("remove", { q: x.query, list: label.toLowerCase() }), title: this.#t("removeTitle") }, "×");
         remove.addEventListener("click", () => this.#editHistory((hs) => hs[kind].splice(i, 1), kind, i));
         return h("li", {}, again, ...acts, remove);
       });
       return [h("h2", { id }, label), h("ul", { "aria-labelledby": id }, ...rows)];
     };
-    history.replaceChildren(...section("favourites", "Favourites", hist.favourites), ...section("recent", "Recent searches", hist.recent));
+    history.replaceChildren(...section("favourites", this.#t("favourites"), hist.favourites), ...section("recent", this.#t("recent"), hist.recent));
   }
 
   // Change the stored lists, redraw, and keep the focus near the row that changed.

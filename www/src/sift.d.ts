@@ -146,6 +146,8 @@ export declare class Sift {
   static load(base?: string, options?: LoadOptions): Promise<Sift>;
   /** The site's other languages: code → folder of that language's bundle (empty: one language). */
   readonly languages: Record<string, string>;
+  /** The language this bundle's text was analysed as ("en", "de", "ja"). */
+  readonly language: string;
   readonly info: {
     documents: number;
     filterFields: string[];

@@ -96,13 +96,14 @@ function runtime(kind, wasmUrl, fetchImpl) {
 
 const today = () => Math.floor(Date.now() / 86400000);
 
-// The manifest's `languages` (a bundle built in several languages lists the others).
-function languagesOf(manifestBytes) {
+// The manifest's language members: `language`, and `languages` (a bundle built in several
+// languages lists the others). The engine has checked the manifest when these are read.
+function manifestJson(manifestBytes) {
   try {
-    const langs = JSON.parse(new TextDecoder().decode(manifestBytes)).languages;
-    return langs && typeof langs === "object" ? langs : {};
+    const m = JSON.parse(new TextDecoder().decode(manifestBytes));
+    return { language: m.language, languages: m.languages && typeof m.languages === "object" ? m.languages : {} };
   } catch {
-    return {};
+    return { languages: {} };
   }
 }
 
@@ -191,7 +192,7 @@ export class Sift {
     const glue = await runtime(kind, options.wasmUrl, fetchImpl);
     let manifest = await manifestBytes;
     const code = options.language?.trim().split(/[-_]/)[0].toLowerCase();
-    const folder = code && languagesOf(manifest)[code];
+    const folder = code && manifestJson(manifest).languages[code];
     if (folder) {
       url = bundleBase(url + folder);
       manifest = await fetchBytes(fetchImpl, url + "manifest.json", `the ${code} bundle's manifest`);
@@ -213,7 +214,12 @@ export class Sift {
 
   /** The site's languages: code → the folder of that language's bundle (none: one language). */
   get languages() {
-    return { ...languagesOf(this.#manifestBytes) };
+    return { ...manifestJson(this.#manifestBytes).languages };
+  }
+
+  /** The language this bundle's text was analysed as (`en`, `de`, `ja`). */
+  get language() {
+    return manifestJson(this.#manifestBytes).language ?? "en";
   }
 
   /** Bundle facts: documents, filter fields, whether it has vectors, its model. */
