@@ -238,10 +238,12 @@ async function boxIn(lang) {
     document.documentElement.lang = lang;
     const old = document.querySelector("sift-search");
     const fresh = document.createElement("sift-search");
-    for (const a of old.attributes) fresh.setAttribute(a.name, a.value);
+    // (The demo page's own placeholder would win over the translation.)
+    for (const a of old.attributes) if (a.name !== "placeholder") fresh.setAttribute(a.name, a.value);
     old.replaceWith(fresh);
   }, lang);
-  await page.waitForFunction(() => document.querySelector("sift-search").shadowRoot.querySelector("input").placeholder !== "Search the docs");
+  // The words are shown once the translations have loaded.
+  await page.waitForFunction(() => document.querySelector("sift-search").shadowRoot.querySelector("dialog").hasAttribute("lang"));
   await page.keyboard.press("Control+K");
   const input = box("input[role=combobox]");
   await input.waitFor({ state: "visible" });

@@ -168,7 +168,10 @@ export function makeApp({ coreWasm, embedWasm }) {
     }
     if (pathname === "/search") {
       only("GET", "POST");
-      const { lang, ...body } = method === "GET" ? searchFromQuery(url.searchParams) : await readJson(req);
+      let body = method === "GET" ? searchFromQuery(url.searchParams) : await readJson(req);
+      let lang;
+      // `lang` picks the bundle; the rest is the search (an array or a string is the core's to refuse).
+      if (body && typeof body === "object" && !Array.isArray(body) && "lang" in body) ({ lang, ...body } = body);
       if (lang !== undefined && typeof lang !== "string") throw new SiftError("invalid_request", "lang is a language code such as \"de\"");
       const s = await sift(env, lang);
       if (s.semanticState === "idle") await s.loadSemantic(); // the edge waits for the model once

@@ -486,24 +486,24 @@ export class SiftSearchElement extends HTMLElement {
       for (const [r, i] of members) {
         const where = h("span", { class: "where" });
         where.textContent = r.type ? `${r.type} · ${this.#path(r.url)}` : this.#path(r.url);
-        const title = h("div", { class: "title" });
+        const title = h("div", { class: "title", dir: "auto" });
         appendMarked(title, r.title);
         const pageTitle = title.textContent;
         title.append(where);
-        const snip = h("div", { class: "snippet" });
+        const snip = h("div", { class: "snippet", dir: "auto" });
         appendMarked(snip, r.snippet);
         opts.push(h("div", { role: "option", id: `${this.#ids}-o${i}`, "data-url": r.url, "data-title": pageTitle, "aria-selected": "false" }, title, snip));
         (r.sub_results ?? []).forEach((s, j) => {
           // The entry an identifier query names (its path, then its kind), else a section
           // with its heading path (the page, then the heading).
           const entry = j === 0 && r.definition && s.url === r.definition.url;
-          const st = h("div", { class: "title" }, entry ? "" : "# ");
+          const st = h("div", { class: "title", dir: "auto" }, entry ? "" : "# ");
           appendMarked(st, s.title);
           const crumb = h("span", { class: "where" });
           crumb.textContent = entry ? r.definition.kind : this.#t("in", { page: pageTitle });
           const subTitle = st.textContent.replace(/^# /, "");
           st.append(crumb);
-          const ss = h("div", { class: "snippet" });
+          const ss = h("div", { class: "snippet", dir: "auto" });
           appendMarked(ss, s.snippet);
           opts.push(h("div", { role: "option", class: "sub", id: `${this.#ids}-o${i}-${j}`, "data-url": s.url, "data-title": `${pageTitle} › ${subTitle}`, "aria-selected": "false" }, st, ss));
         });
