@@ -339,7 +339,13 @@ export class SiftSearchElement extends HTMLElement {
       const embedder = this.getAttribute("embedder") === "model" ? "model" : "static";
       // The page's language picks its bundle when the site was built in several.
       const language = this.closest("[lang]")?.getAttribute("lang") || undefined;
-      const loading = Sift.load(bundle, { semantic, embedder, language, fetch: this.fetchImpl }).then(
+      const options = { semantic, embedder, language, fetch: this.fetchImpl };
+      // Several bundles (space-separated): searched as one, results merged by rank.
+      const bases = bundle.trim().split(/\s+/);
+      const opening = bases.length > 1
+        ? import("./sift-group.js").then(({ SiftGroup }) => SiftGroup.load(bases, options))
+        : Sift.load(bundle, options);
+      const loading = opening.then(
         (s) => {
           // Another bundle was chosen while this one loaded: whoever waited gets that one.
           if (this.#loading !== loading) return this.#ensureLoaded();

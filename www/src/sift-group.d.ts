@@ -1,0 +1,26 @@
+import type { LoadOptions, SearchRequest, SearchResponse, SearchResult, SemanticState } from "./sift.js";
+
+/** One bundle of a group: its URL, the name its results carry, its weight and its own filters. */
+export interface GroupSource {
+  base: string;
+  name?: string;
+  /** Scales its ranks in the merge (default 1). */
+  weight?: number;
+  filters?: Record<string, string | string[]>;
+  language?: string;
+}
+
+export interface GroupResponse extends SearchResponse {
+  results: (SearchResult & { bundle: string })[];
+  /** Each bundle's total, or the error it gave. */
+  bundles: { name: string; total?: number; error?: { code: string; message: string } }[];
+}
+
+/** Several bundles searched as one, merged by weighted reciprocal rank. */
+export declare class SiftGroup {
+  static load(sources: (GroupSource | string)[], options?: LoadOptions): Promise<SiftGroup>;
+  readonly bundles: { name: string; weight: number; error?: { code: string; message: string } }[];
+  readonly semanticState: SemanticState;
+  search(request: SearchRequest | string): Promise<GroupResponse>;
+  onSemanticState(fn: (state: SemanticState) => void): void;
+}

@@ -1,0 +1,111 @@
+// Several bundles searched as one: other sites, versions or languages in one box. Each
+// bundle answers the query on its own (with its own filters); the answers are merged by
+// weighted reciprocal rank (a result at rank r of a bundle of weight w scores
+// w / (60 + r), the constant the engine's own fusion uses: scores of different bundles are
+// not comparable, ranks are), and each result says which bundle it came from. A bundle that
+// fails to load or to answer is reported in `bundles` and the others still answer.
+
+import { Sift, SiftError, asSiftError } from "./sift.js";
+
+const RRF_K = 60;
+
+/**
+ * `SiftGroup.load([{ base, name?, weight?, filters?, language? }, …], options)`: options are
+ * `Sift.load`'s, for every bundle. `name` (default: the base) labels its results, `weight`
+ * (default 1) scales its ranks, `filters` apply to every search of it.
+ */
+export class SiftGroup {
+  #members;
+
+  constructor(members) {
+    this.#members = members;
+  }
+
+  static async load(sources, options = {}) {
+    if (!Array.isArray(sources) || sources.length === 0) {
+      throw new SiftError("invalid_request", "SiftGroup.load takes a list of bundles: [{ base, name?, weight?, filters? }, …]");
+    }
+    const members = sources.map((src, i) => {
+      const s = typeof src === "string" ? { base: src } : src;
+      if (!s || typeof s.base !== "string") throw new SiftError("invalid_request", `bundle ${i}: base (the bundle's URL) is required`);
+      const weight = s.weight ?? 1;
+      if (typeof weight !== "number" || !(weight > 0) || !Number.isFinite(weight)) {
+        throw new SiftError("invalid_request", `bundle ${i} (${s.name ?? s.base}): weight must be a positive number`);
+      }
+      return { name: s.name ?? s.base, base: s.base, weight, filters: s.filters, language: s.language };
+    });
+    const names = new Set(members.map((m) => m.name));
+    if (names.size !== members.length) throw new SiftError("invalid_request", "bundle names must differ (they label the results)");
+    const loaded = await Promise.allSettled(members.map((m) => Sift.load(m.base, { ...options, language: m.language ?? options.language })));
+    members.forEach((m, i) => {
+      if (loaded[i].status === "fulfilled") m.sift = loaded[i].value;
+      else m.error = asSiftError(loaded[i].reason);
+    });
+    if (members.every((m) => m.error)) throw members[0].error;
+    return new SiftGroup(members);
+  }
+
+  /** The bundles: name, weight, and the error of one that could not be loaded. */
+  get bundles() {
+    return this.#members.map((m) => ({ name: m.name, weight: m.weight, ...(m.error ? { error: m.error.toJSON() } : {}) }));
+  }
+
+  /** A search over every bundle, merged: the contract's response, with `bundle` on each result and `bundles` (each one's total or error). */
+  async search(request) {
+    const req = typeof request === "string" ? { query: request } : request;
+    if (req === null || typeof req !== "object" || Array.isArray(req)) {
+      throw new SiftError("invalid_request", "search takes a request object ({query, …}) or a query string");
+    }
+    const limit = req.limit ?? 10;
+    const offset = req.offset ?? 0;
+    // Every bundle's first offset + limit results: the merged page is among them.
+    const answers = await Promise.allSettled(this.#members.map((m) => {
+      if (m.error) return Promise.reject(m.error);
+      const filters = m.filters || req.filters ? { ...m.filters, ...req.filters } : undefined;
+      return m.sift.search({ ...req, filters, offset: 0, limit: Math.min(offset + limit, 100) });
+    }));
+    const ok = answers.map((a, i) => [this.#members[i], a]).filter(([, a]) => a.status === "fulfilled");
+    // A request every bundle refuses (an empty query, a bad limit) is the caller's error.
+    if (!ok.length) throw asSiftError(answers[0].reason);
+    const scored = [];
+    for (const [m, a] of ok) {
+      a.value.results.forEach((r, rank) => scored.push({ ...r, bundle: m.name, score: m.weight / (RRF_K + rank + 1) }));
+    }
+    scored.sort((a, b) => b.score - a.score);
+    const best = this.#members.reduce((w, m) => Math.max(w, m.weight), 0) / (RRF_K + 1);
+    const results = scored.slice(offset, offset + limit).map((r) => ({ ...r, score: Math.round((r.score / best) * 1e4) / 1e4 }));
+    const total = ok.reduce((n, [, a]) => n + a.value.total, 0);
+    const first = ok[0][1].value;
+    const facets = {};
+    for (const [, a] of ok) {
+      for (const [field, values] of Object.entries(a.value.facets ?? {})) {
+        facets[field] ??= {};
+        for (const [v, n] of Object.entries(values)) facets[field][v] = (facets[field][v] ?? 0) + n;
+      }
+    }
+    return {
+      ...first,
+      results,
+      total,
+      limit,
+      offset,
+      has_more: offset + results.length < total,
+      suggestions: ok.find(([, a]) => a.value.suggestions?.length)?.[1].value.suggestions ?? [],
+      facets,
+      timings_ms: { total: Math.max(...ok.map(([, a]) => a.value.timings_ms?.total ?? 0)) },
+      bundles: answers.map((a, i) => ({
+        name: this.#members[i].name,
+        ...(a.status === "fulfilled" ? { total: a.value.total } : { error: asSiftError(a.reason).toJSON() }),
+      })),
+    };
+  }
+
+  /** The semantic state of the first bundle that loaded (the box shows one). */
+  get semanticState() {
+    return this.#members.find((m) => m.sift)?.sift.semanticState ?? "off";
+  }
+
+  onSemanticState(fn) {
+    this.#members.find((m) => m.sift)?.sift.onSemanticState(fn);
+  }
+}
