@@ -277,3 +277,36 @@ test("the box speaks its page's language, and Arabic and Hebrew pages get it rig
   input = await boxIn("zh-Hant-TW");
   assert.equal(await input.getAttribute("placeholder"), "搜尋文件");
 });
+
+test("one box searches several bundles: results from each, and a missing one does not stop the others", { skip }, async () => {
+  // A second site's bundle, served beside the first at /_b/.
+  const second = path.join(OUT, "habits/site2");
+  fs.rmSync(second, { recursive: true, force: true });
+  sift(["build", path.join(ROOT, "tests/browser/fixtures/api"), "--out", path.join(second, "_b"), "--base-url", "/", "-q", "--no-embedder"]);
+  const both = await serve(bundle, { sites: [path.join(ROOT, "tests/corpus"), second] });
+  try {
+    for (const bundles of ["/_sift/ /_b/", "/_sift/ /_nowhere/"]) {
+      await page.goto(both.url + "/");
+      await page.evaluate((b) => {
+        const old = document.querySelector("sift-search");
+        const fresh = document.createElement("sift-search");
+        fresh.setAttribute("bundle", b);
+        old.replaceWith(fresh);
+      }, bundles);
+      await page.keyboard.press("Control+K");
+      const input = box("input[role=combobox]");
+      await input.waitFor({ state: "visible" });
+      const urls = async (q) => {
+        await input.fill("");
+        await input.pressSequentially(q, { delay: 10 });
+        await box("[role=option]").first().waitFor();
+        return box("[role=option]").evaluateAll((os) => os.map((o) => o.dataset.url));
+      };
+      assert.ok((await urls("cache")).some((u) => u.includes("cache")), `${bundles}: the first bundle answers`);
+      if (bundles.includes("_b")) assert.ok((await urls("path")).some((u) => u.includes("library/os.html")), "the second bundle answers");
+      await page.keyboard.press("Escape");
+    }
+  } finally {
+    both.stop();
+  }
+});

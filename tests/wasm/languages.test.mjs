@@ -78,6 +78,10 @@ test("Japanese queries of one, two, three and more characters find their pages",
   assert.match(r.results[0].snippet, /<mark>パッケージ管理<\/mark>/);
   // Mixed scripts: a Latin word and a Japanese one.
   assert.equal((await s.search({ query: "apt の使い方" })).results[0].id, "ja/install.html");
+  // A run no page holds as written still answers, by its bigrams, and says so.
+  const relaxed = await s.search({ query: "パッケージ設定" });
+  assert.ok(relaxed.results.length > 0, "a run's bigrams answer");
+  assert.equal(relaxed.fallback?.from, "phrase");
   // Two characters in another order are another word: no fuzzy match for them.
   assert.equal((await s.search({ query: "有所" })).results.length, 0);
 });

@@ -113,7 +113,10 @@ fn intersection(sets: impl IntoIterator<Item = Vec<u32>>) -> Option<Vec<u32>> {
 /// document, of all of them (`true`). Empty when the quoted text constrains as typed.
 pub(crate) fn unmatched_quotes(clauses: &[Clause]) -> (Vec<String>, bool) {
     let quoted: Vec<(&Clause, Vec<u32>)> = clauses.iter().filter(|c| c.quoted).map(|c| (c, quoted_clause_docs(c))).collect();
-    let missing: Vec<String> = quoted.iter().filter(|(_, docs)| docs.is_empty()).map(|(c, _)| c.label.clone()).collect();
+    // A long Han, Kana, Hangul or Thai run is a phrase of its bigrams: one no page holds
+    // relaxes as quoted text does.
+    let runs = clauses.iter().filter(|c| c.run && !c.negated && quoted_clause_docs(c).is_empty()).map(|c| c.label.clone());
+    let missing: Vec<String> = quoted.iter().filter(|(_, docs)| docs.is_empty()).map(|(c, _)| c.label.clone()).chain(runs).collect();
     if !missing.is_empty() {
         return (missing, false);
     }

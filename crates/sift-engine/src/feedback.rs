@@ -135,6 +135,7 @@ fn expansion_clause(alt: Alt) -> Clause {
         alts: vec![alt],
         negated: false,
         quoted: false,
+        run: false,
         fuzzy_word: None,
         suggestion: None,
         expansion: true,

@@ -80,6 +80,8 @@ pub(crate) struct Clause {
     pub negated: bool,
     /// Quoted text only (`"connection pool"`): a hard constraint, kept in every mode.
     pub quoted: bool,
+    /// A long Han, Kana, Hangul or Thai run (a phrase of its bigrams; `query::is_long_run`).
+    pub run: bool,
     /// Folded word eligible for fuzzy matching (a single plain word, not an identifier).
     pub fuzzy_word: Option<String>,
     /// A "did you mean" replacement for this clause.
@@ -166,6 +168,7 @@ pub(crate) struct Draft {
     /// The word being typed: it also matches as a prefix.
     open: bool,
     quoted: bool,
+    run: bool,
     pub fuzzy_word: Option<String>,
 }
 
@@ -196,12 +199,14 @@ pub(crate) fn draft(analyzer: &Analyzer, parsed: &ParsedQuery, typo_tolerant: bo
         };
         let label = label(g);
         let quoted = g.is_quoted();
+        let run = matches!(&g.items[..], [Item::Word(w)] if crate::query::is_long_run(w));
         out.push(Draft {
             label,
             items: g.items.clone(),
             negated: g.negated,
             open: parsed.open_last && gi + 1 == n_groups,
             quoted,
+            run,
             fuzzy_word,
         });
     }
@@ -289,7 +294,8 @@ impl Draft {
                         alts.extend(alt(res, &[j], false, res.eng.params.exact, AltKind::Exact)?);
                         alts.extend(alt(res, &parts, true, res.eng.params.compound, AltKind::Compound)?);
                     } else {
-                        // One term, or the bigrams of a Han, Kana, Hangul or Thai run: in order.
+                        // One term, or parts without a joined form (an over-long compound, a Han run
+                        // unquoted from a phrase): in order.
                         alts.extend(alt(res, &parts, true, res.eng.params.exact, AltKind::Exact)?);
                     }
                     if let Some(p) = prefix {
@@ -303,6 +309,7 @@ impl Draft {
             alts,
             negated: self.negated,
             quoted: self.quoted,
+            run: self.run,
             fuzzy_word: self.fuzzy_word.clone(),
             suggestion: None,
             expansion: false,

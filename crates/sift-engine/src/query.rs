@@ -43,6 +43,12 @@ impl Group {
     }
 }
 
+/// Whether a word is a run of Han, Kana, Hangul or Thai long enough to be several bigrams:
+/// searched as a phrase of them, relaxed to them as words when no page holds the run.
+pub fn is_long_run(word: &str) -> bool {
+    word.starts_with(analyzer::is_bigram_script) && analyzer::run_bigrams(word).len() > 1
+}
+
 impl ParsedQuery {
     /// Whether any clause (excluded or not) is quoted text.
     pub fn has_phrase(&self) -> bool {
@@ -51,12 +57,16 @@ impl ParsedQuery {
 
     /// The query with the quoted clauses `which` chooses as their words: a lone phrase
     /// becomes one clause per word, quoted alternatives (`"a b" OR "c d"`) one clause of
-    /// all their words as alternatives. Exclusions stay as typed.
+    /// all their words as alternatives, and a long Han, Kana, Hangul or Thai run (a phrase
+    /// of its bigrams) one clause per bigram. Exclusions stay as typed.
     pub fn unquote(&self, which: impl Fn(&Group) -> bool) -> ParsedQuery {
         let words = |text: &str| analyzer::compounds(text).into_iter().map(|(s, e)| Item::Word(text[s..e].to_string())).collect::<Vec<_>>();
         let mut groups = Vec::with_capacity(self.groups.len());
         for g in &self.groups {
             match &g.items[..] {
+                // A long run no page holds as written: its bigrams, each a word.
+                [Item::Word(w)] if !g.negated && is_long_run(w) && which(g) => groups
+                    .extend(analyzer::run_bigrams(w).into_iter().map(|b| Group { items: vec![Item::Word(b.to_string())], negated: false })),
                 _ if !g.is_quoted() || !which(g) => groups.push(g.clone()),
                 [Item::Phrase(p)] => groups.extend(words(p).into_iter().map(|w| Group { items: vec![w], negated: false })),
                 items => {
@@ -173,6 +183,22 @@ fn lex(q: &str, is_filter_field: &impl Fn(&str) -> bool) -> Vec<Lex> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_han_run_relaxes_to_its_bigrams_and_an_excluded_one_stays_whole() {
+        let word = |g: &Group| match &g.items[..] {
+            [Item::Word(w)] => (w.clone(), g.negated),
+            other => panic!("one word per clause, not {other:?}"),
+        };
+        let relaxed = |q: &str| parse(q, |_| false).unquote(|_| true).groups.iter().map(word).collect::<Vec<_>>();
+        let w = |s: &str, n: bool| (s.to_string(), n);
+        assert_eq!(parse("所有権", |_| false).groups.iter().map(word).collect::<Vec<_>>(), [w("所有権", false)]);
+        assert_eq!(relaxed("所有権"), [w("所有", false), w("有権", false)]);
+        assert_eq!(relaxed("所有"), [w("所有", false)]);
+        assert_eq!(relaxed("Rust の所有権"), [w("Rust", false), w("の所", false), w("所有", false), w("有権", false)]);
+        assert_eq!(relaxed("-所有権 x"), [w("所有権", true), w("x", false)]);
+        assert!(is_long_run("所有権") && !is_long_run("所有") && !is_long_run("rust"));
+    }
 
     fn p(q: &str) -> ParsedQuery {
         parse(q, |f| f == "type" || f == "tags")

@@ -2,9 +2,11 @@
 //! a dictionary, the same way at build time and query time (this code, in every runtime):
 //! a run of `n ≥ 2` characters gives its `n − 1` overlapping bigrams at consecutive
 //! positions (`所有権` → `所有` `有権`), and each character as a `unigram` token beside them.
-//! A query's run looks its bigrams up as a phrase, so `所有権` finds the pages that hold
-//! those three characters in that order; a one-character query finds the character. A
-//! character is a letter with the marks that follow it (Thai vowels and tones).
+//! The query parser searches a run of three or more characters as its bigrams, word by word
+//! (`run_bigrams`): `所有権` finds the pages holding `所有` and `有権` (adjacent ones first,
+//! by proximity), and still answers when no page holds both. A one-character query finds
+//! the character. A character is a letter with the marks that follow it (Thai vowels and
+//! tones).
 //!
 //! Positions: bigram `i` at `first + i`, unigram `i` at `first + min(i, n − 2)` (the last
 //! character shares the last bigram's), and the next word at `first + n − 1`: a phrase
@@ -44,6 +46,18 @@ fn characters(text: &str, start: usize, end: usize) -> Vec<(usize, usize, String
         }
     }
     out.into_iter().map(|(s, e)| (s, e, fold(&text[s..e]))).filter(|c| !c.2.is_empty()).collect()
+}
+
+/// The overlapping bigrams of a run (`所有権` → `所有`, `有権`) as slices of it; a run of
+/// fewer than three characters is itself. A query looks a long run up bigram by bigram, as
+/// words: a page that holds only some of them still answers (ranked by how many, and how
+/// close together), where the run as a phrase would find nothing.
+pub fn run_bigrams(run: &str) -> Vec<&str> {
+    let chars = characters(run, 0, run.len());
+    if chars.len() < 3 {
+        return vec![run];
+    }
+    chars.windows(2).map(|w| &run[w[0].0..w[1].1]).collect()
 }
 
 /// Emit the tokens of the run `text[start..end]` at position `pos`; returns the next free

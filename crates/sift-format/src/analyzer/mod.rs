@@ -10,8 +10,8 @@
 //! Han, Kana, Hangul and Thai are written without spaces between words, and no dictionary
 //! is carried to split them: a run of them is indexed as overlapping character bigrams at
 //! consecutive positions, plus each character on its own (Lucene's CJK analysis), whatever
-//! the bundle's language. A query's run of two or more characters looks up its bigrams as a
-//! phrase; a lone character looks up the character (see `cjk`).
+//! the bundle's language. A query's run of three or more characters is searched as its
+//! bigrams, word by word (`run_bigrams`); a lone character looks up the character (`cjk`).
 //!
 //! Everything here depends on the language only through [`Analyzer`]: its stemmer and stop
 //! words. Segmentation and folding are the same for every language.
@@ -26,7 +26,7 @@ mod language;
 mod segment;
 mod stopwords;
 
-pub use cjk::is_bigram_script;
+pub use cjk::{is_bigram_script, run_bigrams};
 pub use language::{primary_subtag, STEMMED_LANGUAGES};
 pub use segment::{compounds, compounds_iter};
 

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The languages benchmarks: Debian Reference in every language Debian packages it, built by
+# Sift and by Pagefind 1.6 in the same run — section titles as queries (MRR@10 of the page,
+# and Sift's deep links: bench/languages.mjs), then bytes to the first result for Chinese
+# and Japanese queries (bench/languages-bytes.mjs). Installs what it needs (idempotent).
+set -euo pipefail
+source "$(dirname "$0")/../scripts/env.sh"
+cd "$SIFT_ROOT"
+scripts/setup-web.sh >/dev/null
+LANGS=(de en es fr id it ja pt pt-br zh-cn zh-tw)
+missing=()
+for l in "${LANGS[@]}"; do
+  dpkg -s "debian-reference-$l" >/dev/null 2>&1 || missing+=("debian-reference-$l")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null \
+    || { $SUDO apt-get update -q >/dev/null && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null; }
+fi
+cargo build --quiet -p sift-cli
+bash scripts/build-wasm.sh >/dev/null
+node bench/languages.mjs "${LANGS[@]}"
+node bench/languages-bytes.mjs
