@@ -236,12 +236,23 @@ impl Server {
         let allowed = self.schema_keys("search");
         only_keys(args, &allowed, "search")?;
         let include_content = args.get("include_content").and_then(Value::as_bool).unwrap_or(false);
-        let req = SearchRequest::from_json(&with_default_limit(args))?;
+        // `lang` (a site built in several languages) picks the bundle; the rest is the search.
+        let mut args = args.clone();
+        let lang = match args.remove("lang") {
+            None => None,
+            Some(Value::String(l)) => Some(l),
+            Some(_) => return Err(SiftError::invalid("lang is a language code such as \"de\"")),
+        };
+        let req = SearchRequest::from_json(&with_default_limit(&args))?;
         let ctx = Context { now_days: crate::now_days() };
-        let res = self.with_bundle(|b| {
+        let run = |b: &mut DiskBundle| {
             let qv = crate::query_vector(b, &req, QueryEmbedder::Static)?;
             b.drive(|e| e.search_with(&req, &ctx, qv.as_deref()))
-        })?;
+        };
+        let res = match self.language_folder(lang.as_deref())? {
+            None => self.with_bundle(run)?,
+            Some(folder) => run(&mut DiskBundle::open(&self.dir.join(folder))?)?,
+        };
         let res = to_value(&res.to_json());
         let results = self.compact_all(&res, include_content);
         let mut s = Map::new();
@@ -274,6 +285,29 @@ impl Server {
             head.push(format!("Did you mean: {}?", suggestions.join(", ")));
         }
         Ok(tool_result(Value::Object(s), &head.join("\n")))
+    }
+
+    /// The folder of `lang`'s bundle inside the main one; None: the main bundle answers (no
+    /// lang, or the main bundle's own). A language the site lacks is an error naming those
+    /// it has.
+    fn language_folder(&mut self, lang: Option<&str>) -> Result<Option<String>, SiftError> {
+        let Some(lang) = lang else { return Ok(None) };
+        let m = self.bundle()?.engine.manifest();
+        let code = sift_engine::analyzer::primary_subtag(lang).unwrap_or_default();
+        if code == m.language {
+            return Ok(None);
+        }
+        match m.languages.iter().find(|(c, _)| *c == code) {
+            Some((_, folder)) => Ok(Some(folder.clone())),
+            None => {
+                let has: Vec<&str> = std::iter::once(m.language.as_str()).chain(m.languages.iter().map(|(c, _)| c.as_str())).collect();
+                Err(SiftError::invalid(format!(
+                    "lang {}: the site has no pages in that language; it has {}",
+                    Value::from(lang),
+                    has.join(", ")
+                )))
+            }
+        }
     }
 
     fn multi_search(&mut self, args: &Map<String, Value>) -> Result<Value, SiftError> {
@@ -393,6 +427,9 @@ impl Server {
                 s.insert("vectors".into(), json!(m.vectors.is_some()));
                 s.insert("query_encoder".into(), json!(m.encoder.is_some()));
                 s.insert("filter_fields".into(), json!(m.filter_fields));
+                let languages: Vec<&str> =
+                    std::iter::once(m.language.as_str()).chain(m.languages.iter().map(|(c, _)| c.as_str())).collect();
+                s.insert("languages".into(), json!(languages));
                 s.insert("generator".into(), json!(m.generator));
             }
             Err(e) => {

@@ -220,3 +220,29 @@ test("sift watch rebuilds the bundle when a source changes", { skip }, async () 
   assert.match(sift(["search", out, "pelicans"]), /Beta/);
   p.kill();
 });
+
+test("search takes lang on a site built in several languages; status lists them; a language the site lacks is a tool error", { skip }, async () => {
+  const site = path.join(tmp, "languages-site");
+  const page = (file, lang, title, body) => {
+    fs.mkdirSync(path.join(site, path.dirname(file)), { recursive: true });
+    fs.writeFileSync(path.join(site, file), `<html lang="${lang}"><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p></main></body></html>`);
+  };
+  page("en/a.html", "en", "Installing packages", "Configurations live in /etc.");
+  page("en/b.html", "en", "Network setup", "Interfaces and routes.");
+  page("de/a.html", "de", "Pakete installieren", "Die Konfigurationen liegen in /etc.");
+  const out = path.join(tmp, "languages");
+  sift(["build", site, "--out", out, "-q", "--no-embedder"]);
+  const { client } = await connect(["mcp", out]);
+  const ids = (r) => r.structuredContent.results.map((x) => x.id);
+  assert.deepEqual(ids(await client.callTool({ name: "search", arguments: { query: "Konfiguration", lang: "de-AT" } })), ["de/a.html"]);
+  assert.deepEqual(ids(await client.callTool({ name: "search", arguments: { query: "etc" } })), ["en/a.html"]);
+  assert.deepEqual(ids(await client.callTool({ name: "search", arguments: { query: "etc", lang: "en" } })), ["en/a.html"]);
+  const status = await client.callTool({ name: "status", arguments: {} });
+  assert.deepEqual(status.structuredContent.languages, ["en", "de"]);
+  const fr = await client.callTool({ name: "search", arguments: { query: "paquet", lang: "fr" } });
+  assert.equal(fr.isError, true);
+  assert.match(fr.content[0].text, /invalid_request: lang "fr": the site has no pages in that language; it has en, de/);
+  const bad = await client.callTool({ name: "search", arguments: { query: "x", lang: 7 } });
+  assert.equal(bad.isError, true);
+  assert.match(bad.content[0].text, /lang is a language code/);
+});

@@ -65,3 +65,18 @@ test("a language the site does not have, or a lang that is no string, is a 400 t
   assert.equal(post.status, 400);
   assert.match((await post.json()).error.message, /lang is a language code/);
 });
+
+test("MCP: search takes lang too; a language the site lacks is a tool error", { skip }, async () => {
+  const rpc = async (args) => (await fetch(`${w.url}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "search", arguments: args } }),
+  })).json();
+  const de = await rpc({ query: "Konfiguration", lang: "de" });
+  assert.deepEqual(de.result.structuredContent.results.map((r) => r.id), ["de/install.html"], JSON.stringify(de));
+  const fr = await rpc({ query: "paquet", lang: "fr" });
+  assert.equal(fr.result.isError, true);
+  assert.match(fr.result.content[0].text, /no pages in that language; it has en, de, ja/);
+  const bad = await rpc({ query: "x", lang: 7 });
+  assert.equal(bad.result.isError, true);
+});

@@ -202,7 +202,7 @@ export function makeApp({ coreWasm, embedWasm }) {
         // No server-initiated stream: GET (SSE) and DELETE (sessions) are not offered.
         return json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: `${method} /mcp is not supported; POST JSON-RPC messages` } }, 405, { allow: "POST" });
       }
-      return handleMcp(req, env, { sift: () => sift(env), readJson, json });
+      return handleMcp(req, env, { sift: (lang) => sift(env, lang), readJson, json });
     }
     throw new SiftError("not_found", `no route ${pathname}; try /search?q=…, /documents/{id}, /related/{id}, /multi_search, /health or /mcp`);
   }

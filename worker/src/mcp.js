@@ -80,11 +80,15 @@ async function callTool(name, rawArgs, sift) {
   const tool = TOOLS.find((t) => t.name === name);
   if (!tool) throw new RpcError(-32602, `Unknown tool ${JSON.stringify(name)}; the tools are ${TOOLS.map((t) => t.name).join(", ")}`);
   const args = needObject(rawArgs, name);
-  const s = await sift();
+  // `lang` (search, on a site built in several languages) picks the bundle.
+  const { lang, ...searchArgs } = name === "search" ? args : {};
+  let s = await sift();
   try {
+    if (lang !== undefined && typeof lang !== "string") throw new SiftError("invalid_request", "lang is a language code such as \"de\"");
+    if (lang !== undefined) s = await sift(lang);
     if (name === "search") {
       onlyKeys(args, Object.keys(querySchema.properties), name);
-      const req = { limit: 5, ...args };
+      const req = { limit: 5, ...searchArgs };
       if (s.semanticState === "idle") await s.loadSemantic();
       const res = await s.search(req);
       const structured = {
