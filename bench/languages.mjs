@@ -11,8 +11,8 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pathToFileURL, fileURLToPath } from "node:url";
-import { ROOT, sift } from "../tests/support.mjs";
+import { pathToFileURL } from "node:url";
+import { ROOT, sift, fileFetch } from "../tests/support.mjs";
 
 const SITE = "/usr/share/debian-reference";
 const PER_LANGUAGE = 40;
@@ -20,16 +20,8 @@ const PAGEFIND = path.join(ROOT, "www/node_modules/.bin/pagefind");
 const all = [...new Set(fs.readdirSync(SITE).map((f) => f.match(/^ch01\.([a-zA-Z-]+)\.html$/)?.[1]).filter(Boolean))].sort();
 const langs = process.argv.slice(2).length ? process.argv.slice(2) : all;
 
-const realFetch = globalThis.fetch;
-globalThis.fetch = async (url, init) => {
-  const u = String(url);
-  if (!u.startsWith("file:")) return realFetch(url, init);
-  try {
-    return new Response(fs.readFileSync(fileURLToPath(u.split("?")[0])));
-  } catch (_) {
-    return new Response("not found", { status: 404 });
-  }
-};
+// Pagefind's search fetches its files with the global fetch: here, from disk.
+globalThis.fetch = fileFetch();
 
 const unescape = (s) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");
 function sections(text) {

@@ -65,13 +65,15 @@ struct Server {
     spec: Value,
     dir: PathBuf,
     bundle: Option<(DiskBundle, Option<Stamp>)>,
+    /// The other languages' bundles opened so far (folder → bundle), reopened when rebuilt.
+    languages: std::collections::HashMap<String, (DiskBundle, Option<Stamp>)>,
     watch: Option<Shared>,
 }
 
 impl Server {
     fn new(dir: PathBuf, watch: Option<Shared>) -> Server {
         let spec: Value = serde_json::from_str(SPEC_TEXT).expect("mcp-tools.json is valid JSON");
-        Server { spec, dir, bundle: None, watch }
+        Server { spec, dir, bundle: None, languages: Default::default(), watch }
     }
 
     fn size(&self, key: &str) -> usize {
@@ -251,7 +253,15 @@ impl Server {
         };
         let res = match self.language_folder(lang.as_deref())? {
             None => self.with_bundle(run)?,
-            Some(folder) => run(&mut DiskBundle::open(&self.dir.join(folder))?)?,
+            Some(folder) => {
+                // Opened once (its shards stay loaded), again when a rebuild changed it.
+                let dir = self.dir.join(&folder);
+                let stamp = manifest_stamp(&dir);
+                if self.languages.get(&folder).is_none_or(|(_, seen)| stamp.is_some() && stamp != *seen) {
+                    self.languages.insert(folder.clone(), (DiskBundle::open(&dir)?, stamp));
+                }
+                run(&mut self.languages.get_mut(&folder).expect("just opened").0)?
+            }
         };
         let res = to_value(&res.to_json());
         let results = self.compact_all(&res, include_content);

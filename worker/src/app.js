@@ -10,7 +10,7 @@
 //   GET  /health
 //   POST /mcp               Model Context Protocol, Streamable HTTP (JSON-RPC 2.0)
 
-import { Sift, SiftError, asSiftError, LIMITS } from "../../www/dist/sift.js";
+import { Sift, SiftError, asSiftError, primaryLanguage, LIMITS } from "../../www/dist/sift.js";
 import { statusOf } from "../../www/dist/contract.js";
 import { handleMcp } from "./mcp.js";
 
@@ -22,7 +22,7 @@ export function makeApp({ coreWasm, embedWasm }) {
 
   /** The bundle of `lang` (a site built in several languages has one each; none: the main one). */
   async function sift(env, lang) {
-    const code = lang?.trim().split(/[-_]/)[0].toLowerCase() ?? "";
+    const code = primaryLanguage(lang);
     if (code) {
       const main = await sift(env);
       if (code !== main.language) {

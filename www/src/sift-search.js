@@ -9,7 +9,7 @@
 // Everything lives in a shadow root, so the page's CSS cannot break it, and every string
 // from the index is rendered as text: only the engine's <mark> tags become elements.
 
-import { Sift, asSiftError, markedParts, LIMITS } from "./sift.js";
+import { Sift, asSiftError, markedParts, primaryLanguage, LIMITS } from "./sift.js";
 
 // The box's words. Other languages' are in sift-search-i18n.js, loaded only by a box whose
 // page is in one of them (the keys and placeholders are described there).
@@ -179,7 +179,7 @@ export class SiftSearchElement extends HTMLElement {
   /** Load the words of a page not in English, then show them. */
   #localise() {
     const tag = this.#pageLang;
-    const primary = tag.split(/[-_]/)[0];
+    const primary = primaryLanguage(tag);
     if (primary === "en") return;
     import("./sift-search-i18n.js").then(({ STRINGS, RTL }) => {
       const script = /-(hant|tw|hk|mo)\b/.test(tag) && primary === "zh" ? "zh-tw" : tag.split("-").slice(0, 2).join("-");

@@ -133,6 +133,9 @@ export interface LoadOptions {
 }
 
 /** fetch, with one error mapping: a failed request is a `network` SiftError, HTTP 404 `bundle_missing`, any other status `network`. */
+/** The language of a BCP 47 tag, lowercased (`pt-BR` → `pt`; "" for none). */
+export declare function primaryLanguage(tag: string | undefined): string;
+
 export declare function fetchOk(fetchImpl: typeof fetch, url: string, what: string, init?: RequestInit): Promise<Response>;
 
 export declare class SiftError extends Error {
@@ -152,6 +155,9 @@ export declare class Sift {
     documents: number;
     filterFields: string[];
     vectors: { model: string; dim: number } | null;
+    /** The language the bundle was analysed as, and the site's other languages' folders. */
+    language: string;
+    languages: Record<string, string>;
     semantic: SemanticState;
     base: string;
   };

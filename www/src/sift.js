@@ -6,14 +6,14 @@
 // and the engine is rebuilt on the next call, so one bad moment never freezes a search box.
 
 import { initSync as initCore, SiftEngine, memoryBytes as coreMemoryBytes } from "./sift_wasm.js";
-import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, fetchBytes, drive, addShards, engineStep } from "./host.js";
+import { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, fetchBytes, drive, addShards, engineStep, primaryLanguage } from "./host.js";
 import { LIMITS } from "./contract.js";
 import { lzmaDecoder } from "./lzma.js";
 
 // What a page needs comes from here (one module: the built sift.js is one file). The error
 // table and HTTP statuses (ERRORS, statusOf, isClientError) are for HTTP surfaces (the
 // worker): they import contract.js, so a page does not download them.
-export { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, LIMITS };
+export { SiftError, asSiftError, markedParts, plainText, bundleBase, fetchOk, primaryLanguage, LIMITS };
 
 // Three builds of the engine, one wasm-bindgen glue each: the keyword engine (a page with
 // semantic search off: no semantic half, 20 kB of gzip fewer), the lean one (what a search
@@ -96,14 +96,14 @@ function runtime(kind, wasmUrl, fetchImpl) {
 
 const today = () => Math.floor(Date.now() / 86400000);
 
-// The manifest's language members: `language`, and `languages` (a bundle built in several
-// languages lists the others). The engine has checked the manifest when these are read.
-function manifestJson(manifestBytes) {
+// The manifest's `languages` (a bundle built in several languages lists the others), read
+// before any engine is made: which bundle to open. (An engine's facts say the same after.)
+function languagesOf(manifestBytes) {
   try {
-    const m = JSON.parse(new TextDecoder().decode(manifestBytes));
-    return { language: m.language, languages: m.languages && typeof m.languages === "object" ? m.languages : {} };
+    const langs = JSON.parse(new TextDecoder().decode(manifestBytes)).languages;
+    return langs && typeof langs === "object" ? langs : {};
   } catch {
-    return { languages: {} };
+    return {}; // the engine reports a broken manifest
   }
 }
 
@@ -165,6 +165,8 @@ export class Sift {
       documents: m.doc_count,
       filterFields: m.filter_fields ?? [],
       vectors: m.vectors ? { model: m.vectors.model, dim: m.vectors.dim } : null,
+      language: m.language,
+      languages: m.languages ?? {},
     };
     const wantsSemantic = opts.semantic !== false && opts.runtime !== "keyword" && this.#facts.vectors !== null;
     // The bundle's static encoder embeds queries (no download) unless the page asks for the
@@ -191,8 +193,8 @@ export class Sift {
     manifestBytes.catch(() => {}); // reported below, after the runtime's own error if both fail
     const glue = await runtime(kind, options.wasmUrl, fetchImpl);
     let manifest = await manifestBytes;
-    const code = options.language?.trim().split(/[-_]/)[0].toLowerCase();
-    const folder = code && manifestJson(manifest).languages[code];
+    const code = primaryLanguage(options.language);
+    const folder = code && languagesOf(manifest)[code];
     if (folder) {
       url = bundleBase(url + folder);
       manifest = await fetchBytes(fetchImpl, url + "manifest.json", `the ${code} bundle's manifest`);
@@ -214,12 +216,12 @@ export class Sift {
 
   /** The site's languages: code → the folder of that language's bundle (none: one language). */
   get languages() {
-    return { ...manifestJson(this.#manifestBytes).languages };
+    return { ...this.#facts.languages };
   }
 
   /** The language this bundle's text was analysed as (`en`, `de`, `ja`). */
   get language() {
-    return manifestJson(this.#manifestBytes).language ?? "en";
+    return this.#facts.language;
   }
 
   /** Bundle facts: documents, filter fields, whether it has vectors, its model. */

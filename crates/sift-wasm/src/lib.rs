@@ -79,6 +79,10 @@ impl SiftEngine {
         if self.engine.has_query_encoder() {
             facts.set("query_encoder", Json::from(true));
         }
+        facts.set("language", Json::from(&m.language));
+        if !m.languages.is_empty() {
+            facts.set("languages", Json::obj(m.languages.iter().map(|(code, folder)| (code.as_str(), Json::from(folder)))));
+        }
         facts.to_text()
     }
 

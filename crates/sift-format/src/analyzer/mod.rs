@@ -530,16 +530,18 @@ mod language_tests {
         assert_eq!(primary_subtag(""), None);
     }
 
-    fn toks(s: &str) -> Vec<(String, u32, bool)> {
+    fn tokens(s: &str) -> Vec<Token> {
         let mut out = Vec::new();
         Analyzer::english().tokenize(s, 0, &mut out);
-        out.into_iter().map(|t| (t.term, t.pos, t.unigram)).collect()
+        out
+    }
+
+    fn toks(s: &str) -> Vec<(String, u32, bool)> {
+        tokens(s).into_iter().map(|t| (t.term, t.pos, t.unigram)).collect()
     }
 
     fn parts(s: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        Analyzer::english().tokenize(s, 0, &mut out);
-        out.into_iter().filter(Token::is_part).map(|t| t.term).collect()
+        tokens(s).into_iter().filter(Token::is_part).map(|t| t.term).collect()
     }
 
     #[test]
