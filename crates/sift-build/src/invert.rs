@@ -150,7 +150,7 @@ impl Inverted {
             let doc_id = self.ends.len();
             for (term, tf, pos, itself) in a.terms {
                 let tp = self.postings.entry(term).or_default();
-                tp.docs.push((doc_id as u32, tf, pos));
+                tp.push(doc_id as u32, tf, &pos);
                 // Written as the term itself counts too (as ""), or a rare other spelling would
                 // pass for the common one (`generatorization` for `generator`).
                 if itself > 0 {

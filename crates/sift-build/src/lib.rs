@@ -143,10 +143,9 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     opts.on_step.step("analysing and inverting the pages");
     let mut inverted = invert(docs, &opts.analyzer, &mut warnings);
     // The doc store is planned first: a long page's positions move onto its parts' grid
-    // (`bundle::partition`) before the postings are written.
+    // (`bundle::partition`) as the postings are written.
     let store_plan =
         plan_doc_store(docs, &inverted.section_starts, &inverted.ends, opts.doc_shard_target, opts.doc_part_target, MAX_DOC_SHARDS);
-    store_plan.lay_out(&mut inverted);
 
     // Each artifact's payloads. The doc store's dictionary is trained (one core) while the
     // terms, the vocabulary, the ids and the semantic half are encoded beside it.
@@ -164,7 +163,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     terms.sort_unstable();
     let encode_the_rest = || -> Result<_, SiftError> {
         opts.on_step.step("encoding the terms, the vocabulary and the doc store");
-        let term_payloads = term_shards(&terms, &inverted.postings, opts.term_shard_target)?;
+        let term_payloads = term_shards(&terms, &inverted.postings, opts.term_shard_target, &|doc, pos| store_plan.remap(doc, pos))?;
         // Definitions' keys are not words: nothing completes or corrects to them.
         let with_df: Vec<(&str, u32)> = terms.iter().filter(|t| !symbol::is_key(t)).map(|&t| (t, inverted.postings[t].df())).collect();
         let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
@@ -352,10 +351,15 @@ fn check_ids(docs: &[SourceDoc]) -> Result<(), SiftError> {
 }
 
 /// Term shard payloads (first term, last term, payload), terms in sorted order.
-fn term_shards(terms: &[&str], postings: &HashMap<String, TermEntry>, target: usize) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
+fn term_shards(
+    terms: &[&str],
+    postings: &HashMap<String, TermEntry>,
+    target: usize,
+    remap: &(dyn Fn(u32, u32) -> u32 + Sync),
+) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
     let mut writer = ShardWriter::new(target);
     for term in terms {
-        writer.push(term, &postings[*term])?;
+        writer.push_remapped(term, &postings[*term], remap)?;
     }
     writer.finish()
 }

@@ -6,7 +6,6 @@ use crate::bundle::docstore::{self, StoredDoc};
 use crate::bundle::partition::{self, PagePlan};
 use crate::doc::{Section, SourceDoc};
 use crate::error::SiftError;
-use crate::invert::Inverted;
 
 /// At most this many document-store shards, whatever the target: the manifest lists every
 /// one and every page load fetches the manifest, and static hosts cap a site's files
@@ -37,18 +36,13 @@ pub(crate) struct StorePlan {
 }
 
 impl StorePlan {
-    /// Move the long pages' positions onto their parts' grid in the postings. (Their
-    /// section starts are not kept: each stored piece carries its own, from the plan.)
-    pub(crate) fn lay_out(&self, inverted: &mut Inverted) {
-        if self.pages.iter().all(Option::is_none) {
-            return;
-        }
-        for tp in inverted.postings.values_mut() {
-            for (doc, _, pos) in &mut tp.docs {
-                if let Some(plan) = &self.pages[*doc as usize] {
-                    pos.iter_mut().for_each(|p| *p = plan.remap(*p));
-                }
-            }
+    /// A position of document `doc` as analysed, where the postings keep it: a long
+    /// page's positions move onto its parts' grid. (Its section starts are not kept: each
+    /// stored piece carries its own, from the plan.)
+    pub(crate) fn remap(&self, doc: u32, pos: u32) -> u32 {
+        match self.pages.get(doc as usize) {
+            Some(Some(plan)) => plan.remap(pos),
+            _ => pos,
         }
     }
 }
@@ -196,8 +190,6 @@ mod doc_store_shards {
     use super::*;
     use crate::bundle::docstore::{visit_doc_fields, ANALYSIS_PIECE_BYTES};
     use crate::doc::Section;
-    use crate::fields::N_FIELDS;
-    use std::collections::HashMap;
 
     fn pages(n: usize, words: usize) -> Vec<SourceDoc> {
         (0..n)
@@ -219,9 +211,7 @@ mod doc_store_shards {
     fn store(docs: &[SourceDoc], target: usize, part_target: usize, cap: usize) -> (Vec<(u32, u32, Option<u32>, Vec<u8>)>, StorePlan) {
         let (starts, ends) = layouts(docs);
         let plan = plan_doc_store(docs, &starts, &ends, target, part_target, cap);
-        let mut inv = Inverted { postings: HashMap::new(), lens: Vec::new(), field_tokens: [0; N_FIELDS], section_starts: starts, ends };
-        plan.lay_out(&mut inv);
-        (doc_store(docs, inv.section_starts, &plan).unwrap(), plan)
+        (doc_store(docs, starts, &plan).unwrap(), plan)
     }
 
     fn shards(docs: &[SourceDoc], target: usize, cap: usize) -> Vec<(u32, u32)> {

@@ -171,19 +171,86 @@ fn read_positions(r: &mut Reader, npos: usize, out: &mut Vec<u32>) -> Result<(),
     Ok(())
 }
 
-/// What the builder gathered for one term: its postings in doc order, and how it was
-/// written (spelling → count) to pick the surface form.
-#[derive(Default)]
+/// What the builder gathers for one term: its postings in doc order and how it was written
+/// (spelling → count) to pick the surface form.
+///
+/// The postings are held as compact rows, not as values: a big site's postings are most of
+/// a build's memory, and a row takes a few bytes where a value took fifty and an allocation.
+/// A row is `varint doc_gap` (the first doc as is), `u8 field_mask`, `varint tf` per set
+/// bit, `varint npos`, `varint pos_delta` each; `encode` turns the rows into the shard's
+/// columns.
+#[derive(Default, Debug)]
 pub struct TermEntry {
-    /// (doc, per-field tf, positions)
-    pub docs: Vec<(u32, [u32; N_FIELDS], Vec<u32>)>,
+    rows: Vec<u8>,
+    df: u32,
+    last_doc: u32,
+    /// Some document has positions for the term.
+    any_positions: bool,
+    /// Some document's position count differs from the sum of its tfs.
+    counted: bool,
     pub surfaces: HashMap<String, u32>,
 }
 
+/// One row of a [`TermEntry`], read back.
+struct Row {
+    doc: u32,
+    mask: u8,
+    tf: [u32; N_FIELDS],
+    positions: Vec<u32>,
+}
+
 impl TermEntry {
+    /// Add the next document (documents come in increasing order) with its per-field tfs
+    /// and sorted positions.
+    pub fn push(&mut self, doc: u32, tf: [u32; N_FIELDS], positions: &[u32]) {
+        varint::put_doc_delta(&mut self.rows, self.last_doc, doc, self.df == 0);
+        self.rows.push((0..N_FIELDS).filter(|&f| tf[f] > 0).fold(0, |m, f| m | (1 << f)));
+        for &t in tf.iter().filter(|&&t| t > 0) {
+            varint::put(&mut self.rows, u64::from(t));
+        }
+        varint::put(&mut self.rows, positions.len() as u64);
+        let mut prev = 0u32;
+        for &p in positions {
+            varint::put(&mut self.rows, u64::from(p - prev));
+            prev = p;
+        }
+        self.any_positions |= !positions.is_empty();
+        self.counted |= tf.iter().sum::<u32>() as usize != positions.len();
+        self.df += 1;
+        self.last_doc = doc;
+    }
+
     /// Document frequency: what the term shard stores first, and the vocabulary beside it.
     pub fn df(&self) -> u32 {
-        self.docs.len() as u32
+        self.df
+    }
+
+    /// Bytes the postings take while held.
+    pub fn held_bytes(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The rows in document order.
+    fn rows(&self) -> impl Iterator<Item = Result<Row, SiftError>> + '_ {
+        let mut r = Reader::new(&self.rows);
+        let mut doc = 0u32;
+        (0..self.df).map(move |k| {
+            let gap = r.u32()?;
+            doc = if k == 0 { gap } else { doc.checked_add(gap).ok_or_else(|| SiftError::internal("a held doc gap overflows"))? };
+            let mask = r.byte()?;
+            let mut tf = [0u32; N_FIELDS];
+            for (_, t) in tf.iter_mut().enumerate().filter(|(f, _)| mask & (1 << f) != 0) {
+                *t = r.u32()?;
+            }
+            let npos = r.u32()? as usize;
+            let mut positions = Vec::with_capacity(npos);
+            let mut p = 0u32;
+            for _ in 0..npos {
+                p += r.u32()?;
+                positions.push(p);
+            }
+            Ok(Row { doc, mask, tf, positions })
+        })
     }
 
     /// The most common spelling (ties: the smallest), or "" when that is the term itself
@@ -197,43 +264,42 @@ impl TermEntry {
             .unwrap_or("")
     }
 
-    /// This term's postings.
-    fn encode(&self, term: &str, out: &mut Vec<u8>) {
-        let every = self.docs.iter().all(|(_, tf, pos)| tf.iter().sum::<u32>() as usize == pos.len());
-        let positions = if self.docs.iter().all(|(_, _, pos)| pos.is_empty()) {
-            POS_NONE
-        } else if every {
-            POS_EVERY
-        } else {
-            POS_COUNTED
+    /// This term's postings, each position moved by `remap(doc, position)` (which keeps
+    /// a document's positions in order).
+    fn encode(&self, term: &str, out: &mut Vec<u8>, remap: &dyn Fn(u32, u32) -> u32) -> Result<(), SiftError> {
+        let positions = match (self.any_positions, self.counted) {
+            (false, _) => POS_NONE,
+            (true, false) => POS_EVERY,
+            (true, true) => POS_COUNTED,
         };
+        let rows = self.rows().collect::<Result<Vec<Row>, SiftError>>()?;
         varint::put(out, u64::from(self.df()) << 2 | positions);
         varint::put_str(out, self.surface(term));
         let mut prev = 0u32;
-        for (k, (doc, _, _)) in self.docs.iter().enumerate() {
-            varint::put_doc_delta(out, prev, *doc, k == 0);
-            prev = *doc;
+        for (k, row) in rows.iter().enumerate() {
+            varint::put_doc_delta(out, prev, row.doc, k == 0);
+            prev = row.doc;
         }
-        for (_, tf, _) in &self.docs {
-            out.push((0..N_FIELDS).filter(|&f| tf[f] > 0).fold(0, |m, f| m | (1 << f)));
-        }
-        for (_, tf, _) in &self.docs {
-            for &t in tf.iter().filter(|&&t| t > 0) {
+        out.extend(rows.iter().map(|row| row.mask));
+        for row in &rows {
+            for &t in row.tf.iter().filter(|&&t| t > 0) {
                 varint::put(out, u64::from(t));
             }
         }
         if positions == POS_COUNTED {
-            for (_, _, pos) in &self.docs {
-                varint::put(out, pos.len() as u64);
+            for row in &rows {
+                varint::put(out, row.positions.len() as u64);
             }
         }
-        for (_, _, pos) in &self.docs {
+        for row in &rows {
             let mut pp = 0u32;
-            for &p in pos {
+            for &p in &row.positions {
+                let p = remap(row.doc, p);
                 varint::put(out, u64::from(p - pp));
                 pp = p;
             }
         }
+        Ok(())
     }
 }
 
@@ -268,12 +334,17 @@ impl ShardWriter {
 
     /// Add the next term (terms must come in sorted order).
     pub fn push(&mut self, term: &str, entry: &TermEntry) -> Result<(), SiftError> {
+        self.push_remapped(term, entry, &|_, p| p)
+    }
+
+    /// Add the next term with its positions moved by `remap(doc, position)` (a long
+    /// page's positions onto its parts' grid: `super::partition`).
+    pub fn push_remapped(&mut self, term: &str, entry: &TermEntry, remap: &dyn Fn(u32, u32) -> u32) -> Result<(), SiftError> {
         if !self.terms.is_empty() && self.postings.len() >= self.target.saturating_add(self.target / 2) {
             self.cut_before(term)?;
         }
         self.terms.push((term.to_string(), self.postings.len() as u64));
-        entry.encode(term, &mut self.postings);
-        Ok(())
+        entry.encode(term, &mut self.postings, remap)
     }
 
     /// Cut the held terms in two where the prefix shared across the cut is shortest (`next`:
@@ -392,8 +463,14 @@ pub(crate) fn open_fst(bytes: Vec<u8>, what: &str) -> Result<fst::Map<Vec<u8>>, 
 mod tests {
     use super::*;
 
-    fn entry(docs: Vec<(u32, [u32; N_FIELDS], Vec<u32>)>) -> TermEntry {
-        TermEntry { docs, surfaces: HashMap::default() }
+    type Docs = Vec<(u32, [u32; N_FIELDS], Vec<u32>)>;
+
+    fn entry(docs: Docs) -> TermEntry {
+        let mut e = TermEntry::default();
+        for (doc, tf, pos) in &docs {
+            e.push(*doc, *tf, pos);
+        }
+        e
     }
 
     /// The payload of one shard holding `terms` (sorted), as the builder writes it.
@@ -458,15 +535,15 @@ mod tests {
     fn every_way_of_keeping_positions_round_trips() {
         // Positions for every occurrence (the count is derived), none (a stop word), and a
         // count that differs from the tfs (stored per doc).
-        let every = entry(vec![(0, [1, 0, 0, 2], vec![0, 40, 41]), (7, [0, 0, 0, 1], vec![99])]);
-        let none = entry(vec![(1, [0, 0, 0, 5], vec![]), (2, [1, 0, 0, 0], vec![])]);
-        let counted = entry(vec![(3, [0, 0, 1, 3], vec![12]), (4, [0, 0, 0, 1], vec![])]);
-        let s = shard(&[("every", &every), ("none", &none), ("odd", &counted)]);
-        for (term, e) in [("every", &every), ("none", &none), ("odd", &counted)] {
+        let every: Docs = vec![(0, [1, 0, 0, 2], vec![0, 40, 41]), (7, [0, 0, 0, 1], vec![99])];
+        let none: Docs = vec![(1, [0, 0, 0, 5], vec![]), (2, [1, 0, 0, 0], vec![])];
+        let counted: Docs = vec![(3, [0, 0, 1, 3], vec![12]), (4, [0, 0, 0, 1], vec![])];
+        let s = shard(&[("every", &entry(every.clone())), ("none", &entry(none.clone())), ("odd", &entry(counted.clone()))]);
+        for (term, docs) in [("every", &every), ("none", &none), ("odd", &counted)] {
             let pl = read(&s, term, 8);
-            assert_eq!(pl.df as usize, e.docs.len());
+            assert_eq!(pl.df as usize, docs.len());
             assert_eq!(s.header(s.offset(term).unwrap()).unwrap().0, pl.df);
-            for (k, (doc, tf, pos)) in e.docs.iter().enumerate() {
+            for (k, (doc, tf, pos)) in docs.iter().enumerate() {
                 assert_eq!((pl.docs[k], pl.tf[k], pl.positions_of(k)), (*doc, *tf, pos.as_slice()), "{term} doc {k}");
             }
         }
