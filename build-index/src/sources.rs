@@ -148,18 +148,28 @@ fn extract_one(
     if size > opts.max_file_bytes && kind != Kind::Jsonl {
         return Ok((Vec::new(), vec![format!("{rel}: {size} bytes is over the {} byte limit; skipped", opts.max_file_bytes)]));
     }
-    // The size was checked above, but the file may change before it is read (a site being
-    // rebuilt under us): the read itself stops past the limit, so memory stays bounded.
-    let limit = if kind == Kind::Jsonl { u64::MAX } else { opts.max_file_bytes };
-    let bytes = match read_at_most(path, limit) {
-        Ok(Some(b)) => b,
-        Ok(None) => return Ok((Vec::new(), vec![format!("{rel}: grew past the {limit} byte limit while being read; skipped")])),
-        Err(e) => return Ok((Vec::new(), vec![format!("{rel}: cannot be read ({e}); skipped")])),
-    };
     let r = match kind {
-        Kind::Html => html::extract(&bytes, rel, html_opts).map(|(d, w)| (vec![d], w)),
-        Kind::Markdown => markdown::extract(&bytes, rel, &opts.base_url).map(|(d, w)| (vec![d], w)),
-        Kind::Jsonl => jsonl::extract(&bytes, &path.display().to_string()),
+        // A JSONL corpus is read a line at a time, however big.
+        Kind::Jsonl => match fs::File::open(path) {
+            Ok(f) => jsonl::extract_from(std::io::BufReader::with_capacity(1 << 20, f), &path.display().to_string()),
+            Err(e) => return Ok((Vec::new(), vec![format!("{rel}: cannot be read ({e}); skipped")])),
+        },
+        Kind::Html | Kind::Markdown => {
+            // The size was checked above, but the file may change before it is read (a site
+            // being rebuilt under us): the read itself stops past the limit, so memory stays
+            // bounded.
+            let limit = opts.max_file_bytes;
+            let bytes = match read_at_most(path, limit) {
+                Ok(Some(b)) => b,
+                Ok(None) => return Ok((Vec::new(), vec![format!("{rel}: grew past the {limit} byte limit while being read; skipped")])),
+                Err(e) => return Ok((Vec::new(), vec![format!("{rel}: cannot be read ({e}); skipped")])),
+            };
+            if kind == Kind::Html {
+                html::extract(&bytes, rel, html_opts).map(|(d, w)| (vec![d], w))
+            } else {
+                markdown::extract(&bytes, rel, &opts.base_url).map(|(d, w)| (vec![d], w))
+            }
+        }
     };
     match r {
         Ok(v) => Ok(v),

@@ -3,23 +3,32 @@
 
 use std::time::Instant;
 
-/// When each step of a build started, to say where the time went.
+/// When each step of a build started, and the peak memory by then, to say where the time
+/// and the memory went.
 #[derive(Clone, Default)]
-pub struct Steps(std::sync::Arc<std::sync::Mutex<Vec<(String, Instant)>>>);
+pub struct Steps(std::sync::Arc<std::sync::Mutex<Vec<(String, Instant, Option<u64>)>>>);
 
 impl Steps {
     pub fn start(&self, what: &str) {
         if let Ok(mut v) = self.0.lock() {
-            v.push((what.to_string(), Instant::now()));
+            v.push((what.to_string(), Instant::now(), peak_memory()));
         }
     }
 
-    /// `step 1.2s, step 0.3s, …` up to now.
+    /// `step 1.2s (peak 310 MB), step 0.3s (peak 420 MB), …` up to now: each step's time
+    /// and the peak resident memory when it ended.
     pub fn summary(&self) -> String {
         let v = self.0.lock().map(|v| v.clone()).unwrap_or_default();
-        let end = [Instant::now()];
-        let ends = v.iter().skip(1).map(|(_, t)| t).chain(&end);
-        v.iter().zip(ends).map(|((what, t0), t1)| format!("{what} {:.1}s", (*t1 - *t0).as_secs_f64())).collect::<Vec<_>>().join(", ")
+        let end = [(String::new(), Instant::now(), peak_memory())];
+        let ends = v.iter().skip(1).chain(&end);
+        v.iter()
+            .zip(ends)
+            .map(|((what, t0, _), (_, t1, peak))| {
+                let peak = peak.map_or(String::new(), |kb| format!(" (peak {:.0} MB)", kb as f64 / 1024.0));
+                format!("{what} {:.1}s{peak}", (*t1 - *t0).as_secs_f64())
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 

@@ -7,6 +7,7 @@ use crate::bundle::docmeta;
 use crate::bundle::docstore::{visit_doc_fields, ANALYSIS_PIECE_BYTES};
 use crate::bundle::terms::TermEntry;
 use crate::doc::{SourceDoc, Weighted};
+use crate::error::SiftError;
 use crate::fields::{self, N_FIELDS};
 use crate::par_map;
 use crate::symbol;
@@ -105,7 +106,12 @@ fn surface_of(text: &str, t: &Token) -> String {
 
 /// The inverted index of a corpus, with what scoring and results need of each document.
 pub(crate) struct Inverted {
+    /// Every term, with the rows of its postings not yet taken to disk.
     pub postings: HashMap<String, TermEntry>,
+    /// The runs of postings taken to disk, in document order (`crate::spill`).
+    pub runs: Vec<std::fs::File>,
+    /// Memory the rows held take.
+    held: usize,
     /// Field lengths per document, quantised.
     pub lens: Vec<[u8; N_FIELDS]>,
     /// Tokens in each field over all documents.
@@ -119,10 +125,13 @@ pub(crate) struct Inverted {
 const ANALYSIS_BATCH: usize = 512;
 
 /// Documents analysed in parallel, a batch at a time, merged in document order; a batch
-/// is merged while the next one is analysed.
-pub(crate) fn invert(docs: &[SourceDoc], analyzer: &Analyzer, warnings: &mut Vec<String>) -> Inverted {
+/// is merged while the next one is analysed. Once the postings held pass `memory` bytes
+/// they are written to disk as a run.
+pub(crate) fn invert(docs: &[SourceDoc], analyzer: &Analyzer, memory: usize, warnings: &mut Vec<String>) -> Result<Inverted, SiftError> {
     let mut inv = Inverted {
         postings: HashMap::new(),
+        runs: Vec::new(),
+        held: 0,
         lens: Vec::with_capacity(docs.len()),
         field_tokens: [0; N_FIELDS],
         section_starts: Vec::with_capacity(docs.len()),
@@ -132,13 +141,21 @@ pub(crate) fn invert(docs: &[SourceDoc], analyzer: &Analyzer, warnings: &mut Vec
     let mut pending: Vec<DocAnalysis> = batches.next().map(|b| par_map(b, |d| analyse(d, analyzer))).unwrap_or_default();
     loop {
         let upcoming = batches.next();
-        let ((), analysed) = rayon::join(
-            || inv.merge(std::mem::take(&mut pending), docs, warnings),
+        let (merged, analysed) = rayon::join(
+            || {
+                inv.merge(std::mem::take(&mut pending), docs, warnings);
+                if inv.held > memory {
+                    inv.runs.push(crate::spill::write_run(&mut inv.postings)?);
+                    inv.held = 0;
+                }
+                Ok::<(), SiftError>(())
+            },
             || upcoming.map(|b| par_map(b, |d| analyse(d, analyzer))),
         );
+        merged?;
         match analysed {
             Some(a) => pending = a,
-            None => return inv,
+            None => return Ok(inv),
         }
     }
 }
@@ -150,7 +167,9 @@ impl Inverted {
             let doc_id = self.ends.len();
             for (term, tf, pos, itself) in a.terms {
                 let tp = self.postings.entry(term).or_default();
+                let memory = tp.held_memory();
                 tp.push(doc_id as u32, tf, &pos);
+                self.held += tp.held_memory() - memory;
                 // Written as the term itself counts too (as ""), or a rare other spelling would
                 // pass for the common one (`generatorization` for `generator`).
                 if itself > 0 {

@@ -16,6 +16,7 @@ pub use sift_format::{Section, SiftError, SourceDoc};
 pub mod chunk;
 mod invert;
 pub mod semantic;
+mod spill;
 mod store;
 
 pub use invert::MAX_TERMS_PER_DOC;
@@ -74,6 +75,10 @@ pub struct BuildOptions {
     pub on_step: OnStep,
     /// How the pages' text is analysed (their language's stemmer and stop words).
     pub analyzer: Analyzer,
+    /// Bytes of postings held in memory before they are written to disk as a run
+    /// (`spill`): what keeps a big site's build in bounded memory. The bundle's bytes are
+    /// the same whatever it is.
+    pub postings_memory: usize,
 }
 
 /// A host's progress callback (`BuildOptions::on_step`); none by default.
@@ -108,6 +113,7 @@ impl Default for BuildOptions {
             semantic: None,
             on_step: OnStep::default(),
             analyzer: Analyzer::english().clone(),
+            postings_memory: 256 << 20,
         }
     }
 }
@@ -141,7 +147,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     check_ids(docs)?;
     let mut warnings = Vec::new();
     opts.on_step.step("analysing and inverting the pages");
-    let mut inverted = invert(docs, &opts.analyzer, &mut warnings);
+    let mut inverted = invert(docs, &opts.analyzer, opts.postings_memory, &mut warnings)?;
     // The doc store is planned first: a long page's positions move onto its parts' grid
     // (`bundle::partition`) as the postings are written.
     let store_plan =
@@ -149,7 +155,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
 
     // Each artifact's payloads. The doc store's dictionary is trained (one core) while the
     // terms, the vocabulary, the ids and the semantic half are encoded beside it.
-    let doc_payloads = doc_store(docs, std::mem::take(&mut inverted.section_starts), &store_plan)?;
+    let mut doc_payloads = doc_store(docs, std::mem::take(&mut inverted.section_starts), &store_plan)?;
     let store_bytes: usize = doc_payloads.iter().map(|d| d.3.len()).sum();
     let train_dictionary = || {
         (store_bytes >= opts.doc_dictionary_from)
@@ -163,7 +169,8 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     terms.sort_unstable();
     let encode_the_rest = || -> Result<_, SiftError> {
         opts.on_step.step("encoding the terms, the vocabulary and the doc store");
-        let term_payloads = term_shards(&terms, &inverted.postings, opts.term_shard_target, &|doc, pos| store_plan.remap(doc, pos))?;
+        let postings = Postings { terms: &terms, entries: &inverted.postings, runs: std::mem::take(&mut inverted.runs) };
+        let term_payloads = term_shards(postings, opts.term_shard_target, MAX_TERM_SHARDS, &|doc, pos| store_plan.remap(doc, pos))?;
         // Definitions' keys are not words: nothing completes or corrects to them.
         let with_df: Vec<(&str, u32)> = terms.iter().filter(|t| !symbol::is_key(t)).map(|&t| (t, inverted.postings[t].df())).collect();
         let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
@@ -176,30 +183,36 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         Ok((term_payloads, vocab_payloads, id_payloads, semantic))
     };
     let (dictionary, rest) = rayon::join(train_dictionary, encode_the_rest);
-    let (term_payloads, vocab_payloads, id_payloads, semantic) = rest?;
+    let (mut term_payloads, mut vocab_payloads, mut id_payloads, mut semantic) = rest?;
+    // The postings are in the term shards now: their memory goes before compressing.
+    drop(terms);
+    let term_count = std::mem::take(&mut inverted.postings).len() as u64;
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
     let startup_payload = startup::encode(
         &doc_meta(docs, std::mem::take(&mut inverted.lens), &mut warnings).encode(),
         &filter_index(docs, &filter_fields).encode(),
         dictionary.as_deref(),
     );
-    let encoder = semantic.as_ref().and_then(|s| s.encoder.as_ref());
 
     // Framed, each kind's shards a block of their own. The rare blocks' folding table goes
-    // into every bundle for runtimes that leave it out.
+    // into every bundle for runtimes that leave it out. The framer takes the payloads
+    // (what is left of them is what the manifest needs).
     let mut framer = Framer { jobs: Vec::new(), dictionary: dictionary.as_deref() };
-    let startup_at = framer.add(ShardKind::Startup, [startup_payload.as_slice()]);
-    let fold_at = framer.add(ShardKind::FoldTable, crate::decompose::rare_folds_bytes());
-    let terms_at = framer.add(ShardKind::Terms, term_payloads.iter().map(|t| t.2.as_slice()));
-    let vocab_at = framer.add(ShardKind::Vocabulary, vocab_payloads.iter().map(|t| t.2.as_slice()));
-    let docs_at = framer.add(ShardKind::Docs, doc_payloads.iter().map(|d| d.3.as_slice()));
-    let ids_at = framer.add(ShardKind::Ids, id_payloads.iter().map(|t| t.2.as_slice()));
-    let lists_at = framer.add(ShardKind::VectorList, semantic.iter().flat_map(|s| s.lists.iter().map(Vec::as_slice)));
-    let projection_at = framer.add(ShardKind::Projection, semantic.iter().map(|s| s.projection.as_slice()));
-    let groups_at = framer.add(ShardKind::EncoderVocab, encoder.iter().flat_map(|e| e.groups.iter().map(Vec::as_slice)));
-    let rows_at = framer.add(ShardKind::EncoderRows, encoder.iter().flat_map(|e| e.rows.iter().map(Vec::as_slice)));
+    let startup_at = framer.add(ShardKind::Startup, [startup_payload]);
+    let fold_at = framer.add(ShardKind::FoldTable, crate::decompose::rare_folds_bytes().into_iter().map(<[u8]>::to_vec));
+    let terms_at = framer.add(ShardKind::Terms, term_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
+    let vocab_at = framer.add(ShardKind::Vocabulary, vocab_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
+    let docs_at = framer.add(ShardKind::Docs, doc_payloads.iter_mut().map(|d| std::mem::take(&mut d.3)));
+    let ids_at = framer.add(ShardKind::Ids, id_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
+    let lists_at = framer.add(ShardKind::VectorList, semantic.iter_mut().flat_map(|s| s.lists.iter_mut().map(std::mem::take)));
+    let projection_at = framer.add(ShardKind::Projection, semantic.iter_mut().map(|s| std::mem::take(&mut s.projection)));
+    let encoder = semantic.as_mut().and_then(|s| s.encoder.as_mut());
+    let (groups, rows) = encoder.map(|e| (std::mem::take(&mut e.groups), std::mem::take(&mut e.rows))).unwrap_or_default();
+    let groups_at = framer.add(ShardKind::EncoderVocab, groups);
+    let rows_at = framer.add(ShardKind::EncoderRows, rows);
     opts.on_step.step("compressing the shards");
     let mut framed = framer.frame();
+    let encoder = semantic.as_ref().and_then(|s| s.encoder.as_ref());
 
     // Stores named by rule, and the manifest.
     let term_files = framed.name_by_rule(terms_at.clone(), ShardKind::Terms);
@@ -251,7 +264,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let manifest = Manifest {
         generator: opts.generator.clone(),
         doc_count: docs.len() as u32,
-        term_count: inverted.postings.len() as u64,
+        term_count,
         params: opts.params.stored(),
         field_tokens: inverted.field_tokens,
         filter_fields,
@@ -281,14 +294,18 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
 
 /// Shard payloads to frame, each kind's a block of its own.
 struct Framer<'a> {
-    jobs: Vec<(ShardKind, &'a [u8])>,
+    jobs: Vec<(ShardKind, Vec<u8>)>,
     /// The doc store's dictionary, which doc shards are compressed after.
     dictionary: Option<&'a [u8]>,
 }
 
-impl<'a> Framer<'a> {
+/// Payloads framed at a time: each is freed once framed, so a big site's bundle is not
+/// held both ways at once.
+const FRAMED_AT_A_TIME: usize = 256;
+
+impl Framer<'_> {
     /// Add a kind's payloads; the block they take.
-    fn add(&mut self, kind: ShardKind, payloads: impl IntoIterator<Item = &'a [u8]>) -> Range<usize> {
+    fn add(&mut self, kind: ShardKind, payloads: impl IntoIterator<Item = Vec<u8>>) -> Range<usize> {
         let start = self.jobs.len();
         self.jobs.extend(payloads.into_iter().map(|p| (kind, p)));
         start..self.jobs.len()
@@ -296,12 +313,20 @@ impl<'a> Framer<'a> {
 
     /// Every payload framed and compressed (on every core), under its content name.
     fn frame(self) -> Framed {
+        use rayon::prelude::*;
         let dictionary = self.dictionary;
-        let shards = par_map(&self.jobs, |&(kind, payload)| match (kind, dictionary) {
-            (ShardKind::Docs, Some(d)) => named(kind, bundle::encode_shard_with_dictionary(kind, payload, d)),
-            _ => named(kind, bundle::encode_shard(kind, payload)),
-        });
-        Framed { shards }
+        let mut shards = Vec::with_capacity(self.jobs.len());
+        let mut jobs = self.jobs.into_iter();
+        loop {
+            let batch: Vec<(ShardKind, Vec<u8>)> = jobs.by_ref().take(FRAMED_AT_A_TIME).collect();
+            if batch.is_empty() {
+                return Framed { shards };
+            }
+            shards.par_extend(batch.into_par_iter().map(|(kind, payload)| match (kind, dictionary) {
+                (ShardKind::Docs, Some(d)) => named(kind, bundle::encode_shard_with_dictionary(kind, &payload, d)),
+                _ => named(kind, bundle::encode_shard(kind, &payload)),
+            }));
+        }
     }
 }
 
@@ -350,16 +375,41 @@ fn check_ids(docs: &[SourceDoc]) -> Result<(), SiftError> {
     Ok(())
 }
 
-/// Term shard payloads (first term, last term, payload), terms in sorted order.
+/// At most about this many term shards, whatever the target: the manifest lists each one's
+/// separator and every page load fetches the manifest, and static hosts cap a site's files
+/// (Cloudflare's: 20,000, shared with the doc store's `MAX_DOC_SHARDS`). A bigger site
+/// gets bigger shards.
+pub const MAX_TERM_SHARDS: usize = 12_000;
+
+/// A site's postings as the term shards are written from them: its terms in sorted
+/// order, each one's entry (with the rows still held), and the runs taken to disk.
+struct Postings<'a> {
+    terms: &'a [&'a str],
+    entries: &'a HashMap<String, TermEntry>,
+    runs: Vec<std::fs::File>,
+}
+
+/// Term shard payloads (first term, last term, payload), terms in sorted order, each
+/// term's rows gathered from every run in turn. The target is raised so that shards of
+/// about it stay within `max_shards` (rows take about what the shards encode).
 fn term_shards(
-    terms: &[&str],
-    postings: &HashMap<String, TermEntry>,
+    postings: Postings<'_>,
     target: usize,
+    max_shards: usize,
     remap: &(dyn Fn(u32, u32) -> u32 + Sync),
 ) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
-    let mut writer = ShardWriter::new(target);
-    for term in terms {
-        writer.push_remapped(term, &postings[*term], remap)?;
+    let mut runs = postings.runs.into_iter().map(spill::RunReader::new).collect::<Result<Vec<_>, _>>()?;
+    let bytes: usize = postings.entries.values().map(TermEntry::bytes).sum();
+    let mut writer = ShardWriter::new(target.max(bytes.div_ceil(max_shards.max(1))));
+    for term in postings.terms {
+        let mut taken = Vec::new();
+        for run in &mut runs {
+            taken.extend(run.take(term)?);
+        }
+        writer.push_remapped(term, &postings.entries[*term], &taken, remap)?;
+    }
+    if !runs.iter().all(spill::RunReader::is_done) {
+        return Err(SiftError::internal("a run of postings holds terms past the last one"));
     }
     writer.finish()
 }
@@ -461,4 +511,102 @@ fn choose_filter_fields(docs: &[SourceDoc], asked: Option<&[String]>, warnings: 
         .filter(|(_, (values, count, long))| !*long && values.len() <= 1000 && (values.len() <= 20 || values.len() * 2 <= *count))
         .map(|(k, _)| k.to_string())
         .collect()
+}
+
+#[cfg(test)]
+mod term_store {
+    use super::*;
+
+    fn pages(n: usize) -> Vec<SourceDoc> {
+        let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "the", "theta", "iota", "kappa", "lambda", "Kappas"];
+        (0..n)
+            .map(|i| {
+                let text: Vec<String> =
+                    (0..40 + i % 300).map(|k| format!("{} w{}", words[(i * 7 + k) % words.len()], (i * k) % 997)).collect();
+                SourceDoc {
+                    id: format!("p{i}.html"),
+                    title: format!("Page {} {}", i, words[i % words.len()]),
+                    sections: vec![
+                        Section { heading: "Intro".into(), anchor: Some("intro".into()), text: text.join(" "), symbol: None },
+                        Section {
+                            heading: "More".into(),
+                            anchor: Some("more".into()),
+                            text: text[..text.len() / 2].join(". "),
+                            symbol: None,
+                        },
+                    ],
+                    ..Default::default()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_build_short_of_memory_writes_the_same_bundle() {
+        // Three batches of pages, some long enough to be stored in parts (their positions
+        // move as their postings are written), and postings taken to disk after each batch.
+        let docs = pages(1300);
+        let opts = BuildOptions { doc_part_target: 2048, ..Default::default() };
+        let held = build(&docs, &opts).unwrap();
+        let spilled = build(&docs, &BuildOptions { postings_memory: 1, ..opts }).unwrap();
+        assert!(held.manifest.part_positions.is_some(), "some page is stored in parts");
+        assert_eq!(held.manifest_bytes(), spilled.manifest_bytes());
+        assert!(held.shards == spilled.shards, "the shards differ");
+    }
+
+    /// 2,000 terms in 30 documents; with runs taken to disk after documents 9 and 20.
+    fn postings(runs: bool) -> (HashMap<String, TermEntry>, Vec<std::fs::File>) {
+        let mut postings: HashMap<String, TermEntry> = HashMap::new();
+        let mut files = Vec::new();
+        for doc in 0..30u32 {
+            for t in (0..2000u32).filter(|t| (t + doc) % 3 == 0) {
+                postings.entry(format!("term{t:05}")).or_default().push(doc * 300 + t, [0, 0, 0, 2], &[doc, doc + 40 * t]);
+            }
+            if runs && (doc == 9 || doc == 20) {
+                files.push(spill::write_run(&mut postings).unwrap());
+            }
+        }
+        (postings, files)
+    }
+
+    #[test]
+    fn term_shards_are_the_same_whether_postings_were_taken_to_disk_or_not() {
+        let (held, _) = postings(false);
+        let mut terms: Vec<&str> = held.keys().map(String::as_str).collect();
+        terms.sort_unstable();
+        for cap in [usize::MAX, 20] {
+            let whole = term_shards(Postings { terms: &terms, entries: &held, runs: Vec::new() }, 64, cap, &|_, p| p).unwrap();
+            let (spilled, runs) = postings(true);
+            assert_eq!(runs.len(), 2);
+            let cut = term_shards(Postings { terms: &terms, entries: &spilled, runs }, 64, cap, &|_, p| p).unwrap();
+            assert!(whole == cut, "cap {cap}: the shards differ");
+        }
+        // A run holding a term the list lacks is an error, not a silent loss.
+        let (spilled, runs) = postings(true);
+        assert!(term_shards(Postings { terms: &terms[1..], entries: &spilled, runs }, 64, 20, &|_, p| p).is_err());
+    }
+
+    #[test]
+    fn the_term_shard_count_is_capped_by_raising_the_target() {
+        let (postings, _) = postings(false);
+        let mut terms: Vec<&str> = postings.keys().map(String::as_str).collect();
+        terms.sort_unstable();
+        let shards = |cap: usize| {
+            let all = Postings { terms: &terms, entries: &postings, runs: Vec::new() };
+            term_shards(all, 64, cap, &|_, p| p).unwrap()
+        };
+        let uncapped = shards(usize::MAX).len();
+        assert!(uncapped > 500, "{uncapped} shards");
+        for cap in [1, 10, 100, 400] {
+            let got = shards(cap);
+            assert!(got.len() <= cap, "cap {cap}: {} shards", got.len());
+            // Every term still in one shard, in order.
+            let firsts: Vec<&str> = got.iter().map(|s| s.0.as_str()).collect();
+            assert!(firsts.windows(2).all(|w| w[0] < w[1]));
+            assert_eq!(got[0].0, "term00000");
+            assert_eq!(got.last().unwrap().1, "term01999");
+            let cut = got.len();
+            assert!(cut * 2 > cap.min(uncapped), "cap {cap}: {cut} shards, far fewer than allowed");
+        }
+    }
 }

@@ -10,15 +10,26 @@ use std::collections::BTreeMap;
 /// Parse a whole JSONL file. A malformed line stops the build with its line number: a
 /// corpus silently missing records is worse than a clear error.
 pub fn extract(bytes: &[u8], file: &str) -> Result<(Vec<SourceDoc>, Vec<String>), ExtractError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| ExtractError::Invalid(format!("{file}: not UTF-8 ({e})")))?;
+    extract_from(bytes, file)
+}
+
+/// [`extract`], a line at a time from `input`: a big corpus is never held as text and
+/// records at once.
+pub fn extract_from(mut input: impl std::io::BufRead, file: &str) -> Result<(Vec<SourceDoc>, Vec<String>), ExtractError> {
     let mut docs = Vec::new();
     let mut warnings = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() {
+    let mut line = Vec::new();
+    for i in 0.. {
+        line.clear();
+        if input.read_until(b'\n', &mut line).map_err(|e| ExtractError::Invalid(format!("{file}: cannot be read ({e})")))? == 0 {
+            break;
+        }
+        let text = std::str::from_utf8(&line).map_err(|e| ExtractError::Invalid(format!("{file}:{}: not UTF-8 ({e})", i + 1)))?;
+        let text = text.trim();
+        if text.is_empty() {
             continue;
         }
-        let v: Value = serde_json::from_str(line).map_err(|e| ExtractError::Invalid(format!("{file}:{}: invalid JSON: {e}", i + 1)))?;
+        let v: Value = serde_json::from_str(text).map_err(|e| ExtractError::Invalid(format!("{file}:{}: invalid JSON: {e}", i + 1)))?;
         match record(v) {
             Ok(d) => docs.push(d),
             Err(msg) => return Err(ExtractError::Invalid(format!("{file}:{}: {msg}", i + 1))),

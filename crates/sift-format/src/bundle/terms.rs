@@ -176,14 +176,19 @@ fn read_positions(r: &mut Reader, npos: usize, out: &mut Vec<u32>) -> Result<(),
 ///
 /// The postings are held as compact rows, not as values: a big site's postings are most of
 /// a build's memory, and a row takes a few bytes where a value took fifty and an allocation.
-/// A row is `varint doc_gap` (the first doc as is), `u8 field_mask`, `varint tf` per set
-/// bit, `varint npos`, `varint pos_delta` each; `encode` turns the rows into the shard's
-/// columns.
+/// A row is `varint doc_gap` (the first doc of a run as is), `u8 field_mask`, `varint tf`
+/// per set bit, `varint npos`, `varint pos_delta` each. A builder short of memory takes the
+/// rows held so far ([`TermEntry::take_run`]) to disk and hands them back, in order, to
+/// [`ShardWriter::push_remapped`], which turns every run into the shard's columns.
 #[derive(Default, Debug)]
 pub struct TermEntry {
+    /// The rows since the last `take_run`.
     rows: Vec<u8>,
-    df: u32,
+    run_df: u32,
     last_doc: u32,
+    df: u32,
+    /// Bytes the rows take as one run, wherever they were cut.
+    bytes: usize,
     /// Some document has positions for the term.
     any_positions: bool,
     /// Some document's position count differs from the sum of its tfs.
@@ -199,11 +204,17 @@ struct Row {
     positions: Vec<u32>,
 }
 
+/// A run of a term's rows taken out of memory: (documents, rows).
+pub type HeldRun = (u32, Vec<u8>);
+
 impl TermEntry {
     /// Add the next document (documents come in increasing order) with its per-field tfs
     /// and sorted positions.
     pub fn push(&mut self, doc: u32, tf: [u32; N_FIELDS], positions: &[u32]) {
-        varint::put_doc_delta(&mut self.rows, self.last_doc, doc, self.df == 0);
+        let before = self.rows.len();
+        varint::put_doc_delta(&mut self.rows, self.last_doc, doc, self.run_df == 0);
+        let gap = |first: bool| varint::len(u64::from(if first { doc } else { doc - self.last_doc }));
+        let (as_one_run, as_written) = (gap(self.df == 0), gap(self.run_df == 0));
         self.rows.push((0..N_FIELDS).filter(|&f| tf[f] > 0).fold(0, |m, f| m | (1 << f)));
         for &t in tf.iter().filter(|&&t| t > 0) {
             varint::put(&mut self.rows, u64::from(t));
@@ -216,7 +227,9 @@ impl TermEntry {
         }
         self.any_positions |= !positions.is_empty();
         self.counted |= tf.iter().sum::<u32>() as usize != positions.len();
+        self.bytes += self.rows.len() - before + as_one_run - as_written;
         self.df += 1;
+        self.run_df += 1;
         self.last_doc = doc;
     }
 
@@ -225,16 +238,35 @@ impl TermEntry {
         self.df
     }
 
-    /// Bytes the postings take while held.
+    /// Bytes of rows held (not yet taken out).
     pub fn held_bytes(&self) -> usize {
         self.rows.len()
     }
 
-    /// The rows in document order.
-    fn rows(&self) -> impl Iterator<Item = Result<Row, SiftError>> + '_ {
-        let mut r = Reader::new(&self.rows);
+    /// Bytes of all the rows, as if none had been taken out: about what the term shards
+    /// encode, the same however the rows were cut into runs.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Memory the held rows take (what a builder short of memory counts).
+    pub fn held_memory(&self) -> usize {
+        self.rows.capacity()
+    }
+
+    /// The rows held since the last call, which the entry no longer holds; the next row
+    /// starts a new run.
+    pub fn take_run(&mut self) -> HeldRun {
+        let run = (self.run_df, std::mem::take(&mut self.rows));
+        self.run_df = 0;
+        run
+    }
+
+    /// A run's rows in document order.
+    fn rows_of((df, rows): (u32, &[u8])) -> impl Iterator<Item = Result<Row, SiftError>> + '_ {
+        let mut r = Reader::new(rows);
         let mut doc = 0u32;
-        (0..self.df).map(move |k| {
+        (0..df).map(move |k| {
             let gap = r.u32()?;
             doc = if k == 0 { gap } else { doc.checked_add(gap).ok_or_else(|| SiftError::internal("a held doc gap overflows"))? };
             let mask = r.byte()?;
@@ -243,7 +275,7 @@ impl TermEntry {
                 *t = r.u32()?;
             }
             let npos = r.u32()? as usize;
-            let mut positions = Vec::with_capacity(npos);
+            let mut positions = Vec::with_capacity(npos.min(rows.len()));
             let mut p = 0u32;
             for _ in 0..npos {
                 p += r.u32()?;
@@ -264,15 +296,20 @@ impl TermEntry {
             .unwrap_or("")
     }
 
-    /// This term's postings, each position moved by `remap(doc, position)` (which keeps
-    /// a document's positions in order).
-    fn encode(&self, term: &str, out: &mut Vec<u8>, remap: &dyn Fn(u32, u32) -> u32) -> Result<(), SiftError> {
+    /// This term's postings: the runs taken out earlier (in order), then the rows held,
+    /// each position moved by `remap(doc, position)` (which keeps a document's positions
+    /// in order).
+    fn encode(&self, term: &str, out: &mut Vec<u8>, taken: &[HeldRun], remap: &dyn Fn(u32, u32) -> u32) -> Result<(), SiftError> {
         let positions = match (self.any_positions, self.counted) {
             (false, _) => POS_NONE,
             (true, false) => POS_EVERY,
             (true, true) => POS_COUNTED,
         };
-        let rows = self.rows().collect::<Result<Vec<Row>, SiftError>>()?;
+        let runs = taken.iter().map(|(df, rows)| (*df, rows.as_slice())).chain([(self.run_df, self.rows.as_slice())]);
+        let rows = runs.flat_map(Self::rows_of).collect::<Result<Vec<Row>, SiftError>>()?;
+        if rows.len() != self.df as usize || rows.windows(2).any(|w| w[0].doc >= w[1].doc) {
+            return Err(SiftError::internal(format!("the runs of {term:?} do not add up to its postings")));
+        }
         varint::put(out, u64::from(self.df()) << 2 | positions);
         varint::put_str(out, self.surface(term));
         let mut prev = 0u32;
@@ -334,17 +371,24 @@ impl ShardWriter {
 
     /// Add the next term (terms must come in sorted order).
     pub fn push(&mut self, term: &str, entry: &TermEntry) -> Result<(), SiftError> {
-        self.push_remapped(term, entry, &|_, p| p)
+        self.push_remapped(term, entry, &[], &|_, p| p)
     }
 
-    /// Add the next term with its positions moved by `remap(doc, position)` (a long
-    /// page's positions onto its parts' grid: `super::partition`).
-    pub fn push_remapped(&mut self, term: &str, entry: &TermEntry, remap: &dyn Fn(u32, u32) -> u32) -> Result<(), SiftError> {
+    /// Add the next term, with the runs of its rows taken out of memory (in order), its
+    /// positions moved by `remap(doc, position)` (a long page's positions onto its parts'
+    /// grid: `super::partition`).
+    pub fn push_remapped(
+        &mut self,
+        term: &str,
+        entry: &TermEntry,
+        taken: &[HeldRun],
+        remap: &dyn Fn(u32, u32) -> u32,
+    ) -> Result<(), SiftError> {
         if !self.terms.is_empty() && self.postings.len() >= self.target.saturating_add(self.target / 2) {
             self.cut_before(term)?;
         }
         self.terms.push((term.to_string(), self.postings.len() as u64));
-        entry.encode(term, &mut self.postings, remap)
+        entry.encode(term, &mut self.postings, taken, remap)
     }
 
     /// Cut the held terms in two where the prefix shared across the cut is shortest (`next`:
@@ -547,6 +591,29 @@ mod tests {
                 assert_eq!((pl.docs[k], pl.tf[k], pl.positions_of(k)), (*doc, *tf, pos.as_slice()), "{term} doc {k}");
             }
         }
+    }
+
+    #[test]
+    fn a_terms_rows_taken_out_in_runs_encode_as_if_held_whole() {
+        let docs: Docs = (0..50).map(|d| (d * 2 + 1, [d % 2, 0, 0, 1 + d % 3], (0..1 + d % 4).map(|p| p * 5 + d).collect())).collect();
+        let whole = payload(&[("t", &entry(docs.clone()))]);
+        let mut e = TermEntry::default();
+        let mut taken = Vec::new();
+        for (k, (doc, tf, pos)) in docs.iter().enumerate() {
+            e.push(*doc, *tf, pos);
+            if [0, 7, 8, 30].contains(&k) {
+                taken.push(e.take_run());
+            }
+        }
+        assert_eq!(e.df(), 50);
+        let mut w = ShardWriter::new(1 << 20);
+        w.push_remapped("t", &e, &taken, &|_, p| p).unwrap();
+        assert_eq!(w.finish().unwrap().remove(0).2, whole);
+        // Runs missing or out of order are an error, not a wrong shard.
+        let mut w = ShardWriter::new(1 << 20);
+        assert!(w.push_remapped("t", &e, &taken[1..], &|_, p| p).is_err());
+        taken.swap(0, 2);
+        assert!(w.push_remapped("t", &e, &taken, &|_, p| p).is_err());
     }
 
     #[test]

@@ -13,6 +13,11 @@ pub fn put(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// Bytes `put` writes for `v`.
+pub fn len(v: u64) -> usize {
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+}
+
 pub fn put_str(out: &mut Vec<u8>, s: &str) {
     put(out, s.len() as u64);
     out.extend_from_slice(s.as_bytes());
