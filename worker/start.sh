@@ -17,7 +17,9 @@ if [ -z "$BUNDLE" ]; then
   BUNDLE="$CARGO_TARGET_DIR/worker-dev/sample-bundle"
   "$SIFT" build docs tests/corpus --out "$BUNDLE" --base-url / -q
 fi
-[ -f "$BUNDLE/manifest.json" ] || { echo "error: SIFT_BUNDLE=$BUNDLE is not a Sift bundle (no manifest.json)" >&2; exit 2; }
+# A bundle, or (for SIFT_BUNDLES) a folder of bundles.
+[ -f "$BUNDLE/manifest.json" ] || compgen -G "$BUNDLE/*/manifest.json" >/dev/null ||
+  { echo "error: SIFT_BUNDLE=$BUNDLE is not a Sift bundle (no manifest.json), nor a folder of them" >&2; exit 2; }
 BUNDLE="$(cd "$BUNDLE" && pwd)"
 ENTRY="${SIFT_WORKER:-worker}"
 case "$ENTRY" in

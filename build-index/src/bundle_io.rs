@@ -60,6 +60,9 @@ fn read_shard(dir: &Path, file: &str) -> Result<Vec<u8>, SiftError> {
     fs::read(dir.join(file)).map_err(|e| SiftError::corrupt(format!("bundle shard {file} cannot be read: {e} (the bundle is incomplete)")))
 }
 
+/// Files written at once (`write_atomic`).
+const WRITERS: usize = 32;
+
 /// Write bundles to `out` atomically: into a sibling temp dir first, then swapped in. Each
 /// goes to its folder inside `out` ("" for the main one, `de/` for a language beside it).
 /// `extras` are copied in too (`model/model.onnx` ← a file): the query embedder a browser
@@ -76,39 +79,44 @@ pub fn write_atomic(bundles: &[(&str, &BuiltBundle)], out: &Path, extras: &[(&st
     let _ = fs::remove_dir_all(&tmp);
     let result = (|| -> Result<u64> {
         fs::create_dir(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
-        let mut total = 0u64;
-        let mut write = |file: &str, bytes: &[u8]| -> Result<()> {
+        let write = |file: &str, bytes: &[u8]| -> Result<u64> {
             let p = tmp.join(file);
             let mut f = fs::File::create(&p).with_context(|| format!("cannot create {}", p.display()))?;
             f.write_all(bytes).with_context(|| format!("cannot write {} (disk full?)", p.display()))?;
             f.sync_all().with_context(|| format!("cannot sync {}", p.display()))?;
-            total += bytes.len() as u64;
-            Ok(())
+            Ok(bytes.len() as u64)
         };
-        // The other languages first: with the main manifest written last, a folder holding
-        // one holds them all.
-        for (folder, built) in bundles.iter().rev() {
-            if !folder.is_empty() {
-                fs::create_dir_all(tmp.join(folder)).with_context(|| format!("cannot create {}", tmp.join(folder).display()))?;
-            }
-            for (file, bytes) in &built.shards {
-                write(&format!("{folder}{file}"), bytes)?;
-            }
-            if !folder.is_empty() {
-                write(&format!("{folder}{}", sift_engine::bundle::MANIFEST_FILE), &built.manifest_bytes())?;
-            }
+        for (folder, _) in bundles.iter().filter(|(f, _)| !f.is_empty()) {
+            fs::create_dir_all(tmp.join(folder)).with_context(|| format!("cannot create {}", tmp.join(folder).display()))?;
         }
-        for (name, src) in extras {
+        let extras: Vec<(&str, Vec<u8>)> = extras
+            .iter()
+            .map(|(name, src)| Ok((*name, fs::read(src).with_context(|| format!("cannot read {}", src.display()))?)))
+            .collect::<Result<_>>()?;
+        for (name, _) in &extras {
             if let Some(dir) = Path::new(name).parent() {
                 fs::create_dir_all(tmp.join(dir)).with_context(|| format!("cannot create {}", tmp.join(dir).display()))?;
             }
-            let bytes = fs::read(src).with_context(|| format!("cannot read {}", src.display()))?;
-            write(name, &bytes)?;
+        }
+        // Every shard, and the extras, written and synced many at a time: a sync waits on
+        // the disk, not the processor, so more writers than cores keep it busy.
+        let shards = bundles
+            .iter()
+            .flat_map(|(folder, built)| built.shards.iter().map(move |(file, bytes)| (format!("{folder}{file}"), bytes.as_slice())));
+        let files: Vec<(String, &[u8])> = shards.chain(extras.iter().map(|(name, bytes)| (name.to_string(), bytes.as_slice()))).collect();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(WRITERS).build().context("cannot start the writers")?;
+        let mut total: u64 = pool.install(|| {
+            use rayon::prelude::*;
+            files.par_iter().map(|(file, bytes)| write(file, bytes)).sum::<Result<u64>>()
+        })?;
+        // The other languages' manifests, then the main one: a folder holding the main
+        // manifest holds every file of every language.
+        for (folder, built) in bundles.iter().rev().filter(|(f, _)| !f.is_empty()) {
+            total += write(&format!("{folder}{}", sift_engine::bundle::MANIFEST_FILE), &built.manifest_bytes())?;
         }
         // The manifest last: a directory with a manifest is a complete bundle.
         let main = bundles.first().ok_or_else(|| anyhow!("no bundle to write"))?.1;
-        write(sift_engine::bundle::MANIFEST_FILE, &main.manifest_bytes())?;
-        Ok(total)
+        Ok(total + write(sift_engine::bundle::MANIFEST_FILE, &main.manifest_bytes())?)
     })();
     let total = match result {
         Ok(t) => t,

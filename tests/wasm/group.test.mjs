@@ -85,3 +85,17 @@ test("bad groups are refused with a reason", async () => {
   const g = await SiftGroup.load([url("docs"), url("blog")], opts);
   await assert.rejects(g.search({ query: "" }), (e) => e.code === "empty_query");
 });
+
+test("bundles names the ones to search; one bundle's Sift answers what a group does not merge", async () => {
+  const g = await SiftGroup.load([{ base: url("docs"), name: "docs" }, { base: url("blog"), name: "blog", weight: 3 }], opts);
+  const r = await g.search({ query: "cache", bundles: ["docs"] });
+  assert.ok(r.results.length > 0 && r.results.every((x) => x.bundle === "docs"), JSON.stringify(r.results));
+  assert.deepEqual(r.bundles.map((b) => b.name), ["docs"]);
+  assert.equal(r.results[0].score, 1, "scores are relative to the bundles searched");
+  await assert.rejects(g.search({ query: "cache", bundles: ["docs", "wiki"] }), /no bundle named "wiki"; the bundles are docs, blog/);
+  await assert.rejects(g.search({ query: "cache", bundles: [] }), /bundles is a list of bundle names/);
+  await assert.rejects(g.search({ query: "cache", bundles: "docs" }), /bundles is a list of bundle names/);
+  const doc = await g.sift("blog").getDocument("cache-post.md");
+  assert.equal(doc.title, "Why we cache");
+  assert.throws(() => g.sift("wiki"), /no bundle named "wiki"/);
+});

@@ -2,26 +2,97 @@
 // the browser uses). Routing, HTTP status codes and MCP framing live here; searching,
 // validation and error codes live in the core.
 //
-//   GET  /search?q=…&limit=…&offset=…&mode=…&since=…&sort=…&filter.<field>=…
-//   POST /search            the JSON contract
+//   GET  /search?q=…&limit=…&offset=…&mode=…&since=…&sort=…&filter.<field>=…&lang=…&bundle=…
+//   POST /search            the JSON contract (+ lang, bundles)
 //   POST /multi_search      {queries: [...], limit?, offset?}
-//   GET  /documents/{id}    the stored document
-//   GET  /related/{id}?limit=…
+//   GET  /documents/{id}?bundle=…   the stored document
+//   GET  /related/{id}?limit=…&bundle=…
 //   GET  /health
 //   POST /mcp               Model Context Protocol, Streamable HTTP (JSON-RPC 2.0)
+//
+// SIFT_BUNDLES (a JSON list of {name, path | url, weight?, filters?}) makes the worker search
+// several bundles as one: folders of its assets (other versions, languages) or other sites'
+// bundles by URL, merged by rank (SiftGroup), each result naming its bundle; `bundle`
+// narrows a search to some of them and picks the one /documents, /related and MCP read.
 
 import { Sift, SiftError, asSiftError, primaryLanguage, LIMITS } from "../../www/dist/sift.js";
+import { SiftGroup } from "../../www/dist/sift-group.js";
 import { statusOf } from "../../www/dist/contract.js";
 import { handleMcp } from "./mcp.js";
+
+const ASSETS_BASE = "https://assets.local/";
+
+/** The bundles SIFT_BUNDLES lists, as SiftGroup sources; null when it is not set. */
+export function bundlesOf(env) {
+  const raw = env.SIFT_BUNDLES;
+  if (raw === undefined || raw === "") return null;
+  const bad = (why) => new SiftError("bundle_missing", `SIFT_BUNDLES ${why}; it lists the bundles as [{"name": "docs", "path": "docs/"}, {"name": "blog", "url": "https://blog.example.com/_sift/", "weight": 0.5}]`);
+  let list;
+  try {
+    list = typeof raw === "string" ? JSON.parse(raw) : raw;
+  } catch (e) {
+    throw bad(`is not valid JSON (${e.message})`);
+  }
+  if (!Array.isArray(list) || !list.length) throw bad("is not a list of bundles");
+  return list.map((b, i) => {
+    if (!b || typeof b !== "object" || typeof b.name !== "string" || !b.name) throw bad(`entry ${i} has no name`);
+    let base;
+    if (typeof b.path === "string") base = new URL(b.path.replace(/^\/+/, ""), ASSETS_BASE).href;
+    else if (typeof b.url === "string" && /^https?:\/\//.test(b.url)) base = b.url;
+    else throw bad(`entry ${i} (${b.name}) has neither a path (a folder of the assets) nor an http(s) url`);
+    return { name: b.name, base: base.endsWith("/") ? base : `${base}/`, weight: b.weight, filters: b.filters };
+  });
+}
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
 /** One Sift per isolate and language, loaded on the first request from the bundle in static assets. */
 export function makeApp({ coreWasm, embedWasm }) {
   const loaded = new Map(); // language code ("" for the main bundle) → Promise<Sift>
+  const groups = new Map(); // language code → Promise<SiftGroup>
 
-  /** The bundle of `lang` (a site built in several languages has one each; none: the main one). */
-  async function sift(env, lang) {
+  /** Engine options every bundle is loaded with. */
+  function loadOptions(env, code) {
+    const assets = env.ASSETS;
+    if (!assets) throw new SiftError("bundle_missing", "the worker has no ASSETS binding with a Sift bundle (see wrangler.toml)");
+    // The assets' bundles from the binding; another site's over the network.
+    const fetchAsset = (url) => (String(url).startsWith(ASSETS_BASE) ? assets.fetch(new Request(url)) : fetch(url));
+    // Semantic search by the bundle's static encoder, or by the model in the model entry.
+    const semantic = env.SIFT_SEMANTIC !== "off";
+    return {
+      fetch: fetchAsset, runtime: "full", wasmUrl: coreWasm, embedWasmUrl: embedWasm, semantic, embedder: embedWasm ? "model" : "static",
+      modelMemory: "small", // a Cloudflare isolate has 128 MB
+      language: code || undefined,
+    };
+  }
+
+  /** The bundles SIFT_BUNDLES lists, in the language of `lang`; null when it is not set. */
+  function group(env, lang) {
+    const sources = bundlesOf(env);
+    if (!sources) return null;
+    const code = primaryLanguage(lang) ?? "";
+    let p = groups.get(code);
+    if (!p) {
+      p = Promise.resolve().then(() => SiftGroup.load(sources, loadOptions(env, code))).catch((e) => {
+        groups.delete(code); // retry on the next request
+        throw e;
+      });
+      groups.set(code, p);
+    }
+    return p;
+  }
+
+  /**
+   * The bundle of `lang` (a site built in several languages has one each; none: the main
+   * one); with SIFT_BUNDLES, of the bundle named `bundle` (none: the first listed).
+   */
+  async function sift(env, lang, bundle) {
+    const g = group(env, lang);
+    if (g) {
+      const sources = bundlesOf(env);
+      return (await g).sift(bundle ?? sources[0].name);
+    }
+    if (bundle !== undefined) throw oneBundle();
     const code = primaryLanguage(lang);
     if (code) {
       const main = await sift(env);
@@ -37,21 +108,12 @@ export function makeApp({ coreWasm, embedWasm }) {
     return load(env, "");
   }
 
+  const oneBundle = () => new SiftError("invalid_request", "this worker searches one bundle; SIFT_BUNDLES (wrangler.toml) lists several to choose from");
+
   function load(env, code) {
     let siftPromise = loaded.get(code);
     if (!siftPromise) {
-      const assets = env.ASSETS;
-      if (!assets) {
-        return Promise.reject(new SiftError("bundle_missing", "the worker has no ASSETS binding with a Sift bundle (see wrangler.toml)"));
-      }
-      const fetchAsset = (url) => assets.fetch(new Request(url));
-      // Semantic search by the bundle's static encoder, or by the model in the model entry.
-      const semantic = env.SIFT_SEMANTIC !== "off";
-      siftPromise = Sift.load("https://assets.local/", {
-        fetch: fetchAsset, runtime: "full", wasmUrl: coreWasm, embedWasmUrl: embedWasm, semantic, embedder: embedWasm ? "model" : "static",
-        modelMemory: "small", // a Cloudflare isolate has 128 MB
-        language: code || undefined,
-      }).catch((e) => {
+      siftPromise = Promise.resolve().then(() => Sift.load(ASSETS_BASE, loadOptions(env, code))).catch((e) => {
         loaded.delete(code); // retry on the next request
         throw e;
       });
@@ -126,13 +188,14 @@ export function makeApp({ coreWasm, embedWasm }) {
     for (const [k, v] of params) {
       if (k === "q" || k === "query") req.query = v;
       else if (k === "lang") req.lang = v;
+      else if (k === "bundle") req.bundles = [...(req.bundles ?? []), ...v.split(",").map((x) => x.trim()).filter(Boolean)];
       else if (k === "limit" || k === "offset") req[k] = /^-?\d+$/.test(v) ? Number(v) : v;
       else if (k === "mode" || k === "since" || k === "sort") req[k] = v;
       else if (k === "boost_recent" || k === "include_content" || k === "explain") req[k] = v === "true" || v === "1";
       else if (k.startsWith("filter.") && k.length > 7) {
         const f = k.slice(7);
         filters[f] = filters[f] === undefined ? v : [].concat(filters[f], v);
-      } else throw new SiftError("invalid_request", `unknown parameter ${JSON.stringify(k)}; use q, limit, offset, mode, since, sort, boost_recent, include_content, explain, lang or filter.<field>`);
+      } else throw new SiftError("invalid_request", `unknown parameter ${JSON.stringify(k)}; use q, limit, offset, mode, since, sort, boost_recent, include_content, explain, lang, bundle or filter.<field>`);
     }
     if (req.query === undefined) throw new SiftError("invalid_request", "missing the q parameter: GET /search?q=your+query");
     if (Object.keys(filters).length) req.filters = filters;
@@ -159,6 +222,11 @@ export function makeApp({ coreWasm, embedWasm }) {
 
     if (pathname === "/health") {
       only("GET", "HEAD");
+      const g = group(env);
+      if (g) {
+        const bundles = (await g).bundles;
+        return json({ status: bundles.some((b) => b.error) ? "degraded" : "ok", bundles }, 200, { "cache-control": "no-store" });
+      }
       const s = await sift(env);
       const info = s.info;
       return json({
@@ -173,6 +241,9 @@ export function makeApp({ coreWasm, embedWasm }) {
       // `lang` picks the bundle; the rest is the search (an array or a string is the core's to refuse).
       if (body && typeof body === "object" && !Array.isArray(body) && "lang" in body) ({ lang, ...body } = body);
       if (lang !== undefined && typeof lang !== "string") throw new SiftError("invalid_request", "lang is a language code such as \"de\"");
+      const g = group(env, lang);
+      if (g) return json(await (await g).search(body), 200, method === "GET" ? cacheGet : {});
+      if (body && typeof body === "object" && "bundles" in body) throw oneBundle();
       const s = await sift(env, lang);
       if (s.semanticState === "idle") await s.loadSemantic(); // the edge waits for the model once
       const res = await s.search(body);
@@ -187,7 +258,7 @@ export function makeApp({ coreWasm, embedWasm }) {
     if (doc) {
       only("GET");
       const id = decodeURIComponent(doc[1]);
-      const d = await (await sift(env)).getDocument(id);
+      const d = await (await sift(env, undefined, url.searchParams.get("bundle") ?? undefined)).getDocument(id);
       if (!d) throw new SiftError("not_found", `no document with id ${JSON.stringify(id)}`);
       return json(d, 200, cacheGet);
     }
@@ -195,7 +266,8 @@ export function makeApp({ coreWasm, embedWasm }) {
     if (rel) {
       only("GET");
       const id = decodeURIComponent(rel[1]);
-      return json(await (await sift(env)).related(id, { limit: positiveLimit(url.searchParams.get("limit")) }), 200, cacheGet);
+      const s = await sift(env, undefined, url.searchParams.get("bundle") ?? undefined);
+      return json(await s.related(id, { limit: positiveLimit(url.searchParams.get("limit")) }), 200, cacheGet);
     }
     if (pathname === "/mcp") {
       if (method !== "POST") {

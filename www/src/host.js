@@ -17,12 +17,12 @@ export class SiftError extends Error {
   }
 }
 
-/** Turn whatever a wasm call (or a host) threw into a SiftError. */
 /** The language of a BCP 47 tag, lowercased (`pt-BR` → `pt`, `zh_Hant` → `zh`; "" for none). */
 export function primaryLanguage(tag) {
   return typeof tag === "string" ? tag.trim().split(/[-_]/)[0].toLowerCase() : "";
 }
 
+/** Turn whatever a wasm call (or a host) threw into a SiftError. */
 export function asSiftError(e) {
   if (e instanceof SiftError) return e;
   if (e && typeof e === "object" && typeof e.code === "string" && typeof e.message === "string") {

@@ -21,6 +21,9 @@ export declare class SiftGroup {
   static load(sources: (GroupSource | string)[], options?: LoadOptions): Promise<SiftGroup>;
   readonly bundles: { name: string; weight: number; error?: { code: string; message: string } }[];
   readonly semanticState: SemanticState;
-  search(request: SearchRequest | string): Promise<GroupResponse>;
+  /** `bundles` names the bundles to search (default: all of them). */
+  search(request: (SearchRequest & { bundles?: string[] }) | string): Promise<GroupResponse>;
+  /** The Sift of one bundle (by name), for calls a group does not merge (getDocument, related). */
+  sift(name: string): import("./sift.js").Sift;
   onSemanticState(fn: (state: SemanticState) => void): void;
 }

@@ -50,21 +50,46 @@ export class SiftGroup {
     return this.#members.map((m) => ({ name: m.name, weight: m.weight, ...(m.error ? { error: m.error.toJSON() } : {}) }));
   }
 
-  /** A search over every bundle, merged: the contract's response, with `bundle` on each result and `bundles` (each one's total or error). */
+  /** The Sift of the bundle named `name` (its load error if it failed to load). */
+  sift(name) {
+    const m = this.#members.find((x) => x.name === name);
+    if (!m) throw this.#unknown(name);
+    if (m.error) throw m.error;
+    return m.sift;
+  }
+
+  #unknown(name) {
+    return new SiftError("invalid_request", `no bundle named ${JSON.stringify(name)}; the bundles are ${this.#members.map((x) => x.name).join(", ")}`);
+  }
+
+  /**
+   * A search over every bundle (or those `bundles` names), merged: the contract's response,
+   * with `bundle` on each result and `bundles` (each one's total or error).
+   */
   async search(request) {
-    const req = typeof request === "string" ? { query: request } : request;
-    if (req === null || typeof req !== "object" || Array.isArray(req)) {
+    const asked = typeof request === "string" ? { query: request } : request;
+    if (asked === null || typeof asked !== "object" || Array.isArray(asked)) {
       throw new SiftError("invalid_request", "search takes a request object ({query, …}) or a query string");
+    }
+    const { bundles: only, ...req } = asked;
+    let members = this.#members;
+    if (only !== undefined) {
+      if (!Array.isArray(only) || !only.length || only.some((n) => typeof n !== "string")) {
+        throw new SiftError("invalid_request", "bundles is a list of bundle names, such as [\"docs\"]");
+      }
+      const unknown = only.find((n) => !members.some((m) => m.name === n));
+      if (unknown !== undefined) throw this.#unknown(unknown);
+      members = members.filter((m) => only.includes(m.name));
     }
     const limit = req.limit ?? 10;
     const offset = req.offset ?? 0;
     // Every bundle's first offset + limit results: the merged page is among them.
-    const answers = await Promise.allSettled(this.#members.map((m) => {
+    const answers = await Promise.allSettled(members.map((m) => {
       if (m.error) return Promise.reject(m.error);
       const filters = m.filters || req.filters ? { ...m.filters, ...req.filters } : undefined;
       return m.sift.search({ ...req, filters, offset: 0, limit: Math.min(offset + limit, 100) });
     }));
-    const ok = answers.map((a, i) => [this.#members[i], a]).filter(([, a]) => a.status === "fulfilled");
+    const ok = answers.map((a, i) => [members[i], a]).filter(([, a]) => a.status === "fulfilled");
     // A request every bundle refuses (an empty query, a bad limit) is the caller's error.
     if (!ok.length) throw asSiftError(answers[0].reason);
     const scored = [];
@@ -72,7 +97,7 @@ export class SiftGroup {
       a.value.results.forEach((r, rank) => scored.push({ ...r, bundle: m.name, score: m.weight / (RRF_K + rank + 1) }));
     }
     scored.sort((a, b) => b.score - a.score);
-    const best = this.#members.reduce((w, m) => Math.max(w, m.weight), 0) / (RRF_K + 1);
+    const best = members.reduce((w, m) => Math.max(w, m.weight), 0) / (RRF_K + 1);
     const results = scored.slice(offset, offset + limit).map((r) => ({ ...r, score: Math.round((r.score / best) * 1e4) / 1e4 }));
     const total = ok.reduce((n, [, a]) => n + a.value.total, 0);
     const first = ok[0][1].value;
@@ -94,7 +119,7 @@ export class SiftGroup {
       facets,
       timings_ms: { total: Math.max(...ok.map(([, a]) => a.value.timings_ms?.total ?? 0)) },
       bundles: answers.map((a, i) => ({
-        name: this.#members[i].name,
+        name: members[i].name,
         ...(a.status === "fulfilled" ? { total: a.value.total } : { error: asSiftError(a.reason).toJSON() }),
       })),
     };
