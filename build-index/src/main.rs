@@ -286,10 +286,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
     let docs_total: usize = groups.iter().map(|g| g.docs.len()).sum();
     let mut bundles: Vec<(String, sift_build::BuiltBundle)> = Vec::with_capacity(groups.len());
     let spinner = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
-    spinner.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-    );
+    spinner.set_style(spinner_style());
     for (gi, g) in groups.iter().enumerate() {
         // The embedding model is English: another language's bundle is keyword-only (its
         // `auto` answers lexically) rather than carrying vectors that mean little.
@@ -359,6 +356,11 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
     Ok(report)
 }
 
+/// A step of the build that has not said how far it is.
+fn spinner_style() -> indicatif::ProgressStyle {
+    indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}").unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner())
+}
+
 /// Build the bundle of one language's pages (with vectors when `model` is given).
 fn build_language(
     a: &BuildArgs,
@@ -407,11 +409,30 @@ fn build_language(
     let docs_n = g.docs.len();
     let code = g.code.clone();
     let (step_bar, step_times) = (spinner.clone(), steps.clone());
+    // A step shows a spinner until it tells how far it is, then a bar with the time to go.
+    let counted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let bopts = BuildOptions {
-        on_step: sift_build::OnStep(Some(std::sync::Arc::new(move |what: &str| {
-            step_bar.set_message(format!("{docs_n} documents ({code}): {what}"));
-            step_bar.reset_elapsed();
-            step_times.start(what);
+        on_step: sift_build::OnStep(Some(std::sync::Arc::new(move |event: sift_build::BuildEvent<'_>| match event {
+            sift_build::BuildEvent::Step(what) => {
+                if counted.swap(false, std::sync::atomic::Ordering::Relaxed) {
+                    step_bar.set_style(spinner_style());
+                }
+                step_bar.set_message(format!("{docs_n} documents ({code}): {what}"));
+                step_bar.reset_elapsed();
+                step_bar.reset_eta();
+                step_bar.set_position(0);
+                step_times.start(what);
+            }
+            sift_build::BuildEvent::Progress { done, total } => {
+                if !counted.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                    step_bar.set_style(
+                        indicatif::ProgressStyle::with_template("{spinner} {msg} {pos}/{len} {wide_bar} {elapsed}, {eta} to go")
+                            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                    );
+                }
+                step_bar.set_length(total);
+                step_bar.set_position(done);
+            }
         }))),
         ..bopts
     };

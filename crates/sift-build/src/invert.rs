@@ -127,7 +127,13 @@ const ANALYSIS_BATCH: usize = 512;
 /// Documents analysed in parallel, a batch at a time, merged in document order; a batch
 /// is merged while the next one is analysed. Once the postings held pass `memory` bytes
 /// they are written to disk as a run.
-pub(crate) fn invert(docs: &[SourceDoc], analyzer: &Analyzer, memory: usize, warnings: &mut Vec<String>) -> Result<Inverted, SiftError> {
+pub(crate) fn invert(
+    docs: &[SourceDoc],
+    analyzer: &Analyzer,
+    memory: usize,
+    on_step: &crate::OnStep,
+    warnings: &mut Vec<String>,
+) -> Result<Inverted, SiftError> {
     let mut inv = Inverted {
         postings: HashMap::new(),
         runs: Vec::new(),
@@ -144,6 +150,7 @@ pub(crate) fn invert(docs: &[SourceDoc], analyzer: &Analyzer, memory: usize, war
         let (merged, analysed) = rayon::join(
             || {
                 inv.merge(std::mem::take(&mut pending), docs, warnings);
+                on_step.progress(inv.ends.len(), docs.len());
                 if inv.held > memory {
                     inv.runs.push(crate::spill::write_run(&mut inv.postings)?);
                     inv.held = 0;

@@ -81,14 +81,29 @@ pub struct BuildOptions {
     pub postings_memory: usize,
 }
 
+/// What a build tells its host as it goes (`BuildOptions::on_step`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildEvent<'a> {
+    /// A step starts.
+    Step(&'a str),
+    /// `done` of the current step's `total` units (pages, terms, shards) are done.
+    Progress { done: u64, total: u64 },
+}
+
 /// A host's progress callback (`BuildOptions::on_step`); none by default.
 #[derive(Clone, Default)]
-pub struct OnStep(pub Option<std::sync::Arc<dyn Fn(&str) + Send + Sync>>);
+pub struct OnStep(pub Option<std::sync::Arc<dyn Fn(BuildEvent<'_>) + Send + Sync>>);
 
 impl OnStep {
     fn step(&self, what: &str) {
         if let Some(f) = &self.0 {
-            f(what)
+            f(BuildEvent::Step(what))
+        }
+    }
+
+    fn progress(&self, done: usize, total: usize) {
+        if let Some(f) = &self.0 {
+            f(BuildEvent::Progress { done: done as u64, total: total as u64 })
         }
     }
 }
@@ -147,7 +162,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     check_ids(docs)?;
     let mut warnings = Vec::new();
     opts.on_step.step("analysing and inverting the pages");
-    let mut inverted = invert(docs, &opts.analyzer, opts.postings_memory, &mut warnings)?;
+    let mut inverted = invert(docs, &opts.analyzer, opts.postings_memory, &opts.on_step, &mut warnings)?;
     // The doc store is planned first: a long page's positions move onto its parts' grid
     // (`bundle::partition`) as the postings are written.
     let store_plan =
@@ -170,7 +185,8 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let encode_the_rest = || -> Result<_, SiftError> {
         opts.on_step.step("encoding the terms, the vocabulary and the doc store");
         let postings = Postings { terms: &terms, entries: &inverted.postings, runs: std::mem::take(&mut inverted.runs) };
-        let term_payloads = term_shards(postings, opts.term_shard_target, MAX_TERM_SHARDS, &|doc, pos| store_plan.remap(doc, pos))?;
+        let term_payloads =
+            term_shards(postings, opts.term_shard_target, MAX_TERM_SHARDS, &|doc, pos| store_plan.remap(doc, pos), &opts.on_step)?;
         // Definitions' keys are not words: nothing completes or corrects to them.
         let with_df: Vec<(&str, u32)> = terms.iter().filter(|t| !symbol::is_key(t)).map(|&t| (t, inverted.postings[t].df())).collect();
         let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
@@ -211,7 +227,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let groups_at = framer.add(ShardKind::EncoderVocab, groups);
     let rows_at = framer.add(ShardKind::EncoderRows, rows);
     opts.on_step.step("compressing the shards");
-    let mut framed = framer.frame();
+    let mut framed = framer.frame(&opts.on_step);
     let encoder = semantic.as_ref().and_then(|s| s.encoder.as_ref());
 
     // Stores named by rule, and the manifest.
@@ -312,12 +328,14 @@ impl Framer<'_> {
     }
 
     /// Every payload framed and compressed (on every core), under its content name.
-    fn frame(self) -> Framed {
+    fn frame(self, on_step: &OnStep) -> Framed {
         use rayon::prelude::*;
         let dictionary = self.dictionary;
-        let mut shards = Vec::with_capacity(self.jobs.len());
+        let total = self.jobs.len();
+        let mut shards = Vec::with_capacity(total);
         let mut jobs = self.jobs.into_iter();
         loop {
+            on_step.progress(shards.len(), total);
             let batch: Vec<(ShardKind, Vec<u8>)> = jobs.by_ref().take(FRAMED_AT_A_TIME).collect();
             if batch.is_empty() {
                 return Framed { shards };
@@ -397,11 +415,15 @@ fn term_shards(
     target: usize,
     max_shards: usize,
     remap: &(dyn Fn(u32, u32) -> u32 + Sync),
+    on_step: &OnStep,
 ) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
     let mut runs = postings.runs.into_iter().map(spill::RunReader::new).collect::<Result<Vec<_>, _>>()?;
     let bytes: usize = postings.entries.values().map(TermEntry::bytes).sum();
     let mut writer = ShardWriter::new(target.max(bytes.div_ceil(max_shards.max(1))));
-    for term in postings.terms {
+    for (k, term) in postings.terms.iter().enumerate() {
+        if k % 4096 == 0 {
+            on_step.progress(k, postings.terms.len());
+        }
         let mut taken = Vec::new();
         for run in &mut runs {
             taken.extend(run.take(term)?);
@@ -542,6 +564,24 @@ mod term_store {
     }
 
     #[test]
+    fn a_build_tells_its_host_each_step_and_how_far_it_is() {
+        let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = events.clone();
+        let on_step = OnStep(Some(std::sync::Arc::new(move |e: BuildEvent<'_>| {
+            let e = match e {
+                BuildEvent::Step(what) => format!("step {what}"),
+                BuildEvent::Progress { done, total } => format!("{done}/{total}"),
+            };
+            seen.lock().unwrap().push(e);
+        })));
+        build(&pages(1100), &BuildOptions { on_step, ..Default::default() }).unwrap();
+        let events = events.lock().unwrap().join(", ");
+        assert!(events.starts_with("step analysing and inverting the pages, 512/1100, 1024/1100, 1100/1100, "), "{events}");
+        assert!(events.contains("step encoding the terms, the vocabulary and the doc store, 0/"), "{events}");
+        assert!(events.contains("step compressing the shards, 0/"), "{events}");
+    }
+
+    #[test]
     fn a_build_short_of_memory_writes_the_same_bundle() {
         // Three batches of pages, some long enough to be stored in parts (their positions
         // move as their postings are written), and postings taken to disk after each batch.
@@ -575,15 +615,16 @@ mod term_store {
         let mut terms: Vec<&str> = held.keys().map(String::as_str).collect();
         terms.sort_unstable();
         for cap in [usize::MAX, 20] {
-            let whole = term_shards(Postings { terms: &terms, entries: &held, runs: Vec::new() }, 64, cap, &|_, p| p).unwrap();
+            let whole =
+                term_shards(Postings { terms: &terms, entries: &held, runs: Vec::new() }, 64, cap, &|_, p| p, &OnStep::default()).unwrap();
             let (spilled, runs) = postings(true);
             assert_eq!(runs.len(), 2);
-            let cut = term_shards(Postings { terms: &terms, entries: &spilled, runs }, 64, cap, &|_, p| p).unwrap();
+            let cut = term_shards(Postings { terms: &terms, entries: &spilled, runs }, 64, cap, &|_, p| p, &OnStep::default()).unwrap();
             assert!(whole == cut, "cap {cap}: the shards differ");
         }
         // A run holding a term the list lacks is an error, not a silent loss.
         let (spilled, runs) = postings(true);
-        assert!(term_shards(Postings { terms: &terms[1..], entries: &spilled, runs }, 64, 20, &|_, p| p).is_err());
+        assert!(term_shards(Postings { terms: &terms[1..], entries: &spilled, runs }, 64, 20, &|_, p| p, &OnStep::default()).is_err());
     }
 
     #[test]
@@ -593,7 +634,7 @@ mod term_store {
         terms.sort_unstable();
         let shards = |cap: usize| {
             let all = Postings { terms: &terms, entries: &postings, runs: Vec::new() };
-            term_shards(all, 64, cap, &|_, p| p).unwrap()
+            term_shards(all, 64, cap, &|_, p| p, &OnStep::default()).unwrap()
         };
         let uncapped = shards(usize::MAX).len();
         assert!(uncapped > 500, "{uncapped} shards");
