@@ -36,7 +36,7 @@ use invert::invert;
 use semantic::layout::lay_out;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
-use store::{doc_store, plan_doc_store};
+use store::{each_doc_shard, plan_doc_store};
 
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
@@ -168,17 +168,31 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let store_plan =
         plan_doc_store(docs, &inverted.section_starts, &inverted.ends, opts.doc_shard_target, opts.doc_part_target, MAX_DOC_SHARDS);
 
-    // Each artifact's payloads. The doc store's dictionary is trained (one core) while the
-    // terms, the vocabulary, the ids and the semantic half are encoded beside it.
-    let mut doc_payloads = doc_store(docs, std::mem::take(&mut inverted.section_starts), &store_plan)?;
-    let store_bytes: usize = doc_payloads.iter().map(|d| d.3.len()).sum();
-    let train_dictionary = || {
-        (store_bytes >= opts.doc_dictionary_from)
-            .then(|| {
-                let payloads: Vec<&[u8]> = doc_payloads.iter().map(|d| d.3.as_slice()).collect();
-                dictionary::train(&dictionary::training_sample(&payloads), dictionary::DICTIONARY_BYTES)
-            })
-            .filter(|d| !d.is_empty())
+    // Each artifact's payloads. The doc store is the site's text again, so it is never held
+    // as payloads: a pass over it measures each shard, a second makes the ones the
+    // dictionary learns from (trained on one core while the terms, the vocabulary, the ids
+    // and the semantic half are encoded beside it), and a third compresses each shard as it
+    // is made.
+    let section_starts = std::mem::take(&mut inverted.section_starts);
+    let mut doc_sizes = Vec::new();
+    each_doc_shard(docs, &section_starts, &store_plan, |_, p| {
+        doc_sizes.push(p.3.len());
+        Ok(())
+    })?;
+    let train_dictionary = || -> Result<Option<Vec<u8>>, SiftError> {
+        if doc_sizes.iter().sum::<usize>() < opts.doc_dictionary_from {
+            return Ok(None);
+        }
+        let sample: BTreeSet<usize> = dictionary::training_sample(&doc_sizes).collect();
+        let mut payloads = Vec::with_capacity(sample.len());
+        each_doc_shard(docs, &section_starts, &store_plan, |place, p| {
+            if sample.contains(&place) {
+                payloads.push(p.3);
+            }
+            Ok(())
+        })?;
+        let samples: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
+        Ok(Some(dictionary::train(&samples, dictionary::DICTIONARY_BYTES)).filter(|d| !d.is_empty()))
     };
     let mut terms: Vec<&str> = inverted.postings.keys().map(String::as_str).collect();
     terms.sort_unstable();
@@ -199,7 +213,9 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         Ok((term_payloads, vocab_payloads, id_payloads, semantic))
     };
     let (dictionary, rest) = rayon::join(train_dictionary, encode_the_rest);
-    let (mut term_payloads, mut vocab_payloads, mut id_payloads, mut semantic) = rest?;
+    let (dictionary, (mut term_payloads, mut vocab_payloads, mut id_payloads, mut semantic)) = (dictionary?, rest?);
+    opts.on_step.step("compressing the doc store");
+    let (doc_shards, doc_framed) = frame_doc_store(docs, &section_starts, &store_plan, dictionary.as_deref(), &opts.on_step)?;
     // The postings are in the term shards now: their memory goes before compressing.
     drop(terms);
     let term_count = std::mem::take(&mut inverted.postings).len() as u64;
@@ -218,7 +234,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let fold_at = framer.add(ShardKind::FoldTable, crate::decompose::rare_folds_bytes().into_iter().map(<[u8]>::to_vec));
     let terms_at = framer.add(ShardKind::Terms, term_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
     let vocab_at = framer.add(ShardKind::Vocabulary, vocab_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
-    let docs_at = framer.add(ShardKind::Docs, doc_payloads.iter_mut().map(|d| std::mem::take(&mut d.3)));
+    let docs_at = framer.add_framed(doc_framed);
     let ids_at = framer.add(ShardKind::Ids, id_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
     let lists_at = framer.add(ShardKind::VectorList, semantic.iter_mut().flat_map(|s| s.lists.iter_mut().map(std::mem::take)));
     let projection_at = framer.add(ShardKind::Projection, semantic.iter_mut().map(|s| std::mem::take(&mut s.projection)));
@@ -272,10 +288,10 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         }),
         None => None,
     };
-    let doc_shards = doc_payloads
-        .iter()
+    let doc_shards = doc_shards
+        .into_iter()
         .zip(framed.refs(docs_at))
-        .map(|((first_doc, n, first_pos, _), shard)| DocShardRef { shard, first_doc: *first_doc, docs: *n, first_pos: *first_pos })
+        .map(|((first_doc, docs, first_pos), shard)| DocShardRef { shard, first_doc, docs, first_pos })
         .collect();
     let manifest = Manifest {
         generator: opts.generator.clone(),
@@ -308,11 +324,55 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     Ok(BuiltBundle { manifest, shards, warnings })
 }
 
-/// Shard payloads to frame, each kind's a block of its own.
+/// Shard payloads to frame (or framed already), each kind's a block of its own.
 struct Framer<'a> {
-    jobs: Vec<(ShardKind, Vec<u8>)>,
+    jobs: Vec<(ShardKind, Job)>,
     /// The doc store's dictionary, which doc shards are compressed after.
     dictionary: Option<&'a [u8]>,
+}
+
+/// A shard framed under its content name, with its manifest entry.
+type FramedShard = (ShardRef, (String, Vec<u8>));
+
+enum Job {
+    Payload(Vec<u8>),
+    Framed(FramedShard),
+}
+
+/// A payload framed and compressed (a doc shard after the dictionary, when there is one).
+fn frame_one(kind: ShardKind, payload: &[u8], dictionary: Option<&[u8]>) -> FramedShard {
+    match (kind, dictionary) {
+        (ShardKind::Docs, Some(d)) => named(kind, bundle::encode_shard_with_dictionary(kind, payload, d)),
+        _ => named(kind, bundle::encode_shard(kind, payload)),
+    }
+}
+
+/// The doc store's shards compressed as they are made, a batch at a time on every core:
+/// each one's (first doc, docs, first position of a part), and the framed shards.
+fn frame_doc_store(
+    docs: &[SourceDoc],
+    section_starts: &[Vec<u32>],
+    plan: &store::StorePlan,
+    dictionary: Option<&[u8]>,
+    on_step: &OnStep,
+) -> Result<(Vec<(u32, u32, Option<u32>)>, Vec<FramedShard>), SiftError> {
+    use rayon::prelude::*;
+    let (mut places, mut framed, mut batch) = (Vec::new(), Vec::new(), Vec::new());
+    let total = plan.shard_count();
+    let compress = |batch: &mut Vec<Vec<u8>>, framed: &mut Vec<FramedShard>| {
+        framed.par_extend(batch.par_drain(..).map(|p| frame_one(ShardKind::Docs, &p, dictionary)));
+        on_step.progress(framed.len(), total);
+    };
+    each_doc_shard(docs, section_starts, plan, |_, (first_doc, n, first_pos, payload)| {
+        places.push((first_doc, n, first_pos));
+        batch.push(payload);
+        if batch.len() == FRAMED_AT_A_TIME {
+            compress(&mut batch, &mut framed);
+        }
+        Ok(())
+    })?;
+    compress(&mut batch, &mut framed);
+    Ok((places, framed))
 }
 
 /// Payloads framed at a time: each is freed once framed, so a big site's bundle is not
@@ -323,7 +383,14 @@ impl Framer<'_> {
     /// Add a kind's payloads; the block they take.
     fn add(&mut self, kind: ShardKind, payloads: impl IntoIterator<Item = Vec<u8>>) -> Range<usize> {
         let start = self.jobs.len();
-        self.jobs.extend(payloads.into_iter().map(|p| (kind, p)));
+        self.jobs.extend(payloads.into_iter().map(|p| (kind, Job::Payload(p))));
+        start..self.jobs.len()
+    }
+
+    /// Add shards framed already (the doc store's); the block they take.
+    fn add_framed(&mut self, framed: Vec<FramedShard>) -> Range<usize> {
+        let start = self.jobs.len();
+        self.jobs.extend(framed.into_iter().map(|f| (ShardKind::Docs, Job::Framed(f))));
         start..self.jobs.len()
     }
 
@@ -336,13 +403,13 @@ impl Framer<'_> {
         let mut jobs = self.jobs.into_iter();
         loop {
             on_step.progress(shards.len(), total);
-            let batch: Vec<(ShardKind, Vec<u8>)> = jobs.by_ref().take(FRAMED_AT_A_TIME).collect();
+            let batch: Vec<(ShardKind, Job)> = jobs.by_ref().take(FRAMED_AT_A_TIME).collect();
             if batch.is_empty() {
                 return Framed { shards };
             }
-            shards.par_extend(batch.into_par_iter().map(|(kind, payload)| match (kind, dictionary) {
-                (ShardKind::Docs, Some(d)) => named(kind, bundle::encode_shard_with_dictionary(kind, &payload, d)),
-                _ => named(kind, bundle::encode_shard(kind, &payload)),
+            shards.par_extend(batch.into_par_iter().map(|(kind, job)| match job {
+                Job::Payload(payload) => frame_one(kind, &payload, dictionary),
+                Job::Framed(framed) => framed,
             }));
         }
     }
@@ -350,7 +417,7 @@ impl Framer<'_> {
 
 /// Framed shards with their manifest entries.
 struct Framed {
-    shards: Vec<(ShardRef, (String, Vec<u8>))>,
+    shards: Vec<FramedShard>,
 }
 
 impl Framed {
@@ -486,7 +553,7 @@ fn key_ranges(payloads: &[(String, String, Vec<u8>)], refs: Vec<ShardRef>, with_
 }
 
 /// A framed shard under its content name, with its manifest entry.
-fn named(kind: ShardKind, bytes: Vec<u8>) -> (ShardRef, (String, Vec<u8>)) {
+fn named(kind: ShardKind, bytes: Vec<u8>) -> FramedShard {
     let hash = blake3::hash(&bytes);
     let file = format!("{}-{}.bin", kind.prefix(), &hash.to_hex()[..16]);
     let r = ShardRef::new(file.clone(), bytes.len() as u64, crate::bundle::crc32::crc32(&bytes));

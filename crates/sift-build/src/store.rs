@@ -36,6 +36,11 @@ pub(crate) struct StorePlan {
 }
 
 impl StorePlan {
+    /// The doc store's shards.
+    pub(crate) fn shard_count(&self) -> usize {
+        self.shards.len()
+    }
+
     /// A position of document `doc` as analysed, where the postings keep it: a long
     /// page's positions move onto its parts' grid. (Its section starts are not kept: each
     /// stored piece carries its own, from the plan.)
@@ -146,27 +151,26 @@ fn page_fields(d: &SourceDoc) -> StoredDoc {
     }
 }
 
-/// The document store's shards as planned: (first doc, docs, first position of a part,
-/// payload).
-pub(crate) fn doc_store(
+/// A document-store shard as planned: (first doc, docs, first position of a part, payload).
+pub(crate) type DocPayload = (u32, u32, Option<u32>, Vec<u8>);
+
+/// Each document-store shard's payload as planned, in order, handed to `each` with its
+/// place: the store is the site's text again, so a build never needs it all at once.
+pub(crate) fn each_doc_shard(
     docs: &[SourceDoc],
-    mut section_starts: Vec<Vec<u32>>,
+    section_starts: &[Vec<u32>],
     plan: &StorePlan,
-) -> Result<Vec<(u32, u32, Option<u32>, Vec<u8>)>, SiftError> {
-    let stored = |i: usize, starts: &mut Vec<Vec<u32>>| StoredDoc {
-        sections: docs[i].sections.clone(),
-        section_pos: std::mem::take(&mut starts[i]),
-        ..page_fields(&docs[i])
-    };
+    mut each: impl FnMut(usize, DocPayload) -> Result<(), SiftError>,
+) -> Result<(), SiftError> {
+    let stored =
+        |i: usize| StoredDoc { sections: docs[i].sections.clone(), section_pos: section_starts[i].clone(), ..page_fields(&docs[i]) };
     type Pieced = (usize, StoredDoc, Vec<String>, Vec<bool>, Vec<usize>);
     let mut whole: Option<Pieced> = None;
-    let mut out = Vec::with_capacity(plan.shards.len());
-    for shard in &plan.shards {
-        match *shard {
+    for (place, shard) in plan.shards.iter().enumerate() {
+        let payload = match *shard {
             StoreShard::Pages { first_doc, docs: n } => {
-                let batch: Vec<StoredDoc> = (first_doc..first_doc + n).map(|i| stored(i, &mut section_starts)).collect();
-                let place = out.len() as u32;
-                out.push((first_doc as u32, n as u32, None, StoredDoc::encode(&batch, place)));
+                let batch: Vec<StoredDoc> = (first_doc..first_doc + n).map(stored).collect();
+                (first_doc as u32, n as u32, None, StoredDoc::encode(&batch, place as u32))
             }
             StoreShard::Part { doc, part } => {
                 let page = plan.pages[doc].as_ref().ok_or_else(|| SiftError::internal("a part of a page without a plan"))?;
@@ -177,12 +181,12 @@ pub(crate) fn doc_store(
                 let (_, sd, labels, continues, runs) = whole.as_ref().expect("set above");
                 let mut stored_part = sd.part(runs[part]..runs[part + 1], labels);
                 stored_part.continues = continues[runs[part]];
-                let place = out.len() as u32;
-                out.push((doc as u32, 1, Some(page.first_pos[part]), StoredDoc::encode(&[stored_part], place)));
+                (doc as u32, 1, Some(page.first_pos[part]), StoredDoc::encode(&[stored_part], place as u32))
             }
-        }
+        };
+        each(place, payload)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -211,7 +215,13 @@ mod doc_store_shards {
     fn store(docs: &[SourceDoc], target: usize, part_target: usize, cap: usize) -> (Vec<(u32, u32, Option<u32>, Vec<u8>)>, StorePlan) {
         let (starts, ends) = layouts(docs);
         let plan = plan_doc_store(docs, &starts, &ends, target, part_target, cap);
-        (doc_store(docs, starts, &plan).unwrap(), plan)
+        let mut out = Vec::new();
+        each_doc_shard(docs, &starts, &plan, |_, p| {
+            out.push(p);
+            Ok(())
+        })
+        .unwrap();
+        (out, plan)
     }
 
     fn shards(docs: &[SourceDoc], target: usize, cap: usize) -> Vec<(u32, u32)> {
