@@ -129,6 +129,43 @@ test("omnibox suggestions escape a title containing markup", { skip }, async () 
   await page.close();
 });
 
+test("the address bar merges every bundle by rank, with each bundle's weight and filters", { skip }, async () => {
+  const from = async (q) => (await worker.evaluate(async (q) => self.siftSuggest(q), q)).map((s) => s.description.match(/<dim>— (.*?)<\/dim>/)[1]);
+  const both = await from("search box text");
+  assert.ok(both.includes("Sift sample docs") && both.includes("Fixture &lt;b&gt;site&lt;/b&gt;"), JSON.stringify(both));
+  const opts = await chrome.ctx.newPage();
+  await opts.goto(`chrome-extension://${extId}/options.html`);
+  const row = (i) => opts.locator("#list tr").nth(i);
+  const set = async (i, weight, filters) => {
+    await row(i).locator("input.weight").fill(String(weight));
+    await row(i).locator("input.filters").fill(filters);
+    await row(i).locator("button.save").click();
+    await opts.locator("#status").filter({ hasText: /^Saved/ }).waitFor();
+  };
+  await row(1).waitFor();
+  await set(0, 0.1, "");
+  await set(1, 10, "");
+  assert.equal((await from("search box text"))[0], "Fixture &lt;b&gt;site&lt;/b&gt;", "the heavy bundle first");
+  await set(0, 10, "");
+  await set(1, 0.1, "");
+  assert.equal((await from("search box text"))[0], "Sift sample docs");
+  // The fixture's page is a reference: a filter on guides leaves it out of the merge.
+  await set(1, 1, "type=guide");
+  assert.ok(!(await from("search box text")).includes("Fixture &lt;b&gt;site&lt;/b&gt;"));
+  assert.equal(await row(1).locator("input.filters").inputValue(), "type=guide", "kept and shown again");
+  // A bad weight or filter is refused with a reason, and nothing is saved.
+  await row(1).locator("input.weight").fill("0");
+  await row(1).locator("button.save").click();
+  await opts.locator("#status.error").filter({ hasText: /weight must be a positive number/ }).waitFor();
+  await row(1).locator("input.weight").fill("1");
+  await row(1).locator("input.filters").fill("type");
+  await row(1).locator("button.save").click();
+  await opts.locator("#status.error").filter({ hasText: /a filter is field=value/ }).waitFor();
+  await set(0, 1, "");
+  await set(1, 1, "");
+  await opts.close();
+});
+
 test("removing a bundle frees its storage", { skip }, async () => {
   const opts = await chrome.ctx.newPage();
   await opts.goto(`chrome-extension://${extId}/options.html`);

@@ -10,6 +10,7 @@ import path from "node:path";
 import { test, before, after } from "node:test";
 import { pathToFileURL } from "node:url";
 import { SiftGroup } from "../../www/dist/sift-group.js";
+import { Sift } from "../../www/dist/sift.js";
 import { ROOT, sift, fileFetch } from "../support.mjs";
 
 const engines = {
@@ -98,4 +99,15 @@ test("bundles names the ones to search; one bundle's Sift answers what a group d
   const doc = await g.sift("blog").getDocument("cache-post.md");
   assert.equal(doc.title, "Why we cache");
   assert.throws(() => g.sift("wiki"), /no bundle named "wiki"/);
+});
+
+test("a group of Sifts loaded already merges the same way, and refuses what is not one", async () => {
+  const [docs, blog] = await Promise.all([url("docs"), url("blog")].map((u) => Sift.load(u, opts)));
+  const g = SiftGroup.of([{ sift: docs, name: "docs" }, { sift: blog, name: "blog", weight: 3 }]);
+  const loaded = await SiftGroup.load([{ base: url("docs"), name: "docs" }, { base: url("blog"), name: "blog", weight: 3 }], opts);
+  const ids = async (group) => (await group.search({ query: "cache" })).results.map((r) => [r.bundle, r.id]);
+  assert.deepEqual(await ids(g), await ids(loaded));
+  assert.throws(() => SiftGroup.of([{ sift: {}, name: "x" }]), /loaded Sifts/);
+  assert.throws(() => SiftGroup.of([{ name: "x" }]), /sift \(a loaded Sift\) is required/);
+  assert.throws(() => SiftGroup.of([{ sift: docs, name: "a" }, { sift: blog, name: "a" }]), /names must differ/);
 });

@@ -2,6 +2,7 @@
 // Bundles load lazily on the first keystroke and stay loaded while the worker lives.
 
 import { markedParts } from "./sift.js";
+import { SiftGroup } from "./sift-group.js";
 import { listBundles, openBundle, pageUrl } from "./bundles.js";
 
 const xml = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]);
@@ -10,32 +11,29 @@ function omniboxMarkup(html) {
   return markedParts(html).map(({ text, mark }) => (mark ? `<match>${xml(text)}</match>` : xml(text))).join("");
 }
 
-/** Top results over every bundle, best first, as omnibox suggestions. Scores of different
- * bundles are compared as they are, except that a bundle which found none of the words and
- * answered by meaning (`fallback` to semantic) ranks below every bundle that matched them:
- * a guess must not bury an exact match elsewhere. */
+/** Top results over every bundle, best first, as omnibox suggestions: merged by weighted
+ * rank (`SiftGroup`, as a page's box and the worker merge several bundles), each bundle
+ * with the weight and filters set on the options page. A bundle that cannot be opened is
+ * left out; the others answer. */
 async function suggestionsFor(text, limit = 6) {
   const query = text.trim();
   if (!query) return [];
   const bundles = await listBundles();
-  const answers = await Promise.all(bundles.map(async (b) => {
-    try {
-      const sift = await openBundle(b);
-      const res = await sift.search({ query, limit });
-      const guess = res.fallback?.to === "semantic";
-      return res.results.map((r) => ({ b, r, guess }));
-    } catch (_) {
-      return []; // one broken bundle must not silence the others
-    }
-  }));
-  return answers
-    .flat()
-    .sort((x, y) => x.guess - y.guess || y.r.score - x.r.score)
-    .slice(0, limit)
-    .map(({ b, r }) => ({
+  const opened = await Promise.allSettled(bundles.map(openBundle));
+  const members = bundles
+    .map((b, i) => ({ b, sift: opened[i].status === "fulfilled" ? opened[i].value : null }))
+    .filter((m) => m.sift);
+  if (!members.length) return [];
+  const group = SiftGroup.of(members.map(({ b, sift }) => ({ sift, name: b.id, weight: b.weight, filters: b.filters })));
+  const res = await group.search({ query, limit });
+  const byId = new Map(bundles.map((b) => [b.id, b]));
+  return res.results.map((r) => {
+    const b = byId.get(r.bundle);
+    return {
       content: pageUrl(b, r),
       description: `${omniboxMarkup(r.title)} <dim>— ${xml(b.name)}</dim> <url>${xml(r.url)}</url>`,
-    }));
+    };
+  });
 }
 
 // Exposed for the end-to-end tests (and handy from the worker's console).

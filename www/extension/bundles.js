@@ -7,11 +7,46 @@ import { Sift, SiftError, bundleBase, fetchOk } from "./sift.js";
 
 export const PACKAGED = { id: "sample", name: "Sift sample docs", base: chrome.runtime.getURL("bundles/sample/"), packaged: true };
 const LIST_KEY = "bundles";
+const SETTINGS_KEY = "bundleSettings"; // id → {weight, filters}: how the omnibox merges it
 const cacheName = (id) => `sift-bundle:${id}`;
 
+/** Every bundle, each with its weight (default 1) and filters in the omnibox's merge. */
 export async function listBundles() {
-  const { [LIST_KEY]: added = [] } = await chrome.storage.local.get(LIST_KEY);
-  return [PACKAGED, ...added];
+  const { [LIST_KEY]: added = [], [SETTINGS_KEY]: settings = {} } = await chrome.storage.local.get([LIST_KEY, SETTINGS_KEY]);
+  return [PACKAGED, ...added].map((b) => ({ weight: 1, ...b, ...settings[b.id] }));
+}
+
+/**
+ * How a bundle weighs in the omnibox's merge of every bundle: `weight` (a positive number,
+ * scaling its ranks) and `filters` (field → value or values, applied to its searches).
+ */
+export async function setBundleSettings(id, { weight = 1, filters } = {}) {
+  if (!(await listBundles()).some((b) => b.id === id)) throw new SiftError("not_found", `no bundle ${id}`);
+  if (typeof weight !== "number" || !(weight > 0) || !Number.isFinite(weight)) throw new SiftError("invalid_request", "the weight must be a positive number");
+  const valid = filters === undefined || (filters && typeof filters === "object" && !Array.isArray(filters)
+    && Object.values(filters).every((v) => typeof v === "string" || (Array.isArray(v) && v.every((x) => typeof x === "string"))));
+  if (!valid) throw new SiftError("invalid_request", "filters are field → value (or a list of values)");
+  const { [SETTINGS_KEY]: settings = {} } = await chrome.storage.local.get(SETTINGS_KEY);
+  settings[id] = filters && Object.keys(filters).length ? { weight, filters } : { weight };
+  await chrome.storage.local.set({ [SETTINGS_KEY]: settings });
+}
+
+/** `type=guide, lang=en fr` → {type: "guide", lang: ["en", "fr"]}; "" → undefined. */
+export function parseFilters(text) {
+  const filters = {};
+  for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf("=");
+    if (eq <= 0) throw new SiftError("invalid_request", `a filter is field=value; got ${JSON.stringify(part)}`);
+    const values = part.slice(eq + 1).trim().split(/\s+/).filter(Boolean);
+    if (!values.length) throw new SiftError("invalid_request", `filter ${part.slice(0, eq).trim()} has no value`);
+    filters[part.slice(0, eq).trim()] = values.length === 1 ? values[0] : values;
+  }
+  return Object.keys(filters).length ? filters : undefined;
+}
+
+/** Filters as `parseFilters` reads them. */
+export function formatFilters(filters) {
+  return Object.entries(filters ?? {}).map(([k, v]) => `${k}=${[].concat(v).join(" ")}`).join(", ");
 }
 
 async function saveList(added) {
@@ -116,6 +151,9 @@ export async function removeBundle(id) {
   if (!list.some((b) => b.id === id)) throw new SiftError("not_found", `no added bundle ${id}`);
   await caches.delete(cacheName(id));
   await saveList(list.filter((b) => b.id !== id));
+  const { [SETTINGS_KEY]: settings = {} } = await chrome.storage.local.get(SETTINGS_KEY);
+  delete settings[id];
+  await chrome.storage.local.set({ [SETTINGS_KEY]: settings });
 }
 
 export function fetchFor(bundle) {

@@ -1,5 +1,5 @@
 // The options page: list bundles with their size and date; add, refresh and remove them.
-import { listBundles, addBundle, refreshBundle, removeBundle } from "./bundles.js";
+import { listBundles, addBundle, refreshBundle, removeBundle, setBundleSettings, parseFilters, formatFilters } from "./bundles.js";
 
 const list = document.getElementById("list");
 const status = document.getElementById("status");
@@ -22,7 +22,20 @@ async function render() {
       td.textContent = String(c); // names and URLs are text, never markup
       tr.append(td);
     }
+    // How the bundle weighs in the address bar's search of every bundle, and its filters.
+    const weight = Object.assign(document.createElement("input"), { type: "number", min: "0.1", step: "0.1", value: String(b.weight), className: "weight" });
+    weight.setAttribute("aria-label", `Weight of ${b.name}`);
+    const filters = Object.assign(document.createElement("input"), { type: "text", value: formatFilters(b.filters), placeholder: "type=guide", className: "filters" });
+    filters.setAttribute("aria-label", `Filters of ${b.name}`);
+    const save = Object.assign(document.createElement("button"), { textContent: "Save", className: "save" });
+    save.addEventListener("click", () => act(() => setBundleSettings(b.id, { weight: Number(weight.value), filters: parseFilters(filters.value) }), `Saved ${b.name}`));
+    for (const control of [weight, filters]) {
+      const td = document.createElement("td");
+      td.append(control);
+      tr.append(td);
+    }
     const actions = document.createElement("td");
+    actions.append(save, " ");
     if (!b.packaged) {
       const refresh = Object.assign(document.createElement("button"), { textContent: "Refresh", className: "refresh" });
       refresh.addEventListener("click", () => act(() => refreshBundle(b.id), `Refreshed ${b.name}`));

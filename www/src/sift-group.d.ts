@@ -19,6 +19,8 @@ export interface GroupResponse extends SearchResponse {
 /** Several bundles searched as one, merged by weighted reciprocal rank. */
 export declare class SiftGroup {
   static load(sources: (GroupSource | string)[], options?: LoadOptions): Promise<SiftGroup>;
+  /** A group of Sifts loaded already (each with its own fetch). */
+  static of(sources: { sift: import("./sift.js").Sift; name: string; weight?: number; filters?: Record<string, string | string[]> }[]): SiftGroup;
   readonly bundles: { name: string; weight: number; error?: { code: string; message: string } }[];
   readonly semanticState: SemanticState;
   /** `bundles` names the bundles to search (default: all of them). */

@@ -9,6 +9,25 @@ import { Sift, SiftError, asSiftError } from "./sift.js";
 
 const RRF_K = 60;
 
+/** The group's members from what a caller gave: each with `key` (base or sift), a name, a positive weight. */
+function checked(sources, key, what) {
+  if (!Array.isArray(sources) || sources.length === 0) {
+    throw new SiftError("invalid_request", `a group takes a list of bundles: [{ ${key}, name?, weight?, filters? }, …]`);
+  }
+  const members = sources.map((src, i) => {
+    const s = typeof src === "string" ? { base: src } : src;
+    if (!s || !s[key] || (key === "base" && typeof s.base !== "string")) throw new SiftError("invalid_request", `bundle ${i}: ${what} is required`);
+    const weight = s.weight ?? 1;
+    const name = s.name ?? s.base;
+    if (typeof weight !== "number" || !(weight > 0) || !Number.isFinite(weight)) {
+      throw new SiftError("invalid_request", `bundle ${i} (${name}): weight must be a positive number`);
+    }
+    return { name, base: s.base, weight, filters: s.filters, language: s.language, sift: s.sift };
+  });
+  if (new Set(members.map((m) => m.name)).size !== members.length) throw new SiftError("invalid_request", "bundle names must differ (they label the results)");
+  return members;
+}
+
 /**
  * `SiftGroup.load([{ base, name?, weight?, filters?, language? }, …], options)`: options are
  * `Sift.load`'s, for every bundle. `name` (default: the base) labels its results, `weight`
@@ -22,26 +41,20 @@ export class SiftGroup {
   }
 
   static async load(sources, options = {}) {
-    if (!Array.isArray(sources) || sources.length === 0) {
-      throw new SiftError("invalid_request", "SiftGroup.load takes a list of bundles: [{ base, name?, weight?, filters? }, …]");
-    }
-    const members = sources.map((src, i) => {
-      const s = typeof src === "string" ? { base: src } : src;
-      if (!s || typeof s.base !== "string") throw new SiftError("invalid_request", `bundle ${i}: base (the bundle's URL) is required`);
-      const weight = s.weight ?? 1;
-      if (typeof weight !== "number" || !(weight > 0) || !Number.isFinite(weight)) {
-        throw new SiftError("invalid_request", `bundle ${i} (${s.name ?? s.base}): weight must be a positive number`);
-      }
-      return { name: s.name ?? s.base, base: s.base, weight, filters: s.filters, language: s.language };
-    });
-    const names = new Set(members.map((m) => m.name));
-    if (names.size !== members.length) throw new SiftError("invalid_request", "bundle names must differ (they label the results)");
+    const members = checked(sources, "base", "base (the bundle's URL)");
     const loaded = await Promise.allSettled(members.map((m) => Sift.load(m.base, { ...options, language: m.language ?? options.language })));
     members.forEach((m, i) => {
       if (loaded[i].status === "fulfilled") m.sift = loaded[i].value;
       else m.error = asSiftError(loaded[i].reason);
     });
     if (members.every((m) => m.error)) throw members[0].error;
+    return new SiftGroup(members);
+  }
+
+  /** A group of Sifts loaded already (each with its own fetch: the extension's offline copies): `[{ sift, name, weight?, filters? }, …]`. */
+  static of(sources) {
+    const members = checked(sources, "sift", "sift (a loaded Sift)");
+    if (members.some((m) => typeof m.sift.search !== "function")) throw new SiftError("invalid_request", "SiftGroup.of takes loaded Sifts: [{ sift, name }, …]");
     return new SiftGroup(members);
   }
 
@@ -92,11 +105,15 @@ export class SiftGroup {
     const ok = answers.map((a, i) => [members[i], a]).filter(([, a]) => a.status === "fulfilled");
     // A request every bundle refuses (an empty query, a bad limit) is the caller's error.
     if (!ok.length) throw asSiftError(answers[0].reason);
+    // A bundle that found none of the words and answered by meaning ranks after every
+    // bundle that found them: a guess must not bury an exact match elsewhere.
+    const guessed = (a) => a.value.fallback?.to === "semantic";
     const scored = [];
     for (const [m, a] of ok) {
-      a.value.results.forEach((r, rank) => scored.push({ ...r, bundle: m.name, score: m.weight / (RRF_K + rank + 1) }));
+      a.value.results.forEach((r, rank) => scored.push({ ...r, bundle: m.name, score: m.weight / (RRF_K + rank + 1), guess: guessed(a) }));
     }
-    scored.sort((a, b) => b.score - a.score);
+    scored.sort((a, b) => a.guess - b.guess || b.score - a.score);
+    scored.forEach((r) => delete r.guess);
     const best = members.reduce((w, m) => Math.max(w, m.weight), 0) / (RRF_K + 1);
     const results = scored.slice(offset, offset + limit).map((r) => ({ ...r, score: Math.round((r.score / best) * 1e4) / 1e4 }));
     const total = ok.reduce((n, [, a]) => n + a.value.total, 0);
