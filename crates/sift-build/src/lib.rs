@@ -214,11 +214,11 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     };
     let (dictionary, rest) = rayon::join(train_dictionary, encode_the_rest);
     let (dictionary, (mut term_payloads, mut vocab_payloads, mut id_payloads, mut semantic)) = (dictionary?, rest?);
-    opts.on_step.step("compressing the doc store");
-    let (doc_shards, doc_framed) = frame_doc_store(docs, &section_starts, &store_plan, dictionary.as_deref(), &opts.on_step)?;
     // The postings are in the term shards now: their memory goes before compressing.
     drop(terms);
     let term_count = std::mem::take(&mut inverted.postings).len() as u64;
+    opts.on_step.step("compressing the doc store");
+    let (doc_shards, doc_framed) = frame_doc_store(docs, &section_starts, &store_plan, dictionary.as_deref(), &opts.on_step)?;
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
     let startup_payload = startup::encode(
         &doc_meta(docs, std::mem::take(&mut inverted.lens), &mut warnings).encode(),
