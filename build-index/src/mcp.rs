@@ -222,21 +222,19 @@ impl Server {
             Some(Value::Object(m)) => m.clone(),
             Some(_) => return Err(rpc(-32602, format!("{name}: arguments must be an object"))),
         };
-        let r = match name {
+        let r = only_keys(&args, &self.schema_keys(name), name).and_then(|()| one_bundle(&args)).and_then(|()| match name {
             "search" => self.search(&args),
             "multi_search" => self.multi_search(&args),
             "get_document" => self.get_document(&args),
             "related" => self.related(&args),
             _ => self.status(),
-        };
+        });
         Ok(r.unwrap_or_else(
             |e| json!({ "content": [{ "type": "text", "text": format!("Error {}: {}", e.code.as_str(), e.message) }], "isError": true }),
         ))
     }
 
     fn search(&mut self, args: &Map<String, Value>) -> Result<Value, SiftError> {
-        let allowed = self.schema_keys("search");
-        only_keys(args, &allowed, "search")?;
         let include_content = args.get("include_content").and_then(Value::as_bool).unwrap_or(false);
         // `lang` (a site built in several languages) picks the bundle; the rest is the search.
         let mut args = args.clone();
@@ -321,7 +319,6 @@ impl Server {
     }
 
     fn multi_search(&mut self, args: &Map<String, Value>) -> Result<Value, SiftError> {
-        only_keys(args, &["queries", "limit", "offset"], "multi_search")?;
         let req = MultiSearchRequest::from_json(&with_default_limit(args))?;
         let ctx = Context { now_days: crate::now_days() };
         let res = self.with_bundle(|b| {
@@ -336,7 +333,6 @@ impl Server {
     }
 
     fn get_document(&mut self, args: &Map<String, Value>) -> Result<Value, SiftError> {
-        only_keys(args, &["id", "offset", "max_chars"], "get_document")?;
         let (default_chars, max) = (self.size("doc_default_chars"), self.size("doc_max_chars"));
         let id = match args.get("id").and_then(Value::as_str) {
             Some(id) if !id.is_empty() => id.to_string(),
@@ -409,7 +405,6 @@ impl Server {
     }
 
     fn related(&mut self, args: &Map<String, Value>) -> Result<Value, SiftError> {
-        only_keys(args, &["id", "limit"], "related")?;
         let id = match args.get("id").and_then(Value::as_str) {
             Some(id) if !id.is_empty() => id.to_string(),
             _ => return Err(SiftError::invalid("related needs an id string (from search results)")),
@@ -474,10 +469,13 @@ impl Server {
         list(&res["results"]).iter().map(|r| compact(r, include_content, snippet, preview)).collect()
     }
 
+    /// The arguments `tool` takes (its schema's properties).
     fn schema_keys(&self, tool: &str) -> Vec<String> {
-        self.spec["tools"]
-            .as_array()
-            .and_then(|ts| ts.iter().find(|t| t["name"] == tool))
+        ["tools", "stdio_tools"]
+            .iter()
+            .filter_map(|k| self.spec[*k].as_array())
+            .flatten()
+            .find(|t| t["name"] == tool)
             .and_then(|t| t["inputSchema"]["properties"].as_object())
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default()
@@ -505,13 +503,24 @@ fn only_keys<S: AsRef<str>>(args: &Map<String, Value>, allowed: &[S], tool: &str
         if !allowed.iter().any(|a| a.as_ref() == k) {
             let mut names: Vec<&str> = allowed.iter().map(AsRef::as_ref).collect();
             names.sort_unstable(); // as the worker lists them
+            let takes = if names.is_empty() { "no arguments".to_string() } else { names.join(", ") };
             return Err(SiftError::new(
                 ErrorCode::InvalidRequest,
-                format!("{tool} takes {}; unknown argument {}", names.join(", "), Value::from(k.as_str())),
+                format!("{tool} takes {takes}; unknown argument {}", Value::from(k.as_str())),
             ));
         }
     }
     Ok(())
+}
+
+/// The tools are the worker's, which can search several bundles as one; this server has one.
+fn one_bundle(args: &Map<String, Value>) -> Result<(), SiftError> {
+    match args.contains_key("bundles") || args.contains_key("bundle") {
+        true => {
+            Err(SiftError::invalid("this server searches one bundle; SIFT_BUNDLES (a worker's wrangler.toml) lists several to choose from"))
+        }
+        false => Ok(()),
+    }
 }
 
 fn to_value(j: &sift_engine::json::Json) -> Value {

@@ -111,3 +111,16 @@ test("a group of Sifts loaded already merges the same way, and refuses what is n
   assert.throws(() => SiftGroup.of([{ name: "x" }]), /sift \(a loaded Sift\) is required/);
   assert.throws(() => SiftGroup.of([{ sift: docs, name: "a" }, { sift: blog, name: "a" }]), /names must differ/);
 });
+
+test("several queries over several bundles: each bundle fuses them, the bundles merge by rank, a bundle's filters apply to every query", async () => {
+  const g = await SiftGroup.load([{ base: url("docs"), name: "docs", filters: { type: "reference" } }, { base: url("blog"), name: "blog" }], opts);
+  const r = await g.multiSearch({ queries: [{ query: "cache" }, { query: "releases" }], limit: 10 });
+  assert.deepEqual(r.results.map((x) => [x.bundle, x.id]).sort(), [["blog", "cache-post.md"], ["blog", "release.md"], ["docs", "deploy.md"]]);
+  assert.deepEqual(r.bundles.map((b) => b.name), ["docs", "blog"]);
+  assert.equal(r.queries.length, 2);
+  const only = await g.multiSearch({ queries: [{ query: "cache" }], bundles: ["blog"] });
+  assert.ok(only.results.length > 0 && only.results.every((x) => x.bundle === "blog"));
+  await assert.rejects(g.multiSearch({ queries: [] }), (e) => e.code === "invalid_request");
+  await assert.rejects(g.multiSearch("cache"), /multiSearch takes \{queries/);
+  await assert.rejects(g.multiSearch({ queries: [{ query: "cache" }], bundles: ["wiki"] }), /no bundle named "wiki"/);
+});

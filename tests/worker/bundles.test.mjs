@@ -1,8 +1,8 @@
 // Several bundles behind one worker (SIFT_BUNDLES): folders of its assets searched as one,
 // merged by rank, each result naming its bundle; `bundle` narrows a search and picks the
-// bundle /documents and /related read; a bundle that is missing is reported while the
-// others answer; a bad SIFT_BUNDLES, an unknown bundle or `bundle` on a one-bundle worker
-// is an error that says why.
+// bundle /documents and /related read, and MCP's tools do the same; a bundle that is
+// missing is reported while the others answer; a bad SIFT_BUNDLES, an unknown bundle or
+// `bundle` on a one-bundle worker is an error that says why.
 
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -90,6 +90,58 @@ test("bundle on a worker of one bundle is a 400 that says how to list several", 
   const [ok, plain] = await get(single.url, { q: "cache" });
   assert.equal(ok, 200);
   assert.ok(plain.results.every((r) => r.bundle === undefined));
+});
+
+const mcp = async (base, method, params) => {
+  const r = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+  const body = await r.json();
+  assert.ok(body.result, JSON.stringify(body));
+  return body.result;
+};
+const tool = (base, name, args) => mcp(base, "tools/call", { name, arguments: args });
+
+test("MCP searches the bundles as one: results name their bundle, bundles narrows, bundle picks the page to read", { skip }, async () => {
+  const init = await mcp(w.url, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } });
+  assert.match(init.instructions, /Search 3 bundles as one: docs \(2 pages; filters: type\); blog \(2 pages; filters: type\); gone \(unavailable: /);
+  let res = await tool(w.url, "search", { query: "cache" });
+  assert.deepEqual(res.structuredContent.results.map((r) => [r.bundle, r.id]), [["docs", "cache.md"], ["docs", "deploy.md"], ["blog", "cache-post.md"]]);
+  assert.deepEqual(res.structuredContent.bundles.map((b) => [b.name, b.total ?? b.error.code]), [["docs", 2], ["blog", 1], ["gone", "bundle_missing"]]);
+  res = await tool(w.url, "search", { query: "cache", bundles: ["blog"] });
+  assert.deepEqual(res.structuredContent.results.map((r) => [r.bundle, r.id]), [["blog", "cache-post.md"]]);
+  const multi = await tool(w.url, "multi_search", { queries: [{ query: "deploy" }, { query: "hits" }] });
+  assert.deepEqual(multi.structuredContent.results.map((r) => [r.bundle, r.id]).sort(), [["blog", "cache-post.md"], ["docs", "deploy.md"]]);
+  const doc = await tool(w.url, "get_document", { id: "cache-post.md", bundle: "blog" });
+  assert.equal(doc.structuredContent.title, "Why we cache");
+  const rel = await tool(w.url, "related", { id: "cache.md", bundle: "docs" });
+  assert.deepEqual(rel.structuredContent.results.map((r) => r.id), ["deploy.md"]);
+  // Bad names are tool errors that say what there is.
+  for (const [name, args, why] of [
+    ["search", { query: "cache", bundles: ["wiki"] }, /no bundle named "wiki"; the bundles are docs, blog, gone/],
+    ["search", { query: "cache", bundles: "blog" }, /bundles is a list of bundle names/],
+    ["get_document", { id: "cache-post.md", bundle: "wiki" }, /no bundle named "wiki"/],
+    ["get_document", { id: "cache-post.md", bundle: 3 }, /bundle is the name of a bundle/],
+    ["get_document", { id: "cache-post.md" }, /no document with id "cache-post.md"/],
+    ["related", { id: "x.md", bundle: "gone" }, /bundle_missing/],
+  ]) {
+    const bad = await tool(w.url, name, args);
+    assert.equal(bad.isError, true, JSON.stringify(args));
+    assert.match(bad.content[0].text, why, JSON.stringify(args));
+  }
+  // REST's multi_search merges the same way.
+  const post = await fetch(`${w.url}/multi_search`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ queries: [{ query: "deploy" }], bundles: ["docs"] }) });
+  assert.deepEqual((await post.json()).results.map((r) => [r.bundle, r.id]), [["docs", "deploy.md"]]);
+});
+
+test("MCP on a worker of one bundle: bundle and bundles are tool errors that say how to list several", { skip }, async () => {
+  for (const [name, args] of [["search", { query: "cache", bundles: ["docs"] }], ["get_document", { id: "cache.md", bundle: "docs" }], ["multi_search", { queries: [{ query: "cache" }], bundles: ["docs"] }]]) {
+    const bad = await tool(single.url, name, args);
+    assert.equal(bad.isError, true);
+    assert.match(bad.content[0].text, /invalid_request: this server searches one bundle; SIFT_BUNDLES/);
+  }
+  const ok = await tool(single.url, "search", { query: "cache" });
+  assert.ok(ok.structuredContent.results.length > 0 && ok.structuredContent.results.every((r) => r.bundle === undefined));
+  const init = await mcp(single.url, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } });
+  assert.match(init.instructions, /^Search 2 documentation pages/);
 });
 
 test("a bad SIFT_BUNDLES is refused with what it should be", async () => {

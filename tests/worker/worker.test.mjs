@@ -245,6 +245,9 @@ test("sift mcp over stdio answers every tool call as the worker does", { skip },
       ["get_document", { id: "nope" }],
       ["search", { query: "x", limit: 0 }],
       ["search", { query: "x", colour: "red" }],
+      ["search", { query: "cache", bundles: ["docs"] }],
+      ["get_document", { id: "reference/cache.md", bundle: "docs" }],
+      ["related", { id: "reference/cache.md", colour: "red" }],
     ];
     for (const [name, args] of calls) {
       const a = await http.callTool({ name, arguments: args });

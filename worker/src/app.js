@@ -4,7 +4,7 @@
 //
 //   GET  /search?q=…&limit=…&offset=…&mode=…&since=…&sort=…&filter.<field>=…&lang=…&bundle=…
 //   POST /search            the JSON contract (+ lang, bundles)
-//   POST /multi_search      {queries: [...], limit?, offset?}
+//   POST /multi_search      {queries: [...], limit?, offset?, bundles?}
 //   GET  /documents/{id}?bundle=…   the stored document
 //   GET  /related/{id}?limit=…&bundle=…
 //   GET  /health
@@ -13,7 +13,8 @@
 // SIFT_BUNDLES (a JSON list of {name, path | url, weight?, filters?}) makes the worker search
 // several bundles as one: folders of its assets (other versions, languages) or other sites'
 // bundles by URL, merged by rank (SiftGroup), each result naming its bundle; `bundle`
-// narrows a search to some of them and picks the one /documents, /related and MCP read.
+// narrows a search to some of them and picks the one /documents and /related read (MCP:
+// `bundles` on search and multi_search, `bundle` on get_document and related).
 
 import { Sift, SiftError, asSiftError, primaryLanguage, LIMITS } from "../../www/dist/sift.js";
 import { SiftGroup } from "../../www/dist/sift-group.js";
@@ -66,20 +67,32 @@ export function makeApp({ coreWasm, embedWasm }) {
     };
   }
 
-  /** The bundles SIFT_BUNDLES lists, in the language of `lang`; null when it is not set. */
-  function group(env, lang) {
-    const sources = bundlesOf(env);
-    if (!sources) return null;
-    const code = primaryLanguage(lang) ?? "";
-    let p = groups.get(code);
+  /** The promise `make()` gives for `key`, made once; dropped when it fails, so the next request retries. */
+  function memo(map, key, make) {
+    let p = map.get(key);
     if (!p) {
-      p = Promise.resolve().then(() => SiftGroup.load(sources, loadOptions(env, code))).catch((e) => {
-        groups.delete(code); // retry on the next request
+      p = Promise.resolve().then(make).catch((e) => {
+        map.delete(key);
         throw e;
       });
-      groups.set(code, p);
+      map.set(key, p);
     }
     return p;
+  }
+
+  // SIFT_BUNDLES parsed once per isolate (its value is fixed by the deployment).
+  let listed = { raw: undefined, sources: null };
+  function sources(env) {
+    if (listed.raw !== env.SIFT_BUNDLES) listed = { raw: env.SIFT_BUNDLES, sources: bundlesOf(env) };
+    return listed.sources;
+  }
+
+  /** The bundles SIFT_BUNDLES lists, in the language of `lang`; null when it is not set. */
+  function group(env, lang) {
+    const list = sources(env);
+    if (!list) return null;
+    const code = primaryLanguage(lang);
+    return memo(groups, code, () => SiftGroup.load(list, loadOptions(env, code)));
   }
 
   /**
@@ -88,10 +101,7 @@ export function makeApp({ coreWasm, embedWasm }) {
    */
   async function sift(env, lang, bundle) {
     const g = group(env, lang);
-    if (g) {
-      const sources = bundlesOf(env);
-      return (await g).sift(bundle ?? sources[0].name);
-    }
+    if (g) return (await g).sift(bundle ?? sources(env)[0].name);
     if (bundle !== undefined) throw oneBundle();
     const code = primaryLanguage(lang);
     if (code) {
@@ -108,19 +118,9 @@ export function makeApp({ coreWasm, embedWasm }) {
     return load(env, "");
   }
 
-  const oneBundle = () => new SiftError("invalid_request", "this worker searches one bundle; SIFT_BUNDLES (wrangler.toml) lists several to choose from");
+  const oneBundle = () => new SiftError("invalid_request", "this server searches one bundle; SIFT_BUNDLES (a worker's wrangler.toml) lists several to choose from");
 
-  function load(env, code) {
-    let siftPromise = loaded.get(code);
-    if (!siftPromise) {
-      siftPromise = Promise.resolve().then(() => Sift.load(ASSETS_BASE, loadOptions(env, code))).catch((e) => {
-        loaded.delete(code); // retry on the next request
-        throw e;
-      });
-      loaded.set(code, siftPromise);
-    }
-    return siftPromise;
-  }
+  const load = (env, code) => memo(loaded, code, () => Sift.load(ASSETS_BASE, loadOptions(env, code)));
 
   function corsHeaders(env, req) {
     const allowed = (env.CORS_ORIGINS ?? "*").split(",").map((s) => s.trim()).filter(Boolean);
@@ -252,6 +252,9 @@ export function makeApp({ coreWasm, embedWasm }) {
     if (pathname === "/multi_search") {
       only("POST");
       const body = await readJson(req);
+      const g = group(env);
+      if (g) return json(await (await g).multiSearch(body), 200);
+      if (body && typeof body === "object" && "bundles" in body) throw oneBundle();
       return json(await (await sift(env)).multiSearch(body), 200);
     }
     const doc = pathname.match(/^\/documents\/(.+)$/);
@@ -274,7 +277,7 @@ export function makeApp({ coreWasm, embedWasm }) {
         // No server-initiated stream: GET (SSE) and DELETE (sessions) are not offered.
         return json({ jsonrpc: "2.0", id: null, error: { code: -32000, message: `${method} /mcp is not supported; POST JSON-RPC messages` } }, 405, { allow: "POST" });
       }
-      return handleMcp(req, env, { sift: (lang) => sift(env, lang), readJson, json });
+      return handleMcp(req, env, { sift: (lang, bundle) => sift(env, lang, bundle), group: (lang) => group(env, lang), oneBundle, readJson, json });
     }
     throw new SiftError("not_found", `no route ${pathname}; try /search?q=…, /documents/{id}, /related/{id}, /multi_search, /health or /mcp`);
   }

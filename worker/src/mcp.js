@@ -18,7 +18,6 @@ const DOC_DEFAULT_CHARS = SPEC.doc_default_chars;
 const DOC_MAX_CHARS = SPEC.doc_max_chars;
 
 export const TOOLS = SPEC.tools;
-const querySchema = TOOLS.find((t) => t.name === "search").inputSchema;
 
 class RpcError extends Error {
   constructor(code, message, data) {
@@ -32,6 +31,7 @@ const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 function compactResult(r, includeContent) {
   const out = { id: r.id, title: plain(r.title), url: r.url, score: r.score, snippet: clip(plain(r.snippet), SNIPPET_CHARS) };
+  if (r.bundle) out.bundle = r.bundle; // a worker of several bundles: which one (get_document's `bundle`)
   if (r.type) out.type = r.type;
   if (r.date) out.date = r.date;
   if (r.sub_results?.length) out.sections = r.sub_results.map((s) => ({ title: plain(s.title), url: s.url }));
@@ -76,38 +76,50 @@ function onlyKeys(args, allowed, tool) {
   }
 }
 
-async function callTool(name, rawArgs, sift) {
+const keysOf = (tool) => Object.keys(TOOLS.find((t) => t.name === tool).inputSchema.properties);
+
+/**
+ * `host`: `sift(lang?, bundle?)` the Sift of a language or of a named bundle, `group(lang?)`
+ * the bundles searched as one (null: the worker has one), `oneBundle()` the error for
+ * naming bundles on a worker of one.
+ */
+async function callTool(name, rawArgs, host) {
   const tool = TOOLS.find((t) => t.name === name);
   if (!tool) throw new RpcError(-32602, `Unknown tool ${JSON.stringify(name)}; the tools are ${TOOLS.map((t) => t.name).join(", ")}`);
   const args = needObject(rawArgs, name);
-  // `lang` (search, on a site built in several languages) picks the bundle.
-  const { lang, ...searchArgs } = name === "search" ? args : {};
-  let s = await sift();
+  // A bundle that cannot be opened at all is the server's error, not the call's.
+  await (host.group() ?? host.sift());
   try {
-    if (lang !== undefined && typeof lang !== "string") throw new SiftError("invalid_request", "lang is a language code such as \"de\"");
-    if (lang !== undefined) s = await sift(lang);
-    if (name === "search") {
-      onlyKeys(args, Object.keys(querySchema.properties), name);
-      const req = { limit: 5, ...searchArgs };
-      if (s.semanticState === "idle") await s.loadSemantic();
-      const res = await s.search(req);
-      const structured = {
-        total: res.total, has_more: res.has_more, offset: res.offset, search_type: res.search_type,
-        results: res.results.map((r) => compactResult(r, args.include_content)),
-      };
+    onlyKeys(args, keysOf(name), name);
+    if (name === "search" || name === "multi_search") {
+      // `lang` (a site built in several languages) picks the bundle; `bundles` narrows a
+      // worker of several to some of them.
+      const { lang, ...req } = { limit: 5, ...args };
+      if (lang !== undefined && typeof lang !== "string") throw new SiftError("invalid_request", "lang is a language code such as \"de\"");
+      const g = host.group(lang);
+      if (!g && req.bundles !== undefined) throw host.oneBundle();
+      let res;
+      if (g) res = name === "search" ? await (await g).search(req) : await (await g).multiSearch(req);
+      else {
+        const s = await host.sift(lang);
+        if (name === "search" && s.semanticState === "idle") await s.loadSemantic();
+        res = name === "search" ? await s.search(req) : await s.multiSearch(req);
+      }
+      const structured = { total: res.total, has_more: res.has_more };
+      if (name === "search") Object.assign(structured, { offset: res.offset, search_type: res.search_type });
+      else structured.queries = res.queries;
+      structured.results = res.results.map((r) => compactResult(r, name === "search" && args.include_content));
+      if (res.bundles) structured.bundles = res.bundles;
+      if (name === "multi_search") return toolResult(structured, `${res.total} results merged from ${res.queries.length} queries`);
       if (res.fallback) structured.fallback = res.fallback;
       if (res.suggestions?.length) structured.suggestions = res.suggestions;
       if (res.has_more) structured.next = `more results: call search again with offset ${res.offset + res.results.length}`;
       return toolResult(structured, searchSummary(res));
     }
-    if (name === "multi_search") {
-      onlyKeys(args, ["queries", "limit", "offset"], name);
-      const res = await s.multiSearch({ limit: 5, ...args });
-      const structured = { total: res.total, has_more: res.has_more, queries: res.queries, results: res.results.map((r) => compactResult(r, false)) };
-      return toolResult(structured, `${res.total} results merged from ${res.queries.length} queries`);
-    }
+    // get_document and related read one bundle: `bundle` (from a result) on a worker of several.
+    if (args.bundle !== undefined && typeof args.bundle !== "string") throw new SiftError("invalid_request", "bundle is the name of a bundle, from a result's bundle");
+    const s = await host.sift(undefined, args.bundle);
     if (name === "get_document") {
-      onlyKeys(args, ["id", "offset", "max_chars"], name);
       const { id, offset = 0, max_chars = DOC_DEFAULT_CHARS } = args;
       if (typeof id !== "string" || !id) throw new SiftError("invalid_request", "get_document needs an id string (from search results)");
       if (!Number.isInteger(offset) || offset < 0) throw new SiftError("invalid_request", "offset must be a non-negative integer");
@@ -128,7 +140,6 @@ async function callTool(name, rawArgs, sift) {
       return { content: [{ type: "text", text: `${doc.title} — ${doc.url}\n(characters ${offset}–${offset + part.length} of ${text.length}; ${hint})\n\n${part}` }], structuredContent: structured };
     }
     // related
-    onlyKeys(args, ["id", "limit"], name);
     if (typeof args.id !== "string" || !args.id) throw new SiftError("invalid_request", "related needs an id string (from search results)");
     const res = await s.related(args.id, { limit: args.limit ?? 5 });
     return toolResult({ total: res.total, results: res.results.map((r) => compactResult(r, false)) }, `Pages related to ${args.id}`);
@@ -138,7 +149,7 @@ async function callTool(name, rawArgs, sift) {
   }
 }
 
-async function dispatch(msg, sift) {
+async function dispatch(msg, host) {
   if (msg === null || typeof msg !== "object" || Array.isArray(msg)) throw new RpcError(-32600, "Invalid Request: a JSON-RPC message is an object");
   if (msg.jsonrpc !== "2.0") throw new RpcError(-32600, `Invalid Request: jsonrpc must be "2.0", got ${JSON.stringify(msg.jsonrpc)}`);
   if (typeof msg.method !== "string") throw new RpcError(-32600, "Invalid Request: method must be a string");
@@ -146,13 +157,11 @@ async function dispatch(msg, sift) {
   switch (msg.method) {
     case "initialize": {
       const asked = params.protocolVersion;
-      const s = await sift();
-      const info = s.info;
       return {
         protocolVersion: PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[0],
         capabilities: { tools: { listChanged: false } },
         serverInfo: SERVER_INFO,
-        instructions: `Search ${info.documents} documentation pages. Start with the search tool; read a page with get_document (paged by offset); find neighbours with related. Filterable fields: ${info.filterFields.join(", ") || "none"}.`,
+        instructions: await instructions(host),
       };
     }
     case "ping":
@@ -161,7 +170,7 @@ async function dispatch(msg, sift) {
       return { tools: TOOLS };
     case "tools/call":
       if (params === null || typeof params !== "object" || typeof params.name !== "string") throw new RpcError(-32602, "tools/call needs params {name, arguments}");
-      return callTool(params.name, params.arguments, sift);
+      return callTool(params.name, params.arguments, host);
     case "resources/list":
       return { resources: [] };
     case "prompts/list":
@@ -169,6 +178,23 @@ async function dispatch(msg, sift) {
     default:
       throw new RpcError(-32601, `Method not found: ${msg.method}`);
   }
+}
+
+/** What the server searches, and how to start. */
+async function instructions(host) {
+  const how = "Start with the search tool; read a page with get_document (paged by offset); find neighbours with related.";
+  const g = host.group();
+  if (!g) {
+    const info = (await host.sift()).info;
+    return `Search ${info.documents} documentation pages. ${how} Filterable fields: ${info.filterFields.join(", ") || "none"}.`;
+  }
+  const group = await g;
+  const each = group.bundles.map((b) => {
+    if (b.error) return `${b.name} (unavailable: ${b.error.message})`;
+    const info = group.sift(b.name).info;
+    return `${b.name} (${info.documents} pages${info.filterFields.length ? `; filters: ${info.filterFields.join(", ")}` : ""})`;
+  });
+  return `Search ${each.length} bundles as one: ${each.join("; ")}. ${how} Results name their bundle: pass it as bundle to get_document and related; bundles narrows search and multi_search.`;
 }
 
 function authorized(req, env) {
@@ -182,7 +208,7 @@ function authorized(req, env) {
   return diff === 0;
 }
 
-export async function handleMcp(req, env, { sift, readJson, json }) {
+export async function handleMcp(req, env, { readJson, json, ...host }) {
   if (!authorized(req, env)) {
     return json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Unauthorized: send Authorization: Bearer <token>" } }, 401, {
       "www-authenticate": 'Bearer realm="sift-mcp"',
@@ -203,7 +229,7 @@ export async function handleMcp(req, env, { sift, readJson, json }) {
         if (msg.jsonrpc !== "2.0") throw new RpcError(-32600, "Invalid Request: jsonrpc must be \"2.0\"");
         return null; // notifications/initialized, cancelled, …: nothing to answer
       }
-      const result = await dispatch(msg, sift);
+      const result = await dispatch(msg, host);
       return { jsonrpc: "2.0", id: id ?? null, result };
     } catch (e) {
       if (e instanceof RpcError) {

@@ -1,4 +1,4 @@
-import type { LoadOptions, SearchRequest, SearchResponse, SearchResult, SemanticState } from "./sift.js";
+import type { LoadOptions, MultiSearchRequest, MultiSearchResponse, SearchRequest, SearchResponse, SearchResult, SemanticState } from "./sift.js";
 
 /** One bundle of a group: its URL, the name its results carry, its weight and its own filters. */
 export interface GroupSource {
@@ -25,6 +25,8 @@ export declare class SiftGroup {
   readonly semanticState: SemanticState;
   /** `bundles` names the bundles to search (default: all of them). */
   search(request: (SearchRequest & { bundles?: string[] }) | string): Promise<GroupResponse>;
+  /** Several queries: each bundle fuses them (its filters on every query), the bundles merge by rank. */
+  multiSearch(request: MultiSearchRequest & { bundles?: string[] }): Promise<MultiSearchResponse & Pick<GroupResponse, "results" | "bundles">>;
   /** The Sift of one bundle (by name), for calls a group does not merge (getDocument, related). */
   sift(name: string): import("./sift.js").Sift;
   onSemanticState(fn: (state: SemanticState) => void): void;

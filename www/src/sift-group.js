@@ -84,6 +84,25 @@ export class SiftGroup {
     if (asked === null || typeof asked !== "object" || Array.isArray(asked)) {
       throw new SiftError("invalid_request", "search takes a request object ({query, …}) or a query string");
     }
+    return this.#merged(asked, (sift, req, filters) => sift.search({ ...req, filters }));
+  }
+
+  /**
+   * Several queries over every bundle (or those `bundles` names): each bundle fuses the
+   * queries as `Sift.multiSearch` does, and the bundles' answers are merged by rank.
+   */
+  async multiSearch(request) {
+    if (request === null || typeof request !== "object" || Array.isArray(request)) {
+      throw new SiftError("invalid_request", "multiSearch takes {queries: [...], limit?, offset?, bundles?}");
+    }
+    // A bundle's filters apply to each of its queries (a query's own win).
+    return this.#merged(request, (sift, req, filters) => sift.multiSearch({
+      ...req, queries: Array.isArray(req.queries) && filters ? req.queries.map((q) => (q && typeof q === "object" ? { ...q, filters: { ...filters, ...q.filters } } : q)) : req.queries,
+    }));
+  }
+
+  /** `ask(sift, request, filters)` on each chosen bundle, the answers merged by weighted rank. */
+  async #merged(asked, ask) {
     const { bundles: only, ...req } = asked;
     let members = this.#members;
     if (only !== undefined) {
@@ -100,7 +119,7 @@ export class SiftGroup {
     const answers = await Promise.allSettled(members.map((m) => {
       if (m.error) return Promise.reject(m.error);
       const filters = m.filters || req.filters ? { ...m.filters, ...req.filters } : undefined;
-      return m.sift.search({ ...req, filters, offset: 0, limit: Math.min(offset + limit, 100) });
+      return ask(m.sift, { ...req, offset: 0, limit: Math.min(offset + limit, 100) }, filters);
     }));
     const ok = answers.map((a, i) => [members[i], a]).filter(([, a]) => a.status === "fulfilled");
     // A request every bundle refuses (an empty query, a bad limit) is the caller's error.
