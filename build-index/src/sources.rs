@@ -151,7 +151,7 @@ fn extract_one(
     let r = match kind {
         // A JSONL corpus is read a line at a time, however big.
         Kind::Jsonl => match fs::File::open(path) {
-            Ok(f) => jsonl::extract_from(std::io::BufReader::with_capacity(1 << 20, f), &path.display().to_string()),
+            Ok(f) => jsonl::extract(std::io::BufReader::with_capacity(1 << 20, f), &path.display().to_string()),
             Err(e) => return Ok((Vec::new(), vec![format!("{rel}: cannot be read ({e}); skipped")])),
         },
         Kind::Html | Kind::Markdown => {

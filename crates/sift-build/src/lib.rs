@@ -175,22 +175,32 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     // is made.
     let section_starts = std::mem::take(&mut inverted.section_starts);
     let mut doc_sizes = Vec::new();
-    each_doc_shard(docs, &section_starts, &store_plan, |_, p| {
-        doc_sizes.push(p.3.len());
-        Ok(())
-    })?;
+    each_doc_shard(
+        docs,
+        &section_starts,
+        &store_plan,
+        |_| true,
+        |_, p| {
+            doc_sizes.push(p.3.len());
+            Ok(())
+        },
+    )?;
     let train_dictionary = || -> Result<Option<Vec<u8>>, SiftError> {
         if doc_sizes.iter().sum::<usize>() < opts.doc_dictionary_from {
             return Ok(None);
         }
         let sample: BTreeSet<usize> = dictionary::training_sample(&doc_sizes).collect();
         let mut payloads = Vec::with_capacity(sample.len());
-        each_doc_shard(docs, &section_starts, &store_plan, |place, p| {
-            if sample.contains(&place) {
+        each_doc_shard(
+            docs,
+            &section_starts,
+            &store_plan,
+            |place| sample.contains(&place),
+            |_, p| {
                 payloads.push(p.3);
-            }
-            Ok(())
-        })?;
+                Ok(())
+            },
+        )?;
         let samples: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
         Ok(Some(dictionary::train(&samples, dictionary::DICTIONARY_BYTES)).filter(|d| !d.is_empty()))
     };
@@ -363,14 +373,20 @@ fn frame_doc_store(
         framed.par_extend(batch.par_drain(..).map(|p| frame_one(ShardKind::Docs, &p, dictionary)));
         on_step.progress(framed.len(), total);
     };
-    each_doc_shard(docs, section_starts, plan, |_, (first_doc, n, first_pos, payload)| {
-        places.push((first_doc, n, first_pos));
-        batch.push(payload);
-        if batch.len() == FRAMED_AT_A_TIME {
-            compress(&mut batch, &mut framed);
-        }
-        Ok(())
-    })?;
+    each_doc_shard(
+        docs,
+        section_starts,
+        plan,
+        |_| true,
+        |_, (first_doc, n, first_pos, payload)| {
+            places.push((first_doc, n, first_pos));
+            batch.push(payload);
+            if batch.len() == FRAMED_AT_A_TIME {
+                compress(&mut batch, &mut framed);
+            }
+            Ok(())
+        },
+    )?;
     compress(&mut batch, &mut framed);
     Ok((places, framed))
 }

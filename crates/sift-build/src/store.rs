@@ -156,17 +156,19 @@ pub(crate) type DocPayload = (u32, u32, Option<u32>, Vec<u8>);
 
 /// Each document-store shard's payload as planned, in order, handed to `each` with its
 /// place: the store is the site's text again, so a build never needs it all at once.
+/// Shards whose place `wanted` refuses are not encoded at all.
 pub(crate) fn each_doc_shard(
     docs: &[SourceDoc],
     section_starts: &[Vec<u32>],
     plan: &StorePlan,
+    wanted: impl Fn(usize) -> bool,
     mut each: impl FnMut(usize, DocPayload) -> Result<(), SiftError>,
 ) -> Result<(), SiftError> {
     let stored =
         |i: usize| StoredDoc { sections: docs[i].sections.clone(), section_pos: section_starts[i].clone(), ..page_fields(&docs[i]) };
     type Pieced = (usize, StoredDoc, Vec<String>, Vec<bool>, Vec<usize>);
     let mut whole: Option<Pieced> = None;
-    for (place, shard) in plan.shards.iter().enumerate() {
+    for (place, shard) in plan.shards.iter().enumerate().filter(|(place, _)| wanted(*place)) {
         let payload = match *shard {
             StoreShard::Pages { first_doc, docs: n } => {
                 let batch: Vec<StoredDoc> = (first_doc..first_doc + n).map(stored).collect();
@@ -216,10 +218,16 @@ mod doc_store_shards {
         let (starts, ends) = layouts(docs);
         let plan = plan_doc_store(docs, &starts, &ends, target, part_target, cap);
         let mut out = Vec::new();
-        each_doc_shard(docs, &starts, &plan, |_, p| {
-            out.push(p);
-            Ok(())
-        })
+        each_doc_shard(
+            docs,
+            &starts,
+            &plan,
+            |_| true,
+            |_, p| {
+                out.push(p);
+                Ok(())
+            },
+        )
         .unwrap();
         (out, plan)
     }

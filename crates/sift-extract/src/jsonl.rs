@@ -7,15 +7,10 @@ use serde_json::Value;
 use sift_format::{Section, SourceDoc};
 use std::collections::BTreeMap;
 
-/// Parse a whole JSONL file. A malformed line stops the build with its line number: a
-/// corpus silently missing records is worse than a clear error.
-pub fn extract(bytes: &[u8], file: &str) -> Result<(Vec<SourceDoc>, Vec<String>), ExtractError> {
-    extract_from(bytes, file)
-}
-
-/// [`extract`], a line at a time from `input`: a big corpus is never held as text and
-/// records at once.
-pub fn extract_from(mut input: impl std::io::BufRead, file: &str) -> Result<(Vec<SourceDoc>, Vec<String>), ExtractError> {
+/// Parse a JSONL file a line at a time from `input` (a file's reader, or bytes): a big
+/// corpus is never held as text and records at once. A malformed line stops the build with
+/// its line number: a corpus silently missing records is worse than a clear error.
+pub fn extract(mut input: impl std::io::BufRead, file: &str) -> Result<(Vec<SourceDoc>, Vec<String>), ExtractError> {
     let mut docs = Vec::new();
     let mut warnings = Vec::new();
     let mut line = Vec::new();
@@ -122,7 +117,7 @@ mod tests {
             br#"{"_id": "1", "title": "Wing", "text": "lift  and drag", "type": "paper", "tags": ["aero", 3], "metadata": {"year": 1960}}
 {"_id": 2, "title": "Other", "text": "x", "url": "/p/2", "date": "2024-01-02"}
 "#;
-        let (docs, w) = extract(src, "c.jsonl").unwrap();
+        let (docs, w) = extract(&src[..], "c.jsonl").unwrap();
         assert!(w.is_empty());
         assert_eq!(docs[0].id, "1");
         assert_eq!(docs[0].sections[0].text, "lift and drag");
@@ -148,11 +143,11 @@ mod tests {
 
     #[test]
     fn bad_lines_name_their_line() {
-        let e = extract(b"{\"_id\":\"1\"}\n{oops}\n", "c.jsonl").unwrap_err();
+        let e = extract(&b"{\"_id\":\"1\"}\n{oops}\n"[..], "c.jsonl").unwrap_err();
         assert!(matches!(&e, ExtractError::Invalid(m) if m.starts_with("c.jsonl:2:")), "{e}");
-        let e = extract(b"{\"title\":\"no id\"}\n", "c.jsonl").unwrap_err();
+        let e = extract(&b"{\"title\":\"no id\"}\n"[..], "c.jsonl").unwrap_err();
         assert!(e.to_string().contains("_id"));
-        let e = extract(b"[1,2]\n", "c.jsonl").unwrap_err();
+        let e = extract(&b"[1,2]\n"[..], "c.jsonl").unwrap_err();
         assert!(e.to_string().contains("object"));
     }
 }
