@@ -135,8 +135,8 @@ pub fn embed(a: &EmbedArgs) -> Result<()> {
         max_file_bytes: a.max_file_bytes,
         progress: !a.quiet,
     };
-    let collected = crate::sources::collect(&a.sources, &opts)?;
-    if collected.docs.is_empty() {
+    let mut collected = crate::sources::collect(&a.sources, &opts)?;
+    if collected.pages.is_empty() {
         anyhow::bail!("no documents found in {:?}; nothing to embed", a.sources);
     }
     let model = match &a.embedder {
@@ -145,7 +145,7 @@ pub fn embed(a: &EmbedArgs) -> Result<()> {
         None => default_model().ok_or_else(|| anyhow::anyhow!("no embedding model installed: run `sift model fetch` first"))?,
     };
     let layout = Layout { encoder: !a.no_encoder, ..Default::default() };
-    let (now, of_part, seconds) = embed_part(&collected.docs, &model, layout, a.part, a.quiet)?;
+    let (now, of_part, seconds) = embed_part(&collected.pages.all()?, &model, layout, a.part, a.quiet)?;
     if !a.quiet {
         eprintln!(
             "part {}/{}: {} of the site's texts, {} embedded now ({:.1}/s), {} already in the cache, in {:.1}s",

@@ -8,6 +8,7 @@
 //! text is bigrammed).
 
 use anyhow::{bail, Result};
+use sift_build::Pages;
 use sift_engine::analyzer::{self, Analyzer};
 use sift_engine::SourceDoc;
 use std::collections::BTreeMap;
@@ -15,7 +16,7 @@ use std::collections::BTreeMap;
 /// A language's pages.
 pub struct LanguageGroup {
     pub code: String,
-    pub docs: Vec<SourceDoc>,
+    pub pages: Pages,
 }
 
 /// Languages whose text needs no stemmer: written in bigrammed scripts.
@@ -26,17 +27,18 @@ fn declared(d: &SourceDoc) -> Option<&str> {
     ["language", "lang"].iter().find_map(|k| d.metadata.get(*k).and_then(|v| v.first())).map(|s| s.as_str())
 }
 
-/// Group `docs` by language, the main one first. `forced`: every page in that language.
-pub fn split(docs: Vec<SourceDoc>, forced: Option<&str>, warnings: &mut Vec<String>) -> Result<Vec<LanguageGroup>> {
+/// Group `pages` by language, the main one first. `forced`: every page in that language.
+pub fn split(pages: Pages, forced: Option<&str>, warnings: &mut Vec<String>) -> Result<Vec<LanguageGroup>> {
     if let Some(tag) = forced {
         let Some(code) = analyzer::primary_subtag(tag) else {
             bail!("--language {tag:?} is not a language code (en, de, pt-BR, zh-Hans, ...)");
         };
         warn_unstemmed(&code, warnings);
-        return Ok(vec![LanguageGroup { code, docs }]);
+        return Ok(vec![LanguageGroup { code, pages }]);
     }
     let mut bad: BTreeMap<String, usize> = BTreeMap::new();
-    let codes: Vec<Option<String>> = docs
+    let codes: Vec<Option<String>> = pages
+        .heads()
         .iter()
         .map(|d| {
             let tag = declared(d)?;
@@ -60,14 +62,16 @@ pub fn split(docs: Vec<SourceDoc>, forced: Option<&str>, warnings: &mut Vec<Stri
     for (tag, n) in bad {
         warnings.push(format!("{n} page(s) declare the language {tag:?}, which is no language code: indexed as {main}"));
     }
-    let mut groups: BTreeMap<String, Vec<SourceDoc>> = BTreeMap::new();
-    for (d, c) in docs.into_iter().zip(codes) {
-        groups.entry(c.unwrap_or_else(|| main.clone())).or_default().push(d);
-    }
-    let mut out: Vec<LanguageGroup> = Vec::with_capacity(groups.len());
-    let main_docs = groups.remove(&main).unwrap_or_default();
-    out.push(LanguageGroup { code: main, docs: main_docs });
-    out.extend(groups.into_iter().map(|(code, docs)| LanguageGroup { code, docs }));
+    // The main language first, then the others by code; each page's group.
+    let mut order: Vec<String> =
+        std::iter::once(main.clone()).chain(counts.keys().filter(|c| **c != main).map(|c| c.to_string())).collect();
+    let group_of: Vec<usize> = codes.iter().map(|c| c.as_ref().map_or(0, |c| order.iter().position(|o| o == c).unwrap_or(0))).collect();
+    let out: Vec<LanguageGroup> = if order.len() == 1 {
+        vec![LanguageGroup { code: main, pages }]
+    } else {
+        let split = pages.split(|i| group_of[i], order.len())?;
+        order.drain(..).zip(split).map(|(code, pages)| LanguageGroup { code, pages }).collect()
+    };
     for g in &out {
         warn_unstemmed(&g.code, warnings);
     }
@@ -105,7 +109,11 @@ mod tests {
     }
 
     fn ids(g: &LanguageGroup) -> Vec<&str> {
-        g.docs.iter().map(|d| d.id.as_str()).collect()
+        g.pages.heads().iter().map(|d| d.id.as_str()).collect()
+    }
+
+    fn split(docs: Vec<SourceDoc>, forced: Option<&str>, warnings: &mut Vec<String>) -> Result<Vec<LanguageGroup>> {
+        super::split(Pages::of(docs).unwrap(), forced, warnings)
     }
 
     #[test]
@@ -139,7 +147,7 @@ mod tests {
     #[test]
     fn language_forces_one_bundle_and_refuses_a_bad_code() {
         let g = split(vec![page("a", Some("de")), page("b", Some("fr"))], Some("fr-CA"), &mut Vec::new()).unwrap();
-        assert_eq!((g.len(), g[0].code.as_str(), g[0].docs.len()), (1, "fr", 2));
+        assert_eq!((g.len(), g[0].code.as_str(), g[0].pages.len()), (1, "fr", 2));
         let err = split(vec![page("a", None)], Some("français"), &mut Vec::new()).err().unwrap();
         assert!(err.to_string().contains("not a language code"), "{err}");
     }

@@ -240,7 +240,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
     for w in &collected.warnings {
         eprintln!("warning: {w}");
     }
-    if collected.docs.is_empty() {
+    if collected.pages.is_empty() {
         anyhow::bail!("no documents found in {:?}; nothing to index", a.sources);
     }
     let mut params = sift_engine::rank::Bm25fParams { k1: a.k1, ..Default::default() };
@@ -279,15 +279,15 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
         anyhow::bail!("--vector-dim and --vector-lists must be at least 1");
     }
     let mut lang_warnings = Vec::new();
-    let groups = languages::split(collected.docs, a.language.as_deref(), &mut lang_warnings)?;
+    let groups = languages::split(collected.pages, a.language.as_deref(), &mut lang_warnings)?;
     for w in &lang_warnings {
         eprintln!("warning: {w}");
     }
-    let docs_total: usize = groups.iter().map(|g| g.docs.len()).sum();
+    let docs_total: usize = groups.iter().map(|g| g.pages.len()).sum();
     let mut bundles: Vec<(String, sift_build::BuiltBundle)> = Vec::with_capacity(groups.len());
     let spinner = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
     spinner.set_style(spinner_style());
-    for (gi, g) in groups.iter().enumerate() {
+    for (gi, g) in groups.into_iter().enumerate() {
         // The embedding model is English: another language's bundle is keyword-only (its
         // `auto` answers lexically) rather than carrying vectors that mean little.
         let model = model.as_ref().filter(|_| g.code == "en");
@@ -364,7 +364,7 @@ fn spinner_style() -> indicatif::ProgressStyle {
 /// Build the bundle of one language's pages (with vectors when `model` is given).
 fn build_language(
     a: &BuildArgs,
-    g: &languages::LanguageGroup,
+    mut g: languages::LanguageGroup,
     model: Option<&PathBuf>,
     layout: embedding::Layout,
     params: sift_engine::rank::Bm25fParams,
@@ -376,7 +376,8 @@ fn build_language(
     }
     let semantic = match &model {
         Some(m) => {
-            let (v, r, seconds) = embedding::semantic_input(&g.docs, m, layout, a.quiet)?;
+            // The model reads every page's chunks: the text is held while it embeds.
+            let (v, r, seconds) = embedding::semantic_input(&g.pages.all()?, m, layout, a.quiet)?;
             if !a.quiet {
                 eprintln!(
                     "embedded {} chunks, {} titles/headings/sentences and {} tokens with {}: {} now, {} from the cache, in {:.1}s{}",
@@ -406,7 +407,7 @@ fn build_language(
         ..Default::default()
     };
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
-    let docs_n = g.docs.len();
+    let docs_n = g.pages.len();
     let code = g.code.clone();
     let (step_bar, step_times) = (spinner.clone(), steps.clone());
     // A step shows a spinner until it tells how far it is, then a bar with the time to go.
@@ -436,7 +437,7 @@ fn build_language(
         }))),
         ..bopts
     };
-    let built = sift_build::build(&g.docs, &bopts)?;
+    let built = sift_build::build_pages(g.pages, &bopts)?;
     for w in &built.warnings {
         eprintln!("warning: {w}");
     }

@@ -1,9 +1,12 @@
 //! Finding and reading sources: folders of HTML or Markdown, JSONL files. Extraction runs
-//! in parallel; documents come out sorted by source and path so builds are deterministic.
+//! in parallel a batch of files at a time; documents come out sorted by source and path so
+//! builds are deterministic, each handed to the build's pages as it comes (their text goes
+//! to disk: a big site is never held whole).
 
 use anyhow::{anyhow, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use sift_build::Pages;
 use sift_engine::SourceDoc;
 use sift_extract::{html, jsonl, markdown, ExtractError};
 use std::fs;
@@ -36,7 +39,7 @@ fn kind_of(p: &Path) -> Option<Kind> {
 }
 
 pub struct Collected {
-    pub docs: Vec<SourceDoc>,
+    pub pages: Pages,
     pub warnings: Vec<String>,
     pub files: usize,
 }
@@ -90,90 +93,114 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let html_opts = html::HtmlOptions { selector: opts.selector.clone(), base_url: opts.base_url.clone() };
-    let results: Vec<Result<(Vec<SourceDoc>, Vec<String>)>> = jobs
-        .par_iter()
-        .map(|(path, rel, kind)| {
-            let r = extract_one(path, rel, *kind, &html_opts, opts);
+    let mut pages = Pages::new()?;
+    let mut rest = &jobs[..];
+    while let Some((path, rel, kind)) = rest.first() {
+        if *kind == Kind::Jsonl {
+            // A JSONL corpus is read a line at a time, each record handed over as it is read.
+            warnings.extend(extract_jsonl(path, rel, &mut pages)?);
             bar.inc(1);
-            r
-        })
-        .collect();
-    bar.finish_and_clear();
-    let mut docs = Vec::new();
-    for r in results {
-        let (d, w) = r?;
-        docs.extend(d);
-        warnings.extend(w);
+            rest = &rest[1..];
+            continue;
+        }
+        let n = rest.iter().take(FILES_AT_A_TIME).take_while(|j| j.2 != Kind::Jsonl).count();
+        let results: Vec<Result<(Option<SourceDoc>, Vec<String>)>> = rest[..n]
+            .par_iter()
+            .map(|(path, rel, kind)| {
+                let r = extract_one(path, rel, *kind, &html_opts, opts);
+                bar.inc(1);
+                r
+            })
+            .collect();
+        for r in results {
+            let (d, w) = r?;
+            if let Some(d) = d {
+                pages.push(d)?;
+            }
+            warnings.extend(w);
+        }
+        rest = &rest[n..];
     }
-    warnings.extend(apply_site_annotations(&mut docs));
-    Ok(Collected { docs, warnings, files: jobs.len() })
+    bar.finish_and_clear();
+    let (pages, w) = apply_site_annotations(pages)?;
+    warnings.extend(w);
+    Ok(Collected { pages, warnings, files: jobs.len() })
 }
+
+/// Files extracted at a time (on every core) before their pages are handed over.
+const FILES_AT_A_TIME: usize = 256;
 
 /// The annotations that concern the whole site: once a page marks its body
 /// (`data-sift-body`, `data-pagefind-body`), HTML pages without one are left out; sort keys
 /// other than `date` are said once.
-fn apply_site_annotations(docs: &mut Vec<SourceDoc>) -> Vec<String> {
+fn apply_site_annotations(mut pages: Pages) -> Result<(Pages, Vec<String>)> {
     let mut warnings = Vec::new();
-    if docs.iter().any(|d| d.annotations.body == Some(true)) {
-        let before = docs.len();
-        docs.retain(|d| d.annotations.body != Some(false));
-        if docs.len() < before {
+    if pages.heads().iter().any(|d| d.annotations.body == Some(true)) {
+        let before = pages.len();
+        pages = pages.retain(|d| d.annotations.body != Some(false))?;
+        if pages.len() < before {
             warnings.push(format!(
                 "{} HTML page(s) left out: some pages mark their indexed content (data-sift-body or data-pagefind-body) and these do not",
-                before - docs.len()
+                before - pages.len()
             ));
         }
     }
-    let sorts: std::collections::BTreeSet<&str> = docs.iter().flat_map(|d| d.annotations.sorts.iter().map(String::as_str)).collect();
+    let sorts: std::collections::BTreeSet<&str> =
+        pages.heads().iter().flat_map(|d| d.annotations.sorts.iter().map(String::as_str)).collect();
     if !sorts.is_empty() {
         warnings.push(format!(
             "sort keys {} are not used: results sort by relevance or by date (data-sift-sort=\"date\")",
             sorts.into_iter().collect::<Vec<_>>().join(", ")
         ));
     }
-    warnings
+    Ok((pages, warnings))
 }
 
+/// A JSONL corpus's records into `pages`, a line at a time; the warnings.
+fn extract_jsonl(path: &Path, rel: &str, pages: &mut Pages) -> Result<Vec<String>> {
+    let f = match fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => return Ok(vec![format!("{rel}: cannot be read ({e}); skipped")]),
+    };
+    let input = std::io::BufReader::with_capacity(1 << 20, f);
+    match jsonl::extract(input, &path.display().to_string(), |d| pages.push(d).map_err(|e| ExtractError::Invalid(e.message))) {
+        Ok(w) => Ok(w),
+        Err(ExtractError::Skip(w)) => Ok(vec![w]),
+        Err(ExtractError::Invalid(m)) => Err(anyhow!(m)),
+    }
+}
+
+/// An HTML or Markdown file's page (none: skipped, with a warning).
 fn extract_one(
     path: &Path,
     rel: &str,
     kind: Kind,
     html_opts: &html::HtmlOptions,
     opts: &SourceOptions,
-) -> Result<(Vec<SourceDoc>, Vec<String>)> {
+) -> Result<(Option<SourceDoc>, Vec<String>)> {
+    let skipped = |why: String| Ok((None, vec![why]));
     let size = match fs::metadata(path) {
         Ok(m) => m.len(),
-        Err(e) => return Ok((Vec::new(), vec![format!("{rel}: cannot be read ({e}); skipped")])),
+        Err(e) => return skipped(format!("{rel}: cannot be read ({e}); skipped")),
     };
-    if size > opts.max_file_bytes && kind != Kind::Jsonl {
-        return Ok((Vec::new(), vec![format!("{rel}: {size} bytes is over the {} byte limit; skipped", opts.max_file_bytes)]));
+    let limit = opts.max_file_bytes;
+    if size > limit {
+        return skipped(format!("{rel}: {size} bytes is over the {limit} byte limit; skipped"));
     }
+    // The size was checked above, but the file may change before it is read (a site being
+    // rebuilt under us): the read itself stops past the limit, so memory stays bounded.
+    let bytes = match read_at_most(path, limit) {
+        Ok(Some(b)) => b,
+        Ok(None) => return skipped(format!("{rel}: grew past the {limit} byte limit while being read; skipped")),
+        Err(e) => return skipped(format!("{rel}: cannot be read ({e}); skipped")),
+    };
     let r = match kind {
-        // A JSONL corpus is read a line at a time, however big.
-        Kind::Jsonl => match fs::File::open(path) {
-            Ok(f) => jsonl::extract(std::io::BufReader::with_capacity(1 << 20, f), &path.display().to_string()),
-            Err(e) => return Ok((Vec::new(), vec![format!("{rel}: cannot be read ({e}); skipped")])),
-        },
-        Kind::Html | Kind::Markdown => {
-            // The size was checked above, but the file may change before it is read (a site
-            // being rebuilt under us): the read itself stops past the limit, so memory stays
-            // bounded.
-            let limit = opts.max_file_bytes;
-            let bytes = match read_at_most(path, limit) {
-                Ok(Some(b)) => b,
-                Ok(None) => return Ok((Vec::new(), vec![format!("{rel}: grew past the {limit} byte limit while being read; skipped")])),
-                Err(e) => return Ok((Vec::new(), vec![format!("{rel}: cannot be read ({e}); skipped")])),
-            };
-            if kind == Kind::Html {
-                html::extract(&bytes, rel, html_opts).map(|(d, w)| (vec![d], w))
-            } else {
-                markdown::extract(&bytes, rel, &opts.base_url).map(|(d, w)| (vec![d], w))
-            }
-        }
+        Kind::Html => html::extract(&bytes, rel, html_opts),
+        _ => markdown::extract(&bytes, rel, &opts.base_url),
     };
     match r {
-        Ok(v) => Ok(v),
-        Err(ExtractError::Skip(w)) => Ok((Vec::new(), vec![w])),
+        Ok((d, w)) => Ok((Some(d), w)),
+        Err(ExtractError::Skip(w)) => skipped(w),
         Err(ExtractError::Invalid(m)) => Err(anyhow!(m)),
     }
 }
@@ -204,8 +231,8 @@ mod tests {
     #[test]
     fn a_file_that_vanished_after_the_walk_is_skipped_with_a_warning() {
         let d = scratch("vanished");
-        let (docs, warnings) = extract_one(&d.join("gone.md"), "gone.md", Kind::Markdown, &html::HtmlOptions::default(), &opts()).unwrap();
-        assert!(docs.is_empty());
+        let (doc, warnings) = extract_one(&d.join("gone.md"), "gone.md", Kind::Markdown, &html::HtmlOptions::default(), &opts()).unwrap();
+        assert!(doc.is_none());
         assert!(warnings[0].starts_with("gone.md: cannot be read (") && warnings[0].ends_with("; skipped"), "{warnings:?}");
     }
 
@@ -216,14 +243,14 @@ mod tests {
             annotations: sift_engine::Annotations { body, sorts: sorts.iter().map(|s| s.to_string()).collect(), ..Default::default() },
             ..Default::default()
         };
-        let mut docs = vec![doc("a.html", Some(true), &["priority"]), doc("b.html", Some(false), &[]), doc("c.md", None, &["priority"])];
-        let w = apply_site_annotations(&mut docs);
-        assert_eq!(docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), ["a.html", "c.md"]);
+        let docs = [doc("a.html", Some(true), &["priority"]), doc("b.html", Some(false), &[]), doc("c.md", None, &["priority"])];
+        let (pages, w) = apply_site_annotations(Pages::of(docs).unwrap()).unwrap();
+        assert_eq!(pages.heads().iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), ["a.html", "c.md"]);
         assert!(w[0].starts_with("1 HTML page(s) left out"), "{w:?}");
         assert!(w[1].contains("sort keys priority are not used"), "{w:?}");
         // No page marks a body: every page stays, nothing is said.
-        let mut docs = vec![doc("b.html", Some(false), &[]), doc("c.md", None, &[])];
-        assert!(apply_site_annotations(&mut docs).is_empty() && docs.len() == 2);
+        let (pages, w) = apply_site_annotations(Pages::of([doc("b.html", Some(false), &[]), doc("c.md", None, &[])]).unwrap()).unwrap();
+        assert!(w.is_empty() && pages.len() == 2);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::bundle::terms::TermEntry;
 use crate::doc::{SourceDoc, Weighted};
 use crate::error::SiftError;
 use crate::fields::{self, N_FIELDS};
+use crate::pages::Pages;
 use crate::par_map;
 use crate::symbol;
 use std::collections::HashMap;
@@ -128,7 +129,7 @@ const ANALYSIS_BATCH: usize = 512;
 /// is merged while the next one is analysed. Once the postings held pass `memory` bytes
 /// they are written to disk as a run.
 pub(crate) fn invert(
-    docs: &[SourceDoc],
+    pages: &Pages,
     analyzer: &Analyzer,
     memory: usize,
     on_step: &crate::OnStep,
@@ -138,29 +139,33 @@ pub(crate) fn invert(
         postings: HashMap::new(),
         runs: Vec::new(),
         held: 0,
-        lens: Vec::with_capacity(docs.len()),
+        lens: Vec::with_capacity(pages.len()),
         field_tokens: [0; N_FIELDS],
-        section_starts: Vec::with_capacity(docs.len()),
-        ends: Vec::with_capacity(docs.len()),
+        section_starts: Vec::with_capacity(pages.len()),
+        ends: Vec::with_capacity(pages.len()),
     };
-    let mut batches = docs.chunks(ANALYSIS_BATCH);
-    let mut pending: Vec<DocAnalysis> = batches.next().map(|b| par_map(b, |d| analyse(d, analyzer))).unwrap_or_default();
+    // Each batch's pages read back, then analysed on every core.
+    let analysed = |first: usize| -> Result<Vec<DocAnalysis>, SiftError> {
+        Ok(par_map(&pages.read(first..(first + ANALYSIS_BATCH).min(pages.len()))?, |d| analyse(d, analyzer)))
+    };
+    let mut batches = (0..pages.len()).step_by(ANALYSIS_BATCH);
+    let mut pending: Vec<DocAnalysis> = batches.next().map(analysed).transpose()?.unwrap_or_default();
     loop {
         let upcoming = batches.next();
         let (merged, analysed) = rayon::join(
             || {
-                inv.merge(std::mem::take(&mut pending), docs, warnings);
-                on_step.progress(inv.ends.len(), docs.len());
+                inv.merge(std::mem::take(&mut pending), pages.heads(), warnings);
+                on_step.progress(inv.ends.len(), pages.len());
                 if inv.held > memory {
                     inv.runs.push(crate::spill::write_run(&mut inv.postings)?);
                     inv.held = 0;
                 }
                 Ok::<(), SiftError>(())
             },
-            || upcoming.map(|b| par_map(b, |d| analyse(d, analyzer))),
+            || upcoming.map(analysed).transpose(),
         );
         merged?;
-        match analysed {
+        match analysed? {
             Some(a) => pending = a,
             None => return Ok(inv),
         }

@@ -1,6 +1,7 @@
-//! Sift's bundle builder: `SourceDoc`s in, bundle files (manifest + shards) out, in
-//! memory. Deterministic: the same documents in the same order give the same bytes. Build
-//! time only, never in a browser: it uses every core (rayon).
+//! Sift's bundle builder: pages in ([`Pages`], their text on disk, or `SourceDoc`s held),
+//! bundle files (manifest + shards) out, in memory. Deterministic: the same documents in
+//! the same order give the same bytes. Build time only, never in a browser: it uses every
+//! core (rayon).
 //!
 //! `build` reads as its stages: [`invert`] (analysis and inversion), [`store`] (the doc
 //! store's plan), each artifact's payloads (`crate::bundle`'s writers), the semantic half
@@ -15,11 +16,13 @@ pub use sift_format::{Section, SiftError, SourceDoc};
 
 pub mod chunk;
 mod invert;
+pub mod pages;
 pub mod semantic;
 mod spill;
 mod store;
 
 pub use invert::MAX_TERMS_PER_DOC;
+pub use pages::Pages;
 pub use semantic::layout::{EncoderInput, SemanticInput};
 pub use store::MAX_DOC_SHARDS;
 
@@ -156,17 +159,26 @@ pub(crate) fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync 
     items.par_iter().map(f).collect()
 }
 
+/// Build a bundle of pages held in memory ([`build_pages`]).
+pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
+    build_pages(Pages::of(docs.iter().cloned())?, opts)
+}
+
 /// Build a bundle: analyse and invert the pages, cut the doc store, encode each artifact,
 /// frame the shards (compressed on every core) and write the manifest that lists them.
-pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
+/// The pages' text is read back from disk for each pass that needs it ([`pages`]).
+pub fn build_pages(mut pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
+    pages.finish()?;
+    let pages = &pages;
+    let docs = pages.heads();
     check_ids(docs)?;
     let mut warnings = Vec::new();
     opts.on_step.step("analysing and inverting the pages");
-    let mut inverted = invert(docs, &opts.analyzer, opts.postings_memory, &opts.on_step, &mut warnings)?;
+    let mut inverted = invert(pages, &opts.analyzer, opts.postings_memory, &opts.on_step, &mut warnings)?;
     // The doc store is planned first: a long page's positions move onto its parts' grid
     // (`bundle::partition`) as the postings are written.
     let store_plan =
-        plan_doc_store(docs, &inverted.section_starts, &inverted.ends, opts.doc_shard_target, opts.doc_part_target, MAX_DOC_SHARDS);
+        plan_doc_store(pages, &inverted.section_starts, &inverted.ends, opts.doc_shard_target, opts.doc_part_target, MAX_DOC_SHARDS)?;
 
     // Each artifact's payloads. The doc store is the site's text again, so it is never held
     // as payloads: a pass over it measures each shard, a second makes the ones the
@@ -176,7 +188,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     let section_starts = std::mem::take(&mut inverted.section_starts);
     let mut doc_sizes = Vec::new();
     each_doc_shard(
-        docs,
+        pages,
         &section_starts,
         &store_plan,
         |_| true,
@@ -192,7 +204,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
         let sample: BTreeSet<usize> = dictionary::training_sample(&doc_sizes).collect();
         let mut payloads = Vec::with_capacity(sample.len());
         each_doc_shard(
-            docs,
+            pages,
             &section_starts,
             &store_plan,
             |place| sample.contains(&place),
@@ -228,7 +240,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
     drop(terms);
     let term_count = std::mem::take(&mut inverted.postings).len() as u64;
     opts.on_step.step("compressing the doc store");
-    let (doc_shards, doc_framed) = frame_doc_store(docs, &section_starts, &store_plan, dictionary.as_deref(), &opts.on_step)?;
+    let (doc_shards, doc_framed) = frame_doc_store(pages, &section_starts, &store_plan, dictionary.as_deref(), &opts.on_step)?;
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
     let startup_payload = startup::encode(
         &doc_meta(docs, std::mem::take(&mut inverted.lens), &mut warnings).encode(),
@@ -360,7 +372,7 @@ fn frame_one(kind: ShardKind, payload: &[u8], dictionary: Option<&[u8]>) -> Fram
 /// The doc store's shards compressed as they are made, a batch at a time on every core:
 /// each one's (first doc, docs, first position of a part), and the framed shards.
 fn frame_doc_store(
-    docs: &[SourceDoc],
+    pages: &Pages,
     section_starts: &[Vec<u32>],
     plan: &store::StorePlan,
     dictionary: Option<&[u8]>,
@@ -374,7 +386,7 @@ fn frame_doc_store(
         on_step.progress(framed.len(), total);
     };
     each_doc_shard(
-        docs,
+        pages,
         section_starts,
         plan,
         |_| true,

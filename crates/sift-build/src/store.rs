@@ -6,6 +6,7 @@ use crate::bundle::docstore::{self, StoredDoc};
 use crate::bundle::partition::{self, PagePlan};
 use crate::doc::{Section, SourceDoc};
 use crate::error::SiftError;
+use crate::pages::Pages;
 
 /// At most this many document-store shards, whatever the target: the manifest lists every
 /// one and every page load fetches the manifest, and static hosts cap a site's files
@@ -15,8 +16,8 @@ pub const MAX_DOC_SHARDS: usize = 4096;
 
 /// What a document weighs in the store, for cutting shards (text, headings, and about 128
 /// bytes of id, url, title and structure).
-fn stored_weight(d: &SourceDoc) -> usize {
-    d.sections.iter().map(|s| s.text.len() + s.heading.len()).sum::<usize>() + 128
+fn stored_weight(pages: &Pages, i: usize) -> usize {
+    pages.text_bytes(i) + 128
 }
 
 /// What one document-store shard holds: whole pages `first_doc..first_doc + docs`, or part
@@ -59,32 +60,34 @@ impl StorePlan {
 /// that keeps to `max_shards` (a bigger corpus gets bigger parts before it gets whole pages).
 /// `section_starts` and `ends`: each page's position layout, as analysed.
 pub(crate) fn plan_doc_store(
-    docs: &[SourceDoc],
+    pages: &Pages,
     section_starts: &[Vec<u32>],
     ends: &[u32],
     target: usize,
     part_target: usize,
     max_shards: usize,
-) -> StorePlan {
+) -> Result<StorePlan, SiftError> {
     // Every shard but the last holds at least `target` bytes, so there are at most
     // ceil(total / target) shards: at most `max_shards` with this target.
-    let total: usize = docs.iter().map(stored_weight).sum();
+    let weight = |i: usize| stored_weight(pages, i);
+    let total: usize = (0..pages.len()).map(weight).sum();
     let raised = target.max(total.div_ceil(max_shards.max(1)));
     // Positions a byte of the pages that could have parts.
-    let long = |d: &SourceDoc, part: usize| part > 0 && stored_weight(d) > part;
-    let (positions, bytes) = docs
-        .iter()
-        .zip(ends)
-        .filter(|(d, _)| long(d, part_target))
-        .fold((0u64, 0u64), |(p, b), (d, &end)| (p + u64::from(end), b + stored_weight(d) as u64));
+    let long = |i: usize, part: usize| part > 0 && weight(i) > part;
+    let (positions, bytes) =
+        (0..pages.len()).filter(|&i| long(i, part_target)).fold((0u64, 0u64), |(p, b), i| (p + u64::from(ends[i]), b + weight(i) as u64));
     let window_of =
         |part: usize| u32::try_from((part as u64 * positions).div_ceil(bytes.max(1))).unwrap_or(u32::MAX).max(4 * docstore::POSITION_GAP);
-    let plan = |part: usize| {
+    let plan = |part: usize| -> Result<StorePlan, SiftError> {
         let window = window_of(part);
-        let mut out = StorePlan { shards: Vec::new(), pages: vec![None; docs.len()], window: None };
+        let mut out = StorePlan { shards: Vec::new(), pages: vec![None; pages.len()], window: None };
         let (mut first_doc, mut batch_bytes) = (0usize, 0usize);
-        for (i, d) in docs.iter().enumerate() {
-            let page = long(d, part).then(|| partition::plan_page(d, &section_starts[i], ends[i], window)).flatten();
+        for i in 0..pages.len() {
+            // Only a long page's text is read back here.
+            let page = match long(i, part) {
+                true => partition::plan_page(&pages.page(i)?, &section_starts[i], ends[i], window),
+                false => None,
+            };
             if let Some(page) = page {
                 if first_doc < i {
                     out.shards.push(StoreShard::Pages { first_doc, docs: i - first_doc });
@@ -95,24 +98,24 @@ pub(crate) fn plan_doc_store(
                 (first_doc, batch_bytes) = (i + 1, 0);
                 continue;
             }
-            batch_bytes += stored_weight(d);
-            if batch_bytes >= raised || i + 1 == docs.len() {
+            batch_bytes += weight(i);
+            if batch_bytes >= raised || i + 1 == pages.len() {
                 out.shards.push(StoreShard::Pages { first_doc, docs: i + 1 - first_doc });
                 (first_doc, batch_bytes) = (i + 1, 0);
             }
         }
-        out
+        Ok(out)
     };
     // Parts as small as asked while they fit under the cap, else the smallest that fit:
     // the size grows a quarter at a time (doubling overshoots: parts twice the size asked
     // for, far fewer shards than allowed); past the biggest page, none.
     let mut part = part_target;
-    let mut store = plan(part);
+    let mut store = plan(part)?;
     while store.shards.len() > max_shards && part > 0 {
         part = if part >= total { 0 } else { part.saturating_add(part / 4 + 1) };
-        store = plan(part);
+        store = plan(part)?;
     }
-    store
+    Ok(store)
 }
 
 /// A long page's sections as its parts store them: the pieces of a section after the first
@@ -158,26 +161,28 @@ pub(crate) type DocPayload = (u32, u32, Option<u32>, Vec<u8>);
 /// place: the store is the site's text again, so a build never needs it all at once.
 /// Shards whose place `wanted` refuses are not encoded at all.
 pub(crate) fn each_doc_shard(
-    docs: &[SourceDoc],
+    pages: &Pages,
     section_starts: &[Vec<u32>],
     plan: &StorePlan,
     wanted: impl Fn(usize) -> bool,
     mut each: impl FnMut(usize, DocPayload) -> Result<(), SiftError>,
 ) -> Result<(), SiftError> {
-    let stored =
-        |i: usize| StoredDoc { sections: docs[i].sections.clone(), section_pos: section_starts[i].clone(), ..page_fields(&docs[i]) };
+    let stored = |(i, d): (usize, SourceDoc)| {
+        let fields = page_fields(&d);
+        StoredDoc { sections: d.sections, section_pos: section_starts[i].clone(), ..fields }
+    };
     type Pieced = (usize, StoredDoc, Vec<String>, Vec<bool>, Vec<usize>);
     let mut whole: Option<Pieced> = None;
     for (place, shard) in plan.shards.iter().enumerate().filter(|(place, _)| wanted(*place)) {
         let payload = match *shard {
             StoreShard::Pages { first_doc, docs: n } => {
-                let batch: Vec<StoredDoc> = (first_doc..first_doc + n).map(stored).collect();
+                let batch: Vec<StoredDoc> = (first_doc..).zip(pages.read(first_doc..first_doc + n)?).map(stored).collect();
                 (first_doc as u32, n as u32, None, StoredDoc::encode(&batch, place as u32))
             }
             StoreShard::Part { doc, part } => {
                 let page = plan.pages[doc].as_ref().ok_or_else(|| SiftError::internal("a part of a page without a plan"))?;
                 if whole.as_ref().is_none_or(|w| w.0 != doc) {
-                    let (sd, labels, continues, runs) = pieced(&docs[doc], page);
+                    let (sd, labels, continues, runs) = pieced(&pages.page(doc)?, page);
                     whole = Some((doc, sd, labels, continues, runs));
                 }
                 let (_, sd, labels, continues, runs) = whole.as_ref().expect("set above");
@@ -216,10 +221,11 @@ mod doc_store_shards {
     /// The store as the builder writes it: (first doc, docs, first position, payload).
     fn store(docs: &[SourceDoc], target: usize, part_target: usize, cap: usize) -> (Vec<(u32, u32, Option<u32>, Vec<u8>)>, StorePlan) {
         let (starts, ends) = layouts(docs);
-        let plan = plan_doc_store(docs, &starts, &ends, target, part_target, cap);
+        let pages = Pages::of(docs.iter().cloned()).unwrap();
+        let plan = plan_doc_store(&pages, &starts, &ends, target, part_target, cap).unwrap();
         let mut out = Vec::new();
         each_doc_shard(
-            docs,
+            &pages,
             &starts,
             &plan,
             |_| true,

@@ -7,11 +7,16 @@ use serde_json::Value;
 use sift_format::{Section, SourceDoc};
 use std::collections::BTreeMap;
 
-/// Parse a JSONL file a line at a time from `input` (a file's reader, or bytes): a big
-/// corpus is never held as text and records at once. A malformed line stops the build with
-/// its line number: a corpus silently missing records is worse than a clear error.
-pub fn extract(mut input: impl std::io::BufRead, file: &str) -> Result<(Vec<SourceDoc>, Vec<String>), ExtractError> {
-    let mut docs = Vec::new();
+/// Parse a JSONL file a line at a time from `input` (a file's reader, or bytes), handing
+/// each record to `each` as it is read: a big corpus is never held as text or records.
+/// Returns the warnings. A malformed line stops the build with its line number: a corpus
+/// silently missing records is worse than a clear error.
+pub fn extract(
+    mut input: impl std::io::BufRead,
+    file: &str,
+    mut each: impl FnMut(SourceDoc) -> Result<(), ExtractError>,
+) -> Result<Vec<String>, ExtractError> {
+    let mut records = 0usize;
     let mut warnings = Vec::new();
     let mut line = Vec::new();
     for i in 0.. {
@@ -26,14 +31,15 @@ pub fn extract(mut input: impl std::io::BufRead, file: &str) -> Result<(Vec<Sour
         }
         let v: Value = serde_json::from_str(text).map_err(|e| ExtractError::Invalid(format!("{file}:{}: invalid JSON: {e}", i + 1)))?;
         match record(v) {
-            Ok(d) => docs.push(d),
+            Ok(d) => each(d)?,
             Err(msg) => return Err(ExtractError::Invalid(format!("{file}:{}: {msg}", i + 1))),
         }
+        records += 1;
     }
-    if docs.is_empty() {
+    if records == 0 {
         warnings.push(format!("{file}: no records"));
     }
-    Ok((docs, warnings))
+    Ok(warnings)
 }
 
 fn scalar(v: &Value) -> Option<String> {
@@ -110,6 +116,15 @@ fn slug_like(id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn extract(bytes: &[u8], file: &str) -> Result<(Vec<SourceDoc>, Vec<String>), ExtractError> {
+        let mut docs = Vec::new();
+        let warnings = super::extract(bytes, file, |d| {
+            docs.push(d);
+            Ok(())
+        })?;
+        Ok((docs, warnings))
+    }
 
     #[test]
     fn beir_records_and_metadata() {

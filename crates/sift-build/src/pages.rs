@@ -1,0 +1,246 @@
+//! The pages a build reads: what each page is (id, url, title, metadata, …) held in memory,
+//! its sections — the site's text, nearly all of its bytes — on disk.
+//!
+//! A host hands pages over one at a time ([`Pages::push`]) as it reads them, so a big site
+//! is never held as text: each page's sections go to an anonymous temporary file at once,
+//! and the build reads them back a batch or a shard at a time, in order, for each pass
+//! that needs the text (analysis, the doc store's plan and its shards).
+//!
+//! A page's record is `varint sections`, then per section `heading | anchor? | text |
+//! symbol?` (strings length-prefixed, `?` a 0/1 byte before the string, a symbol its path
+//! then its kind). It is written and read by the same build, so it carries no header.
+
+use crate::bundle::varint::{self, Reader};
+use crate::doc::{Section, SourceDoc, Symbol};
+use crate::error::SiftError;
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::ops::Range;
+use std::sync::Mutex;
+
+fn io_error(what: &str, e: std::io::Error) -> SiftError {
+    SiftError::internal(format!("{what} the pages' text on disk: {e}"))
+}
+
+/// The pages of a build, in order; their sections on disk.
+pub struct Pages {
+    /// Each page without its sections.
+    heads: Vec<SourceDoc>,
+    /// Where each page's sections start in the file, and end (the last: `len`).
+    starts: Vec<u64>,
+    /// Bytes of section text and headings of each page (what the doc store plans by).
+    text_bytes: Vec<usize>,
+    writer: Option<BufWriter<File>>,
+    len: u64,
+    /// The file read back (the writer's, once flushed).
+    reader: Mutex<Option<File>>,
+}
+
+impl Pages {
+    pub fn new() -> Result<Pages, SiftError> {
+        let file = tempfile::tempfile().map_err(|e| io_error("cannot create", e))?;
+        Ok(Pages {
+            heads: Vec::new(),
+            starts: Vec::new(),
+            text_bytes: Vec::new(),
+            writer: Some(BufWriter::with_capacity(1 << 20, file)),
+            len: 0,
+            reader: Mutex::new(None),
+        })
+    }
+
+    /// Pages held already (tests, small hosts), finished: none can be added.
+    pub fn of(docs: impl IntoIterator<Item = SourceDoc>) -> Result<Pages, SiftError> {
+        let mut pages = Pages::new()?;
+        for d in docs {
+            pages.push(d)?;
+        }
+        pages.finish()?;
+        Ok(pages)
+    }
+
+    /// The next page: its sections go to disk, the rest stays.
+    pub fn push(&mut self, mut doc: SourceDoc) -> Result<(), SiftError> {
+        let w = self.writer.as_mut().ok_or_else(|| SiftError::internal("a page added after the build began reading"))?;
+        let mut record = Vec::new();
+        varint::put(&mut record, doc.sections.len() as u64);
+        let optional = |out: &mut Vec<u8>, s: Option<&str>| match s {
+            Some(s) => {
+                out.push(1);
+                varint::put_str(out, s);
+            }
+            None => out.push(0),
+        };
+        for s in &doc.sections {
+            varint::put_str(&mut record, &s.heading);
+            optional(&mut record, s.anchor.as_deref());
+            varint::put_str(&mut record, &s.text);
+            optional(&mut record, s.symbol.as_ref().map(|s| s.path.as_str()));
+            if let Some(sym) = &s.symbol {
+                varint::put_str(&mut record, &sym.kind);
+            }
+        }
+        w.write_all(&record).map_err(|e| io_error("cannot write", e))?;
+        self.starts.push(self.len);
+        self.len += record.len() as u64;
+        self.text_bytes.push(doc.sections.iter().map(|s| s.text.len() + s.heading.len()).sum());
+        doc.sections = Vec::new();
+        self.heads.push(doc);
+        Ok(())
+    }
+
+    pub fn len(&self) -> usize {
+        self.heads.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heads.is_empty()
+    }
+
+    /// Every page without its sections (ids, metadata, dates: what needs no text).
+    pub fn heads(&self) -> &[SourceDoc] {
+        &self.heads
+    }
+
+    /// Bytes of text and headings of page `i`.
+    pub fn text_bytes(&self, i: usize) -> usize {
+        self.text_bytes[i]
+    }
+
+    /// Pages `range`, whole, read back in one go.
+    pub fn read(&self, range: Range<usize>) -> Result<Vec<SourceDoc>, SiftError> {
+        if range.is_empty() {
+            return Ok(Vec::new());
+        }
+        let from = self.starts[range.start];
+        let to = self.starts.get(range.end).copied().unwrap_or(self.len);
+        let mut bytes = vec![0; (to - from) as usize];
+        {
+            let mut file = self.reader.lock().map_err(|_| SiftError::internal("the pages' file was poisoned"))?;
+            let f = file.as_mut().ok_or_else(|| SiftError::internal("the pages were read before they were finished"))?;
+            f.seek(SeekFrom::Start(from)).and_then(|_| f.read_exact(&mut bytes)).map_err(|e| io_error("cannot read", e))?;
+        }
+        let mut r = Reader::new(&bytes);
+        let corrupt = |_| SiftError::internal("the pages' text on disk is damaged");
+        range
+            .map(|i| {
+                let n = r.u64().map_err(corrupt)? as usize;
+                let mut sections = Vec::with_capacity(n.min(1 << 16));
+                for _ in 0..n {
+                    let heading = r.str().map_err(corrupt)?.to_string();
+                    let anchor = if r.byte().map_err(corrupt)? == 1 { Some(r.str().map_err(corrupt)?.to_string()) } else { None };
+                    let text = r.str().map_err(corrupt)?.to_string();
+                    let symbol = if r.byte().map_err(corrupt)? == 1 {
+                        let path = r.str().map_err(corrupt)?.to_string();
+                        Some(Symbol { path, kind: r.str().map_err(corrupt)?.to_string() })
+                    } else {
+                        None
+                    };
+                    sections.push(Section { heading, anchor, text, symbol });
+                }
+                Ok(SourceDoc { sections, ..self.heads[i].clone() })
+            })
+            .collect()
+    }
+
+    /// Page `i`, whole.
+    pub fn page(&self, i: usize) -> Result<SourceDoc, SiftError> {
+        self.read(i..i + 1).map(|mut v| v.remove(0))
+    }
+
+    /// Every page whole, in order (a host step that reads all the text at once, such as
+    /// the embedding of its chunks).
+    pub fn all(&mut self) -> Result<Vec<SourceDoc>, SiftError> {
+        self.finish()?;
+        self.read(0..self.len())
+    }
+
+    /// The pages whose head `keep` keeps, in order, as pages of their own.
+    pub fn retain(self, keep: impl Fn(&SourceDoc) -> bool) -> Result<Pages, SiftError> {
+        let dropped: Vec<bool> = self.heads.iter().map(|d| !keep(d)).collect();
+        if !dropped.contains(&true) {
+            return Ok(self);
+        }
+        self.split(|i| usize::from(dropped[i]), 2).map(|mut v| v.remove(0))
+    }
+
+    /// The pages in `groups` sets, page `i` into set `group_of(i)`, in order.
+    pub fn split(mut self, group_of: impl Fn(usize) -> usize, groups: usize) -> Result<Vec<Pages>, SiftError> {
+        self.finish()?;
+        let mut out: Vec<Pages> = (0..groups).map(|_| Pages::new()).collect::<Result<_, _>>()?;
+        const AT_A_TIME: usize = 256;
+        for first in (0..self.len()).step_by(AT_A_TIME) {
+            for (i, d) in (first..).zip(self.read(first..(first + AT_A_TIME).min(self.len()))?) {
+                out.get_mut(group_of(i)).ok_or_else(|| SiftError::internal("a page put in a set that is not there"))?.push(d)?;
+            }
+        }
+        Ok(out)
+    }
+
+    /// No more pages: what was written is flushed, to be read back.
+    pub fn finish(&mut self) -> Result<(), SiftError> {
+        if let Some(w) = self.writer.take() {
+            let file = w.into_inner().map_err(|e| io_error("cannot write", e.into_error()))?;
+            *self.reader.lock().map_err(|_| SiftError::internal("the pages' file was poisoned"))? = Some(file);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn doc(i: usize) -> SourceDoc {
+        SourceDoc {
+            id: format!("p{i}.html"),
+            title: format!("Page {i}"),
+            metadata: BTreeMap::from([("type".to_string(), vec![format!("t{}", i % 3)])]),
+            sections: (0..i % 4)
+                .map(|s| Section {
+                    heading: if s == 0 { String::new() } else { format!("Heading {s}") },
+                    anchor: (s % 2 == 1).then(|| format!("h{s}")),
+                    text: "wörds ".repeat(i * 10 + s),
+                    symbol: (s == 2).then(|| Symbol { path: format!("m.f{i}"), kind: "function".into() }),
+                })
+                .collect(),
+            link_density: 0.25,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn pages_read_back_whole_in_any_range_with_their_heads_in_memory() {
+        let docs: Vec<SourceDoc> = (0..50).map(doc).collect();
+        let pages = Pages::of(docs.clone()).unwrap();
+        assert_eq!(pages.len(), 50);
+        assert!(pages.heads().iter().all(|h| h.sections.is_empty()));
+        assert_eq!(pages.heads()[7].id, "p7.html");
+        assert_eq!(pages.read(0..50).unwrap(), docs);
+        assert_eq!(pages.read(13..29).unwrap(), docs[13..29]);
+        assert_eq!(pages.page(49).unwrap(), docs[49]);
+        assert!(pages.read(5..5).unwrap().is_empty());
+        assert_eq!(pages.text_bytes(3), docs[3].sections.iter().map(|s| s.text.len() + s.heading.len()).sum::<usize>());
+    }
+
+    #[test]
+    fn pages_split_and_kept_stay_in_order() {
+        let docs: Vec<SourceDoc> = (0..600).map(doc).collect();
+        let mut split = Pages::of(docs.clone()).unwrap().split(|i| usize::from(docs[i].metadata["type"][0] == "t1"), 2).unwrap();
+        let ones: Vec<SourceDoc> = docs.iter().filter(|d| d.metadata["type"][0] == "t1").cloned().collect();
+        assert_eq!(split[1].all().unwrap(), ones);
+        assert_eq!(split[0].len() + ones.len(), 600);
+        let mut kept = Pages::of(docs.clone()).unwrap().retain(|d| d.id.ends_with("0.html")).unwrap();
+        assert_eq!(kept.all().unwrap(), docs.iter().filter(|d| d.id.ends_with("0.html")).cloned().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn reading_before_the_pages_are_finished_or_adding_after_is_an_error() {
+        let mut pages = Pages::new().unwrap();
+        pages.push(doc(1)).unwrap();
+        assert!(pages.read(0..1).is_err());
+        pages.finish().unwrap();
+        assert!(pages.push(doc(2)).is_err());
+    }
+}
