@@ -110,6 +110,40 @@ fn the_best_part_is_the_one_with_most_distinct_query_words() {
     assert_eq!(read.iter().filter(|f| parts_of_long(&b).iter().any(|p| &p.0 == *f)).count(), 1, "{read:?}");
 }
 
+/// A long page whose early sections talk about the shell and its prompt at length, and a
+/// later one titled "The shell prompt" that says it once.
+fn talkative_then_titled() -> Vec<SourceDoc> {
+    let mut sections: Vec<Section> = (0..6)
+        .map(|i| Section {
+            heading: format!("Login {i}"),
+            anchor: Some(format!("login{i}")),
+            text: format!(
+                "The shell starts. {} A prompt appears later.",
+                "The shell reads its profile and the shell sets variables. ".repeat(8)
+            ),
+            symbol: None,
+        })
+        .collect();
+    sections.push(Section {
+        heading: "The shell prompt".into(),
+        anchor: Some("prompt".into()),
+        text: format!("What it shows. {}", "Plain filler prose about the library. ".repeat(12)),
+        symbol: None,
+    });
+    let page = SourceDoc { id: "guide".into(), url: "/guide.html".into(), title: "Guide".into(), sections, ..Default::default() };
+    vec![page, corpus().remove(1)]
+}
+
+#[test]
+fn of_parts_with_as_many_query_words_the_one_where_they_stand_together_is_read() {
+    let b = built_from(&talkative_then_titled(), 1500);
+    assert!(parts_of_long(&b).len() >= 3, "{:?}", parts_of_long(&b));
+    let (r, read) = run(&b, |e| e.search(&SearchRequest::new("the shell prompt"), &ctx()));
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert_eq!(r.results[0].id, "guide");
+    assert_eq!(r.results[0].sub_results[0].url, "/guide.html#prompt", "{:?}", r.results[0].sub_results);
+}
+
 #[test]
 fn whole_page_reads_put_the_parts_back_together() {
     let docs = corpus();

@@ -14,6 +14,7 @@ use crate::bundle::docstore::StoredDoc;
 use crate::bundle::terms::PostingList;
 use crate::contract::{Definition, SearchResult, SubResult};
 use crate::snippet::{self, MatchQuality};
+use std::cmp::Reverse;
 use std::sync::Arc;
 
 const SNIPPET_WORDS: usize = 28;
@@ -48,8 +49,10 @@ impl Highlight {
     }
 
     /// The doc shard a result reads: for a page stored in parts, the part with the best
-    /// match — most distinct terms, then most hits, then the earliest (the page's opening
-    /// when nothing matched, as for an answer found by meaning alone).
+    /// match — most distinct terms, then the closest together (a section titled with the
+    /// query has them side by side, where a long discussion only says them more often),
+    /// then most hits, then the earliest (the page's opening when nothing matched, as for
+    /// an answer found by meaning alone).
     fn shard_for(&self, eng: &Engine, doc: u32, defined_at: Option<u32>) -> usize {
         let parts = eng.doc_parts(doc);
         if parts.len() < 2 {
@@ -68,8 +71,15 @@ impl Highlight {
                 per_part[starts.partition_point(|&s| s <= p) - 1].push((p, ti));
             }
         }
-        let quality: Vec<MatchQuality> = per_part.iter().map(|h| quality_of(h)).collect();
-        let best = (0..parts.len()).max_by(|&a, &b| quality[a].cmp(&quality[b]).then(b.cmp(&a))).unwrap_or(0);
+        let rank: Vec<(usize, Reverse<u32>, usize)> = per_part
+            .iter_mut()
+            .map(|h| {
+                h.sort_unstable();
+                let q = quality_of(h);
+                (q.distinct, Reverse(tightest(h, q.distinct)), q.hits)
+            })
+            .collect();
+        let best = (0..parts.len()).max_by(|&a, &b| rank[a].cmp(&rank[b]).then(b.cmp(&a))).unwrap_or(0);
         parts.start + best
     }
 
@@ -146,6 +156,25 @@ fn section_hits(sd: &StoredDoc, term_positions: &[&[u32]]) -> Vec<Vec<(u32, usiz
         v.sort_unstable();
     }
     per
+}
+
+/// The narrowest span of positions holding `distinct` different terms among `hits` (sorted
+/// by position); `u32::MAX` when there is none.
+fn tightest(hits: &[(u32, usize)], distinct: usize) -> u32 {
+    let mut count = vec![0usize; hits.iter().map(|h| h.1 + 1).max().unwrap_or(0)];
+    let (mut best, mut from, mut have) = (u32::MAX, 0, 0);
+    for &(p, t) in hits {
+        count[t] += 1;
+        have += usize::from(count[t] == 1);
+        while have == distinct && distinct > 0 {
+            let (q, u) = hits[from];
+            best = best.min(p - q);
+            count[u] -= 1;
+            have -= usize::from(count[u] == 0);
+            from += 1;
+        }
+    }
+    best
 }
 
 fn quality_of(hits: &[(u32, usize)]) -> MatchQuality {
