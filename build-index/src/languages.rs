@@ -63,14 +63,13 @@ pub fn split(pages: Pages, forced: Option<&str>, warnings: &mut Vec<String>) -> 
         warnings.push(format!("{n} page(s) declare the language {tag:?}, which is no language code: indexed as {main}"));
     }
     // The main language first, then the others by code; each page's group.
-    let mut order: Vec<String> =
-        std::iter::once(main.clone()).chain(counts.keys().filter(|c| **c != main).map(|c| c.to_string())).collect();
+    let order: Vec<String> = std::iter::once(main.clone()).chain(counts.keys().filter(|c| **c != main).map(|c| c.to_string())).collect();
     let group_of: Vec<usize> = codes.iter().map(|c| c.as_ref().map_or(0, |c| order.iter().position(|o| o == c).unwrap_or(0))).collect();
     let out: Vec<LanguageGroup> = if order.len() == 1 {
         vec![LanguageGroup { code: main, pages }]
     } else {
         let split = pages.split(|i| group_of[i], order.len())?;
-        order.drain(..).zip(split).map(|(code, pages)| LanguageGroup { code, pages }).collect()
+        order.into_iter().zip(split).map(|(code, pages)| LanguageGroup { code, pages }).collect()
     };
     for g in &out {
         warn_unstemmed(&g.code, warnings);

@@ -163,9 +163,17 @@ fn extract_jsonl(path: &Path, rel: &str, pages: &mut Pages) -> Result<Vec<String
         Err(e) => return Ok(vec![format!("{rel}: cannot be read ({e}); skipped")]),
     };
     let input = std::io::BufReader::with_capacity(1 << 20, f);
-    match jsonl::extract(input, &path.display().to_string(), |d| pages.push(d).map_err(|e| ExtractError::Invalid(e.message))) {
-        Ok(w) => Ok(w),
-        Err(ExtractError::Skip(w)) => Ok(vec![w]),
+    settled(jsonl::extract(input, &path.display().to_string(), |d| pages.push(d).map_err(|e| ExtractError::Invalid(e.message))), |w| {
+        vec![w]
+    })
+}
+
+/// An extractor's answer: a source it skipped is a warning (`skipped` makes the answer of
+/// it), an invalid one stops the build.
+fn settled<T>(r: std::result::Result<T, ExtractError>, skipped: impl FnOnce(String) -> T) -> Result<T> {
+    match r {
+        Ok(v) => Ok(v),
+        Err(ExtractError::Skip(w)) => Ok(skipped(w)),
         Err(ExtractError::Invalid(m)) => Err(anyhow!(m)),
     }
 }
@@ -198,11 +206,7 @@ fn extract_one(
         Kind::Html => html::extract(&bytes, rel, html_opts),
         _ => markdown::extract(&bytes, rel, &opts.base_url),
     };
-    match r {
-        Ok((d, w)) => Ok((Some(d), w)),
-        Err(ExtractError::Skip(w)) => skipped(w),
-        Err(ExtractError::Invalid(m)) => Err(anyhow!(m)),
-    }
+    settled(r.map(|(d, w)| (Some(d), w)), |w| (None, vec![w]))
 }
 
 /// The file's bytes, or None when it holds more than `limit` bytes.

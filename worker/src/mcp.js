@@ -76,8 +76,6 @@ function onlyKeys(args, allowed, tool) {
   }
 }
 
-const keysOf = (tool) => Object.keys(TOOLS.find((t) => t.name === tool).inputSchema.properties);
-
 /**
  * `host`: `sift(lang?, bundle?)` the Sift of a language or of a named bundle, `group(lang?)`
  * the bundles searched as one (null: the worker has one), `oneBundle()` the error for
@@ -90,7 +88,7 @@ async function callTool(name, rawArgs, host) {
   // A bundle that cannot be opened at all is the server's error, not the call's.
   await (host.group() ?? host.sift());
   try {
-    onlyKeys(args, keysOf(name), name);
+    onlyKeys(args, Object.keys(tool.inputSchema.properties), name);
     if (name === "search" || name === "multi_search") {
       // `lang` (a site built in several languages) picks the bundle; `bundles` narrows a
       // worker of several to some of them.

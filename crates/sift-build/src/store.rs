@@ -14,12 +14,6 @@ use crate::pages::Pages;
 /// shards gets bigger parts, then bigger shards.
 pub const MAX_DOC_SHARDS: usize = 4096;
 
-/// What a document weighs in the store, for cutting shards (text, headings, and about 128
-/// bytes of id, url, title and structure).
-fn stored_weight(pages: &Pages, i: usize) -> usize {
-    pages.text_bytes(i) + 128
-}
-
 /// What one document-store shard holds: whole pages `first_doc..first_doc + docs`, or part
 /// `part` of a long page.
 enum StoreShard {
@@ -69,7 +63,9 @@ pub(crate) fn plan_doc_store(
 ) -> Result<StorePlan, SiftError> {
     // Every shard but the last holds at least `target` bytes, so there are at most
     // ceil(total / target) shards: at most `max_shards` with this target.
-    let weight = |i: usize| stored_weight(pages, i);
+    // What a page weighs in the store: its text and headings, and about 128 bytes of id,
+    // url, title and structure.
+    let weight = |i: usize| pages.text_bytes(i) + 128;
     let total: usize = (0..pages.len()).map(weight).sum();
     let raised = target.max(total.div_ceil(max_shards.max(1)));
     // Positions a byte of the pages that could have parts.
