@@ -144,6 +144,55 @@ fn of_parts_with_as_many_query_words_the_one_where_they_stand_together_is_read()
     assert_eq!(r.results[0].sub_results[0].url, "/guide.html#prompt", "{:?}", r.results[0].sub_results);
 }
 
+/// A long page whose early sections say "locale" often, and words it begins (`locales-all`:
+/// completions of the word being typed), and a later one titled "Effects of the locale".
+fn forms_then_titled() -> Vec<SourceDoc> {
+    let mut sections: Vec<Section> = (0..6)
+        .map(|i| Section {
+            heading: format!("Setting {i}"),
+            anchor: Some(format!("setting{i}")),
+            text: format!("{} Set it once.", "The locale package locales-all has every locale; one is chosen per user. ".repeat(8)),
+            symbol: None,
+        })
+        .collect();
+    sections.push(Section {
+        heading: "Effects of the locale".into(),
+        anchor: Some("effects".into()),
+        text: format!("What changes. {}", "Plain filler prose about the library. ".repeat(12)),
+        symbol: None,
+    });
+    let page = SourceDoc { id: "guide".into(), url: "/guide.html".into(), title: "Guide".into(), sections, ..Default::default() };
+    vec![page, corpus().remove(1)]
+}
+
+#[test]
+fn a_words_completions_count_once_when_a_part_is_chosen() {
+    let b = built_from(&forms_then_titled(), 1500);
+    assert!(parts_of_long(&b).len() >= 3, "{:?}", parts_of_long(&b));
+    let (r, read) = run(&b, |e| e.search(&SearchRequest::new("Effects of the locale"), &ctx()));
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert_eq!(r.results[0].id, "guide");
+    assert_eq!(r.results[0].sub_results[0].url, "/guide.html#effects", "{:?}", r.results[0].sub_results);
+}
+
+#[test]
+fn a_compounds_parts_are_words_of_their_own_when_a_part_is_chosen() {
+    // "dpkg-divert" asks for both of its parts: a part saying "dpkg" and "command" often is
+    // not a better match than the one titled with all three.
+    let mut docs = talkative_then_titled();
+    for s in &mut docs[0].sections {
+        s.text = s.text.replace("shell", "dpkg");
+        s.heading = s.heading.replace("The shell prompt", "The dpkg-divert command");
+    }
+    for s in docs[0].sections.iter_mut().take(6) {
+        s.text.push_str(" Each dpkg command is logged.");
+    }
+    let b = built_from(&docs, 1500);
+    let (r, read) = run(&b, |e| e.search(&SearchRequest::new("The dpkg-divert command"), &ctx()));
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert_eq!(r.results[0].sub_results[0].url, "/guide.html#prompt", "{:?}", r.results[0].sub_results);
+}
+
 #[test]
 fn whole_page_reads_put_the_parts_back_together() {
     let docs = corpus();

@@ -25,27 +25,42 @@ const MAX_SUB_RESULTS: usize = 3;
 struct Highlight {
     /// In term order, each term once.
     terms: Vec<(String, Arc<PostingList>)>,
+    /// For each term, the query word it answers: a word's variants — `locale` and
+    /// `locales`, a prefix's completions — count once when counting how many of the query's
+    /// words a part or a section holds.
+    word: Vec<usize>,
     prefixes: Vec<String>,
 }
 
 impl Highlight {
     fn new(plan: &Plan) -> Highlight {
         let mut terms: Vec<(String, Arc<PostingList>)> = Vec::new();
+        let mut word = Vec::new();
+        // A word is a clause's term at one place of its alternatives: `locales` and `locale`
+        // are the same word, a phrase's (or a compound's, or a CJK run's) terms are several.
+        let mut words: Vec<(usize, usize)> = Vec::new();
         // The words the query asked for, not those feedback added.
-        for a in plan.positive_clauses().filter(|c| !c.expansion).flat_map(|c| c.alts.iter()) {
-            for t in &a.terms {
+        for (c, clause) in plan.positive_clauses().filter(|c| !c.expansion).enumerate() {
+            for (i, t) in clause.alts.iter().flat_map(|a| a.terms.iter().enumerate()) {
                 if let Err(k) = terms.binary_search_by(|(x, _)| x.cmp(&t.term)) {
+                    let w = words.iter().position(|&x| x == (c, i)).unwrap_or_else(|| {
+                        words.push((c, i));
+                        words.len() - 1
+                    });
                     terms.insert(k, (t.term.clone(), t.pl.clone()));
+                    word.insert(k, w);
                 }
             }
         }
         let prefixes = snippet::match_prefixes(terms.iter().map(|(t, _)| t));
-        Highlight { terms, prefixes }
+        Highlight { terms, word, prefixes }
     }
 
-    /// Where the query's terms occur in `doc` (positions from the postings), per term.
-    fn positions(&self, doc: u32) -> Vec<&[u32]> {
-        self.terms.iter().map(|(_, pl)| pl).filter_map(|pl| pl.docs.binary_search(&doc).ok().map(|k| pl.positions_of(k))).collect()
+    /// Where the query's terms occur in `doc` (positions from the postings), per term, each
+    /// with the query word it answers.
+    fn positions(&self, doc: u32) -> Vec<(usize, &[u32])> {
+        let terms = self.terms.iter().zip(&self.word);
+        terms.filter_map(|((_, pl), &w)| Some((w, pl.positions_of(pl.docs.binary_search(&doc).ok()?)))).collect()
     }
 
     /// The doc shard a result reads: for a page stored in parts, the part with the best
@@ -66,9 +81,9 @@ impl Highlight {
             return parts.start + starts.partition_point(|&s| s <= p).saturating_sub(1);
         }
         let mut per_part: Vec<Vec<(u32, usize)>> = vec![Vec::new(); parts.len()];
-        for (ti, positions) in self.positions(doc).iter().enumerate() {
+        for (w, positions) in self.positions(doc) {
             for &p in positions.iter().filter(|&&p| p >= starts[0]) {
-                per_part[starts.partition_point(|&s| s <= p) - 1].push((p, ti));
+                per_part[starts.partition_point(|&s| s <= p) - 1].push((p, w));
             }
         }
         let rank: Vec<(usize, Reverse<u32>, usize)> = per_part
@@ -98,7 +113,7 @@ impl Highlight {
         // first section fall to the title or to no section).
         let mut positions = self.positions(doc);
         if let Some(end) = res.eng.doc_part_end(si) {
-            positions.iter_mut().for_each(|p| *p = &p[..p.partition_point(|&x| x < end)]);
+            positions.iter_mut().for_each(|(_, p)| *p = &p[..p.partition_point(|&x| x < end)]);
         }
         let in_parts = res.eng.doc_parts(doc).len() > 1;
         let mut r = build_result(&res.eng.analyzer, sd, score, &self.terms, &self.prefixes, &positions, in_parts, defined_at);
@@ -137,18 +152,18 @@ pub(crate) fn results(
 }
 
 /// Where the matched terms fall in each section (from postings positions, no text
-/// analysis): per section, the (position, term index) pairs in order.
-fn section_hits(sd: &StoredDoc, term_positions: &[&[u32]]) -> Vec<Vec<(u32, usize)>> {
+/// analysis): per section, the (position, query word) pairs in order.
+fn section_hits(sd: &StoredDoc, term_positions: &[(usize, &[u32])]) -> Vec<Vec<(u32, usize)>> {
     let n = sd.sections.len();
     let mut per: Vec<Vec<(u32, usize)>> = vec![Vec::new(); n];
     if sd.section_pos.len() != n {
         return per;
     }
-    for (ti, positions) in term_positions.iter().enumerate() {
-        for &p in positions.iter() {
+    for &(w, positions) in term_positions {
+        for &p in positions {
             let s = sd.section_pos.partition_point(|&start| start <= p);
             if s > 0 {
-                per[s - 1].push((p, ti)); // s == 0: title or path
+                per[s - 1].push((p, w)); // s == 0: title or path
             }
         }
     }
@@ -209,7 +224,7 @@ fn build_result(
     score: f32,
     match_terms: &[(String, Arc<PostingList>)],
     prefixes: &[String],
-    term_positions: &[&[u32]],
+    term_positions: &[(usize, &[u32])],
     in_parts: bool,
     defined_at: Option<u32>,
 ) -> SearchResult {
