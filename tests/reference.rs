@@ -140,9 +140,11 @@ impl Analysed {
         })
     }
 
-    /// Places where `a` is directly followed by `b`.
-    fn adjacent(&self, a: &str, b: &str) -> u32 {
-        self.fields.iter().map(|f| f.words.windows(2).filter(|w| w[0] == a && w[1] == b).count() as u32).sum()
+    /// Places of `a` followed by `b`, directly or `between` words later, in one field.
+    fn near(&self, a: &str, b: &str, between: usize) -> u32 {
+        let at = |w: &[String], i: usize| w.get(i).is_some_and(|x| x == b);
+        let followed = |w: &[String], i: usize| w[i] == a && (at(w, i + 1) || at(w, i + 1 + between));
+        self.fields.iter().map(|f| (0..f.words.len()).filter(|&i| followed(&f.words, i)).count() as u32).sum()
     }
 }
 
@@ -325,10 +327,15 @@ impl Reference {
         if positive.is_empty() {
             return Answer { ranked: Vec::new(), total: 0, facets: BTreeMap::new(), ambiguous: false };
         }
-        let pairs: Vec<(String, String)> =
-            positive.windows(2).filter_map(|w| Some((self.plain_term(w[0])?, self.plain_term(w[1])?))).collect();
+        // Neighbouring words, and how many stop words were typed between them (at most 3).
+        let stops_before = |g: &Group| {
+            let at = q.groups.iter().position(|x| std::ptr::eq(x, g)).unwrap();
+            q.groups[..at].iter().rev().take_while(|x| !x.negated && dropped(x)).count().min(3)
+        };
+        let pairs: Vec<(String, String, usize)> =
+            positive.windows(2).filter_map(|w| Some((self.plain_term(w[0])?, self.plain_term(w[1])?, stops_before(w[1])))).collect();
         let denom = (positive.iter().map(|g| self.clause_max(g)).sum::<f64>()
-            + pairs.iter().map(|(a, b)| self.proximity_max(a, b)).sum::<f64>())
+            + pairs.iter().map(|(a, b, _)| self.proximity_max(a, b)).sum::<f64>())
         .max(1e-6);
 
         // Quoted text is a hard constraint, also when "any term" would do.
@@ -351,8 +358,8 @@ impl Reference {
                 return None;
             }
             let mut s: f64 = parts.iter().zip(weights).filter_map(|(p, w)| p.map(|p| p * w)).sum::<f64>() + extra.iter().sum::<f64>();
-            for (a, b) in &pairs {
-                let c = f64::from(self.analysed[d].adjacent(a, b));
+            for (a, b, between) in &pairs {
+                let c = f64::from(self.analysed[d].near(a, b, *between));
                 if c > 0.0 {
                     s += self.proximity_max(a, b) * c / (c + 1.0);
                 }
@@ -421,7 +428,7 @@ impl Reference {
             hits = evaluate(all, &weights, &added);
             denom = (positive.iter().zip(&weights).map(|(g, w)| w * self.clause_max(g)).sum::<f64>()
                 + added.iter().map(|(t, w)| w * self.idf(t)).sum::<f64>()
-                + pairs.iter().map(|(a, b)| self.proximity_max(a, b)).sum::<f64>())
+                + pairs.iter().map(|(a, b, _)| self.proximity_max(a, b)).sum::<f64>())
             .max(1e-6);
         }
         let newest = self.docs.iter().filter_map(|d| d.date).max().unwrap_or(0);

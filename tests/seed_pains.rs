@@ -415,3 +415,30 @@ fn navigation_pages_rank_below_content_for_the_same_word() {
     let x = run(&e, &SearchRequest { query: "codec".into(), explain: Some(true), ..Default::default() }).unwrap();
     assert!(x.results.iter().all(|r| r.explain.as_ref().unwrap().get("navigation_prior").is_none()), "content explains as before");
 }
+
+#[test]
+fn a_title_typed_with_its_stop_words_finds_the_page_that_has_them_as_typed() {
+    // "Effects of the locale": the page with those words in that order outranks a shorter
+    // one that says them apart; the stop words typed between them are the gap proximity
+    // allows (they carry no positions), and side by side still counts.
+    let page = |id: &str, text: &str| SourceDoc {
+        id: id.into(),
+        url: format!("/{id}.html"),
+        title: format!("Notes {id}"),
+        sections: vec![sift_engine::doc::Section { heading: String::new(), anchor: None, text: text.into(), symbol: None }],
+        ..Default::default()
+    };
+    let docs = [
+        page("apart", "Effects differ by user. The locale is listed."),
+        page("titled", "Effects of the locale on sorting are shown in the list below."),
+        page("side", "Effects locale settings have on sorting are shown in the list."),
+        page("other", "Sorting is shown in the list below, by user."),
+    ];
+    let e = engine_from_docs(&docs, &Default::default()).unwrap();
+    let r = search(&e, "Effects of the locale");
+    let mut first_two = ids(&r)[..2].to_vec();
+    first_two.sort();
+    assert_eq!(first_two, ["side", "titled"], "{:?}", ids(&r));
+    // Typed without the stop words, the pair is side by side: "side" only.
+    assert_eq!(ids(&search(&e, "effects locale"))[0], "side");
+}

@@ -139,5 +139,6 @@ fn expansion_clause(alt: Alt) -> Clause {
         fuzzy_word: None,
         suggestion: None,
         expansion: true,
+        stops_before: 0,
     }
 }

@@ -88,6 +88,9 @@ pub(crate) struct Clause {
     pub suggestion: Option<String>,
     /// Added by relevance feedback (`feedback`), not typed: optional, not highlighted.
     pub expansion: bool,
+    /// Stop words typed just before the clause (dropped: they carry no positions), which
+    /// proximity lets stand between it and the word before (`Effects of the locale`).
+    pub stops_before: usize,
 }
 
 impl Clause {
@@ -170,6 +173,7 @@ pub(crate) struct Draft {
     quoted: bool,
     run: bool,
     pub fuzzy_word: Option<String>,
+    stops_before: usize,
 }
 
 fn is_stop_item(analyzer: &Analyzer, item: &Item) -> bool {
@@ -186,8 +190,10 @@ pub(crate) fn draft(analyzer: &Analyzer, parsed: &ParsedQuery, typo_tolerant: bo
     let n_groups = parsed.groups.len();
     let all_stop = parsed.groups.iter().all(|g| g.items.iter().all(|i| is_stop_item(analyzer, i)));
     let mut out = Vec::new();
+    let mut stops_before = 0;
     for (gi, g) in parsed.groups.iter().enumerate() {
         if !g.negated && !all_stop && g.items.len() == 1 && is_stop_item(analyzer, &g.items[0]) {
+            stops_before += 1;
             continue;
         }
         let fuzzy_word = match &g.items[..] {
@@ -208,6 +214,7 @@ pub(crate) fn draft(analyzer: &Analyzer, parsed: &ParsedQuery, typo_tolerant: bo
             quoted,
             run,
             fuzzy_word,
+            stops_before: std::mem::take(&mut stops_before),
         });
     }
     out
@@ -313,6 +320,7 @@ impl Draft {
             fuzzy_word: self.fuzzy_word.clone(),
             suggestion: None,
             expansion: false,
+            stops_before: self.stops_before,
         })
     }
 }

@@ -6,7 +6,7 @@
 use super::collect::Filter;
 #[cfg(feature = "explain")]
 use super::matching::alt_match_at;
-use super::matching::{alt_matches, proximity_at, proximity_max, proximity_pairs};
+use super::matching::{alt_matches, proximity_pairs};
 use super::plan::{Alt, Plan, RTerm};
 #[cfg(feature = "explain")]
 use super::round4;
@@ -94,9 +94,9 @@ impl Scorer<'_> {
                 e.1 |= bit;
             }
         }
-        for (a, b) in proximity_pairs(&plan.clauses, &plan.positive) {
-            for &doc in &a.pl.docs {
-                if let (Some(bonus), Some(e)) = (proximity_at(a, b, doc, self.proximity), acc.get_mut(&doc)) {
+        for pair in proximity_pairs(&plan.clauses, &plan.positive) {
+            for &doc in &pair.a.pl.docs {
+                if let (Some(bonus), Some(e)) = (pair.bonus(doc, self.proximity), acc.get_mut(&doc)) {
                     e.0 += bonus;
                 }
             }
@@ -154,10 +154,11 @@ impl Scorer<'_> {
             out_clauses.push(clause);
         }
         let mut proximity = Vec::new();
-        for (a, b) in proximity_pairs(&plan.clauses, &plan.positive) {
-            let bonus = proximity_at(a, b, doc, self.proximity).unwrap_or(0.0);
+        for pair in proximity_pairs(&plan.clauses, &plan.positive) {
+            let bonus = pair.bonus(doc, self.proximity).unwrap_or(0.0);
             raw += bonus;
-            proximity.push(Json::obj([("pair", Json::from(vec![a.term.clone(), b.term.clone()])), ("score", round4(bonus).into())]));
+            let terms = Json::from(vec![pair.a.term.clone(), pair.b.term.clone()]);
+            proximity.push(Json::obj([("pair", terms), ("between", (pair.between as f64).into()), ("score", round4(bonus).into())]));
         }
         let p = self.params;
         let prior = self.meta.prior(doc);
@@ -190,7 +191,7 @@ impl Scorer<'_> {
 /// document covers (0..1), not merely its place in the list.
 pub(crate) fn max_possible(plan: &Plan, proximity: f32) -> f32 {
     let clauses: f32 = plan.positive_clauses().map(|c| c.max_score()).sum();
-    let pairs: f32 = proximity_pairs(&plan.clauses, &plan.positive).iter().map(|(a, b)| proximity_max(a, b, proximity)).sum();
+    let pairs: f32 = proximity_pairs(&plan.clauses, &plan.positive).iter().map(|p| p.max(proximity)).sum();
     (clauses + pairs).max(1e-6)
 }
 
