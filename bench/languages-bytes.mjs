@@ -1,12 +1,13 @@
-// Bytes to the first result for Chinese and Japanese queries: Sift and Pagefind 1.6 built on
-// the same Debian Reference pages (`<html lang>` added to each copy), each measured in a
+// Bytes to the first result for Chinese, Japanese and Korean queries: Sift and Pagefind 1.6
+// built on the same pages (bench/translated-sites.mjs: Debian Reference, and the Debian FAQ
+// for Korean; `<html lang>` added to each copy), each measured in a
 // fresh Node process from nothing cached: every file the search fetches (the JS, the wasm,
 // the index, and the first result's text: Pagefind's fragment, Sift's doc shard), counted
 // as served — a file that is not compressed already (.js, .json, .wasm not packed) at
 // gzip -9. What a page pays for the search box itself (<sift-search>, Pagefind's UI) is not
 // counted for either.
 //
-//   node bench/languages-bytes.mjs            (ja, zh-cn, zh-tw; needs debian-reference-LANG)
+//   node bench/languages-bytes.mjs            (ja, zh-cn, zh-tw, ko; needs their packages)
 
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -15,10 +16,10 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { pathToFileURL, fileURLToPath } from "node:url";
 import { ROOT, sift } from "../tests/support.mjs";
+import { copyPages, site } from "./translated-sites.mjs";
 
-const SITE = "/usr/share/debian-reference";
 const PAGEFIND = path.join(ROOT, "www/node_modules/.bin/pagefind");
-const QUERIES = { ja: ["パッケージ管理", "ネットワーク", "権"], "zh-cn": ["软件包管理", "网络配置", "包"], "zh-tw": ["套件管理", "網路設定", "包"] };
+const QUERIES = { ja: ["パッケージ管理", "ネットワーク", "権"], "zh-cn": ["软件包管理", "网络配置", "包"], "zh-tw": ["套件管理", "網路設定", "包"], ko: ["패키지 관리", "커널", "데비안"] };
 
 // A child: one search from nothing cached; prints the bytes it fetched.
 if (process.argv[2] === "--one") {
@@ -62,14 +63,11 @@ const kb = (n) => (n / 1024).toFixed(1);
 console.log("language  query            Sift kB  Pagefind kB  (first result: Sift | Pagefind)");
 try {
   for (const [lang, queries] of Object.entries(QUERIES)) {
-    const pages = fs.readdirSync(SITE).filter((f) => new RegExp(`^(ch|ap|pr|index)[0-9a-z]*\\.${lang}\\.html$`).test(f));
-    if (!pages.length) {
-      console.log(`${lang}: no pages (apt-get install debian-reference-${lang})`);
+    const src = path.join(work, `site-${lang}`);
+    if (!copyPages(lang, src).length) {
+      console.log(`${lang}: no pages (apt-get install ${site(lang).pkg})`);
       continue;
     }
-    const src = path.join(work, `site-${lang}`);
-    fs.mkdirSync(src, { recursive: true });
-    for (const p of pages) fs.writeFileSync(path.join(src, p), fs.readFileSync(path.join(SITE, p), "utf8").replace(/<html\b/, `<html lang="${lang}"`));
     const siftDir = path.join(work, `sift-${lang}`);
     const pfDir = path.join(work, `pagefind-${lang}`);
     sift(["build", src, "--out", siftDir, "--no-embedder", "-q"]);

@@ -1,9 +1,8 @@
-// Debian Reference in each language installed (debian-reference-LANG), searched by Sift and
-// by Pagefind 1.6 built on the same pages in the same run: every k-th section title
-// (h2–h4, the section number left out) as the query, the page holding it the answer.
-// Prints MRR@10 per language for both, and Sift's section-level MRR@10 (the deep link is the
-// result's own link or one of its sub-results'). Both see `<html lang>` set on each copy
-// (the packaged pages declare none).
+// Debian's translated docs in each language installed (the Reference, and the FAQ for Korean:
+// bench/translated-sites.mjs), searched by Sift and by Pagefind 1.6 built on the same pages
+// in the same run: every k-th section title (h2–h4, the section number left out) as the
+// query, the page holding it the answer. Prints MRR@10 per language for both, and Sift's
+// section-level MRR@10 (the deep link is the result's own link or one of its sub-results').
 //
 //   node bench/languages.mjs [LANG ...]      (default: every installed language)
 
@@ -13,12 +12,11 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT, sift, fileFetch } from "../tests/support.mjs";
+import { copyPages, installed, site } from "./translated-sites.mjs";
 
-const SITE = "/usr/share/debian-reference";
 const PER_LANGUAGE = 40;
 const PAGEFIND = path.join(ROOT, "www/node_modules/.bin/pagefind");
-const all = [...new Set(fs.readdirSync(SITE).map((f) => f.match(/^ch01\.([a-zA-Z-]+)\.html$/)?.[1]).filter(Boolean))].sort();
-const langs = process.argv.slice(2).length ? process.argv.slice(2) : all;
+const langs = process.argv.slice(2).length ? process.argv.slice(2) : installed();
 
 // Pagefind's search fetches its files with the global fetch: here, from disk.
 globalThis.fetch = fileFetch();
@@ -39,19 +37,13 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), "sift-languages-bench-"));
 console.log("language  sections  Sift page  Pagefind page  Sift section");
 try {
   for (const lang of langs) {
-    const pages = fs.readdirSync(SITE).filter((f) => new RegExp(`^(ch|ap|pr|index)[0-9a-z]*\\.${lang}\\.html$`).test(f)).sort();
+    const src = path.join(work, `site-${lang}`);
+    const pages = copyPages(lang, src);
     if (!pages.length) {
-      console.log(`${lang}: no pages (apt-get install debian-reference-${lang})`);
+      console.log(`${lang}: no pages (apt-get install ${site(lang).pkg})`);
       continue;
     }
-    const src = path.join(work, `site-${lang}`);
-    fs.mkdirSync(src, { recursive: true });
-    const cases = [];
-    for (const p of pages) {
-      const text = fs.readFileSync(path.join(SITE, p), "utf8");
-      fs.writeFileSync(path.join(src, p), text.replace(/<html\b/, `<html lang="${lang}"`));
-      for (const [anchor, title] of sections(text)) cases.push([p, anchor, title]);
-    }
+    const cases = pages.flatMap(([p, text]) => sections(text).map(([anchor, title]) => [p, anchor, title]));
     const step = Math.max(1, Math.floor(cases.length / PER_LANGUAGE));
     const picked = cases.filter((_, i) => i % step === 0).slice(0, PER_LANGUAGE);
     const bundle = path.join(work, `sift-${lang}`);

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# The languages benchmarks: Debian Reference in every language Debian packages it, built by
-# Sift and by Pagefind 1.6 in the same run — section titles as queries (MRR@10 of the page,
-# and Sift's deep links: bench/languages.mjs), then bytes to the first result for Chinese
-# and Japanese queries (bench/languages-bytes.mjs). Installs what it needs (idempotent).
+# The languages benchmarks: Debian Reference in every language Debian packages it, and the
+# Debian FAQ in Korean (no Korean Reference is packaged), built by Sift and by Pagefind 1.6
+# in the same run — section titles as queries (MRR@10 of the page, and Sift's deep links:
+# bench/languages.mjs), then bytes to the first result for Chinese, Japanese and Korean
+# queries (bench/languages-bytes.mjs). Installs what it needs (idempotent).
 set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"
 cd "$SIFT_ROOT"
 scripts/setup-web.sh >/dev/null
-LANGS=(de en es fr id it ja pt pt-br zh-cn zh-tw)
+LANGS=(de en es fr id it ja ko pt pt-br zh-cn zh-tw)
 missing=()
 for l in "${LANGS[@]}"; do
-  dpkg -s "debian-reference-$l" >/dev/null 2>&1 || missing+=("debian-reference-$l")
+  pkg="debian-reference-$l"
+  [ "$l" = ko ] && pkg=debian-faq-ko
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
