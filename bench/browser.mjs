@@ -8,7 +8,8 @@
 // `sift_model` (with --model, when the bundle has a copy of the model) with the full MiniLM
 // compiled to wasm, measured until its first *hybrid* answer.
 //
-//   node bench/browser.mjs --lex DIR --hybrid DIR --pagefind DIR [--model] [--cold-runs 5] [--rounds 3] [--slow-runs 3] [--json FILE]
+//   node bench/browser.mjs --lex DIR --hybrid DIR --pagefind DIR [--model] [--cold-runs 5] [--rounds 3] [--slow-runs 3]
+//                          [--queries FILE] [--json FILE]
 
 import http from "node:http";
 import fs from "node:fs";
@@ -18,13 +19,16 @@ import { parseArgs } from "node:util";
 import { ROOT, browser } from "../tests/browser/harness.mjs";
 import { sendFile } from "./static.mjs";
 
-const { values: args } = parseArgs({ options: { lex: { type: "string" }, hybrid: { type: "string" }, pagefind: { type: "string" }, tinysearch: { type: "string" }, model: { type: "boolean" }, "cold-runs": { type: "string" }, rounds: { type: "string" }, json: { type: "string" }, "slow-runs": { type: "string" } } });
+const { values: args } = parseArgs({ options: { lex: { type: "string" }, hybrid: { type: "string" }, pagefind: { type: "string" }, tinysearch: { type: "string" }, model: { type: "boolean" }, "cold-runs": { type: "string" }, rounds: { type: "string" }, json: { type: "string" }, "slow-runs": { type: "string" }, queries: { type: "string" } } });
 const dirs = { ui: path.join(ROOT, "www/dist"), lex: args.lex, hyb: args.hybrid, pagefind: args.pagefind };
 if (args.tinysearch) dirs.ts = args.tinysearch; // optional peer: a tinysearch wasm + its loader
 const COLD_RUNS = Number(args["cold-runs"] ?? 5);
 const ROUNDS = Number(args.rounds ?? 3);
 
-const QUERIES = JSON.parse(fs.readFileSync(path.join(ROOT, "bench/queries.json"), "utf8")).queries;
+// The Python docs' queries, or --queries FILE: one query a line (bench/rust-doc-queries.txt).
+const QUERIES = args.queries
+  ? fs.readFileSync(args.queries, "utf8").split("\n").map((l) => l.trim()).filter(Boolean)
+  : JSON.parse(fs.readFileSync(path.join(ROOT, "bench/queries.json"), "utf8")).queries;
 
 function handler(req, res) {
   const url = new URL(req.url, "http://x");
