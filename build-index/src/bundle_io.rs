@@ -1,9 +1,9 @@
 //! Bundles on disk: open one and answer the engine's requests for shards from files, and
-//! write one atomically (temp dir, fsync, rename) so a failed build never leaves a
-//! half-written bundle where a site serves from.
+//! build one into a temp dir and swap it in (fsync, rename), so a failed build never leaves
+//! a half-written bundle where a site serves from.
 
 use anyhow::{anyhow, Context as _, Result};
-use sift_build::BuiltBundle;
+use sift_build::ShardSink;
 use sift_engine::error::ErrorCode;
 use sift_engine::{Engine, SiftError, Step};
 use std::fs;
@@ -60,88 +60,145 @@ fn read_shard(dir: &Path, file: &str) -> Result<Vec<u8>, SiftError> {
     fs::read(dir.join(file)).map_err(|e| SiftError::corrupt(format!("bundle shard {file} cannot be read: {e} (the bundle is incomplete)")))
 }
 
-/// Files written at once (`write_atomic`).
-const WRITERS: usize = 32;
+/// Files synced at once when a bundle is committed: a sync waits on the disk, not the
+/// processor, so more syncs than cores keep it busy.
+const SYNCERS: usize = 32;
 
-/// Write bundles to `out` atomically: into a sibling temp dir first, then swapped in. Each
-/// goes to its folder inside `out` ("" for the main one, `de/` for a language beside it).
-/// `extras` are copied in too (`model/model.onnx` ← a file): the query embedder a browser
-/// or worker fetches lives beside the bundle it belongs to.
-pub fn write_atomic(bundles: &[(&str, &BuiltBundle)], out: &Path, extras: &[(&str, &Path)]) -> Result<u64> {
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    fs::create_dir_all(&parent).with_context(|| format!("cannot create {}", parent.display()))?;
-    refuse_non_bundle(out)?;
-    let name = out.file_name().ok_or_else(|| anyhow!("--out {} has no directory name", out.display()))?.to_string_lossy().into_owned();
-    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&tmp);
-    let result = (|| -> Result<u64> {
+/// A bundle being built: its shards go into a sibling temp dir (`.NAME.tmp-PID`) as they
+/// are framed, and `commit` swaps it in, so a failed build never leaves a half-written
+/// bundle where a site serves from (dropped without a commit, the temp dir is removed).
+pub struct Staging {
+    out: PathBuf,
+    parent: PathBuf,
+    name: String,
+    tmp: PathBuf,
+    committed: bool,
+}
+
+/// One bundle's folder in the staging dir ("" for the main one, `de/` for a language
+/// beside it): the sink its build puts shards into.
+pub struct FolderSink {
+    dir: PathBuf,
+    /// The shards' final names, as they were renamed to them.
+    pub files: Vec<String>,
+}
+
+impl Staging {
+    /// Refuses an `out` that is not a bundle before anything is built.
+    pub fn new(out: &Path) -> Result<Staging> {
+        let parent = match out.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        fs::create_dir_all(&parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        refuse_non_bundle(out)?;
+        let name = out.file_name().ok_or_else(|| anyhow!("--out {} has no directory name", out.display()))?.to_string_lossy().into_owned();
+        let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&tmp);
         fs::create_dir(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
+        Ok(Staging { out: out.to_path_buf(), parent, name, tmp, committed: false })
+    }
+
+    pub fn folder(&self, folder: &str) -> Result<FolderSink> {
+        let dir = self.tmp.join(folder);
+        fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(FolderSink { dir, files: Vec::new() })
+    }
+
+    /// Sync every shard, copy `extras` in (`model/model.onnx` ← a file: the query embedder a
+    /// browser or worker fetches lives beside its bundle), write the manifests — the other
+    /// languages' first, the main one (folder "") last: a directory with a manifest is a
+    /// complete bundle — and swap the bundle in. Returns the bytes written.
+    pub fn commit(mut self, manifests: &[(&str, Vec<u8>)], extras: &[(&str, &Path)]) -> Result<u64> {
         let write = |file: &str, bytes: &[u8]| -> Result<u64> {
-            let p = tmp.join(file);
+            let p = self.tmp.join(file);
+            if let Some(dir) = p.parent() {
+                fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            }
             let mut f = fs::File::create(&p).with_context(|| format!("cannot create {}", p.display()))?;
             f.write_all(bytes).with_context(|| format!("cannot write {} (disk full?)", p.display()))?;
             f.sync_all().with_context(|| format!("cannot sync {}", p.display()))?;
             Ok(bytes.len() as u64)
         };
-        for (folder, _) in bundles.iter().filter(|(f, _)| !f.is_empty()) {
-            fs::create_dir_all(tmp.join(folder)).with_context(|| format!("cannot create {}", tmp.join(folder).display()))?;
-        }
-        let extras: Vec<(&str, Vec<u8>)> = extras
-            .iter()
-            .map(|(name, src)| Ok((*name, fs::read(src).with_context(|| format!("cannot read {}", src.display()))?)))
-            .collect::<Result<_>>()?;
-        for (name, _) in &extras {
-            if let Some(dir) = Path::new(name).parent() {
-                fs::create_dir_all(tmp.join(dir)).with_context(|| format!("cannot create {}", tmp.join(dir).display()))?;
-            }
-        }
-        // Every shard, and the extras, written and synced many at a time: a sync waits on
-        // the disk, not the processor, so more writers than cores keep it busy.
-        let shards = bundles
-            .iter()
-            .flat_map(|(folder, built)| built.shards.iter().map(move |(file, bytes)| (format!("{folder}{file}"), bytes.as_slice())));
-        let files: Vec<(String, &[u8])> = shards.chain(extras.iter().map(|(name, bytes)| (name.to_string(), bytes.as_slice()))).collect();
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(WRITERS).build().context("cannot start the writers")?;
+        let mut shards = Vec::new();
+        files_under(&self.tmp, &mut shards)?;
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(SYNCERS).build().context("cannot start the syncs")?;
         let mut total: u64 = pool.install(|| {
             use rayon::prelude::*;
-            files.par_iter().map(|(file, bytes)| write(file, bytes)).sum::<Result<u64>>()
+            shards
+                .par_iter()
+                .map(|p| -> Result<u64> {
+                    let f = fs::File::open(p).with_context(|| format!("cannot open {}", p.display()))?;
+                    f.sync_all().with_context(|| format!("cannot sync {} (disk full?)", p.display()))?;
+                    Ok(f.metadata()?.len())
+                })
+                .sum::<Result<u64>>()
         })?;
-        // The other languages' manifests, then the main one: a folder holding the main
-        // manifest holds every file of every language.
-        for (folder, built) in bundles.iter().rev().filter(|(f, _)| !f.is_empty()) {
-            total += write(&format!("{folder}{}", sift_engine::bundle::MANIFEST_FILE), &built.manifest_bytes())?;
+        for (name, src) in extras {
+            total += write(name, &fs::read(src).with_context(|| format!("cannot read {}", src.display()))?)?;
         }
-        // The manifest last: a directory with a manifest is a complete bundle.
-        let main = bundles.first().ok_or_else(|| anyhow!("no bundle to write"))?.1;
-        Ok(total + write(sift_engine::bundle::MANIFEST_FILE, &main.manifest_bytes())?)
-    })();
-    let total = match result {
-        Ok(t) => t,
-        Err(e) => {
-            let _ = fs::remove_dir_all(&tmp);
-            return Err(e);
+        let (main, others): (Vec<_>, Vec<_>) = manifests.iter().partition(|(folder, _)| folder.is_empty());
+        for (folder, bytes) in others.iter().rev().chain(&main) {
+            total += write(&format!("{folder}{}", sift_engine::bundle::MANIFEST_FILE), bytes)?;
         }
-    };
-    // Swap: old bundle aside, new one in, old one removed.
-    let old = parent.join(format!(".{name}.old-{}", std::process::id()));
-    let had_old = out.exists();
-    if had_old {
-        fs::rename(out, &old).with_context(|| format!("cannot move the previous bundle at {} aside", out.display()))?;
-    }
-    if let Err(e) = fs::rename(&tmp, out) {
+        if main.is_empty() {
+            return Err(anyhow!("no bundle to write"));
+        }
+        // Swap: old bundle aside, new one in, old one removed.
+        let (out, name) = (&self.out, &self.name);
+        let old = self.parent.join(format!(".{name}.old-{}", std::process::id()));
+        let had_old = out.exists();
         if had_old {
-            let _ = fs::rename(&old, out);
+            fs::rename(out, &old).with_context(|| format!("cannot move the previous bundle at {} aside", out.display()))?;
         }
-        let _ = fs::remove_dir_all(&tmp);
-        return Err(anyhow!("cannot move the new bundle into {}: {e}", out.display()));
+        if let Err(e) = fs::rename(&self.tmp, out) {
+            if had_old {
+                let _ = fs::rename(&old, out);
+            }
+            return Err(anyhow!("cannot move the new bundle into {}: {e}", out.display()));
+        }
+        self.committed = true;
+        if had_old {
+            let _ = fs::remove_dir_all(&old);
+        }
+        Ok(total)
     }
-    if had_old {
-        let _ = fs::remove_dir_all(&old);
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_dir_all(&self.tmp);
+        }
     }
-    Ok(total)
+}
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            files_under(&path, out)?;
+        } else {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Shards are written as they come and synced at the commit, all at once.
+impl ShardSink for FolderSink {
+    fn put(&mut self, file: &str, bytes: Vec<u8>) -> Result<(), SiftError> {
+        let p = self.dir.join(file);
+        fs::write(&p, bytes).map_err(|e| SiftError::internal(format!("cannot write {} (disk full?): {e}", p.display())))
+    }
+
+    fn rename(&mut self, from: &str, to: &str) -> Result<(), SiftError> {
+        let (a, b) = (self.dir.join(from), self.dir.join(to));
+        fs::rename(&a, &b).map_err(|e| SiftError::internal(format!("cannot rename {} to {}: {e}", a.display(), b.display())))?;
+        self.files.push(to.to_string());
+        Ok(())
+    }
 }
 
 /// Never replace a directory that is not a Sift bundle: `--out ./public` by mistake must not

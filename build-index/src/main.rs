@@ -284,7 +284,9 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
         eprintln!("warning: {w}");
     }
     let docs_total: usize = groups.iter().map(|g| g.pages.len()).sum();
-    let mut bundles: Vec<(String, sift_build::BuiltBundle)> = Vec::with_capacity(groups.len());
+    // Shards go to disk as they are made: a big site's bundle is never held whole.
+    let staging = bundle_io::Staging::new(&a.out)?;
+    let mut bundles: Vec<(String, sift_build::bundle::Manifest, usize)> = Vec::with_capacity(groups.len());
     let spinner = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
     spinner.set_style(spinner_style());
     for (gi, g) in groups.into_iter().enumerate() {
@@ -295,22 +297,23 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
             eprintln!("note: the embedding model is English; the {} bundle is keyword-only", g.code);
         }
         let folder = if gi == 0 { String::new() } else { format!("{}/", g.code) };
-        let built = build_language(a, g, model, layout, params, &steps, &spinner)?;
-        bundles.push((folder, built));
+        let mut sink = staging.folder(&folder)?;
+        let manifest = build_language(a, g, model, layout, params, &steps, &spinner, &mut sink)?;
+        bundles.push((folder, manifest, sink.files.len()));
     }
-    let others: Vec<(String, String)> = bundles.iter().skip(1).map(|(f, b)| (b.manifest.language.clone(), f.clone())).collect();
+    let others: Vec<(String, String)> = bundles.iter().skip(1).map(|(f, m, _)| (m.language.clone(), f.clone())).collect();
     if !others.is_empty() && !a.quiet {
         eprintln!(
             "languages: {} (main) and {}",
-            bundles[0].1.manifest.language,
+            bundles[0].1.language,
             others.iter().map(|(c, f)| format!("{c} at {f}")).collect::<Vec<_>>().join(", ")
         );
     }
-    bundles[0].1.manifest.languages = others;
+    bundles[0].1.languages = others;
     steps.start("writing the bundle");
     spinner.set_message("writing the bundle");
     spinner.reset_elapsed();
-    let built = &bundles[0].1;
+    let main = &bundles[0].1;
     // With --copy-model the full query model ships beside the bundle: the int8 file when
     // there is one (4× smaller; the runtimes expand it to f32 once at load).
     let model_files: Vec<(&str, PathBuf)> = match (&model, a.copy_model) {
@@ -324,14 +327,14 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
         _ => Vec::new(),
     };
     let extras: Vec<(&str, &std::path::Path)> = model_files.iter().map(|(n, p)| (*n, p.as_path())).collect();
-    let written: Vec<(&str, &sift_build::BuiltBundle)> = bundles.iter().map(|(f, b)| (f.as_str(), b)).collect();
-    let bytes = bundle_io::write_atomic(&written, &a.out, &extras)?;
+    let manifests: Vec<(&str, Vec<u8>)> = bundles.iter().map(|(f, m, _)| (f.as_str(), m.to_json_bytes())).collect();
+    let bytes = staging.commit(&manifests, &extras)?;
     spinner.finish_and_clear();
     let report = BuildReport {
         docs: docs_total,
         files: collected.files,
         bytes,
-        shards: bundles.iter().map(|(_, b)| b.shards.len()).sum(),
+        shards: bundles.iter().map(|(_, _, n)| n).sum(),
         seconds: t0.elapsed().as_secs_f64(),
     };
     if !a.quiet {
@@ -341,10 +344,10 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
             report.files,
             a.out.display(),
             report.shards + bundles.len(),
-            bundles.iter().map(|(_, b)| b.manifest.term_count).sum::<u64>(),
+            bundles.iter().map(|(_, m, _)| m.term_count).sum::<u64>(),
             bytes as f64 / 1024.0,
             report.seconds,
-            if built.manifest.filter_fields.is_empty() { "none".to_string() } else { built.manifest.filter_fields.join(", ") }
+            if main.filter_fields.is_empty() { "none".to_string() } else { main.filter_fields.join(", ") }
         );
         eprintln!(
             "{:.1} documents/s; peak memory {}; time by step: {}",
@@ -361,7 +364,9 @@ fn spinner_style() -> indicatif::ProgressStyle {
     indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}").unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner())
 }
 
-/// Build the bundle of one language's pages (with vectors when `model` is given).
+/// Build the bundle of one language's pages (with vectors when `model` is given) into
+/// `sink`; its manifest.
+#[allow(clippy::too_many_arguments)]
 fn build_language(
     a: &BuildArgs,
     mut g: languages::LanguageGroup,
@@ -370,7 +375,8 @@ fn build_language(
     params: sift_engine::rank::Bm25fParams,
     steps: &steps::Steps,
     spinner: &indicatif::ProgressBar,
-) -> Result<sift_build::BuiltBundle> {
+    sink: &mut bundle_io::FolderSink,
+) -> Result<sift_build::bundle::Manifest> {
     if model.is_some() {
         steps.start("embedding");
     }
@@ -437,22 +443,22 @@ fn build_language(
         }))),
         ..bopts
     };
-    let built = sift_build::build_pages(g.pages, &bopts)?;
-    for w in &built.warnings {
+    let (manifest, warnings) = sift_build::build_into(g.pages, &bopts, sink)?;
+    for w in &warnings {
         eprintln!("warning: {w}");
     }
-    if let (Some(e), false) = (&built.manifest.encoder, a.quiet) {
+    if let (Some(e), false) = (&manifest.encoder, a.quiet) {
         eprintln!(
             "indexed in {:.1}s: {} chunk vectors of {} dimensions in {} list(s); query encoder of {} tokens fitted to {} texts",
             t_index.elapsed().as_secs_f64(),
-            built.manifest.vectors.as_ref().map_or(0, |v| v.chunks),
-            built.manifest.vectors.as_ref().map_or(0, |v| v.dim),
-            built.shards.iter().filter(|(n, _)| n.starts_with("l-")).count(),
+            manifest.vectors.as_ref().map_or(0, |v| v.chunks),
+            manifest.vectors.as_ref().map_or(0, |v| v.dim),
+            sink.files.iter().filter(|n| n.starts_with("l-")).count(),
             e.layout.n_rows,
             e.texts
         );
     }
-    Ok(built)
+    Ok(manifest)
 }
 
 pub fn now_days() -> i64 {

@@ -159,15 +159,50 @@ pub(crate) fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync 
     items.par_iter().map(f).collect()
 }
 
+/// Where a build puts each shard file as soon as it is framed, so that a big site's
+/// compressed bundle is never held whole: in memory ([`build_pages`], for tests and
+/// libraries) or in a directory (the CLI's staging folder, swapped in when the build is
+/// done). A shard is put under a staging name and renamed once its name is known: a store
+/// named by rule (`<prefix>-<hash>-<n>.bin`) hashes every shard of the store first.
+pub trait ShardSink {
+    fn put(&mut self, file: &str, bytes: Vec<u8>) -> Result<(), SiftError>;
+    fn rename(&mut self, from: &str, to: &str) -> Result<(), SiftError>;
+}
+
+/// Shards held in memory, file name → bytes.
+impl ShardSink for Vec<(String, Vec<u8>)> {
+    fn put(&mut self, file: &str, bytes: Vec<u8>) -> Result<(), SiftError> {
+        self.push((file.to_string(), bytes));
+        Ok(())
+    }
+
+    fn rename(&mut self, from: &str, to: &str) -> Result<(), SiftError> {
+        let shard = self.iter_mut().find(|(f, _)| f == from).ok_or_else(|| SiftError::internal(format!("no shard {from} to rename")))?;
+        shard.0 = to.to_string();
+        Ok(())
+    }
+}
+
 /// Build a bundle of pages held in memory ([`build_pages`]).
 pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
     build_pages(Pages::of(docs.iter().cloned())?, opts)
 }
 
+/// [`build_into`] memory: the bundle with its shards in manifest order.
+pub fn build_pages(pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
+    let mut shards: Vec<(String, Vec<u8>)> = Vec::new();
+    let (manifest, warnings) = build_into(pages, opts, &mut shards)?;
+    // Manifest order first, the index shards' children after.
+    let order: HashMap<String, usize> = manifest.all_shards().enumerate().map(|(i, s)| (s.file.clone(), i)).collect();
+    shards.sort_by_key(|(name, _)| order.get(name).copied().unwrap_or(usize::MAX));
+    Ok(BuiltBundle { manifest, shards, warnings })
+}
+
 /// Build a bundle: analyse and invert the pages, cut the doc store, encode each artifact,
-/// frame the shards (compressed on every core) and write the manifest that lists them.
-/// The pages' text is read back from disk for each pass that needs it ([`pages`]).
-pub fn build_pages(mut pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
+/// frame the shards (compressed on every core) into `sink` as they are made, and return the
+/// manifest that lists them, with the build's warnings. The pages' text is read back from
+/// disk for each pass that needs it ([`pages`]).
+pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut dyn ShardSink) -> Result<(Manifest, Vec<String>), SiftError> {
     pages.finish()?;
     let pages = &pages;
     let docs = pages.heads();
@@ -240,7 +275,8 @@ pub fn build_pages(mut pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle,
     drop(terms);
     let term_count = std::mem::take(&mut inverted.postings).len() as u64;
     opts.on_step.step("compressing the doc store");
-    let (doc_shards, doc_framed) = frame_doc_store(pages, &section_starts, &store_plan, dictionary.as_deref(), &opts.on_step)?;
+    let mut stage = Stage { sink, staged: 0 };
+    let (doc_shards, doc_framed) = frame_doc_store(pages, &section_starts, &store_plan, dictionary.as_deref(), &opts.on_step, &mut stage)?;
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
     let startup_payload = startup::encode(
         &doc_meta(docs, std::mem::take(&mut inverted.lens), &mut warnings).encode(),
@@ -256,7 +292,7 @@ pub fn build_pages(mut pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle,
     let fold_at = framer.add(ShardKind::FoldTable, crate::decompose::rare_folds_bytes().into_iter().map(<[u8]>::to_vec));
     let terms_at = framer.add(ShardKind::Terms, term_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
     let vocab_at = framer.add(ShardKind::Vocabulary, vocab_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
-    let docs_at = framer.add_framed(doc_framed);
+    let docs_at = framer.add_staged(doc_framed);
     let ids_at = framer.add(ShardKind::Ids, id_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
     let lists_at = framer.add(ShardKind::VectorList, semantic.iter_mut().flat_map(|s| s.lists.iter_mut().map(std::mem::take)));
     let projection_at = framer.add(ShardKind::Projection, semantic.iter_mut().map(|s| std::mem::take(&mut s.projection)));
@@ -265,7 +301,7 @@ pub fn build_pages(mut pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle,
     let groups_at = framer.add(ShardKind::EncoderVocab, groups);
     let rows_at = framer.add(ShardKind::EncoderRows, rows);
     opts.on_step.step("compressing the shards");
-    let mut framed = framer.frame(&opts.on_step);
+    let mut framed = framer.frame(&opts.on_step, &mut stage)?;
     let encoder = semantic.as_ref().and_then(|s| s.encoder.as_ref());
 
     // Stores named by rule, and the manifest.
@@ -284,8 +320,9 @@ pub fn build_pages(mut pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle,
                 centroids: sem.centroids.clone(),
                 projection: framed.refs(projection_at).remove(0),
             };
-            let (shard, file) = named(ShardKind::VectorIndex, bundle::encode_shard(ShardKind::VectorIndex, &index.encode()?));
-            framed.shards.push((shard.clone(), file));
+            let staged = stage.put(named(ShardKind::VectorIndex, bundle::encode_shard(ShardKind::VectorIndex, &index.encode()?)))?;
+            let shard = staged.0.clone();
+            framed.shards.push(staged);
             Some(VectorsRef {
                 model: input.model.clone(),
                 dim: sem.dim as u32,
@@ -339,11 +376,27 @@ pub fn build_pages(mut pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle,
         stop_words: opts.analyzer.stored_stop_words().to_vec(),
         languages: Vec::new(),
     };
-    let mut shards: Vec<(String, Vec<u8>)> = framed.shards.into_iter().map(|(_, f)| f).collect();
-    // Manifest order first, the index shards' children after.
-    let order: HashMap<String, usize> = manifest.all_shards().enumerate().map(|(i, s)| (s.file.clone(), i)).collect();
-    shards.sort_by_key(|(name, _)| order.get(name).copied().unwrap_or(usize::MAX));
-    Ok(BuiltBundle { manifest, shards, warnings })
+    for (shard, staged) in &framed.shards {
+        stage.sink.rename(staged, &shard.file)?;
+    }
+    Ok((manifest, warnings))
+}
+
+/// The sink, and how many shards went into it under a staging name.
+struct Stage<'s> {
+    sink: &'s mut dyn ShardSink,
+    staged: usize,
+}
+
+impl Stage<'_> {
+    /// Put a framed shard into the sink under a staging name of its own (two shards can
+    /// have the same content), which is returned with its manifest entry.
+    fn put(&mut self, (shard, (_, bytes)): FramedShard) -> Result<StagedShard, SiftError> {
+        let staged = format!("staged-{}.bin", self.staged);
+        self.staged += 1;
+        self.sink.put(&staged, bytes)?;
+        Ok((shard, staged))
+    }
 }
 
 /// Shard payloads to frame (or framed already), each kind's a block of its own.
@@ -356,9 +409,13 @@ struct Framer<'a> {
 /// A shard framed under its content name, with its manifest entry.
 type FramedShard = (ShardRef, (String, Vec<u8>));
 
+/// A shard in the sink: its manifest entry (whose file is the name it will have) and its
+/// staging name.
+type StagedShard = (ShardRef, String);
+
 enum Job {
     Payload(Vec<u8>),
-    Framed(FramedShard),
+    Staged(StagedShard),
 }
 
 /// A payload framed and compressed (a doc shard after the dictionary, when there is one).
@@ -369,21 +426,27 @@ fn frame_one(kind: ShardKind, payload: &[u8], dictionary: Option<&[u8]>) -> Fram
     }
 }
 
-/// The doc store's shards compressed as they are made, a batch at a time on every core:
-/// each one's (first doc, docs, first position of a part), and the framed shards.
+/// The doc store's shards compressed as they are made, a batch at a time on every core, and
+/// put into the sink: each one's (first doc, docs, first position of a part), and the
+/// staged shards.
 fn frame_doc_store(
     pages: &Pages,
     section_starts: &[Vec<u32>],
     plan: &store::StorePlan,
     dictionary: Option<&[u8]>,
     on_step: &OnStep,
-) -> Result<(Vec<(u32, u32, Option<u32>)>, Vec<FramedShard>), SiftError> {
+    stage: &mut Stage,
+) -> Result<(Vec<(u32, u32, Option<u32>)>, Vec<StagedShard>), SiftError> {
     use rayon::prelude::*;
-    let (mut places, mut framed, mut batch) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut places, mut staged, mut batch) = (Vec::new(), Vec::new(), Vec::new());
     let total = plan.shard_count();
-    let compress = |batch: &mut Vec<Vec<u8>>, framed: &mut Vec<FramedShard>| {
-        framed.par_extend(batch.par_drain(..).map(|p| frame_one(ShardKind::Docs, &p, dictionary)));
-        on_step.progress(framed.len(), total);
+    let mut compress = |batch: &mut Vec<Vec<u8>>, staged: &mut Vec<StagedShard>| -> Result<(), SiftError> {
+        let framed: Vec<FramedShard> = batch.par_drain(..).map(|p| frame_one(ShardKind::Docs, &p, dictionary)).collect();
+        for f in framed {
+            staged.push(stage.put(f)?);
+        }
+        on_step.progress(staged.len(), total);
+        Ok(())
     };
     each_doc_shard(
         pages,
@@ -394,13 +457,13 @@ fn frame_doc_store(
             places.push((first_doc, n, first_pos));
             batch.push(payload);
             if batch.len() == FRAMED_AT_A_TIME {
-                compress(&mut batch, &mut framed);
+                compress(&mut batch, &mut staged)?;
             }
             Ok(())
         },
     )?;
-    compress(&mut batch, &mut framed);
-    Ok((places, framed))
+    compress(&mut batch, &mut staged)?;
+    Ok((places, staged))
 }
 
 /// Payloads framed at a time: each is freed once framed, so a big site's bundle is not
@@ -415,15 +478,15 @@ impl Framer<'_> {
         start..self.jobs.len()
     }
 
-    /// Add shards framed already (the doc store's); the block they take.
-    fn add_framed(&mut self, framed: Vec<FramedShard>) -> Range<usize> {
+    /// Add shards in the sink already (the doc store's); the block they take.
+    fn add_staged(&mut self, staged: Vec<StagedShard>) -> Range<usize> {
         let start = self.jobs.len();
-        self.jobs.extend(framed.into_iter().map(|f| (ShardKind::Docs, Job::Framed(f))));
+        self.jobs.extend(staged.into_iter().map(|f| (ShardKind::Docs, Job::Staged(f))));
         start..self.jobs.len()
     }
 
-    /// Every payload framed and compressed (on every core), under its content name.
-    fn frame(self, on_step: &OnStep) -> Framed {
+    /// Every payload framed and compressed (on every core) and put into the sink.
+    fn frame(self, on_step: &OnStep, stage: &mut Stage) -> Result<Framed, SiftError> {
         use rayon::prelude::*;
         let dictionary = self.dictionary;
         let total = self.jobs.len();
@@ -433,19 +496,28 @@ impl Framer<'_> {
             on_step.progress(shards.len(), total);
             let batch: Vec<(ShardKind, Job)> = jobs.by_ref().take(FRAMED_AT_A_TIME).collect();
             if batch.is_empty() {
-                return Framed { shards };
+                return Ok(Framed { shards });
             }
-            shards.par_extend(batch.into_par_iter().map(|(kind, job)| match job {
-                Job::Payload(payload) => frame_one(kind, &payload, dictionary),
-                Job::Framed(framed) => framed,
-            }));
+            let framed: Vec<Result<FramedShard, StagedShard>> = batch
+                .into_par_iter()
+                .map(|(kind, job)| match job {
+                    Job::Payload(payload) => Ok(frame_one(kind, &payload, dictionary)),
+                    Job::Staged(staged) => Err(staged),
+                })
+                .collect();
+            for f in framed {
+                shards.push(match f {
+                    Ok(framed) => stage.put(framed)?,
+                    Err(staged) => staged,
+                });
+            }
         }
     }
 }
 
-/// Framed shards with their manifest entries.
+/// The shards in the sink, with their manifest entries.
 struct Framed {
-    shards: Vec<FramedShard>,
+    shards: Vec<StagedShard>,
 }
 
 impl Framed {
@@ -459,13 +531,12 @@ impl Framed {
     /// Returns `<prefix>-<hash>`.
     fn name_by_rule(&mut self, block: Range<usize>, kind: ShardKind) -> String {
         let mut h = blake3::Hasher::new();
-        for (_, (name, _)) in &self.shards[block.clone()] {
-            h.update(name.as_bytes());
+        for (r, _) in &self.shards[block.clone()] {
+            h.update(r.file.as_bytes());
         }
         let files = format!("{}-{}", kind.prefix(), &h.finalize().to_hex()[..16]);
-        for (n, (r, (name, _))) in self.shards[block].iter_mut().enumerate() {
+        for (n, (r, _)) in self.shards[block].iter_mut().enumerate() {
             *r = ShardRef { file: bundle::store_file(&files, n), check: None };
-            name.clone_from(&r.file);
         }
         files
     }
