@@ -202,7 +202,7 @@ pub fn build_pages(pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle, Sif
 /// frame the shards (compressed on every core) into `sink` as they are made, and return the
 /// manifest that lists them, with the build's warnings. The pages' text is read back from
 /// disk for each pass that needs it ([`pages`]).
-pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut dyn ShardSink) -> Result<(Manifest, Vec<String>), SiftError> {
+pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSink + Send)) -> Result<(Manifest, Vec<String>), SiftError> {
     pages.finish()?;
     let pages = &pages;
     let docs = pages.heads();
@@ -253,11 +253,32 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut dyn ShardSin
     };
     let mut terms: Vec<&str> = inverted.postings.keys().map(String::as_str).collect();
     terms.sort_unstable();
+    let mut stage = Stage { sink, staged: 0 };
     let encode_the_rest = || -> Result<_, SiftError> {
         opts.on_step.step("encoding the terms, the vocabulary and the doc store");
         let postings = Postings { terms: &terms, entries: &inverted.postings, runs: std::mem::take(&mut inverted.runs) };
-        let term_payloads =
-            term_shards(postings, opts.term_shard_target, MAX_TERM_SHARDS, &|doc, pos| store_plan.remap(doc, pos), &opts.on_step)?;
+        // The term shards framed into the sink a batch at a time as they are encoded: the
+        // largest store after the doc store is never held as payloads either. Each keeps
+        // its first and last term, which the manifest lists.
+        let (mut term_keys, mut term_staged) = (Vec::new(), Vec::new());
+        let mut frame_terms = |batch: Vec<(String, String, Vec<u8>)>| -> Result<(), SiftError> {
+            use rayon::prelude::*;
+            let framed: Vec<_> =
+                batch.into_par_iter().map(|(first, last, p)| ((first, last, ()), frame_one(ShardKind::Terms, &p, None))).collect();
+            for (keys, f) in framed {
+                term_keys.push(keys);
+                term_staged.push(stage.put(f)?);
+            }
+            Ok(())
+        };
+        term_shards(
+            postings,
+            opts.term_shard_target,
+            MAX_TERM_SHARDS,
+            &|doc, pos| store_plan.remap(doc, pos),
+            &opts.on_step,
+            &mut frame_terms,
+        )?;
         // Definitions' keys are not words: nothing completes or corrects to them.
         let with_df: Vec<(&str, u32)> = terms.iter().filter(|t| !symbol::is_key(t)).map(|&t| (t, inverted.postings[t].df())).collect();
         let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
@@ -267,15 +288,14 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut dyn ShardSin
             opts.on_step.step("laying out the vectors and fitting the query encoder");
         }
         let semantic = opts.semantic.as_ref().map(|s| lay_out(s, docs.len())).transpose()?;
-        Ok((term_payloads, vocab_payloads, id_payloads, semantic))
+        Ok(((term_keys, term_staged), vocab_payloads, id_payloads, semantic))
     };
     let (dictionary, rest) = rayon::join(train_dictionary, encode_the_rest);
-    let (dictionary, (mut term_payloads, mut vocab_payloads, mut id_payloads, mut semantic)) = (dictionary?, rest?);
+    let (dictionary, ((term_keys, term_staged), mut vocab_payloads, mut id_payloads, mut semantic)) = (dictionary?, rest?);
     // The postings are in the term shards now: their memory goes before compressing.
     drop(terms);
     let term_count = std::mem::take(&mut inverted.postings).len() as u64;
     opts.on_step.step("compressing the doc store");
-    let mut stage = Stage { sink, staged: 0 };
     let (doc_shards, doc_framed) = frame_doc_store(pages, &section_starts, &store_plan, dictionary.as_deref(), &opts.on_step, &mut stage)?;
     let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
     let startup_payload = startup::encode(
@@ -290,9 +310,9 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut dyn ShardSin
     let mut framer = Framer { jobs: Vec::new(), dictionary: dictionary.as_deref() };
     let startup_at = framer.add(ShardKind::Startup, [startup_payload]);
     let fold_at = framer.add(ShardKind::FoldTable, crate::decompose::rare_folds_bytes().into_iter().map(<[u8]>::to_vec));
-    let terms_at = framer.add(ShardKind::Terms, term_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
+    let terms_at = framer.add_staged(ShardKind::Terms, term_staged);
     let vocab_at = framer.add(ShardKind::Vocabulary, vocab_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
-    let docs_at = framer.add_staged(doc_framed);
+    let docs_at = framer.add_staged(ShardKind::Docs, doc_framed);
     let ids_at = framer.add(ShardKind::Ids, id_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
     let lists_at = framer.add(ShardKind::VectorList, semantic.iter_mut().flat_map(|s| s.lists.iter_mut().map(std::mem::take)));
     let projection_at = framer.add(ShardKind::Projection, semantic.iter_mut().map(|s| std::mem::take(&mut s.projection)));
@@ -362,7 +382,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut dyn ShardSin
         startup: framed.refs(startup_at).remove(0),
         doc_dictionary: dictionary.is_some(),
         term_files,
-        term_shards: key_ranges(&term_payloads, framed.refs(terms_at), false),
+        term_shards: key_ranges(&term_keys, framed.refs(terms_at), false),
         vocab_files,
         vocabulary: key_ranges(&vocab_payloads, framed.refs(vocab_at), false),
         doc_files,
@@ -384,7 +404,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut dyn ShardSin
 
 /// The sink, and how many shards went into it under a staging name.
 struct Stage<'s> {
-    sink: &'s mut dyn ShardSink,
+    sink: &'s mut (dyn ShardSink + Send),
     staged: usize,
 }
 
@@ -478,10 +498,10 @@ impl Framer<'_> {
         start..self.jobs.len()
     }
 
-    /// Add shards in the sink already (the doc store's); the block they take.
-    fn add_staged(&mut self, staged: Vec<StagedShard>) -> Range<usize> {
+    /// Add shards in the sink already (the doc store's, the terms'); the block they take.
+    fn add_staged(&mut self, kind: ShardKind, staged: Vec<StagedShard>) -> Range<usize> {
         let start = self.jobs.len();
-        self.jobs.extend(staged.into_iter().map(|f| (ShardKind::Docs, Job::Staged(f))));
+        self.jobs.extend(staged.into_iter().map(|f| (kind, Job::Staged(f))));
         start..self.jobs.len()
     }
 
@@ -574,15 +594,17 @@ struct Postings<'a> {
 }
 
 /// Term shard payloads (first term, last term, payload), terms in sorted order, each
-/// term's rows gathered from every run in turn. The target is raised so that shards of
-/// about it stay within `max_shards` (rows take about what the shards encode).
+/// term's rows gathered from every run in turn, handed to `each` a batch at a time as they
+/// are made. The target is raised so that shards of about it stay within `max_shards`
+/// (rows take about what the shards encode).
 fn term_shards(
     postings: Postings<'_>,
     target: usize,
     max_shards: usize,
     remap: &(dyn Fn(u32, u32) -> u32 + Sync),
     on_step: &OnStep,
-) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
+    each: &mut dyn FnMut(Vec<(String, String, Vec<u8>)>) -> Result<(), SiftError>,
+) -> Result<(), SiftError> {
     let mut runs = postings.runs.into_iter().map(spill::RunReader::new).collect::<Result<Vec<_>, _>>()?;
     let bytes: usize = postings.entries.values().map(TermEntry::bytes).sum();
     let mut writer = ShardWriter::new(target.max(bytes.div_ceil(max_shards.max(1))));
@@ -595,11 +617,14 @@ fn term_shards(
             taken.extend(run.take(term)?);
         }
         writer.push_remapped(term, &postings.entries[*term], &taken, remap)?;
+        if writer.done.len() >= FRAMED_AT_A_TIME {
+            each(std::mem::take(&mut writer.done))?;
+        }
     }
     if !runs.iter().all(spill::RunReader::is_done) {
         return Err(SiftError::internal("a run of postings holds terms past the last one"));
     }
-    writer.finish()
+    each(writer.finish()?)
 }
 
 /// Quantised lengths, dates (a date that is not ISO is ignored with a warning) and link
@@ -636,7 +661,7 @@ fn filter_index(docs: &[SourceDoc], fields: &[String]) -> FilterIndex {
 /// The manifest's entries of a store of key ranges: each shard's first and last key (the id
 /// index), or (`with_last` false: the term store and the vocabulary) the separator between
 /// the shard before and it.
-fn key_ranges(payloads: &[(String, String, Vec<u8>)], refs: Vec<ShardRef>, with_last: bool) -> Vec<KeyRangeShardRef> {
+fn key_ranges<P>(payloads: &[(String, String, P)], refs: Vec<ShardRef>, with_last: bool) -> Vec<KeyRangeShardRef> {
     payloads
         .iter()
         .enumerate()
@@ -775,22 +800,31 @@ mod term_store {
         (postings, files)
     }
 
+    /// Every term shard, collected.
+    fn all(postings: Postings, cap: usize) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
+        let mut out = Vec::new();
+        term_shards(postings, 64, cap, &|_, p| p, &OnStep::default(), &mut |batch| {
+            out.extend(batch);
+            Ok(())
+        })
+        .map(|()| out)
+    }
+
     #[test]
     fn term_shards_are_the_same_whether_postings_were_taken_to_disk_or_not() {
         let (held, _) = postings(false);
         let mut terms: Vec<&str> = held.keys().map(String::as_str).collect();
         terms.sort_unstable();
         for cap in [usize::MAX, 20] {
-            let whole =
-                term_shards(Postings { terms: &terms, entries: &held, runs: Vec::new() }, 64, cap, &|_, p| p, &OnStep::default()).unwrap();
+            let whole = all(Postings { terms: &terms, entries: &held, runs: Vec::new() }, cap).unwrap();
             let (spilled, runs) = postings(true);
             assert_eq!(runs.len(), 2);
-            let cut = term_shards(Postings { terms: &terms, entries: &spilled, runs }, 64, cap, &|_, p| p, &OnStep::default()).unwrap();
+            let cut = all(Postings { terms: &terms, entries: &spilled, runs }, cap).unwrap();
             assert!(whole == cut, "cap {cap}: the shards differ");
         }
         // A run holding a term the list lacks is an error, not a silent loss.
         let (spilled, runs) = postings(true);
-        assert!(term_shards(Postings { terms: &terms[1..], entries: &spilled, runs }, 64, 20, &|_, p| p, &OnStep::default()).is_err());
+        assert!(all(Postings { terms: &terms[1..], entries: &spilled, runs }, 20).is_err());
     }
 
     #[test]
@@ -798,10 +832,7 @@ mod term_store {
         let (postings, _) = postings(false);
         let mut terms: Vec<&str> = postings.keys().map(String::as_str).collect();
         terms.sort_unstable();
-        let shards = |cap: usize| {
-            let all = Postings { terms: &terms, entries: &postings, runs: Vec::new() };
-            term_shards(all, 64, cap, &|_, p| p, &OnStep::default()).unwrap()
-        };
+        let shards = |cap: usize| all(Postings { terms: &terms, entries: &postings, runs: Vec::new() }, cap).unwrap();
         let uncapped = shards(usize::MAX).len();
         assert!(uncapped > 500, "{uncapped} shards");
         for cap in [1, 10, 100, 400] {
