@@ -110,28 +110,27 @@ fn the_best_part_is_the_one_with_most_distinct_query_words() {
     assert_eq!(read.iter().filter(|f| parts_of_long(&b).iter().any(|p| &p.0 == *f)).count(), 1, "{read:?}");
 }
 
-/// A long page whose early sections talk about the shell and its prompt at length, and a
-/// later one titled "The shell prompt" that says it once.
-fn talkative_then_titled() -> Vec<SourceDoc> {
+/// A long page ("guide") whose six early sections each say `talk`, and a later one titled
+/// `heading` (anchor `anchor`) that says little, with the short page of [`corpus`].
+fn talk_then_title(talk: &str, heading: &str, anchor: &str) -> Vec<SourceDoc> {
     let mut sections: Vec<Section> = (0..6)
-        .map(|i| Section {
-            heading: format!("Login {i}"),
-            anchor: Some(format!("login{i}")),
-            text: format!(
-                "The shell starts. {} A prompt appears later.",
-                "The shell reads its profile and the shell sets variables. ".repeat(8)
-            ),
-            symbol: None,
-        })
+        .map(|i| Section { heading: format!("Step {i}"), anchor: Some(format!("step{i}")), text: talk.to_string(), symbol: None })
         .collect();
     sections.push(Section {
-        heading: "The shell prompt".into(),
-        anchor: Some("prompt".into()),
-        text: format!("What it shows. {}", "Plain filler prose about the library. ".repeat(12)),
+        heading: heading.into(),
+        anchor: Some(anchor.into()),
+        text: format!("What it does. {}", "Plain filler prose about the library. ".repeat(12)),
         symbol: None,
     });
     let page = SourceDoc { id: "guide".into(), url: "/guide.html".into(), title: "Guide".into(), sections, ..Default::default() };
     vec![page, corpus().remove(1)]
+}
+
+/// Sections that talk about the shell and its prompt at length, then "The shell prompt".
+fn talkative_then_titled() -> Vec<SourceDoc> {
+    let talk =
+        format!("The shell starts. {} A prompt appears later.", "The shell reads its profile and the shell sets variables. ".repeat(8));
+    talk_then_title(&talk, "The shell prompt", "prompt")
 }
 
 #[test]
@@ -144,25 +143,11 @@ fn of_parts_with_as_many_query_words_the_one_where_they_stand_together_is_read()
     assert_eq!(r.results[0].sub_results[0].url, "/guide.html#prompt", "{:?}", r.results[0].sub_results);
 }
 
-/// A long page whose early sections say "locale" often, and words it begins (`locales-all`:
-/// completions of the word being typed), and a later one titled "Effects of the locale".
+/// Sections that say "locale" often, and words it begins (`locales-all`: completions of
+/// the word being typed), then "Effects of the locale".
 fn forms_then_titled() -> Vec<SourceDoc> {
-    let mut sections: Vec<Section> = (0..6)
-        .map(|i| Section {
-            heading: format!("Setting {i}"),
-            anchor: Some(format!("setting{i}")),
-            text: format!("{} Set it once.", "The locale package locales-all has every locale; one is chosen per user. ".repeat(8)),
-            symbol: None,
-        })
-        .collect();
-    sections.push(Section {
-        heading: "Effects of the locale".into(),
-        anchor: Some("effects".into()),
-        text: format!("What changes. {}", "Plain filler prose about the library. ".repeat(12)),
-        symbol: None,
-    });
-    let page = SourceDoc { id: "guide".into(), url: "/guide.html".into(), title: "Guide".into(), sections, ..Default::default() };
-    vec![page, corpus().remove(1)]
+    let talk = format!("{} Set it once.", "The locale package locales-all has every locale; one is chosen per user. ".repeat(8));
+    talk_then_title(&talk, "Effects of the locale", "effects")
 }
 
 #[test]
@@ -179,18 +164,14 @@ fn a_words_completions_count_once_when_a_part_is_chosen() {
 fn a_compounds_parts_are_words_of_their_own_when_a_part_is_chosen() {
     // "dpkg-divert" asks for both of its parts: a part saying "dpkg" and "command" often is
     // not a better match than the one titled with all three.
-    let mut docs = talkative_then_titled();
-    for s in &mut docs[0].sections {
-        s.text = s.text.replace("shell", "dpkg");
-        s.heading = s.heading.replace("The shell prompt", "The dpkg-divert command");
-    }
-    for s in docs[0].sections.iter_mut().take(6) {
-        s.text.push_str(" Each dpkg command is logged.");
-    }
-    let b = built_from(&docs, 1500);
+    let talk = format!(
+        "The dpkg starts. {} A prompt appears later. Each dpkg command is logged.",
+        "The dpkg reads its profile and the dpkg sets variables. ".repeat(8)
+    );
+    let b = built_from(&talk_then_title(&talk, "The dpkg-divert command", "divert"), 1500);
     let (r, read) = run(&b, |e| e.search(&SearchRequest::new("The dpkg-divert command"), &ctx()));
     assert_eq!(read.len(), 1, "{read:?}");
-    assert_eq!(r.results[0].sub_results[0].url, "/guide.html#prompt", "{:?}", r.results[0].sub_results);
+    assert_eq!(r.results[0].sub_results[0].url, "/guide.html#divert", "{:?}", r.results[0].sub_results);
 }
 
 #[test]

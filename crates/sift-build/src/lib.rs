@@ -169,16 +169,17 @@ pub trait ShardSink {
     fn rename(&mut self, from: &str, to: &str) -> Result<(), SiftError>;
 }
 
-/// Shards held in memory, file name → bytes.
-impl ShardSink for Vec<(String, Vec<u8>)> {
+/// Shards held in memory, file name → bytes (two shards of the same content are one file,
+/// as on disk).
+impl ShardSink for BTreeMap<String, Vec<u8>> {
     fn put(&mut self, file: &str, bytes: Vec<u8>) -> Result<(), SiftError> {
-        self.push((file.to_string(), bytes));
+        self.insert(file.to_string(), bytes);
         Ok(())
     }
 
     fn rename(&mut self, from: &str, to: &str) -> Result<(), SiftError> {
-        let shard = self.iter_mut().find(|(f, _)| f == from).ok_or_else(|| SiftError::internal(format!("no shard {from} to rename")))?;
-        shard.0 = to.to_string();
+        let bytes = self.remove(from).ok_or_else(|| SiftError::internal(format!("no shard {from} to rename")))?;
+        self.insert(to.to_string(), bytes);
         Ok(())
     }
 }
@@ -190,10 +191,11 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
 
 /// [`build_into`] memory: the bundle with its shards in manifest order.
 pub fn build_pages(pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
-    let mut shards: Vec<(String, Vec<u8>)> = Vec::new();
-    let (manifest, warnings) = build_into(pages, opts, &mut shards)?;
-    // Manifest order first, the index shards' children after.
+    let mut files = BTreeMap::new();
+    let (manifest, warnings) = build_into(pages, opts, &mut files)?;
+    // Manifest order first, the index shards' children after (by name).
     let order: HashMap<String, usize> = manifest.all_shards().enumerate().map(|(i, s)| (s.file.clone(), i)).collect();
+    let mut shards: Vec<(String, Vec<u8>)> = files.into_iter().collect();
     shards.sort_by_key(|(name, _)| order.get(name).copied().unwrap_or(usize::MAX));
     Ok(BuiltBundle { manifest, shards, warnings })
 }
@@ -262,13 +264,12 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
         // its first and last term, which the manifest lists.
         let (mut term_keys, mut term_staged) = (Vec::new(), Vec::new());
         let mut frame_terms = |batch: Vec<(String, String, Vec<u8>)>| -> Result<(), SiftError> {
-            use rayon::prelude::*;
-            let framed: Vec<_> =
-                batch.into_par_iter().map(|(first, last, p)| ((first, last, ()), frame_one(ShardKind::Terms, &p, None))).collect();
-            for (keys, f) in framed {
-                term_keys.push(keys);
-                term_staged.push(stage.put(f)?);
+            let mut payloads = Vec::with_capacity(batch.len());
+            for (first, last, payload) in batch {
+                term_keys.push((first, last, ()));
+                payloads.push(payload);
             }
+            term_staged.extend(stage.frame(ShardKind::Terms, payloads, None)?);
             Ok(())
         };
         term_shards(
@@ -307,12 +308,12 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
     // Framed, each kind's shards a block of their own. The rare blocks' folding table goes
     // into every bundle for runtimes that leave it out. The framer takes the payloads
     // (what is left of them is what the manifest needs).
-    let mut framer = Framer { jobs: Vec::new(), dictionary: dictionary.as_deref() };
+    let mut framer = Framer { blocks: Vec::new(), shards: 0, dictionary: dictionary.as_deref() };
     let startup_at = framer.add(ShardKind::Startup, [startup_payload]);
     let fold_at = framer.add(ShardKind::FoldTable, crate::decompose::rare_folds_bytes().into_iter().map(<[u8]>::to_vec));
-    let terms_at = framer.add_staged(ShardKind::Terms, term_staged);
+    let terms_at = framer.add_staged(term_staged);
     let vocab_at = framer.add(ShardKind::Vocabulary, vocab_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
-    let docs_at = framer.add_staged(ShardKind::Docs, doc_framed);
+    let docs_at = framer.add_staged(doc_framed);
     let ids_at = framer.add(ShardKind::Ids, id_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
     let lists_at = framer.add(ShardKind::VectorList, semantic.iter_mut().flat_map(|s| s.lists.iter_mut().map(std::mem::take)));
     let projection_at = framer.add(ShardKind::Projection, semantic.iter_mut().map(|s| std::mem::take(&mut s.projection)));
@@ -417,11 +418,21 @@ impl Stage<'_> {
         self.sink.put(&staged, bytes)?;
         Ok((shard, staged))
     }
+
+    /// Payloads of one kind framed and compressed on every core, then put into the sink in
+    /// order.
+    fn frame(&mut self, kind: ShardKind, payloads: Vec<Vec<u8>>, dictionary: Option<&[u8]>) -> Result<Vec<StagedShard>, SiftError> {
+        use rayon::prelude::*;
+        let framed: Vec<FramedShard> = payloads.into_par_iter().map(|p| frame_one(kind, &p, dictionary)).collect();
+        framed.into_iter().map(|f| self.put(f)).collect()
+    }
 }
 
 /// Shard payloads to frame (or framed already), each kind's a block of its own.
 struct Framer<'a> {
-    jobs: Vec<(ShardKind, Job)>,
+    blocks: Vec<Block>,
+    /// Shards in the blocks so far.
+    shards: usize,
     /// The doc store's dictionary, which doc shards are compressed after.
     dictionary: Option<&'a [u8]>,
 }
@@ -433,9 +444,9 @@ type FramedShard = (ShardRef, (String, Vec<u8>));
 /// staging name.
 type StagedShard = (ShardRef, String);
 
-enum Job {
-    Payload(Vec<u8>),
-    Staged(StagedShard),
+enum Block {
+    Payloads(ShardKind, Vec<Vec<u8>>),
+    Staged(Vec<StagedShard>),
 }
 
 /// A payload framed and compressed (a doc shard after the dictionary, when there is one).
@@ -457,14 +468,10 @@ fn frame_doc_store(
     on_step: &OnStep,
     stage: &mut Stage,
 ) -> Result<(Vec<(u32, u32, Option<u32>)>, Vec<StagedShard>), SiftError> {
-    use rayon::prelude::*;
     let (mut places, mut staged, mut batch) = (Vec::new(), Vec::new(), Vec::new());
     let total = plan.shard_count();
     let mut compress = |batch: &mut Vec<Vec<u8>>, staged: &mut Vec<StagedShard>| -> Result<(), SiftError> {
-        let framed: Vec<FramedShard> = batch.par_drain(..).map(|p| frame_one(ShardKind::Docs, &p, dictionary)).collect();
-        for f in framed {
-            staged.push(stage.put(f)?);
-        }
+        staged.extend(stage.frame(ShardKind::Docs, std::mem::take(batch), dictionary)?);
         on_step.progress(staged.len(), total);
         Ok(())
     };
@@ -493,45 +500,43 @@ const FRAMED_AT_A_TIME: usize = 256;
 impl Framer<'_> {
     /// Add a kind's payloads; the block they take.
     fn add(&mut self, kind: ShardKind, payloads: impl IntoIterator<Item = Vec<u8>>) -> Range<usize> {
-        let start = self.jobs.len();
-        self.jobs.extend(payloads.into_iter().map(|p| (kind, Job::Payload(p))));
-        start..self.jobs.len()
+        let payloads: Vec<Vec<u8>> = payloads.into_iter().collect();
+        self.block(payloads.len(), Block::Payloads(kind, payloads))
     }
 
     /// Add shards in the sink already (the doc store's, the terms'); the block they take.
-    fn add_staged(&mut self, kind: ShardKind, staged: Vec<StagedShard>) -> Range<usize> {
-        let start = self.jobs.len();
-        self.jobs.extend(staged.into_iter().map(|f| (kind, Job::Staged(f))));
-        start..self.jobs.len()
+    fn add_staged(&mut self, staged: Vec<StagedShard>) -> Range<usize> {
+        self.block(staged.len(), Block::Staged(staged))
     }
 
-    /// Every payload framed and compressed (on every core) and put into the sink.
+    fn block(&mut self, n: usize, block: Block) -> Range<usize> {
+        self.blocks.push(block);
+        self.shards += n;
+        self.shards - n..self.shards
+    }
+
+    /// Every payload framed and compressed (on every core, a batch at a time, each freed
+    /// once framed) and put into the sink.
     fn frame(self, on_step: &OnStep, stage: &mut Stage) -> Result<Framed, SiftError> {
-        use rayon::prelude::*;
-        let dictionary = self.dictionary;
-        let total = self.jobs.len();
-        let mut shards = Vec::with_capacity(total);
-        let mut jobs = self.jobs.into_iter();
-        loop {
-            on_step.progress(shards.len(), total);
-            let batch: Vec<(ShardKind, Job)> = jobs.by_ref().take(FRAMED_AT_A_TIME).collect();
-            if batch.is_empty() {
-                return Ok(Framed { shards });
-            }
-            let framed: Vec<Result<FramedShard, StagedShard>> = batch
-                .into_par_iter()
-                .map(|(kind, job)| match job {
-                    Job::Payload(payload) => Ok(frame_one(kind, &payload, dictionary)),
-                    Job::Staged(staged) => Err(staged),
-                })
-                .collect();
-            for f in framed {
-                shards.push(match f {
-                    Ok(framed) => stage.put(framed)?,
-                    Err(staged) => staged,
-                });
+        let mut shards = Vec::with_capacity(self.shards);
+        on_step.progress(0, self.shards);
+        for block in self.blocks {
+            match block {
+                Block::Staged(staged) => shards.extend(staged),
+                Block::Payloads(kind, payloads) => {
+                    let mut payloads = payloads.into_iter();
+                    loop {
+                        let batch: Vec<Vec<u8>> = payloads.by_ref().take(FRAMED_AT_A_TIME).collect();
+                        if batch.is_empty() {
+                            break;
+                        }
+                        shards.extend(stage.frame(kind, batch, self.dictionary)?);
+                        on_step.progress(shards.len(), self.shards);
+                    }
+                }
             }
         }
+        Ok(Framed { shards })
     }
 }
 
