@@ -39,9 +39,8 @@ pub fn split(pages: Pages, forced: Option<&str>, warnings: &mut Vec<String>) -> 
     let mut bad: BTreeMap<String, usize> = BTreeMap::new();
     let codes: Vec<Option<String>> = pages
         .heads()
-        .iter()
         .map(|d| {
-            let tag = declared(d)?;
+            let tag = declared(&d)?;
             let code = analyzer::primary_subtag(tag);
             if code.is_none() {
                 *bad.entry(tag.to_string()).or_default() += 1;
@@ -107,8 +106,8 @@ mod tests {
         d
     }
 
-    fn ids(g: &LanguageGroup) -> Vec<&str> {
-        g.pages.heads().iter().map(|d| d.id.as_str()).collect()
+    fn ids(g: &LanguageGroup) -> Vec<String> {
+        g.pages.heads().map(|d| d.id).collect()
     }
 
     fn split(docs: Vec<SourceDoc>, forced: Option<&str>, warnings: &mut Vec<String>) -> Result<Vec<LanguageGroup>> {

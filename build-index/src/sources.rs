@@ -135,7 +135,7 @@ const FILES_AT_A_TIME: usize = 256;
 /// other than `date` are said once.
 fn apply_site_annotations(mut pages: Pages) -> Result<(Pages, Vec<String>)> {
     let mut warnings = Vec::new();
-    if pages.heads().iter().any(|d| d.annotations.body == Some(true)) {
+    if pages.heads().any(|d| d.annotations.body == Some(true)) {
         let before = pages.len();
         pages = pages.retain(|d| d.annotations.body != Some(false))?;
         if pages.len() < before {
@@ -145,8 +145,7 @@ fn apply_site_annotations(mut pages: Pages) -> Result<(Pages, Vec<String>)> {
             ));
         }
     }
-    let sorts: std::collections::BTreeSet<&str> =
-        pages.heads().iter().flat_map(|d| d.annotations.sorts.iter().map(String::as_str)).collect();
+    let sorts: std::collections::BTreeSet<String> = pages.heads().flat_map(|d| d.annotations.sorts).collect();
     if !sorts.is_empty() {
         warnings.push(format!(
             "sort keys {} are not used: results sort by relevance or by date (data-sift-sort=\"date\")",
@@ -249,7 +248,7 @@ mod tests {
         };
         let docs = [doc("a.html", Some(true), &["priority"]), doc("b.html", Some(false), &[]), doc("c.md", None, &["priority"])];
         let (pages, w) = apply_site_annotations(Pages::of(docs).unwrap()).unwrap();
-        assert_eq!(pages.heads().iter().map(|d| d.id.as_str()).collect::<Vec<_>>(), ["a.html", "c.md"]);
+        assert_eq!(pages.heads().map(|d| d.id).collect::<Vec<_>>(), ["a.html", "c.md"]);
         assert!(w[0].starts_with("1 HTML page(s) left out"), "{w:?}");
         assert!(w[1].contains("sort keys priority are not used"), "{w:?}");
         // No page marks a body: every page stays, nothing is said.

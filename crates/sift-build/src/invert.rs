@@ -154,7 +154,7 @@ pub(crate) fn invert(
         let upcoming = batches.next();
         let (merged, analysed) = rayon::join(
             || {
-                inv.merge(std::mem::take(&mut pending), pages.heads(), warnings);
+                inv.merge(std::mem::take(&mut pending), pages, warnings);
                 on_step.progress(inv.ends.len(), pages.len());
                 if inv.held > memory {
                     inv.runs.push(crate::spill::write_run(&mut inv.postings)?);
@@ -174,7 +174,7 @@ pub(crate) fn invert(
 
 impl Inverted {
     /// Add the next documents' analyses (numbered from the documents merged so far).
-    fn merge(&mut self, analysed: Vec<DocAnalysis>, docs: &[SourceDoc], warnings: &mut Vec<String>) {
+    fn merge(&mut self, analysed: Vec<DocAnalysis>, pages: &Pages, warnings: &mut Vec<String>) {
         for a in analysed {
             let doc_id = self.ends.len();
             for (term, tf, pos, itself) in a.terms {
@@ -199,7 +199,8 @@ impl Inverted {
             if a.dropped > 0 {
                 warnings.push(format!(
                     "{}: more than {MAX_TERMS_PER_DOC} distinct words; {} further words were not indexed",
-                    docs[doc_id].id, a.dropped
+                    pages.head(doc_id).id,
+                    a.dropped
                 ));
             }
             self.lens.push(std::array::from_fn(|f| docmeta::encode_len(a.lens[f])));

@@ -37,7 +37,7 @@ use crate::bundle::{dictionary, ids, startup, vocabulary, DocShardRef, KeyRangeS
 use crate::fields::{Bm25fParams, N_FIELDS};
 use invert::invert;
 use semantic::layout::lay_out;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use store::{each_doc_shard, plan_doc_store};
 
@@ -207,8 +207,7 @@ pub fn build_pages(pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle, Sif
 pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSink + Send)) -> Result<(Manifest, Vec<String>), SiftError> {
     pages.finish()?;
     let pages = &pages;
-    let docs = pages.heads();
-    check_ids(docs)?;
+    check_ids(pages.heads())?;
     let mut warnings = Vec::new();
     opts.on_step.step("analysing and inverting the pages");
     let mut inverted = invert(pages, &opts.analyzer, opts.postings_memory, &opts.on_step, &mut warnings)?;
@@ -284,11 +283,12 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
         let with_df: Vec<(&str, u32)> = terms.iter().filter(|t| !symbol::is_key(t)).map(|&t| (t, inverted.postings[t].df())).collect();
         let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
         let vocab_payloads = vocabulary::encode(&vocabulary::entries(&opts.analyzer, &with_df, spellings), opts.vocabulary_target)?;
-        let id_payloads = ids::encode(&docs.iter().map(|d| d.id.as_str()).collect::<Vec<_>>())?;
+        let doc_ids: Vec<String> = pages.heads().map(|d| d.id).collect();
+        let id_payloads = ids::encode(&doc_ids.iter().map(String::as_str).collect::<Vec<_>>())?;
         if opts.semantic.is_some() {
             opts.on_step.step("laying out the vectors and fitting the query encoder");
         }
-        let semantic = opts.semantic.as_ref().map(|s| lay_out(s, docs.len())).transpose()?;
+        let semantic = opts.semantic.as_ref().map(|s| lay_out(s, pages.len())).transpose()?;
         Ok(((term_keys, term_staged), vocab_payloads, id_payloads, semantic))
     };
     let (dictionary, rest) = rayon::join(train_dictionary, encode_the_rest);
@@ -298,10 +298,10 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
     let term_count = std::mem::take(&mut inverted.postings).len() as u64;
     opts.on_step.step("compressing the doc store");
     let (doc_shards, doc_framed) = frame_doc_store(pages, &section_starts, &store_plan, dictionary.as_deref(), &opts.on_step, &mut stage)?;
-    let filter_fields = choose_filter_fields(docs, opts.filter_fields.as_deref(), &mut warnings);
+    let filter_fields = choose_filter_fields(pages.heads(), opts.filter_fields.as_deref(), &mut warnings);
     let startup_payload = startup::encode(
-        &doc_meta(docs, std::mem::take(&mut inverted.lens), &mut warnings).encode(),
-        &filter_index(docs, &filter_fields).encode(),
+        &doc_meta(pages.heads(), std::mem::take(&mut inverted.lens), &mut warnings).encode(),
+        &filter_index(pages.heads(), &filter_fields).encode(),
         dictionary.as_deref(),
     );
 
@@ -375,7 +375,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
         .collect();
     let manifest = Manifest {
         generator: opts.generator.clone(),
-        doc_count: docs.len() as u32,
+        doc_count: pages.len() as u32,
         term_count,
         params: opts.params.stored(),
         field_tokens: inverted.field_tokens,
@@ -568,18 +568,19 @@ impl Framed {
 }
 
 /// Every document has an id, and no two the same.
-fn check_ids(docs: &[SourceDoc]) -> Result<(), SiftError> {
+fn check_ids(docs: impl ExactSizeIterator<Item = SourceDoc>) -> Result<(), SiftError> {
     if docs.len() > u32::MAX as usize / 2 {
         return Err(SiftError::invalid("too many documents for one bundle"));
     }
-    let mut seen = BTreeSet::new();
+    let mut seen = HashSet::new();
     for d in docs {
         if d.id.is_empty() {
             return Err(SiftError::invalid(format!("a document has an empty id (url {:?})", d.url)));
         }
-        if !seen.insert(d.id.as_str()) {
+        if seen.contains(&d.id) {
             return Err(SiftError::invalid(format!("duplicate document id {:?}", d.id)));
         }
+        seen.insert(d.id);
     }
     Ok(())
 }
@@ -634,29 +635,30 @@ fn term_shards(
 
 /// Quantised lengths, dates (a date that is not ISO is ignored with a warning) and link
 /// densities.
-fn doc_meta(docs: &[SourceDoc], lens: Vec<[u8; N_FIELDS]>, warnings: &mut Vec<String>) -> DocMeta {
-    let dates = docs
-        .iter()
-        .map(|d| {
-            let days = d.date.as_deref().and_then(crate::date::parse_iso_days);
-            if d.date.is_some() && days.is_none() {
-                warnings.push(format!("{}: date {:?} is not an ISO date; ignored", d.id, d.date.as_deref().unwrap_or("")));
-            }
-            days
-        })
-        .collect();
-    let link_density = docs.iter().map(|d| docmeta::encode_density(d.link_density)).collect();
+fn doc_meta(docs: impl Iterator<Item = SourceDoc>, lens: Vec<[u8; N_FIELDS]>, warnings: &mut Vec<String>) -> DocMeta {
+    let (mut dates, mut link_density) = (Vec::with_capacity(lens.len()), Vec::with_capacity(lens.len()));
+    for d in docs {
+        let days = d.date.as_deref().and_then(crate::date::parse_iso_days);
+        if d.date.is_some() && days.is_none() {
+            warnings.push(format!("{}: date {:?} is not an ISO date; ignored", d.id, d.date.as_deref().unwrap_or("")));
+        }
+        dates.push(days);
+        link_density.push(docmeta::encode_density(d.link_density));
+    }
     DocMeta { lens, dates, link_density }
 }
 
 /// Value → doc set, per filterable field.
-fn filter_index(docs: &[SourceDoc], fields: &[String]) -> FilterIndex {
+fn filter_index(docs: impl Iterator<Item = SourceDoc>, fields: &[String]) -> FilterIndex {
     let mut index = FilterIndex::default();
     for field in fields {
-        let values = index.fields.entry(field.clone()).or_default();
-        for (i, d) in docs.iter().enumerate() {
-            for v in d.metadata.get(field).into_iter().flatten().collect::<BTreeSet<_>>() {
-                values.entry(v.clone()).or_default().push(i as u32);
+        index.fields.entry(field.clone()).or_default();
+    }
+    for (i, mut d) in docs.enumerate() {
+        for field in fields {
+            let values = index.fields.get_mut(field).expect("every field was added above");
+            for v in d.metadata.remove(field).into_iter().flatten().collect::<BTreeSet<_>>() {
+                values.entry(v).or_default().push(i as u32);
             }
         }
     }
@@ -692,25 +694,26 @@ fn named(kind: ShardKind, bytes: Vec<u8>) -> FramedShard {
 /// Filterable fields: the ones asked for and the ones pages tag as filters
 /// (`data-sift-filter`); else every metadata field that looks like a category: values of at
 /// most 100 chars, and not (almost) one distinct value per document.
-fn choose_filter_fields(docs: &[SourceDoc], asked: Option<&[String]>, warnings: &mut Vec<String>) -> Vec<String> {
-    let mut stats: BTreeMap<&str, (BTreeSet<&str>, usize, bool)> = BTreeMap::new();
+fn choose_filter_fields(docs: impl Iterator<Item = SourceDoc>, asked: Option<&[String]>, warnings: &mut Vec<String>) -> Vec<String> {
+    let mut stats: BTreeMap<String, (BTreeSet<String>, usize, bool)> = BTreeMap::new();
+    // Fields pages tag as filters (`data-sift-filter`) are filterable whatever else is.
+    let mut tagged: BTreeSet<String> = BTreeSet::new();
     for d in docs {
-        for (k, vs) in &d.metadata {
-            let e = stats.entry(k.as_str()).or_default();
+        for (k, vs) in d.metadata {
+            let e = stats.entry(k).or_default();
             e.1 += 1;
             for v in vs {
                 e.2 |= v.chars().count() > 100;
                 if e.0.len() <= 1000 {
-                    e.0.insert(v.as_str());
+                    e.0.insert(v);
                 }
             }
         }
+        tagged.extend(d.annotations.filters);
     }
-    // Fields pages tag as filters (`data-sift-filter`) are filterable whatever else is.
-    let tagged: BTreeSet<&str> = docs.iter().flat_map(|d| d.annotations.filters.iter().map(String::as_str)).collect();
     if let Some(asked) = asked {
         let mut out: Vec<String> = asked.to_vec();
-        out.extend(tagged.iter().map(|f| f.to_string()));
+        out.extend(tagged);
         out.sort();
         out.dedup();
         for f in &out {
@@ -722,12 +725,12 @@ fn choose_filter_fields(docs: &[SourceDoc], asked: Option<&[String]>, warnings: 
     }
     // A site that tags its filters has said which fields are filters: no others are guessed.
     if !tagged.is_empty() {
-        return tagged.into_iter().map(str::to_string).collect();
+        return tagged.into_iter().collect();
     }
     stats
         .into_iter()
         .filter(|(_, (values, count, long))| !*long && values.len() <= 1000 && (values.len() <= 20 || values.len() * 2 <= *count))
-        .map(|(k, _)| k.to_string())
+        .map(|(k, _)| k)
         .collect()
 }
 

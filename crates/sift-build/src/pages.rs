@@ -1,5 +1,5 @@
 //! The pages a build reads: what each page is (id, url, title, metadata, …) held in memory,
-//! its sections — the site's text, nearly all of its bytes — on disk.
+//! packed, and its sections — the site's text, nearly all of its bytes — on disk.
 //!
 //! A host hands pages over one at a time ([`Pages::push`]) as it reads them, so a big site
 //! is never held as text: each page's sections go to an anonymous temporary file at once,
@@ -9,9 +9,16 @@
 //! A page's record is `varint sections`, then per section `heading | anchor? | text |
 //! symbol?` (strings length-prefixed, `?` a 0/1 byte before the string, a symbol its path
 //! then its kind). It is written and read by the same build, so it carries no header.
+//!
+//! A page's head is packed the same way, in memory: `id | url | title | path | date? |
+//! link density (its f32 bits, varint) | varint fields, each: name, varint values, each value
+//! | body (0: not said, 1: no, 2: yes) | varint filters, each | varint weighted stretches,
+//! each: section, start, end, weight bits | varint sorts, each`. Unpacked, a head is a
+//! `SourceDoc` of a dozen allocations (a metadata map alone takes half a kilobyte): a
+//! million pages' heads would take more memory than the rest of the build.
 
 use crate::bundle::varint::{self, Reader};
-use crate::doc::{Section, SourceDoc, Symbol};
+use crate::doc::{Annotations, Section, SourceDoc, Symbol, Weighted};
 use crate::error::SiftError;
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -24,8 +31,10 @@ fn io_error(what: &str, e: std::io::Error) -> SiftError {
 
 /// The pages of a build, in order; their sections on disk.
 pub struct Pages {
-    /// Each page without its sections.
-    heads: Vec<SourceDoc>,
+    /// Each page without its sections, packed one after another.
+    heads: Vec<u8>,
+    /// Where each page's head starts in `heads`.
+    head_starts: Vec<usize>,
     /// Where each page's sections start in the file, and end (the last: `len`).
     starts: Vec<u64>,
     /// Bytes of section text and headings of each page (what the doc store plans by).
@@ -41,6 +50,7 @@ impl Pages {
         let file = tempfile::tempfile().map_err(|e| io_error("cannot create", e))?;
         Ok(Pages {
             heads: Vec::new(),
+            head_starts: Vec::new(),
             starts: Vec::new(),
             text_bytes: Vec::new(),
             writer: Some(BufWriter::with_capacity(1 << 20, file)),
@@ -85,21 +95,28 @@ impl Pages {
         self.len += record.len() as u64;
         self.text_bytes.push(doc.sections.iter().map(|s| s.text.len() + s.heading.len()).sum());
         doc.sections = Vec::new();
-        self.heads.push(doc);
+        self.head_starts.push(self.heads.len());
+        put_head(&mut self.heads, &doc);
         Ok(())
     }
 
     pub fn len(&self) -> usize {
-        self.heads.len()
+        self.head_starts.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heads.is_empty()
+        self.head_starts.is_empty()
     }
 
-    /// Every page without its sections (ids, metadata, dates: what needs no text).
-    pub fn heads(&self) -> &[SourceDoc] {
-        &self.heads
+    /// Page `i` without its sections (its id, metadata, dates: what needs no text).
+    pub fn head(&self, i: usize) -> SourceDoc {
+        let mut r = Reader::at(&self.heads, self.head_starts[i]);
+        read_head(&mut r).expect("a head packed by `push` reads back")
+    }
+
+    /// Every page without its sections, in order.
+    pub fn heads(&self) -> impl ExactSizeIterator<Item = SourceDoc> + '_ {
+        (0..self.len()).map(|i| self.head(i))
     }
 
     /// Bytes of text and headings of page `i`.
@@ -138,7 +155,7 @@ impl Pages {
                     };
                     sections.push(Section { heading, anchor, text, symbol });
                 }
-                Ok(SourceDoc { sections, ..self.heads[i].clone() })
+                Ok(SourceDoc { sections, ..self.head(i) })
             })
             .collect()
     }
@@ -157,7 +174,7 @@ impl Pages {
 
     /// The pages whose head `keep` keeps, in order, as pages of their own.
     pub fn retain(self, keep: impl Fn(&SourceDoc) -> bool) -> Result<Pages, SiftError> {
-        let dropped: Vec<bool> = self.heads.iter().map(|d| !keep(d)).collect();
+        let dropped: Vec<bool> = self.heads().map(|d| !keep(&d)).collect();
         if !dropped.contains(&true) {
             return Ok(self);
         }
@@ -185,6 +202,86 @@ impl Pages {
         }
         Ok(())
     }
+}
+
+fn put_strs(out: &mut Vec<u8>, strs: &[String]) {
+    varint::put(out, strs.len() as u64);
+    for s in strs {
+        varint::put_str(out, s);
+    }
+}
+
+/// A page's head, packed (the module's doc says how).
+fn put_head(out: &mut Vec<u8>, d: &SourceDoc) {
+    for s in [&d.id, &d.url, &d.title, &d.path] {
+        varint::put_str(out, s);
+    }
+    match &d.date {
+        Some(date) => {
+            out.push(1);
+            varint::put_str(out, date);
+        }
+        None => out.push(0),
+    }
+    varint::put(out, u64::from(d.link_density.to_bits()));
+    varint::put(out, d.metadata.len() as u64);
+    for (field, values) in &d.metadata {
+        varint::put_str(out, field);
+        put_strs(out, values);
+    }
+    let a = &d.annotations;
+    out.push(match a.body {
+        None => 0,
+        Some(false) => 1,
+        Some(true) => 2,
+    });
+    put_strs(out, &a.filters);
+    varint::put(out, a.weighted.len() as u64);
+    for w in &a.weighted {
+        for n in [w.section, w.start, w.end] {
+            varint::put(out, n as u64);
+        }
+        varint::put(out, u64::from(w.weight.to_bits()));
+    }
+    put_strs(out, &a.sorts);
+}
+
+fn read_strs(r: &mut Reader) -> Result<Vec<String>, SiftError> {
+    let n = r.u64()? as usize;
+    (0..n).map(|_| r.str().map(str::to_string)).collect()
+}
+
+/// A head `put_head` packed, unpacked.
+fn read_head(r: &mut Reader) -> Result<SourceDoc, SiftError> {
+    let id = r.str()?.to_string();
+    let url = r.str()?.to_string();
+    let title = r.str()?.to_string();
+    let path = r.str()?.to_string();
+    let date = if r.byte()? == 1 { Some(r.str()?.to_string()) } else { None };
+    let link_density = f32::from_bits(r.u32()?);
+    let fields = r.u64()? as usize;
+    let metadata = (0..fields).map(|_| Ok((r.str()?.to_string(), read_strs(r)?))).collect::<Result<_, SiftError>>()?;
+    let body = [None, Some(false), Some(true)].get(r.byte()? as usize).copied().flatten();
+    let filters = read_strs(r)?;
+    let stretches = r.u64()? as usize;
+    let weighted = (0..stretches)
+        .map(|_| {
+            let [section, start, end] = [r.u64()?, r.u64()?, r.u64()?].map(|n| n as usize);
+            Ok(Weighted { section, start, end, weight: f32::from_bits(r.u32()?) })
+        })
+        .collect::<Result<_, SiftError>>()?;
+    let sorts = read_strs(r)?;
+    Ok(SourceDoc {
+        id,
+        url,
+        title,
+        path,
+        sections: Vec::new(),
+        metadata,
+        date,
+        link_density,
+        annotations: Annotations { body, filters, weighted, sorts },
+    })
 }
 
 #[cfg(test)]
@@ -215,13 +312,37 @@ mod tests {
         let docs: Vec<SourceDoc> = (0..50).map(doc).collect();
         let pages = Pages::of(docs.clone()).unwrap();
         assert_eq!(pages.len(), 50);
-        assert!(pages.heads().iter().all(|h| h.sections.is_empty()));
-        assert_eq!(pages.heads()[7].id, "p7.html");
+        assert!(pages.heads().all(|h| h.sections.is_empty()));
+        assert_eq!(pages.head(7).id, "p7.html");
         assert_eq!(pages.read(0..50).unwrap(), docs);
         assert_eq!(pages.read(13..29).unwrap(), docs[13..29]);
         assert_eq!(pages.page(49).unwrap(), docs[49]);
         assert!(pages.read(5..5).unwrap().is_empty());
         assert_eq!(pages.text_bytes(3), docs[3].sections.iter().map(|s| s.text.len() + s.heading.len()).sum::<usize>());
+    }
+
+    #[test]
+    fn a_head_with_every_field_set_reads_back_as_it_was_given() {
+        let full = SourceDoc {
+            id: "guide/ünïcode.html".into(),
+            url: "/docs/guide/ünïcode.html".into(),
+            title: "Ünïcode".into(),
+            path: "guide ünïcode".into(),
+            sections: Vec::new(),
+            metadata: BTreeMap::from([("tags".into(), vec!["a".into(), "".into(), "c d".into()]), ("type".into(), vec![])]),
+            date: Some("2026-11-28".into()),
+            link_density: 0.3125,
+            annotations: Annotations {
+                body: Some(true),
+                filters: vec!["tags".into()],
+                weighted: vec![Weighted { section: 2, start: 300, end: 70_000, weight: 0.5 }],
+                sorts: vec!["order".into()],
+            },
+        };
+        let unset =
+            SourceDoc { id: "x".into(), annotations: Annotations { body: Some(false), ..Default::default() }, ..Default::default() };
+        let pages = Pages::of([full.clone(), unset.clone(), SourceDoc { id: "y".into(), ..Default::default() }]).unwrap();
+        assert_eq!(pages.heads().collect::<Vec<_>>(), [full, unset, SourceDoc { id: "y".into(), ..Default::default() }]);
     }
 
     #[test]
