@@ -545,6 +545,11 @@ fn empty_corpus_and_duplicate_ids() {
     docs.push(docs[0].clone());
     let err = build(&docs, &BuildOptions::default()).err().unwrap();
     assert!(err.message.contains("duplicate"), "{}", err.message);
+    let mut no_id = corpus_docs();
+    no_id[1].id = String::new();
+    no_id[1].url = "/docs/lost.html".into();
+    let err = build(&no_id, &BuildOptions::default()).err().unwrap();
+    assert!(err.message.contains("empty id") && err.message.contains("/docs/lost.html"), "{}", err.message);
     // An empty bundle is valid and answers "nothing" with an explanation.
     let e = sift_tests::engine_from_docs(&[], &BuildOptions::default()).unwrap();
     let r = run(&e, &SearchRequest::new("anything")).unwrap();

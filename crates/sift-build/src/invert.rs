@@ -199,7 +199,7 @@ impl Inverted {
             if a.dropped > 0 {
                 warnings.push(format!(
                     "{}: more than {MAX_TERMS_PER_DOC} distinct words; {} further words were not indexed",
-                    pages.head(doc_id).id,
+                    pages.id(doc_id),
                     a.dropped
                 ));
             }

@@ -207,7 +207,7 @@ pub fn build_pages(pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle, Sif
 pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSink + Send)) -> Result<(Manifest, Vec<String>), SiftError> {
     pages.finish()?;
     let pages = &pages;
-    check_ids(pages.heads())?;
+    check_ids(pages)?;
     let mut warnings = Vec::new();
     opts.on_step.step("analysing and inverting the pages");
     let mut inverted = invert(pages, &opts.analyzer, opts.postings_memory, &opts.on_step, &mut warnings)?;
@@ -283,8 +283,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
         let with_df: Vec<(&str, u32)> = terms.iter().filter(|t| !symbol::is_key(t)).map(|&t| (t, inverted.postings[t].df())).collect();
         let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
         let vocab_payloads = vocabulary::encode(&vocabulary::entries(&opts.analyzer, &with_df, spellings), opts.vocabulary_target)?;
-        let doc_ids: Vec<String> = pages.heads().map(|d| d.id).collect();
-        let id_payloads = ids::encode(&doc_ids.iter().map(String::as_str).collect::<Vec<_>>())?;
+        let id_payloads = ids::encode(&(0..pages.len()).map(|i| pages.id(i)).collect::<Vec<_>>())?;
         if opts.semantic.is_some() {
             opts.on_step.step("laying out the vectors and fitting the query encoder");
         }
@@ -568,19 +567,19 @@ impl Framed {
 }
 
 /// Every document has an id, and no two the same.
-fn check_ids(docs: impl ExactSizeIterator<Item = SourceDoc>) -> Result<(), SiftError> {
-    if docs.len() > u32::MAX as usize / 2 {
+fn check_ids(pages: &Pages) -> Result<(), SiftError> {
+    if pages.len() > u32::MAX as usize / 2 {
         return Err(SiftError::invalid("too many documents for one bundle"));
     }
     let mut seen = HashSet::new();
-    for d in docs {
-        if d.id.is_empty() {
-            return Err(SiftError::invalid(format!("a document has an empty id (url {:?})", d.url)));
+    for i in 0..pages.len() {
+        let id = pages.id(i);
+        if id.is_empty() {
+            return Err(SiftError::invalid(format!("a document has an empty id (url {:?})", pages.head(i).url)));
         }
-        if seen.contains(&d.id) {
-            return Err(SiftError::invalid(format!("duplicate document id {:?}", d.id)));
+        if !seen.insert(id) {
+            return Err(SiftError::invalid(format!("duplicate document id {id:?}")));
         }
-        seen.insert(d.id);
     }
     Ok(())
 }
@@ -650,13 +649,9 @@ fn doc_meta(docs: impl Iterator<Item = SourceDoc>, lens: Vec<[u8; N_FIELDS]>, wa
 
 /// Value → doc set, per filterable field.
 fn filter_index(docs: impl Iterator<Item = SourceDoc>, fields: &[String]) -> FilterIndex {
-    let mut index = FilterIndex::default();
-    for field in fields {
-        index.fields.entry(field.clone()).or_default();
-    }
+    let mut index = FilterIndex { fields: fields.iter().map(|f| (f.clone(), BTreeMap::new())).collect() };
     for (i, mut d) in docs.enumerate() {
-        for field in fields {
-            let values = index.fields.get_mut(field).expect("every field was added above");
+        for (field, values) in &mut index.fields {
             for v in d.metadata.remove(field).into_iter().flatten().collect::<BTreeSet<_>>() {
                 values.entry(v).or_default().push(i as u32);
             }

@@ -74,18 +74,11 @@ impl Pages {
         let w = self.writer.as_mut().ok_or_else(|| SiftError::internal("a page added after the build began reading"))?;
         let mut record = Vec::new();
         varint::put(&mut record, doc.sections.len() as u64);
-        let optional = |out: &mut Vec<u8>, s: Option<&str>| match s {
-            Some(s) => {
-                out.push(1);
-                varint::put_str(out, s);
-            }
-            None => out.push(0),
-        };
         for s in &doc.sections {
             varint::put_str(&mut record, &s.heading);
-            optional(&mut record, s.anchor.as_deref());
+            put_optional(&mut record, s.anchor.as_deref());
             varint::put_str(&mut record, &s.text);
-            optional(&mut record, s.symbol.as_ref().map(|s| s.path.as_str()));
+            put_optional(&mut record, s.symbol.as_ref().map(|s| s.path.as_str()));
             if let Some(sym) = &s.symbol {
                 varint::put_str(&mut record, &sym.kind);
             }
@@ -106,6 +99,11 @@ impl Pages {
 
     pub fn is_empty(&self) -> bool {
         self.head_starts.is_empty()
+    }
+
+    /// Page `i`'s id, read in place (it comes first in the head).
+    pub fn id(&self, i: usize) -> &str {
+        Reader::at(&self.heads, self.head_starts[i]).str().expect("a head packed by `push` reads back")
     }
 
     /// Page `i` without its sections (its id, metadata, dates: what needs no text).
@@ -145,13 +143,11 @@ impl Pages {
                 let mut sections = Vec::with_capacity(n.min(1 << 16));
                 for _ in 0..n {
                     let heading = r.str().map_err(corrupt)?.to_string();
-                    let anchor = if r.byte().map_err(corrupt)? == 1 { Some(r.str().map_err(corrupt)?.to_string()) } else { None };
+                    let anchor = read_optional(&mut r).map_err(corrupt)?;
                     let text = r.str().map_err(corrupt)?.to_string();
-                    let symbol = if r.byte().map_err(corrupt)? == 1 {
-                        let path = r.str().map_err(corrupt)?.to_string();
-                        Some(Symbol { path, kind: r.str().map_err(corrupt)?.to_string() })
-                    } else {
-                        None
+                    let symbol = match read_optional(&mut r).map_err(corrupt)? {
+                        Some(path) => Some(Symbol { path, kind: r.str().map_err(corrupt)?.to_string() }),
+                        None => None,
                     };
                     sections.push(Section { heading, anchor, text, symbol });
                 }
@@ -204,6 +200,21 @@ impl Pages {
     }
 }
 
+/// A string that may be absent: a 0/1 byte, then the string.
+fn put_optional(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        Some(s) => {
+            out.push(1);
+            varint::put_str(out, s);
+        }
+        None => out.push(0),
+    }
+}
+
+fn read_optional(r: &mut Reader) -> Result<Option<String>, SiftError> {
+    Ok(if r.byte()? == 1 { Some(r.str()?.to_string()) } else { None })
+}
+
 fn put_strs(out: &mut Vec<u8>, strs: &[String]) {
     varint::put(out, strs.len() as u64);
     for s in strs {
@@ -216,13 +227,7 @@ fn put_head(out: &mut Vec<u8>, d: &SourceDoc) {
     for s in [&d.id, &d.url, &d.title, &d.path] {
         varint::put_str(out, s);
     }
-    match &d.date {
-        Some(date) => {
-            out.push(1);
-            varint::put_str(out, date);
-        }
-        None => out.push(0),
-    }
+    put_optional(out, d.date.as_deref());
     varint::put(out, u64::from(d.link_density.to_bits()));
     varint::put(out, d.metadata.len() as u64);
     for (field, values) in &d.metadata {
@@ -257,7 +262,7 @@ fn read_head(r: &mut Reader) -> Result<SourceDoc, SiftError> {
     let url = r.str()?.to_string();
     let title = r.str()?.to_string();
     let path = r.str()?.to_string();
-    let date = if r.byte()? == 1 { Some(r.str()?.to_string()) } else { None };
+    let date = read_optional(r)?;
     let link_density = f32::from_bits(r.u32()?);
     let fields = r.u64()? as usize;
     let metadata = (0..fields).map(|_| Ok((r.str()?.to_string(), read_strs(r)?))).collect::<Result<_, SiftError>>()?;
@@ -314,6 +319,7 @@ mod tests {
         assert_eq!(pages.len(), 50);
         assert!(pages.heads().all(|h| h.sections.is_empty()));
         assert_eq!(pages.head(7).id, "p7.html");
+        assert_eq!(pages.id(7), "p7.html");
         assert_eq!(pages.read(0..50).unwrap(), docs);
         assert_eq!(pages.read(13..29).unwrap(), docs[13..29]);
         assert_eq!(pages.page(49).unwrap(), docs[49]);
