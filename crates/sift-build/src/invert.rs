@@ -144,11 +144,13 @@ pub(crate) fn invert(
         section_starts: Vec::with_capacity(pages.len()),
         ends: Vec::with_capacity(pages.len()),
     };
-    // Each batch's pages read back, then analysed on every core.
+    // Each batch's pages read back, then analysed on every core. A small site goes in
+    // smaller batches, or its first batch would be analysed alone and its last merged alone.
+    let batch = pages.len().div_ceil(8).clamp(32, ANALYSIS_BATCH);
     let analysed = |first: usize| -> Result<Vec<DocAnalysis>, SiftError> {
-        Ok(par_map(&pages.read(first..(first + ANALYSIS_BATCH).min(pages.len()))?, |d| analyse(d, analyzer)))
+        Ok(par_map(&pages.read(first..(first + batch).min(pages.len()))?, |d| analyse(d, analyzer)))
     };
-    let mut batches = (0..pages.len()).step_by(ANALYSIS_BATCH);
+    let mut batches = (0..pages.len()).step_by(batch);
     let mut pending: Vec<DocAnalysis> = batches.next().map(analysed).transpose()?.unwrap_or_default();
     loop {
         let upcoming = batches.next();

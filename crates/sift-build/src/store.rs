@@ -7,6 +7,7 @@ use crate::bundle::partition::{self, PagePlan};
 use crate::doc::{Section, SourceDoc};
 use crate::error::SiftError;
 use crate::pages::Pages;
+use crate::par_map;
 
 /// At most this many document-store shards, whatever the target: the manifest lists every
 /// one and every page load fetches the manifest, and static hosts cap a site's files
@@ -77,19 +78,21 @@ pub(crate) fn plan_doc_store(
     let plan = |part: usize| -> Result<StorePlan, SiftError> {
         let window = window_of(part);
         let mut out = StorePlan { shards: Vec::new(), pages: vec![None; pages.len()], window: None };
+        // Only a long page's text is read back here, to be cut (on every core).
+        let long_pages: Vec<usize> = (0..pages.len()).filter(|&i| long(i, part)).collect();
+        for chunk in long_pages.chunks(PLANNED_AT_A_TIME) {
+            let planned = par_map(chunk, |&i| Ok(partition::plan_page(&pages.page(i)?, &section_starts[i], ends[i], window)));
+            for (&i, page) in chunk.iter().zip(planned) {
+                out.pages[i] = page?;
+            }
+        }
         let (mut first_doc, mut batch_bytes) = (0usize, 0usize);
         for i in 0..pages.len() {
-            // Only a long page's text is read back here.
-            let page = match long(i, part) {
-                true => partition::plan_page(&pages.page(i)?, &section_starts[i], ends[i], window),
-                false => None,
-            };
-            if let Some(page) = page {
+            if let Some(page) = &out.pages[i] {
                 if first_doc < i {
                     out.shards.push(StoreShard::Pages { first_doc, docs: i - first_doc });
                 }
                 out.shards.extend((0..page.parts.len()).map(|part| StoreShard::Part { doc: i, part }));
-                out.pages[i] = Some(page);
                 out.window = Some(window);
                 (first_doc, batch_bytes) = (i + 1, 0);
                 continue;
@@ -105,14 +108,45 @@ pub(crate) fn plan_doc_store(
     // Parts as small as asked while they fit under the cap, else the smallest that fit:
     // the size grows a quarter at a time (doubling overshoots: parts twice the size asked
     // for, far fewer shards than allowed); past the biggest page, none.
-    let mut part = part_target;
-    let mut store = plan(part)?;
-    while store.shards.len() > max_shards && part > 0 {
-        part = if part >= total { 0 } else { part.saturating_add(part / 4 + 1) };
-        store = plan(part)?;
+    let sizes: Vec<usize> =
+        std::iter::successors(Some(part_target), |&p| (p > 0).then(|| if p >= total { 0 } else { p.saturating_add(p / 4 + 1) })).collect();
+    // Each try cuts every long page, so the search starts at the first size whose parts
+    // would fit by the pages' positions alone (a page of p positions in about p / window
+    // parts, the short ones in shards of `raised` bytes), then walks up while it does not
+    // fit, or down while the size below it still does.
+    let estimate = |part: usize| -> usize {
+        let window = u64::from(window_of(part));
+        let (mut shards, mut short) = (0u64, 0u64);
+        for i in 0..pages.len() {
+            match long(i, part) {
+                true => shards += (u64::from(ends[i]) + window / 2) / window,
+                false => short += weight(i) as u64,
+            }
+        }
+        (shards + short.div_ceil(raised as u64)) as usize
+    };
+    let fits = |store: &StorePlan| store.shards.len() <= max_shards;
+    let mut k = sizes.iter().position(|&p| estimate(p) <= max_shards).unwrap_or(sizes.len() - 1);
+    let mut store = plan(sizes[k])?;
+    if fits(&store) {
+        while k > 0 {
+            let smaller = plan(sizes[k - 1])?;
+            if !fits(&smaller) {
+                break;
+            }
+            (k, store) = (k - 1, smaller);
+        }
+    } else {
+        while !fits(&store) && k + 1 < sizes.len() {
+            k += 1;
+            store = plan(sizes[k])?;
+        }
     }
     Ok(store)
 }
+
+/// Long pages read back and cut at a time (on every core).
+const PLANNED_AT_A_TIME: usize = 256;
 
 /// A long page's sections as its parts store them: the pieces of a section after the first
 /// have no heading, start at their first token, and keep the section's anchor and
@@ -155,7 +189,9 @@ pub(crate) type DocPayload = (u32, u32, Option<u32>, Vec<u8>);
 
 /// Each document-store shard's payload as planned, in order, handed to `each` with its
 /// place: the store is the site's text again, so a build never needs it all at once.
-/// Shards whose place `wanted` refuses are not encoded at all.
+/// Shards whose place `wanted` refuses are not encoded at all. The payloads are made on
+/// every core, `UNITS_AT_A_TIME` units at a time; a unit is a shard of whole pages, or the
+/// wanted parts of one long page (pieced once for all of them).
 pub(crate) fn each_doc_shard(
     pages: &Pages,
     section_starts: &[Vec<u32>],
@@ -163,34 +199,55 @@ pub(crate) fn each_doc_shard(
     wanted: impl Fn(usize) -> bool,
     mut each: impl FnMut(usize, DocPayload) -> Result<(), SiftError>,
 ) -> Result<(), SiftError> {
-    let stored = |(i, d): (usize, SourceDoc)| {
-        let fields = page_fields(&d);
-        StoredDoc { sections: d.sections, section_pos: section_starts[i].clone(), ..fields }
-    };
-    type Pieced = (usize, StoredDoc, Vec<String>, Vec<bool>, Vec<usize>);
-    let mut whole: Option<Pieced> = None;
-    for (place, shard) in plan.shards.iter().enumerate().filter(|(place, _)| wanted(*place)) {
-        let payload = match *shard {
-            StoreShard::Pages { first_doc, docs: n } => {
-                let batch: Vec<StoredDoc> = (first_doc..).zip(pages.read(first_doc..first_doc + n)?).map(stored).collect();
-                (first_doc as u32, n as u32, None, StoredDoc::encode(&batch, place as u32))
-            }
-            StoreShard::Part { doc, part } => {
-                let page = plan.pages[doc].as_ref().ok_or_else(|| SiftError::internal("a part of a page without a plan"))?;
-                if whole.as_ref().is_none_or(|w| w.0 != doc) {
-                    let (sd, labels, continues, runs) = pieced(&pages.page(doc)?, page);
-                    whole = Some((doc, sd, labels, continues, runs));
-                }
-                let (_, sd, labels, continues, runs) = whole.as_ref().expect("set above");
-                let mut stored_part = sd.part(runs[part]..runs[part + 1], labels);
-                stored_part.continues = continues[runs[part]];
-                (doc as u32, 1, Some(page.first_pos[part]), StoredDoc::encode(&[stored_part], place as u32))
-            }
+    let mut units: Vec<Vec<usize>> = Vec::new();
+    for place in (0..plan.shards.len()).filter(|&place| wanted(place)) {
+        let same_page = |unit: &Vec<usize>| match (&plan.shards[unit[0]], &plan.shards[place]) {
+            (StoreShard::Part { doc: a, .. }, StoreShard::Part { doc: b, .. }) => a == b,
+            _ => false,
         };
-        each(place, payload)?;
+        match units.last_mut() {
+            Some(unit) if same_page(unit) => unit.push(place),
+            _ => units.push(vec![place]),
+        }
+    }
+    let make = |unit: &Vec<usize>| -> Result<Vec<(usize, DocPayload)>, SiftError> {
+        match plan.shards[unit[0]] {
+            StoreShard::Pages { first_doc, docs: n } => {
+                let stored = |(i, d): (usize, SourceDoc)| {
+                    let fields = page_fields(&d);
+                    StoredDoc { sections: d.sections, section_pos: section_starts[i].clone(), ..fields }
+                };
+                let batch: Vec<StoredDoc> = (first_doc..).zip(pages.read(first_doc..first_doc + n)?).map(stored).collect();
+                Ok(vec![(unit[0], (first_doc as u32, n as u32, None, StoredDoc::encode(&batch, unit[0] as u32)))])
+            }
+            StoreShard::Part { doc, .. } => {
+                let page = plan.pages[doc].as_ref().ok_or_else(|| SiftError::internal("a part of a page without a plan"))?;
+                let (sd, labels, continues, runs) = pieced(&pages.page(doc)?, page);
+                let mut out = Vec::with_capacity(unit.len());
+                for &place in unit {
+                    let StoreShard::Part { part, .. } = plan.shards[place] else {
+                        return Err(SiftError::internal("a unit of parts holding whole pages"));
+                    };
+                    let mut stored_part = sd.part(runs[part]..runs[part + 1], &labels);
+                    stored_part.continues = continues[runs[part]];
+                    out.push((place, (doc as u32, 1, Some(page.first_pos[part]), StoredDoc::encode(&[stored_part], place as u32))));
+                }
+                Ok(out)
+            }
+        }
+    };
+    for window in units.chunks(UNITS_AT_A_TIME) {
+        for made in par_map(window, make) {
+            for (place, payload) in made? {
+                each(place, payload)?;
+            }
+        }
     }
     Ok(())
 }
+
+/// Units of the doc store made at a time (on every core) before they are handed over.
+const UNITS_AT_A_TIME: usize = 64;
 
 #[cfg(test)]
 mod doc_store_shards {

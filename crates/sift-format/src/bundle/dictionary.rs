@@ -37,7 +37,9 @@ const SEGMENT: usize = 128;
 const STEP: usize = SEGMENT;
 /// Training reads at most about this much of the store (every n-th shard): a docs site of
 /// ten thousand pages trains in the time a few hundred take, for nearly the same gain.
-pub const TRAINING_BYTES: usize = 4 << 20;
+/// Training time is about linear in it, and it is the longest step of a small site's
+/// build after reading its pages; twice as much gains nothing (`bench/results/decisions.md`).
+pub const TRAINING_BYTES: usize = 2 << 20;
 
 /// The shards training reads, given every shard's size: every n-th, n such that they add up
 /// to about `TRAINING_BYTES`.
