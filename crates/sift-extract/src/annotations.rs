@@ -23,7 +23,8 @@ const PREFIXES: [&str; 2] = ["data-sift-", "data-pagefind-"];
 
 /// The value of annotation `name` (`body`, `weight`, …) on an element, in either spelling.
 pub fn attr<'a>(el: &'a scraper::node::Element, name: &str) -> Option<&'a str> {
-    PREFIXES.iter().find_map(|p| el.attr(&format!("{p}{name}")))
+    // Asked of every element for several names: matched in place, not by a formatted name.
+    PREFIXES.iter().find_map(|p| el.attrs().find(|(k, _)| k.strip_prefix(p) == Some(name)).map(|(_, v)| v))
 }
 
 /// A selector for elements with annotation `name` in either spelling.
