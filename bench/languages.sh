@@ -2,7 +2,7 @@
 # The languages benchmarks: Debian Reference in every language Debian packages it, and the
 # Debian FAQ in Korean (no Korean Reference is packaged), built by Sift and by Pagefind 1.6
 # in the same run — section titles as queries (MRR@10 of the page, and Sift's deep links:
-# bench/languages.mjs), then bytes to the first result for Chinese, Japanese and Korean
+# bench/languages.mjs), then bytes to the first result for Chinese, Japanese, Korean, German, French and Spanish
 # queries (bench/languages-bytes.mjs). Installs what it needs (idempotent).
 set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"

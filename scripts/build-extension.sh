@@ -21,7 +21,8 @@ cp www/extension/*.json www/extension/*.js www/extension/*.html www/extension/*.
 # 8 or more terms, the full one.
 # The engines as sift.js fetches them by default: packed as LZMA (build-wasm.sh).
 cp www/dist/sift.js www/dist/sift-search.js www/dist/sift-search-i18n.js www/dist/sift-group.js www/dist/sift_wasm_bg.wasm.lzma www/dist/sift_wasm_keyword_bg.wasm.lzma \
-  www/dist/sift_wasm_full.js www/dist/sift_wasm_full_bg.wasm.lzma "$DIR/"
+  www/dist/sift_wasm_full.js www/dist/sift_wasm_full_bg.wasm.lzma www/dist/sift-stem.js "$DIR/"
+cp -r www/dist/stem "$DIR/"
 # With the embedding model installed, the sample bundle carries vectors and its static query
 # encoder: semantic search offline, no model in the extension.
 EMBED=(--no-embedder)

@@ -21,10 +21,10 @@ if ! "$CARGO_TARGET_DIR/debug/sift" model fetch; then
 fi
 
 echo "== tests (unit, integration, end-to-end CLI, relevance, embedder parity)"
-# The wasm crates (sift-wasm, sift-embed-wasm) are tested in Chromium and workerd below.
+# The wasm crates (sift-wasm, sift-embed-wasm, sift-stem-wasm) are tested in Node, Chromium and workerd below.
 # --show-output: what passing tests print reaches the log too — the relevance tables
 # (Cranfield per mode), recall figures, and every "skipped: …" notice.
-cargo test --workspace --exclude sift-wasm --exclude sift-embed-wasm -- --show-output 2>&1 | tee "$CARGO_TARGET_DIR/last-test.log"
+cargo test --workspace --exclude sift-wasm --exclude sift-embed-wasm --exclude sift-stem-wasm -- --show-output 2>&1 | tee "$CARGO_TARGET_DIR/last-test.log"
 echo "== the engine as the browser builds it: the keyword and lean feature sets"
 cargo test -p sift-engine --no-default-features 2>&1 | tee -a "$CARGO_TARGET_DIR/last-test.log"
 cargo test -p sift-engine --no-default-features --features semantic 2>&1 | tee -a "$CARGO_TARGET_DIR/last-test.log"

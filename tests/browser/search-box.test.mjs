@@ -46,6 +46,17 @@ before(async () => {
     for (let i = 20; i < b.length; i += 7) b[i] ^= 0x5a;
     fs.writeFileSync(p, b);
   }
+  // A German site's bundle: its stemmer comes from stem/de.wasm.lzma beside sift.js.
+  const deSite = path.join(OUT, "de-site");
+  fs.rmSync(deSite, { recursive: true, force: true });
+  fs.mkdirSync(deSite, { recursive: true });
+  for (const [file, title, body] of [
+    ["install.html", "Pakete installieren", "Installieren Sie Pakete mit apt. Die Konfigurationen liegen in /etc."],
+    ["netz.html", "Netzwerk einrichten", "Die Netzwerkschnittstellen konfigurieren."],
+  ]) {
+    fs.writeFileSync(path.join(deSite, file), `<!doctype html><html lang="de"><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${body}</p></main></body></html>`);
+  }
+  sift(["build", deSite, "--out", path.join(siteDir, "de/_sift"), "--base-url", "/de/", "-q", "--no-embedder"]);
   server = await serve(bundle, { sites: [siteDir, path.join(ROOT, "tests/corpus")] });
   chrome = await browser();
   page = await chrome.ctx.newPage();
@@ -260,6 +271,22 @@ test("the box works on a page with hostile CSS (shadow DOM)", { skip }, async ()
   const fontSize = await page.locator("sift-search [role=option] .title").first().evaluate((el) => getComputedStyle(el).fontSize);
   assert.notEqual(fontSize, "31px", "the page's font-size rule does not reach inside");
   await page.screenshot({ path: path.join(OUT, "hostile.png") });
+});
+
+test("a German bundle loads the lean engine and German's stemmer, not the full runtime", { skip }, async () => {
+  await page.goto(server.url + "/");
+  const r = await page.evaluate(async () => {
+    const { Sift } = await import("/sift.js");
+    const s = await Sift.load("/de/_sift/");
+    const res = await s.search({ query: "Konfiguration" });
+    const fetched = performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname);
+    return { ids: res.results.map((x) => x.id), snippet: res.results[0]?.snippet, language: s.language, fetched };
+  });
+  assert.equal(r.language, "de");
+  assert.deepEqual(r.ids, ["install.html"], "Konfiguration finds Konfigurationen: stemmed as German");
+  assert.match(r.snippet, /<mark>Konfigurationen<\/mark>/);
+  assert.ok(r.fetched.includes("/stem/de.wasm.lzma"), JSON.stringify(r.fetched));
+  assert.ok(!r.fetched.some((f) => f.endsWith("sift_wasm_full_bg.wasm.lzma")), "the full runtime is not loaded");
 });
 
 test("the JS API: search, multiSearch, explain, getDocument, related and errors as rejected promises", { skip }, async () => {

@@ -1,6 +1,7 @@
 // A site in several languages, searched from the browser runtime: one bundle per language
 // in one build, the page's language picking its bundle, each language stemmed by its own
-// rules (the keyword runtime hands a stemmed language other than English to the full one),
+// rules (the keyword runtime loads that language's stemmer module, else hands the bundle to
+// the full runtime),
 // Han and Kana searched by the same bigrams the builder indexed, and a missing language
 // bundle reported, not hidden. A file of its own: the keyword glue bundled into sift.js is
 // initialised once per process.
@@ -64,6 +65,69 @@ test("the page's language opens its bundle, stemmed by its own rules", async () 
   assert.deepEqual(ids(await s.search({ query: "Schnittstellen" })), ["de/netz.html"]);
   // English pages are not in the German bundle.
   assert.equal((await s.search({ query: "interfaces" })).results.length, 0);
+});
+
+// The stemmer modules beside sift.js (scripts/build-wasm.sh), and a full runtime that cannot
+// load: a search that works then never needed it.
+const STEMS = pathToFileURL(path.join(ROOT, "www/dist/stem") + "/").href;
+const noFull = { fullWasmUrl: pathToFileURL(path.join(os.tmpdir(), "sift-no-such-full-runtime", "no-such-full.wasm")).href };
+
+test("a stemmer module that is missing or damaged leaves the page to the full runtime", async () => {
+  // Before any test loads the German module: a page keeps a module once it has one.
+  const damaged = fs.mkdtempSync(path.join(os.tmpdir(), "sift-stems-"));
+  try {
+    fs.writeFileSync(path.join(damaged, "de.wasm.lzma"), Buffer.from("not a stemmer at all"));
+    for (const stemmerUrl of [pathToFileURL(path.join(dir, "no-stems") + "/").href, pathToFileURL(damaged + "/").href]) {
+      const s = await Sift.load(base(), { fetch: fileFetch(), semantic: false, ...engines, stemmerUrl, language: "de" });
+      assert.deepEqual(ids(await s.search({ query: "Konfiguration" })), ["de/install.html"], stemmerUrl);
+    }
+  } finally {
+    fs.rmSync(damaged, { recursive: true, force: true });
+  }
+});
+
+test("a German bundle is stemmed by its language's module, without the full runtime", async () => {
+  const counts = {};
+  const s = await Sift.load(base(), { fetch: fileFetch(counts), semantic: false, wasmUrl: engines.wasmUrl, ...noFull, stemmerUrl: STEMS, language: "de" });
+  const r = await s.search({ query: "Konfiguration" });
+  assert.deepEqual(ids(r), ["de/install.html"]);
+  assert.match(r.results[0].snippet, /<mark>Konfigurationen<\/mark>/);
+  assert.deepEqual(ids(await s.search({ query: "Schnittstellen" })), ["de/netz.html"]);
+  assert.equal(counts["de.wasm.lzma"], 1, "the German stemmer is fetched once");
+  assert.equal(counts["no-such-full.wasm"], undefined, "the full runtime is never asked for");
+  // The same answers as the full runtime's, which compiles the stemmers in.
+  const full = await Sift.load(base(), { fetch: fileFetch(), semantic: false, ...engines, stemmerUrl: null, language: "de" });
+  const answer = async (engine, query) => ({ ...(await engine.search({ query })), timings_ms: null });
+  for (const query of ["Konfiguration", "Pakete installieren", "Schnittstelle", "Netzwerk"]) {
+    assert.deepEqual(await answer(s, query), await answer(full, query), query);
+  }
+});
+
+test("every stemmer module loads and stems its language", async () => {
+  // Words and the stems the builder gives them (crates/sift-format checks the same table).
+  const stems = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/fixtures/stems.json"), "utf8"));
+  const files = fs.readdirSync(path.join(ROOT, "www/dist/stem")).filter((f) => f.endsWith(".wasm.lzma"));
+  assert.ok(files.length >= 33, `${files.length} stemmer modules`);
+  const { lzmaDecoder } = await import("../../www/dist/lzma.js");
+  const decode = await lzmaDecoder();
+  for (const file of files) {
+    const code = file.split(".")[0];
+    const x = (await WebAssembly.instantiate(decode(fs.readFileSync(path.join(ROOT, "www/dist/stem", file))))).instance.exports;
+    const put = (text) => {
+      const b = new TextEncoder().encode(text);
+      new Uint8Array(x.memory.buffer, x.buffer(), b.length).set(b);
+      return b.length;
+    };
+    assert.equal(x.language(put(code)), 1, `${file} stems ${code}`);
+    assert.equal(x.language(put("xx")), 0, `${file}: an unknown language is refused`);
+    assert.equal(x.stem(put("word")), -1, `${file}: no language set, the word is left as it is`);
+    x.language(put(code));
+    assert.ok(stems[code], `${code} has words in tests/fixtures/stems.json`);
+    for (const [word, stem] of stems[code]) {
+      const n = x.stem(put(word));
+      assert.equal(new TextDecoder().decode(new Uint8Array(x.memory.buffer, x.buffer(), n)), stem, `${file}: ${word}`);
+    }
+  }
 });
 
 test("Japanese queries of one, two, three and more characters find their pages", async () => {

@@ -130,6 +130,8 @@ export interface LoadOptions {
   embedWasmUrl?: string | URL | WebAssembly.Module;
   /** The page's language ("de", "pt-BR"): opens that language's bundle when the site was built in several. */
   language?: string;
+  /** The folder of the per-language stemmer modules (`<code>.wasm.lzma`; default: `stem/` beside sift.js); null never loads one (the full runtime stems instead). */
+  stemmerUrl?: string | URL | null;
 }
 
 /** fetch, with one error mapping: a failed request is a `network` SiftError, HTTP 404 `bundle_missing`, any other status `network`. */

@@ -94,6 +94,23 @@ function runtime(kind, wasmUrl, fetchImpl) {
   return runtimes.get(key);
 }
 
+// One stemmer module per language (stem/<code>.wasm.lzma beside this file, loaded by
+// sift-stem.js): the keyword and lean engines carry English's stemmer only, and ask the page
+// for another language's through these globals (defined before any engine is made: an
+// engine calls them when it opens a bundle).
+globalThis.__siftStemmers ??= new Map(); // code → (word) → stem | null
+globalThis.__siftHasStemmer ??= (code) => globalThis.__siftStemmers.has(code);
+globalThis.__siftStem ??= (code, word) => globalThis.__siftStemmers.get(code)?.(word) ?? null;
+
+// The language a bundle's manifest names (before an engine is made: which stemmer to load).
+function languageOf(manifestBytes) {
+  try {
+    return primaryLanguage(JSON.parse(new TextDecoder().decode(manifestBytes)).language);
+  } catch {
+    return "";
+  }
+}
+
 const today = () => Math.floor(Date.now() / 86400000);
 
 // The manifest's `languages` (a bundle built in several languages lists the others), read
@@ -134,8 +151,11 @@ function languagesOf(manifestBytes) {
  *   options.language   — the page's language (`de`, `pt-BR`): a bundle built from pages in
  *                        several languages lists the others' bundles, and the one in this
  *                        language is opened instead (default: the bundle at base). A bundle in
- *                        a stemmed language other than English is answered by the full
- *                        runtime (the lean one carries English's stemmer only).
+ *                        a stemmed language other than English loads that language's stemmer
+ *                        (the keyword and lean engines carry English's only), else the full
+ *                        runtime, which has them all
+ *   options.stemmerUrl — the folder of the stemmer modules (<code>.wasm.lzma; default: stem/
+ *                        beside this file); null: never load one (the full runtime stems)
  */
 export class Sift {
   #base;
@@ -205,7 +225,18 @@ export class Sift {
       const err = asSiftError(e);
       if (err.code !== "full_runtime_required" || kind === "full") throw err;
     }
-    // A language whose stemmer only the full runtime has.
+    // A language whose stemmer this engine lacks: its stemmer module, else the full runtime
+    // (which has every stemmer) when the module cannot be loaded.
+    const language = languageOf(manifest);
+    if (language && options.stemmerUrl !== null) {
+      try {
+        const { loadStemmer } = await import("./sift-stem.js");
+        await loadStemmer(language, options.stemmerUrl, fetchImpl, engineModule);
+        return new Sift(url, fetchImpl, options, manifest, glue);
+      } catch {
+        // the full runtime below answers instead
+      }
+    }
     const full = await runtime("full", options.fullWasmUrl, fetchImpl);
     try {
       return new Sift(url, fetchImpl, { ...options, runtime: "full" }, manifest, full);

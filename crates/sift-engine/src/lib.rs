@@ -137,7 +137,7 @@ impl Engine {
     pub fn new(manifest_bytes: &[u8]) -> Result<Engine, SiftError> {
         let m = Manifest::parse(manifest_bytes)?;
         let analyzer = Analyzer::new(&m.language, &m.stop_words).map_err(|e| {
-            let msg = msg!("the bundle's language {} needs its stemmer, which this runtime leaves out: load sift_wasm_intl (sift.js does) or the full runtime", crate::error::Quoted(&e.0));
+            let msg = msg!("the bundle's language {} needs its stemmer, which this runtime leaves out: load its stemmer module first (stem/<code>.wasm.lzma; sift.js does) or use the full runtime", crate::error::Quoted(&e.0));
             SiftError::new(ErrorCode::FullRuntimeRequired, msg)
         })?;
         let mut registry = Registry::default();

@@ -43,6 +43,18 @@ pub fn memory_bytes() -> f64 {
     0.0
 }
 
+// A stemmed language this runtime did not compile in (the keyword and lean engines carry
+// English's stemmer only) is stemmed by the module `sift.js` loads for that language
+// (`www/dist/stem/<code>.wasm.lzma`), reached through two globals `sift.js` defines.
+#[cfg(not(feature = "languages"))]
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = globalThis, js_name = __siftHasStemmer)]
+    fn host_has_stemmer(language: &str) -> bool;
+    #[wasm_bindgen(js_namespace = globalThis, js_name = __siftStem)]
+    fn host_stem(language: &str, word: &str) -> Option<String>;
+}
+
 #[wasm_bindgen]
 pub struct SiftEngine {
     engine: Engine,
@@ -58,6 +70,11 @@ impl SiftEngine {
     /// once, for a bundle the page cannot use.
     #[wasm_bindgen(constructor)]
     pub fn new(manifest: &[u8]) -> SiftEngine {
+        #[cfg(not(feature = "languages"))]
+        sift_engine::analyzer::set_host_stemmer(sift_engine::analyzer::HostStemmer {
+            has: |language| host_has_stemmer(language),
+            stem: |language, word| host_stem(language, word),
+        });
         match Engine::new(manifest) {
             Ok(engine) => SiftEngine { engine },
             Err(e) => wasm_bindgen::throw_str(&e.to_json().to_text()),

@@ -3,8 +3,10 @@
 //! fixes the terms of every English bundle). The other Snowball languages come from
 //! `frostem`, compiled in with the `languages` feature: native builds and the workers
 //! have it, and the browser runtime a page loads has it only when the bundle's language
-//! needs it (the English runtime does not carry 33 stemmers). A bundle's stop words travel
-//! in its manifest, so no runtime carries lists for languages it never meets.
+//! needs it (the English runtime does not carry 33 stemmers). A browser runtime without
+//! them can be handed one language's stemmer by its host instead ([`set_host_stemmer`]:
+//! `sift.js` loads a small module per language). A bundle's stop words travel in its
+//! manifest, so no runtime carries lists for languages it never meets.
 
 use std::borrow::Cow;
 
@@ -28,7 +30,27 @@ pub(super) enum Stemmer {
     English,
     #[cfg(feature = "languages")]
     Snowball(frostem::Stemmer),
+    /// The host's stemmer of this language (one of [`STEMMED_LANGUAGES`]).
+    #[cfg_attr(feature = "languages", allow(dead_code))]
+    Host(&'static str),
     None,
+}
+
+/// A stemmer the host provides for languages this build did not compile in: `has(code)`
+/// says whether it stems that language now, `stem(code, word)` stems one word (None: leave
+/// it). It must stem as `frostem` does, or query words miss the terms the build made.
+#[derive(Clone, Copy)]
+pub struct HostStemmer {
+    pub has: fn(&str) -> bool,
+    pub stem: fn(&str, &str) -> Option<String>,
+}
+
+static HOST: std::sync::OnceLock<HostStemmer> = std::sync::OnceLock::new();
+
+/// Install the host's stemmer (once; later calls are ignored). Analyzers made after it ask
+/// the host for a language this build lacks instead of failing with `StemmerMissing`.
+pub fn set_host_stemmer(host: HostStemmer) {
+    let _ = HOST.set(host);
 }
 
 impl Stemmer {
@@ -48,7 +70,13 @@ impl Stemmer {
             frostem::Algorithm::from_name(name).map(|a| Stemmer::Snowball(frostem::Stemmer::new(a))).map_err(|_| ())
         }
         #[cfg(not(feature = "languages"))]
-        Err(())
+        {
+            let code = STEMMED_LANGUAGES.iter().find(|l| **l == language).copied();
+            match (code, HOST.get()) {
+                (Some(code), Some(host)) if (host.has)(code) => Ok(Stemmer::Host(code)),
+                _ => Err(()),
+            }
+        }
     }
 
     pub(super) fn stem<'a>(&self, word: &'a str) -> Cow<'a, str> {
@@ -56,6 +84,7 @@ impl Stemmer {
             Stemmer::English => english().stem(word),
             #[cfg(feature = "languages")]
             Stemmer::Snowball(s) => s.stem(word),
+            Stemmer::Host(code) => HOST.get().and_then(|h| (h.stem)(code, word)).map_or(Cow::Borrowed(word), Cow::Owned),
             Stemmer::None => Cow::Borrowed(word),
         }
     }

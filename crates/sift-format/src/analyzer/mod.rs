@@ -27,7 +27,7 @@ mod segment;
 mod stopwords;
 
 pub use cjk::{is_bigram_script, run_bigrams};
-pub use language::{primary_subtag, STEMMED_LANGUAGES};
+pub use language::{primary_subtag, set_host_stemmer, HostStemmer, STEMMED_LANGUAGES};
 pub use segment::{compounds, compounds_iter};
 
 pub const MAX_TERM_CHARS: usize = 48;
@@ -185,14 +185,11 @@ impl Analyzer {
     /// with or without them meet at the stem's letters (typed without, typo tolerance
     /// bridges a changed ending).
     pub fn term<'a>(&self, folded: &'a str, written: &str) -> Cow<'a, str> {
-        #[cfg(not(feature = "languages"))]
-        let _ = written;
         match self.stemmer {
             language::Stemmer::English | language::Stemmer::None => self.stem(folded),
-            #[cfg(feature = "languages")]
-            language::Stemmer::Snowball(_) if stemmable(folded) => Cow::Owned(fold(&self.stemmer.stem(&charclass::lowercase(written)))),
-            #[cfg(feature = "languages")]
-            language::Stemmer::Snowball(_) => Cow::Borrowed(folded),
+            // Snowball's other languages, compiled in or the host's.
+            _ if stemmable(folded) => Cow::Owned(fold(&self.stemmer.stem(&charclass::lowercase(written)))),
+            _ => Cow::Borrowed(folded),
         }
     }
 
@@ -498,6 +495,29 @@ mod language_tests {
         same("nb", "pakkene", "pakke");
         // English stems stay as every English bundle has them.
         assert_eq!(Analyzer::english().term_of("internal"), "intern");
+    }
+
+    /// `tests/fixtures/stems.json` is also what the page's stemmer modules (crates/sift-stem-wasm,
+    /// tests/wasm/languages.test.mjs) must answer: the page stems as the build does.
+    #[test]
+    fn the_stems_the_stemmer_modules_are_checked_against_are_the_builders() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/stems.json");
+        let text = std::fs::read(path).expect("tests/fixtures/stems.json");
+        let Ok(crate::json::Json::Obj(languages)) = crate::json::parse(&text) else { panic!("stems.json is an object") };
+        let mut files: Vec<&str> = languages.iter().map(|(code, _)| code.as_str()).collect();
+        let mut listed: Vec<&str> = STEMMED_LANGUAGES.iter().copied().filter(|c| !matches!(*c, "nb" | "nn")).collect();
+        files.sort_unstable();
+        listed.sort_unstable();
+        assert_eq!(files, listed, "one entry per stemmer module");
+        for (code, pairs) in &languages {
+            let crate::json::Json::Arr(pairs) = pairs else { panic!("{code}: a list of [word, stem]") };
+            let stemmer = language::Stemmer::of(code).unwrap();
+            for pair in pairs {
+                let crate::json::Json::Arr(pair) = pair else { panic!("{code}: [word, stem]") };
+                let (word, stem) = (pair[0].as_str().unwrap(), pair[1].as_str().unwrap());
+                assert_eq!(stemmer.stem(word), stem, "{code}: {word}");
+            }
+        }
     }
 
     #[test]
