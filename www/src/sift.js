@@ -102,25 +102,19 @@ globalThis.__siftStemmers ??= new Map(); // code → (word) → stem | null
 globalThis.__siftHasStemmer ??= (code) => globalThis.__siftStemmers.has(code);
 globalThis.__siftStem ??= (code, word) => globalThis.__siftStemmers.get(code)?.(word) ?? null;
 
-// The language a bundle's manifest names (before an engine is made: which stemmer to load).
-function languageOf(manifestBytes) {
-  try {
-    return primaryLanguage(JSON.parse(new TextDecoder().decode(manifestBytes)).language);
-  } catch {
-    return "";
-  }
-}
-
 const today = () => Math.floor(Date.now() / 86400000);
 
-// The manifest's `languages` (a bundle built in several languages lists the others), read
-// before any engine is made: which bundle to open. (An engine's facts say the same after.)
-function languagesOf(manifestBytes) {
+// What a manifest says of its languages, read before any engine is made: `language`, the
+// one its text was analysed as (which stemmer to load), and `languages`, the folders of the
+// others' bundles (which bundle to open). An engine's facts say the same after; a broken
+// manifest reads as neither, and the engine reports it.
+function manifestLanguages(manifestBytes) {
   try {
-    const langs = JSON.parse(new TextDecoder().decode(manifestBytes)).languages;
-    return langs && typeof langs === "object" ? langs : {};
+    const m = JSON.parse(new TextDecoder().decode(manifestBytes));
+    const languages = m.languages && typeof m.languages === "object" ? m.languages : {};
+    return { language: primaryLanguage(m.language), languages };
   } catch {
-    return {}; // the engine reports a broken manifest
+    return { language: "", languages: {} };
   }
 }
 
@@ -214,7 +208,7 @@ export class Sift {
     const glue = await runtime(kind, options.wasmUrl, fetchImpl);
     let manifest = await manifestBytes;
     const code = primaryLanguage(options.language);
-    const folder = code && languagesOf(manifest)[code];
+    const folder = code && manifestLanguages(manifest).languages[code];
     if (folder) {
       url = bundleBase(url + folder);
       manifest = await fetchBytes(fetchImpl, url + "manifest.json", `the ${code} bundle's manifest`);
@@ -227,7 +221,7 @@ export class Sift {
     }
     // A language whose stemmer this engine lacks: its stemmer module, else the full runtime
     // (which has every stemmer) when the module cannot be loaded.
-    const language = languageOf(manifest);
+    const { language } = manifestLanguages(manifest);
     if (language && options.stemmerUrl !== null) {
       try {
         const { loadStemmer } = await import("./sift-stem.js");
