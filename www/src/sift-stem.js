@@ -7,8 +7,8 @@ const loads = new Map(); // code → Promise, once per page
 const FILES = { nb: "no", nn: "no" }; // Norwegian Bokmål and Nynorsk: Snowball's Norwegian
 
 /**
- * Load `code`'s stemmer into the registry (once). `folderUrl`: the modules' folder (fetched
- * with `fetchImpl`), else stem/ beside this file; `engineModule(url, fetch)`: sift.js's
+ * Load `code`'s stemmer into the registry (once). `folderUrl`: the modules' folder, ending in "/"
+ * (fetched with `fetchImpl`), else stem/ beside this file; `engineModule(url, fetch)`: sift.js's
  * fetch-and-compile (an `.lzma` file is decoded). Rejects when the module cannot be loaded
  * or does not stem the language; the next call tries again.
  */
@@ -20,7 +20,7 @@ export function loadStemmer(code, folderUrl, fetchImpl, engineModule) {
     const file = `${name}.wasm.lzma`;
     const p = (async () => {
       const module = folderUrl
-        ? await engineModule(`${String(folderUrl).replace(/\/?$/, "/")}${file}`, fetchImpl)
+        ? await engineModule(folderUrl + file, fetchImpl)
         : await engineModule(new URL(`stem/${file}`, import.meta.url).href, globalThis.fetch.bind(globalThis));
       const x = (await WebAssembly.instantiate(module)).exports;
       const encoder = new TextEncoder();

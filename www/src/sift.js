@@ -225,7 +225,8 @@ export class Sift {
     if (language && options.stemmerUrl !== null) {
       try {
         const { loadStemmer } = await import("./sift-stem.js");
-        await loadStemmer(language, options.stemmerUrl, fetchImpl, engineModule);
+        const folderUrl = options.stemmerUrl ? bundleBase(options.stemmerUrl) : undefined;
+        await loadStemmer(language, folderUrl, fetchImpl, engineModule);
         return new Sift(url, fetchImpl, options, manifest, glue);
       } catch {
         // the full runtime below answers instead
