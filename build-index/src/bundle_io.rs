@@ -93,6 +93,7 @@ impl Staging {
         fs::create_dir_all(&parent).with_context(|| format!("cannot create {}", parent.display()))?;
         refuse_non_bundle(out)?;
         let name = out.file_name().ok_or_else(|| anyhow!("--out {} has no directory name", out.display()))?.to_string_lossy().into_owned();
+        remove_stale(&parent, &name);
         let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
         let _ = fs::remove_dir_all(&tmp);
         fs::create_dir(&tmp).with_context(|| format!("cannot create {}", tmp.display()))?;
@@ -173,6 +174,26 @@ impl Drop for Staging {
     }
 }
 
+/// Remove what builds of `name` that were killed left beside it (`.NAME.tmp-PID`, a bundle
+/// half built; `.NAME.old-PID`, the bundle a swap had moved aside): on a big site each is
+/// the size of a bundle. Only where the system tells which processes run (`/proc`), and
+/// only those of processes that no longer run: a build still going keeps its own.
+fn remove_stale(parent: &Path, name: &str) {
+    let proc_fs = Path::new("/proc");
+    if !proc_fs.join("self").exists() {
+        return;
+    }
+    let (tmp, old) = (format!(".{name}.tmp-"), format!(".{name}.old-"));
+    for entry in fs::read_dir(parent).into_iter().flatten().flatten() {
+        let file = entry.file_name();
+        let Some(file) = file.to_str() else { continue };
+        let Some(pid) = file.strip_prefix(&tmp).or_else(|| file.strip_prefix(&old)) else { continue };
+        if pid.parse::<u32>().is_ok() && !proc_fs.join(pid).exists() && entry.path().is_dir() {
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
 /// Every file under `dir`, recursively.
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     for entry in fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
@@ -218,5 +239,33 @@ fn refuse_non_bundle(out: &Path) -> Result<()> {
         Ok(())
     } else {
         Err(anyhow!("refusing to replace {}: it exists and is not a Sift bundle (choose an empty or new --out directory)", out.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_removes_what_killed_builds_left_and_keeps_what_running_ones_use() {
+        let dir = std::env::temp_dir().join(format!("sift-staging-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        // 4,294,967 is above any Linux pid_max: that process cannot be running.
+        let dead = [".site.tmp-4294967", ".site.old-4294967"];
+        // Process 1 always runs; another bundle's leftovers and a pid that is not a number
+        // are none of this build's business.
+        let kept = [".site.tmp-1", ".other.tmp-4294967", ".site.tmp-abc"];
+        for d in dead.iter().chain(&kept) {
+            fs::create_dir_all(dir.join(d).join("t")).unwrap();
+        }
+        let staging = Staging::new(&dir.join("site")).unwrap();
+        drop(staging);
+        for d in dead {
+            assert!(!dir.join(d).exists(), "{d} removed");
+        }
+        for d in kept {
+            assert!(dir.join(d).exists(), "{d} kept");
+        }
+        let _ = fs::remove_dir_all(&dir);
     }
 }

@@ -62,7 +62,10 @@ pub struct EmbedCache {
     records: usize,
     /// The file has a torn or damaged tail: the next save rewrites it.
     damaged: bool,
-    fresh: Vec<(Key, Vec<f32>)>,
+    /// Keys in `entries` not yet in the file, in the order they came.
+    fresh: Vec<Key>,
+    /// A checkpoint could not write: said once, and the final save tries again.
+    checkpoint_failed: bool,
     /// The file's size limit, bytes (see the module docs).
     cap: u64,
     /// Part files read into this cache: deleted once the main file holds their records.
@@ -79,8 +82,21 @@ impl EmbeddingStore for EmbedCache {
 
     fn insert(&mut self, k: Key, v: Vec<f32>) {
         if v.len() == self.dim && !self.entries.contains_key(&k) && !self.base.contains_key(&k) {
-            self.entries.insert(k, v.clone());
-            self.fresh.push((k, v));
+            self.entries.insert(k, v);
+            self.fresh.push(k);
+        }
+    }
+
+    /// Append what was embedded since the last write, unless the file must be rewritten
+    /// (damaged, or over its cap): that is left to `save`, which knows what the build used.
+    fn checkpoint(&mut self) {
+        let over_cap = ((self.records + self.fresh.len()) * self.record_len()) as u64 > self.cap;
+        if self.damaged || over_cap || self.checkpoint_failed || self.fresh.is_empty() {
+            return;
+        }
+        if let Err(err) = self.append_fresh() {
+            eprintln!("warning: the embedding cache could not be written ({err:#}); trying again when the build ends");
+            self.checkpoint_failed = true;
         }
     }
 }
@@ -108,8 +124,8 @@ impl EmbedCache {
                 let (records, _) = cache.decode(&bytes);
                 for (k, v) in records {
                     if EmbeddingStore::get(&cache, &k).is_none() {
-                        cache.entries.insert(k, v.clone());
-                        cache.fresh.push((k, v));
+                        cache.entries.insert(k, v);
+                        cache.fresh.push(k);
                     }
                 }
             }
@@ -152,6 +168,7 @@ impl EmbedCache {
             records: 0,
             damaged: false,
             fresh: Vec::new(),
+            checkpoint_failed: false,
             cap: cap_bytes(),
             merged: Vec::new(),
             base: HashMap::new(),
@@ -255,8 +272,16 @@ impl EmbedCache {
             self.fresh.clear();
             return Ok(());
         }
+        self.append_fresh()
+    }
+
+    /// Append the records not yet in the file (the file starts with its header when new).
+    fn append_fresh(&mut self) -> Result<()> {
         if self.fresh.is_empty() {
             return Ok(());
+        }
+        if let Some(dir) = self.path.parent() {
+            fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         }
         let new_file = !self.path.exists() || self.records == 0;
         let mut out = Vec::with_capacity(12 + self.fresh.len() * self.record_len());
@@ -264,8 +289,10 @@ impl EmbedCache {
             out.extend_from_slice(MAGIC);
             out.extend_from_slice(&(self.dim as u32).to_le_bytes());
         }
-        for (k, v) in &self.fresh {
-            self.encode(k, v, &mut out);
+        for k in &self.fresh {
+            if let Some(v) = self.entries.get(k) {
+                self.encode(k, v, &mut out);
+            }
         }
         let mut f = if new_file { File::create(&self.path) } else { OpenOptions::new().append(true).open(&self.path) }
             .with_context(|| format!("cannot open {}", self.path.display()))?;
@@ -279,6 +306,44 @@ impl EmbedCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_build_stopped_while_embedding_keeps_what_it_checkpointed() {
+        use sift_embed::corpus::EmbeddingStore as _;
+        let dir = std::env::temp_dir().join(format!("sift-embcache-stop-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let (a, b, c) = (key(&[1]), key(&[2]), key(&[3]));
+        let mut build = EmbedCache::open(&dir, "m", 2);
+        build.insert(a, vec![1.0, 0.0]);
+        build.insert(b, vec![0.0, 1.0]);
+        build.checkpoint();
+        build.insert(c, vec![0.5, 0.5]);
+        drop(build); // stopped before its next checkpoint and its save
+        let next = EmbedCache::open(&dir, "m", 2);
+        assert_eq!((next.len(), next.get(&a), next.get(&b)), (2, Some(&vec![1.0, 0.0]), Some(&vec![0.0, 1.0])));
+        assert_eq!(next.get(&c), None, "what came after the last checkpoint is embedded again");
+        // A damaged file is not appended to (the records would follow a tail nobody
+        // reads): the checkpoint waits, and the save rewrites the file whole.
+        let path = dir.join("embeddings/m.bin");
+        let bytes = fs::read(&path).unwrap();
+        fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+        let mut damaged = EmbedCache::open(&dir, "m", 2);
+        damaged.insert(c, vec![0.5, 0.5]);
+        damaged.checkpoint();
+        assert_eq!(fs::metadata(&path).unwrap().len(), bytes.len() as u64 - 1, "nothing appended to a damaged file");
+        damaged.save(&[a, c]).unwrap();
+        let repaired = EmbedCache::open(&dir, "m", 2);
+        assert_eq!((repaired.len(), repaired.get(&c)), (2, Some(&vec![0.5, 0.5])));
+        // A folder that cannot be written: the checkpoint says so and the build goes on.
+        let blocked = dir.join("file-not-folder");
+        fs::write(&blocked, b"x").unwrap();
+        let mut unwritable = EmbedCache::open(&blocked, "m", 2);
+        unwritable.insert(a, vec![1.0, 0.0]);
+        unwritable.checkpoint();
+        assert!(unwritable.checkpoint_failed && unwritable.get(&a).is_some(), "kept in memory");
+        assert!(unwritable.save(&[a]).is_err(), "the final save reports it");
+        let _ = fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn records_survive_a_reopen_a_torn_tail_is_ignored_and_parts_are_merged() {

@@ -50,9 +50,12 @@ pub fn with_embedding_bar<T>(quiet: bool, f: impl FnOnce(&(dyn Fn(u64, u64) + Sy
         ProgressStyle::with_template("{spinner} embedding {pos}/{len} texts {wide_bar} {per_sec}, {eta} to go")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let log = crate::steps::LogProgress::new(quiet);
+    log.step("embedding texts");
     let out = f(&|done: u64, total: u64| {
         bar.set_length(total);
         bar.set_position(done);
+        log.progress(done, total);
     });
     bar.finish_and_clear();
     out

@@ -422,6 +422,7 @@ fn build_language(
     let docs_n = g.pages.len();
     let code = g.code.clone();
     let (step_bar, step_times) = (spinner.clone(), steps.clone());
+    let log = steps::LogProgress::new(a.quiet);
     // A step shows a spinner until it tells how far it is, then a bar with the time to go.
     let counted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let bopts = BuildOptions {
@@ -430,7 +431,9 @@ fn build_language(
                 if counted.swap(false, std::sync::atomic::Ordering::Relaxed) {
                     step_bar.set_style(spinner_style());
                 }
-                step_bar.set_message(format!("{docs_n} documents ({code}): {what}"));
+                let message = format!("{docs_n} documents ({code}): {what}");
+                log.step(&message);
+                step_bar.set_message(message);
                 step_bar.reset_elapsed();
                 step_bar.reset_eta();
                 step_bar.set_position(0);
@@ -445,6 +448,7 @@ fn build_language(
                 }
                 step_bar.set_length(total);
                 step_bar.set_position(done);
+                log.progress(done, total);
             }
         }))),
         ..bopts

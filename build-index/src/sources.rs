@@ -92,6 +92,8 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
         ProgressStyle::with_template("{spinner} extracting {pos}/{len} files {wide_bar} {elapsed}, {eta} to go")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let log = crate::steps::LogProgress::new(!opts.progress);
+    log.step(&format!("extracting {} files", jobs.len()));
     let html_opts = html::HtmlOptions { selector: opts.selector.clone(), base_url: opts.base_url.clone() };
     let mut pages = Pages::new()?;
     let mut rest = &jobs[..];
@@ -120,6 +122,7 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
             warnings.extend(w);
         }
         rest = &rest[n..];
+        log.progress((jobs.len() - rest.len()) as u64, jobs.len() as u64);
     }
     bar.finish_and_clear();
     let (pages, w) = apply_site_annotations(pages)?;

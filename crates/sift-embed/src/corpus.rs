@@ -45,6 +45,9 @@ pub fn key(ids: &[u32]) -> Key {
 pub trait EmbeddingStore {
     fn get(&self, key: &Key) -> Option<&Vec<f32>>;
     fn insert(&mut self, key: Key, v: Vec<f32>);
+    /// Called between batches while embedding: a store on disk writes what it got so far,
+    /// so a build that is stopped keeps the work it has done.
+    fn checkpoint(&mut self) {}
 }
 
 impl EmbeddingStore for HashMap<Key, Vec<f32>> {
@@ -171,9 +174,14 @@ pub fn part_of(k: &Key, n: u32) -> u32 {
     u32::from_le_bytes([k[0], k[1], k[2], k[3]]) % n.max(1)
 }
 
-/// Embed those of `seqs` that `store` lacks and add them to it; returns how many.
-/// `progress(done, total)` is called as sequences are embedded (from several threads when
-/// `parallel` is on).
+/// Sequences embedded between two checkpoints of the store: enough to keep every core busy
+/// (they are sorted by length, so a batch's sequences take about as long each), few enough
+/// that a stopped build loses little and the batch's vectors are a small part of memory.
+const BATCH: usize = 1024;
+
+/// Embed those of `seqs` that `store` lacks and add them to it, a batch at a time with a
+/// checkpoint of the store after each; returns how many. `progress(done, total)` is called
+/// as sequences are embedded (from several threads when `parallel` is on).
 pub fn embed_missing<'a>(
     embedder: &Embedder,
     seqs: impl IntoIterator<Item = (Key, &'a [u32])>,
@@ -191,19 +199,22 @@ pub fn embed_missing<'a>(
         progress(done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1, total);
         Ok((*k, v))
     };
-    #[cfg(feature = "parallel")]
-    let fresh: Vec<Result<(Key, Vec<f32>), EmbedError>> = {
-        use rayon::prelude::*;
-        missing.par_iter().map(embed_one).collect()
-    };
-    #[cfg(not(feature = "parallel"))]
-    let fresh: Vec<Result<(Key, Vec<f32>), EmbedError>> = missing.iter().map(embed_one).collect();
-    let embedded = fresh.len();
-    for r in fresh {
-        let (k, v) = r?;
-        store.insert(k, v);
+    for batch in missing.chunks(BATCH) {
+        let fresh: Vec<Result<(Key, Vec<f32>), EmbedError>> = par_map(batch, embed_one);
+        // What the batch embedded before an error is kept too.
+        let mut failed = None;
+        for r in fresh {
+            match r {
+                Ok((k, v)) => store.insert(k, v),
+                Err(e) => failed = failed.or(Some(e)),
+            }
+        }
+        store.checkpoint();
+        if let Some(e) = failed {
+            return Err(e);
+        }
     }
-    Ok(embedded)
+    Ok(missing.len())
 }
 
 /// Embed (or find in `store`) everything the semantic half of a bundle of `docs` needs.
