@@ -90,8 +90,7 @@ impl EmbeddingStore for EmbedCache {
     /// Append what was embedded since the last write, unless the file must be rewritten
     /// (damaged, or over its cap): that is left to `save`, which knows what the build used.
     fn checkpoint(&mut self) {
-        let over_cap = ((self.records + self.fresh.len()) * self.record_len()) as u64 > self.cap;
-        if self.damaged || over_cap || self.checkpoint_failed || self.fresh.is_empty() {
+        if self.damaged || self.over_cap() || self.checkpoint_failed || self.fresh.is_empty() {
             return;
         }
         if let Err(err) = self.append_fresh() {
@@ -186,6 +185,12 @@ impl EmbedCache {
         16 + self.dim * 4 + 4
     }
 
+    /// The file, with what is not yet written, would outgrow its cap: the next save
+    /// rewrites it (see the module docs).
+    fn over_cap(&self) -> bool {
+        ((self.records + self.fresh.len()) * self.record_len()) as u64 > self.cap
+    }
+
     /// The good records of a cache file, and whether it is damaged (foreign, torn or
     /// failing its checksums: the rest of the file from the damage is not trusted).
     fn decode(&self, bytes: &[u8]) -> (Vec<(Key, Vec<f32>)>, bool) {
@@ -240,9 +245,8 @@ impl EmbedCache {
     fn write(&mut self, used: &[Key]) -> Result<()> {
         let dir = self.path.parent().ok_or_else(|| anyhow!("cache path has no folder"))?;
         fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let total = self.records + self.fresh.len();
         let cap = self.cap;
-        let compact = (total * self.record_len()) as u64 > cap;
+        let compact = self.over_cap();
         if compact || self.damaged {
             // Rewrite: every good record (repair), or — over the cap — this build's records
             // first, then others until half the cap, so the next builds need not rewrite.

@@ -75,7 +75,10 @@ impl LogProgress {
 
     /// The line to print now, if one is due.
     fn line(&self, done: u64, total: u64) -> Option<String> {
-        let mut s = self.state.lock().ok().filter(|_| self.on)?;
+        if !self.on {
+            return None;
+        }
+        let mut s = self.state.lock().ok()?;
         let now = Instant::now();
         if now - s.2 < self.every || done == 0 {
             return None;
