@@ -652,6 +652,24 @@ fn the_semantic_stores_are_named_by_rule_and_the_encoder_index_is_the_manifests(
 }
 
 #[test]
+fn an_encoder_input_whose_chunks_do_not_match_the_chunk_vectors_is_refused() {
+    let docs = corpus_docs();
+    for change in [1usize, 2] {
+        let mut semantic = sift_build::semantic::toy::semantic_input(&docs, 16);
+        let enc = semantic.encoder.as_mut().unwrap();
+        if change == 1 {
+            enc.chunk_tokens.pop(); // one chunk's tokens missing
+        } else {
+            let extra = enc.chunk_tokens[0].clone();
+            enc.chunk_tokens.push(extra); // tokens of a chunk that has no vector
+        }
+        let err = build(&docs, &BuildOptions { semantic: Some(semantic), ..options() }).err().expect("refused");
+        assert_eq!(err.code, sift_engine::error::ErrorCode::InvalidRequest, "{}", err.message);
+        assert!(err.message.contains("chunk vectors but token ids for"), "{}", err.message);
+    }
+}
+
+#[test]
 fn a_semantic_child_under_another_ones_name_is_refused() {
     let b = semantic_built(&corpus_docs());
     let bytes_of = |f: &str| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone();

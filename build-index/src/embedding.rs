@@ -80,7 +80,7 @@ pub fn semantic_input(docs: &[SourceDoc], model: &Path, layout: Layout, quiet: b
     let e = load(model)?;
     let mut cache = EmbedCache::open(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, e.dim);
     let (input, report, used) =
-        with_embedding_bar(quiet, |progress| corpus::semantic_input(docs, &e, &model_name(model), layout, &mut cache, progress))
+        with_embedding_bar(quiet, |progress| corpus::semantic_input(docs, e, &model_name(model), layout, &mut cache, progress))
             .map_err(|err| anyhow!("{err}"))?;
     if let Err(err) = cache.save(&used) {
         eprintln!("warning: the embedding cache could not be saved ({err:#}); the next build embeds everything again");

@@ -142,6 +142,12 @@ impl Sequences {
         Sequences { chunk_ids, training_ids, tokens, token_ids, special, extra, encoder: layout.encoder }
     }
 
+    /// The strings of the tokens the encoder gets rows for (empty without an encoder).
+    fn vocab(&self, tok: &Tokenizer) -> HashMap<u32, String> {
+        let by_id: HashMap<u32, &String> = tok.vocab().iter().map(|(s, &id)| (id, s)).collect();
+        self.tokens.iter().filter_map(|t| by_id.get(t).map(|s| (*t, (*s).clone()))).collect()
+    }
+
     /// Every distinct sequence once, by key.
     pub fn wanted(&self) -> BTreeMap<Key, &[u32]> {
         let mut wanted: BTreeMap<Key, &[u32]> = BTreeMap::new();
@@ -219,19 +225,25 @@ pub fn embed_missing<'a>(
 
 /// Embed (or find in `store`) everything the semantic half of a bundle of `docs` needs.
 /// The keys this corpus used are returned with the input (a file store drops the others
-/// when it compacts).
+/// when it compacts). Given the embedder itself rather than a reference, it frees the
+/// model once the embedding is done: its optimised plan is a few hundred MB, and what comes
+/// next (the vectors gathered, then the bundle's index laid out) is where a large site's
+/// build needs the most memory.
 pub fn semantic_input(
     docs: &[SourceDoc],
-    embedder: &Embedder,
+    embedder: impl std::borrow::Borrow<Embedder>,
     model_name: &str,
     layout: Layout,
     store: &mut dyn EmbeddingStore,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<(SemanticInput, EmbedReport, Vec<Key>), EmbedError> {
-    let seqs = Sequences::of(docs, embedder.tokenizer(), layout);
+    let e = embedder.borrow();
+    let seqs = Sequences::of(docs, e.tokenizer(), layout);
     let wanted = seqs.wanted();
-    let embedded = embed_missing(embedder, wanted.iter().map(|(k, v)| (*k, *v)), store, progress)?;
-    let (input, mut report) = assemble(&seqs, embedder, model_name, layout, &*store);
+    let embedded = embed_missing(e, wanted.iter().map(|(k, v)| (*k, *v)), store, progress)?;
+    let (vocab, model_dim) = (seqs.vocab(e.tokenizer()), e.dim);
+    drop(embedder);
+    let (input, mut report) = assemble(&seqs, vocab, model_dim, model_name, layout, &*store);
     report.embedded = embedded;
     report.stored = wanted.len() - embedded;
     Ok((input, report, wanted.keys().copied().collect()))
@@ -258,26 +270,20 @@ pub fn embed_part(
 /// empty vector, which the builder refuses).
 fn assemble(
     seqs: &Sequences,
-    embedder: &Embedder,
+    vocab: HashMap<u32, String>,
+    model_dim: usize,
     model_name: &str,
     layout: Layout,
     store: &dyn EmbeddingStore,
 ) -> (SemanticInput, EmbedReport) {
-    let tok = embedder.tokenizer();
     let vector = |ids: &[u32]| -> Vec<f32> { store.get(&key(ids)).cloned().unwrap_or_default() };
     let per_doc: Vec<Vec<Vec<f32>>> = seqs.chunk_ids.iter().map(|cs| cs.iter().map(|ids| vector(ids)).collect()).collect();
     let encoder = seqs.encoder.then(|| {
-        let texts: Vec<TrainingText> = seqs
-            .chunk_ids
-            .iter()
-            .flatten()
-            .chain(&seqs.training_ids)
-            .map(|ids| TrainingText { tokens: ids.clone(), embedding: vector(ids) })
-            .collect();
+        let chunk_tokens: Vec<Vec<u32>> = seqs.chunk_ids.iter().flatten().cloned().collect();
+        let texts: Vec<TrainingText> =
+            seqs.training_ids.iter().map(|ids| TrainingText { tokens: ids.clone(), embedding: vector(ids) }).collect();
         let prior: HashMap<u32, Vec<f32>> = seqs.tokens.iter().zip(&seqs.token_ids).map(|(&t, ids)| (t, vector(ids))).collect();
-        let by_id: HashMap<u32, &String> = tok.vocab().iter().map(|(s, &id)| (id, s)).collect();
-        let vocab: HashMap<u32, String> = seqs.tokens.iter().filter_map(|t| by_id.get(t).map(|s| (*t, (*s).clone()))).collect();
-        EncoderInput { texts, prior, vocab, special: seqs.special.clone(), extra: seqs.extra.clone() }
+        EncoderInput { chunk_tokens, texts, prior, vocab, special: seqs.special.clone(), extra: seqs.extra.clone() }
     });
     let report = EmbedReport {
         chunks: seqs.chunk_ids.iter().map(Vec::len).sum(),
@@ -288,7 +294,7 @@ fn assemble(
     };
     let input = SemanticInput {
         model: model_name.to_string(),
-        model_dim: embedder.dim,
+        model_dim,
         per_doc,
         dim: layout.dim,
         lists: layout.lists,

@@ -70,9 +70,9 @@ pub struct FitReport {
 /// the row is pulled toward zero). `skip`: token ids that carry no meaning of their own
 /// (`[CLS]`, `[SEP]`, `[PAD]`, `[UNK]`). `extra`: tokens the texts do not use that get a
 /// row anyway — their prior, weighted as a token no text has (the highest idf) — after
-/// the corpus's.
+/// the corpus's. `texts`: each text's token ids and the model's embedding of it.
 pub fn fit(
-    texts: &[TrainingText],
+    texts: &[(&[u32], &[f32])],
     prior: &dyn Fn(u32) -> Option<Vec<f32>>,
     projection: &Projection,
     skip: &[u32],
@@ -84,7 +84,7 @@ pub fn fit(
     let bags: Vec<Vec<(u32, u32)>> = texts
         .iter()
         .map(|t| {
-            let mut b: Vec<u32> = t.tokens.iter().copied().filter(|id| !skip.contains(id)).collect();
+            let mut b: Vec<u32> = t.0.iter().copied().filter(|id| !skip.contains(id)).collect();
             b.sort_unstable();
             let mut out: Vec<(u32, u32)> = Vec::new();
             for id in b {
@@ -130,11 +130,7 @@ pub fn fit(
     let a = Sparse::from_rows(&rows, tokens.len());
     // AᵀY in the model's space, then projected: cheaper than projecting every text.
     let model_dim = projection.model_dim;
-    let aty: Vec<f32> = a
-        .mul_t_rows(model_dim, |r| texts[used[r]].embedding.as_slice())
-        .chunks_exact(model_dim)
-        .flat_map(|r| projection.apply(r))
-        .collect();
+    let aty: Vec<f32> = a.mul_t_rows(model_dim, |r| texts[used[r]].1).chunks_exact(model_dim).flat_map(|r| projection.apply(r)).collect();
 
     // The prior: single-token embeddings minus their frequency-weighted mean.
     let priors: Vec<Option<Vec<f32>>> = tokens.iter().map(|&t| prior(t)).collect();
@@ -198,8 +194,9 @@ mod tests {
         }
         let identity =
             Projection { model_dim: dim, dim, basis: (0..dim * dim).map(|i| if i % (dim + 1) == 0 { 1.0 } else { 0.0 }).collect() };
+        let refs: Vec<(&[u32], &[f32])> = texts.iter().map(|t: &TrainingText| (t.tokens.as_slice(), t.embedding.as_slice())).collect();
         let f = fit(
-            &texts,
+            &refs,
             &|t| (10..15).contains(&t).then(|| embed(&[t])),
             &identity,
             &[101, 102],

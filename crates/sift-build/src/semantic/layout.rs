@@ -47,7 +47,11 @@ pub struct SemanticInput {
 /// The corpus texts and token embeddings the static encoder is fitted to.
 #[derive(Debug, Clone, Default)]
 pub struct EncoderInput {
-    /// Token ids of each text (as the model's tokenizer cuts it) and the model's embedding.
+    /// Token ids of each chunk (as the model's tokenizer cuts it), in the order of
+    /// `SemanticInput::per_doc` flattened: the chunks are training texts too, and their
+    /// embeddings are the ones `per_doc` holds (a large site's chunk vectors are held once).
+    pub chunk_tokens: Vec<Vec<u32>>,
+    /// The other training texts (titles, headings, sentences): token ids and embedding.
     pub texts: Vec<TrainingText>,
     /// The model's embedding of each token alone (`[CLS] t [SEP]`), for every token the
     /// texts use.
@@ -143,7 +147,7 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
     let lists = sets.iter().enumerate().map(|(i, s)| s.encode(i)).collect();
 
     let encoder = match &input.encoder {
-        Some(e) => Some(lay_out_encoder(e, &projection)?),
+        Some(e) => Some(lay_out_encoder(e, &refs, &projection)?),
         None => None,
     };
     clock.lap("encoder fit");
@@ -160,13 +164,24 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
     })
 }
 
-fn lay_out_encoder(input: &EncoderInput, projection: &Projection) -> Result<EncoderLayout, SiftError> {
+/// `chunks`: the chunk vectors, in `per_doc` order (checked by the caller).
+fn lay_out_encoder(input: &EncoderInput, chunks: &[&[f32]], projection: &Projection) -> Result<EncoderLayout, SiftError> {
+    if input.chunk_tokens.len() != chunks.len() {
+        return Err(SiftError::invalid(format!("{} chunk vectors but token ids for {} chunks", chunks.len(), input.chunk_tokens.len())));
+    }
     for t in &input.texts {
         if t.embedding.len() != projection.model_dim || t.embedding.iter().any(|x| !x.is_finite()) {
             return Err(SiftError::invalid(format!("an encoder training text's embedding is not {} finite numbers", projection.model_dim)));
         }
     }
-    let fitted = fit(&input.texts, &|t| input.prior.get(&t).cloned(), projection, &input.special, &input.extra, FitParams::default());
+    let texts: Vec<(&[u32], &[f32])> = input
+        .chunk_tokens
+        .iter()
+        .map(Vec::as_slice)
+        .zip(chunks.iter().copied())
+        .chain(input.texts.iter().map(|t| (t.tokens.as_slice(), t.embedding.as_slice())))
+        .collect();
+    let fitted = fit(&texts, &|t| input.prior.get(&t).cloned(), projection, &input.special, &input.extra, FitParams::default());
     let tokens = fitted
         .tokens
         .iter()

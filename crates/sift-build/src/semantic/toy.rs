@@ -41,12 +41,13 @@ pub fn embed(text: &str, dim: usize) -> Vec<f32> {
 /// (the bundle's space keeps all of it).
 pub fn semantic_input(docs: &[SourceDoc], dim: usize) -> SemanticInput {
     let chunks: Vec<Vec<String>> = docs.iter().map(crate::chunk::chunks_of).collect();
-    let texts: Vec<String> = chunks.iter().flatten().cloned().chain(super::training::training_texts(docs)).collect();
-    let vocab_words: BTreeSet<String> = texts.iter().flat_map(|t| wordpiece::words(t)).collect();
+    let texts: Vec<String> = super::training::training_texts(docs);
+    let vocab_words: BTreeSet<String> = chunks.iter().flatten().chain(&texts).flat_map(|t| wordpiece::words(t)).collect();
     // Ids from 10 (0..10 are left for special tokens, as in a real vocabulary).
     let ids: HashMap<String, u32> = vocab_words.iter().enumerate().map(|(i, w)| (w.clone(), 10 + i as u32)).collect();
     let tokens_of = |t: &str| wordpiece::words(t).iter().map(|w| ids[w]).collect::<Vec<u32>>();
     let encoder = EncoderInput {
+        chunk_tokens: chunks.iter().flatten().map(|c| tokens_of(c)).collect(),
         texts: texts.iter().map(|t| TrainingText { tokens: tokens_of(t), embedding: embed(t, dim) }).collect(),
         prior: ids.iter().map(|(w, &id)| (id, embed(w, dim))).collect(),
         vocab: ids.iter().map(|(w, &id)| (id, w.clone())).collect(),
