@@ -80,8 +80,11 @@ impl EmbeddingStore for EmbedCache {
         self.entries.get(k).or_else(|| self.base.get(k))
     }
 
+    /// A vector of the wrong length or with a non-finite number is not kept (the build
+    /// then refuses the sequence's missing vector): a model or kernel that makes NaN must
+    /// not leave its vectors in the cache for every later build to fail on.
     fn insert(&mut self, k: Key, v: Vec<f32>) {
-        if v.len() == self.dim && !self.entries.contains_key(&k) && !self.base.contains_key(&k) {
+        if v.len() == self.dim && v.iter().all(|x| x.is_finite()) && !self.entries.contains_key(&k) && !self.base.contains_key(&k) {
             self.entries.insert(k, v);
             self.fresh.push(k);
         }
@@ -207,7 +210,14 @@ impl EmbedCache {
             }
             let mut k = [0u8; 16];
             k.copy_from_slice(&body[..16]);
-            out.push((k, body[16..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()));
+            let v: Vec<f32> = body[16..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+            // A non-finite vector (written before `insert` refused them) is embedded again,
+            // and the next save rewrites the file without it.
+            if v.iter().all(|x| x.is_finite()) {
+                out.push((k, v));
+            } else {
+                damaged = true;
+            }
         }
         (out, damaged)
     }
@@ -346,6 +356,33 @@ mod tests {
         unwritable.checkpoint();
         assert!(unwritable.checkpoint_failed && unwritable.get(&a).is_some(), "kept in memory");
         assert!(unwritable.save(&[a]).is_err(), "the final save reports it");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_vector_that_is_not_finite_is_neither_kept_nor_read_back() {
+        use sift_embed::corpus::EmbeddingStore as _;
+        let dir = std::env::temp_dir().join(format!("sift-embcache-nan-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let (a, b, c) = (key(&[1]), key(&[2]), key(&[3]));
+        let mut build = EmbedCache::open(&dir, "m", 2);
+        build.insert(a, vec![1.0, 0.0]);
+        build.insert(b, vec![f32::NAN, 0.0]);
+        build.insert(c, vec![0.0, f32::INFINITY]);
+        assert_eq!((build.get(&b), build.get(&c)), (None, None), "not kept");
+        build.save(&[a, b, c]).unwrap();
+        assert_eq!(EmbedCache::open(&dir, "m", 2).len(), 1);
+        // A file holding one (as an earlier binary could write): the record is skipped, the
+        // others read, and the next save rewrites the file without it.
+        let path = dir.join("embeddings/m.bin");
+        let mut bytes = fs::read(&path).unwrap();
+        let writer = EmbedCache::open(&dir, "m", 2);
+        writer.encode(&b, &[f32::NAN, 0.0], &mut bytes);
+        fs::write(&path, &bytes).unwrap();
+        let mut read = EmbedCache::open(&dir, "m", 2);
+        assert_eq!((read.len(), read.get(&a).is_some(), read.get(&b)), (1, true, None));
+        read.save(&[a, b]).unwrap();
+        assert_eq!(fs::read(&path).unwrap().len(), 12 + read.record_len(), "rewritten without it");
         let _ = fs::remove_dir_all(&dir);
     }
 
