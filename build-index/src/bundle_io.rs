@@ -248,8 +248,7 @@ mod tests {
 
     #[test]
     fn a_build_removes_what_killed_builds_left_and_keeps_what_running_ones_use() {
-        let dir = std::env::temp_dir().join(format!("sift-staging-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let dir = crate::sources::scratch("staging");
         // 4,294,967 is above any Linux pid_max: that process cannot be running.
         let dead = [".site.tmp-4294967", ".site.old-4294967"];
         // Process 1 always runs; another bundle's leftovers and a pid that is not a number

@@ -324,8 +324,7 @@ mod tests {
     #[test]
     fn a_build_stopped_while_embedding_keeps_what_it_checkpointed() {
         use sift_embed::corpus::EmbeddingStore as _;
-        let dir = std::env::temp_dir().join(format!("sift-embcache-stop-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let dir = crate::sources::scratch("embcache-stop");
         let (a, b, c) = (key(&[1]), key(&[2]), key(&[3]));
         let mut build = EmbedCache::open(&dir, "m", 2);
         build.insert(a, vec![1.0, 0.0]);
@@ -362,8 +361,7 @@ mod tests {
     #[test]
     fn a_vector_that_is_not_finite_is_neither_kept_nor_read_back() {
         use sift_embed::corpus::EmbeddingStore as _;
-        let dir = std::env::temp_dir().join(format!("sift-embcache-nan-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let dir = crate::sources::scratch("embcache-nan");
         let (a, b, c) = (key(&[1]), key(&[2]), key(&[3]));
         let mut build = EmbedCache::open(&dir, "m", 2);
         build.insert(a, vec![1.0, 0.0]);
@@ -389,8 +387,7 @@ mod tests {
     #[test]
     fn records_survive_a_reopen_a_torn_tail_is_ignored_and_parts_are_merged() {
         use sift_embed::corpus::EmbeddingStore as _;
-        let dir = std::env::temp_dir().join(format!("sift-embcache-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let dir = crate::sources::scratch("embcache");
         let mut c = EmbedCache::open(&dir, "m", 3);
         let (a, b) = (key(&[1, 2, 3]), key(&[4]));
         c.insert(a, vec![1.0, 2.0, 3.0]);

@@ -219,19 +219,21 @@ fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
     Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
+/// An empty folder of this process's own for a test (`sift-NAME-PID` in the temp folder).
+#[cfg(test)]
+pub(crate) fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("sift-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    fs::create_dir_all(&d).unwrap();
+    d
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn opts() -> SourceOptions {
         SourceOptions { selector: None, base_url: String::new(), exclude: Vec::new(), max_file_bytes: 1000, progress: false }
-    }
-
-    fn scratch(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("sift-sources-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
-        fs::create_dir_all(&d).unwrap();
-        d
     }
 
     #[test]
