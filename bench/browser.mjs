@@ -362,7 +362,8 @@ async function main() {
   const pageOf = (url) => decodeURI(url).split("#")[0].replace(/^\/+/, "").replace(/^(lex|hyb|pagefind)\//, "");
   const systems = [["sift lexical", "sift", "/lex/", "lexical"], ["sift semantic", "sift-static", "/hyb/", "semantic"], ["sift hybrid", "sift-static", "/hyb/", "hybrid"], ["sift auto", "sift-static", "/hyb/", "auto"], ["pagefind", "pagefind", "/pagefind/", "lexical"]];
   report.known_item = {};
-  for (const [name, kind, base, mode] of systems) {
+  // Only on the Python docs: another site's known items are bench/known-items.mjs's (rust-doc.sh).
+  for (const [name, kind, base, mode] of args.queries ? [] : systems) {
     report.known_item[name] = {};
     for (const [half, qs] of Object.entries(halves)) {
       const page = await chrome.ctx.newPage();
@@ -411,10 +412,12 @@ async function main() {
   for (const [k, v] of Object.entries(report.results)) {
     console.log(`${k} bytes by file until the first result: ${Object.entries(v.bytes_by_file_kind).sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f} ${kb(n)}`).join(", ")}`);
   }
-  console.log(`\n== known items on the Python docs (bench/known-item: ${halves.keyword.length} keyword queries, ${halves.paraphrase.length} paraphrases, ${halves.heldout.length} held-out paraphrases), MRR@10, same run`);
-  console.log(`${"system".padEnd(14)} ${"keyword".padStart(8)} ${"paraphrase".padStart(11)} ${"held-out".padStart(9)} ${"no result".padStart(10)}`);
-  for (const [k, v] of Object.entries(report.known_item)) console.log(`${k.padEnd(14)} ${v.keyword.toFixed(3).padStart(8)} ${v.paraphrase.toFixed(3).padStart(11)} ${v.heldout.toFixed(3).padStart(9)} ${String(v.empty).padStart(10)}`);
-  console.log("(goals: static-encoder hybrid paraphrase ≥ 0.85, held-out ≥ 0.70; no query without a result)");
+  if (!args.queries) {
+    console.log(`\n== known items on the Python docs (bench/known-item: ${halves.keyword.length} keyword queries, ${halves.paraphrase.length} paraphrases, ${halves.heldout.length} held-out paraphrases), MRR@10, same run`);
+    console.log(`${"system".padEnd(14)} ${"keyword".padStart(8)} ${"paraphrase".padStart(11)} ${"held-out".padStart(9)} ${"no result".padStart(10)}`);
+    for (const [k, v] of Object.entries(report.known_item)) console.log(`${k.padEnd(14)} ${v.keyword.toFixed(3).padStart(8)} ${v.paraphrase.toFixed(3).padStart(11)} ${v.heldout.toFixed(3).padStart(9)} ${String(v.empty).padStart(10)}`);
+    console.log("(goals: static-encoder hybrid paraphrase ≥ 0.85, held-out ≥ 0.70; no query without a result)");
+  }
   console.log("(sift_model's cold row waits for the model: runtime, tract wasm, model download and load; tinysearch returns titles and URLs only — no snippets — and matches whole words only, the index being inside its wasm)");
   if (args.json) fs.writeFileSync(args.json, JSON.stringify(report, null, 2));
 }

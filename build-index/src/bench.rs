@@ -147,6 +147,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         base_url: String::new(),
         filter_fields: Vec::new(),
         max_file_bytes: 64 << 20,
+        index_noindex: false,
         k1: sift_engine::rank::Bm25fParams::default().k1,
         field_weights: None,
         field_b: None,

@@ -108,6 +108,9 @@ pub struct EmbedArgs {
     /// As for `sift build`: files larger than this many bytes are skipped.
     #[arg(long, default_value_t = 64 << 20)]
     pub max_file_bytes: u64,
+    /// As for `sift build`: index HTML pages marked noindex too.
+    #[arg(long)]
+    pub index_noindex: bool,
     /// Embedding model (default: the one `sift model fetch` installed).
     #[arg(long)]
     pub embedder: Option<PathBuf>,
@@ -136,12 +139,11 @@ pub fn embed(a: &EmbedArgs) -> Result<()> {
         base_url: a.base_url.clone(),
         exclude: a.out.iter().cloned().collect(),
         max_file_bytes: a.max_file_bytes,
+        index_noindex: a.index_noindex,
         progress: !a.quiet,
     };
     let mut collected = crate::sources::collect(&a.sources, &opts)?;
-    if collected.pages.is_empty() {
-        anyhow::bail!("no documents found in {:?}; nothing to embed", a.sources);
-    }
+    collected.require_pages(&a.sources, "embed")?;
     let model = match &a.embedder {
         Some(m) if !m.exists() => anyhow::bail!("embedding model {} not found (run `sift model fetch`)", m.display()),
         Some(m) => m.clone(),

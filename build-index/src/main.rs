@@ -89,6 +89,10 @@ pub struct BuildArgs {
     /// Skip HTML/Markdown files larger than this many bytes.
     #[arg(long, default_value_t = 64 << 20)]
     pub max_file_bytes: u64,
+    /// Index HTML pages marked `<meta name="robots" content="noindex">` too (a staging site
+    /// marks every page so). By default they are left out, as search engines leave them out.
+    #[arg(long)]
+    pub index_noindex: bool,
     /// BM25F saturation k1.
     #[arg(long, default_value_t = sift_engine::rank::Bm25fParams::default().k1)]
     pub k1: f32,
@@ -238,6 +242,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
         base_url: a.base_url.clone(),
         exclude: vec![a.out.clone()],
         max_file_bytes: a.max_file_bytes,
+        index_noindex: a.index_noindex,
         progress: !a.quiet,
     };
     let steps = steps::Steps::default();
@@ -246,9 +251,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
     for w in &collected.warnings {
         eprintln!("warning: {w}");
     }
-    if collected.pages.is_empty() {
-        anyhow::bail!("no documents found in {:?}; nothing to index", a.sources);
-    }
+    collected.require_pages(&a.sources, "index")?;
     let mut params = sift_engine::rank::Bm25fParams { k1: a.k1, ..Default::default() };
     for (name, v) in [("--field-weights", &a.field_weights), ("--field-b", &a.field_b)] {
         if v.as_ref().is_some_and(|v| v.len() != 4) {

@@ -19,6 +19,8 @@ pub struct SourceOptions {
     pub exclude: Vec<PathBuf>,
     /// Files larger than this are skipped with a warning.
     pub max_file_bytes: u64,
+    /// Index HTML pages marked noindex too (`html::HtmlOptions::index_noindex`).
+    pub index_noindex: bool,
     pub progress: bool,
 }
 
@@ -42,6 +44,21 @@ pub struct Collected {
     pub pages: Pages,
     pub warnings: Vec<String>,
     pub files: usize,
+    /// HTML pages left out because they are marked noindex.
+    pub noindex: usize,
+}
+
+impl Collected {
+    /// Refuse an empty site, saying why it is empty.
+    pub fn require_pages(&self, sources: &[PathBuf], what: &str) -> Result<()> {
+        match (self.pages.is_empty(), self.noindex) {
+            (false, _) => Ok(()),
+            (true, 0) => Err(anyhow!("no documents found in {sources:?}; nothing to {what}")),
+            (true, n) => Err(anyhow!(
+                "every page found in {sources:?} ({n}) is marked <meta name=\"robots\" content=\"noindex\"> (a staging build?); nothing to {what}: pass --index-noindex to index them anyway"
+            )),
+        }
+    }
 }
 
 /// Read every source. A malformed JSONL record is an error; an unreadable or binary page is
@@ -94,8 +111,10 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
     );
     let log = crate::steps::LogProgress::new(!opts.progress);
     log.step(&format!("extracting {} files", jobs.len()));
-    let html_opts = html::HtmlOptions { selector: opts.selector.clone(), base_url: opts.base_url.clone() };
+    let html_opts =
+        html::HtmlOptions { selector: opts.selector.clone(), base_url: opts.base_url.clone(), index_noindex: opts.index_noindex };
     let mut pages = Pages::new()?;
+    let mut noindex = 0usize;
     let mut rest = &jobs[..];
     while let Some((path, rel, kind)) = rest.first() {
         if *kind == Kind::Jsonl {
@@ -106,7 +125,7 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
             continue;
         }
         let n = rest.iter().take(FILES_AT_A_TIME).take_while(|j| j.2 != Kind::Jsonl).count();
-        let results: Vec<Result<(Option<SourceDoc>, Vec<String>)>> = rest[..n]
+        let results: Vec<Result<Extracted>> = rest[..n]
             .par_iter()
             .map(|(path, rel, kind)| {
                 let r = extract_one(path, rel, *kind, &html_opts, opts);
@@ -115,19 +134,27 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
             })
             .collect();
         for r in results {
-            let (d, w) = r?;
-            if let Some(d) = d {
-                pages.push(d)?;
+            match r? {
+                Extracted::Page(d, w) => {
+                    pages.push(d)?;
+                    warnings.extend(w);
+                }
+                Extracted::Skipped(why) => warnings.push(why),
+                Extracted::NoIndex => noindex += 1,
             }
-            warnings.extend(w);
         }
         rest = &rest[n..];
         log.progress((jobs.len() - rest.len()) as u64, jobs.len() as u64);
     }
     bar.finish_and_clear();
+    if noindex > 0 {
+        warnings.push(format!(
+            "{noindex} HTML page(s) left out: marked <meta name=\"robots\" content=\"noindex\">, as search engines leave them (--index-noindex indexes them)"
+        ));
+    }
     let (pages, w) = apply_site_annotations(pages)?;
     warnings.extend(w);
-    Ok(Collected { pages, warnings, files: jobs.len() })
+    Ok(Collected { pages, warnings, files: jobs.len(), noindex })
 }
 
 /// Files extracted at a time (on every core) before their pages are handed over.
@@ -175,20 +202,24 @@ fn extract_jsonl(path: &Path, rel: &str, pages: &mut Pages) -> Result<Vec<String
 fn settled<T>(r: std::result::Result<T, ExtractError>, skipped: impl FnOnce(String) -> T) -> Result<T> {
     match r {
         Ok(v) => Ok(v),
-        Err(ExtractError::Skip(w)) => Ok(skipped(w)),
+        Err(e @ (ExtractError::Skip(_) | ExtractError::NoIndex)) => Ok(skipped(e.to_string())),
         Err(ExtractError::Invalid(m)) => Err(anyhow!(m)),
     }
 }
 
-/// An HTML or Markdown file's page (none: skipped, with a warning).
-fn extract_one(
-    path: &Path,
-    rel: &str,
-    kind: Kind,
-    html_opts: &html::HtmlOptions,
-    opts: &SourceOptions,
-) -> Result<(Option<SourceDoc>, Vec<String>)> {
-    let skipped = |why: String| Ok((None, vec![why]));
+/// What became of one HTML or Markdown file.
+enum Extracted {
+    /// Its page, and warnings about it.
+    Page(SourceDoc, Vec<String>),
+    /// Skipped, and why.
+    Skipped(String),
+    /// Marked noindex: left out, and counted in one warning.
+    NoIndex,
+}
+
+/// An HTML or Markdown file's page, or why it has none.
+fn extract_one(path: &Path, rel: &str, kind: Kind, html_opts: &html::HtmlOptions, opts: &SourceOptions) -> Result<Extracted> {
+    let skipped = |why: String| Ok(Extracted::Skipped(why));
     let size = match fs::metadata(path) {
         Ok(m) => m.len(),
         Err(e) => return skipped(format!("{rel}: cannot be read ({e}); skipped")),
@@ -208,7 +239,11 @@ fn extract_one(
         Kind::Html => html::extract(&bytes, rel, html_opts),
         _ => markdown::extract(&bytes, rel, &opts.base_url),
     };
-    settled(r.map(|(d, w)| (Some(d), w)), |w| (None, vec![w]))
+    match r {
+        Ok((d, w)) => Ok(Extracted::Page(d, w)),
+        Err(ExtractError::NoIndex) => Ok(Extracted::NoIndex),
+        Err(e) => settled(Err(e), Extracted::Skipped),
+    }
 }
 
 /// The file's bytes, or None when it holds more than `limit` bytes.
@@ -233,15 +268,53 @@ mod tests {
     use super::*;
 
     fn opts() -> SourceOptions {
-        SourceOptions { selector: None, base_url: String::new(), exclude: Vec::new(), max_file_bytes: 1000, progress: false }
+        SourceOptions {
+            selector: None,
+            base_url: String::new(),
+            exclude: Vec::new(),
+            max_file_bytes: 1000,
+            index_noindex: false,
+            progress: false,
+        }
     }
 
     #[test]
     fn a_file_that_vanished_after_the_walk_is_skipped_with_a_warning() {
         let d = scratch("vanished");
-        let (doc, warnings) = extract_one(&d.join("gone.md"), "gone.md", Kind::Markdown, &html::HtmlOptions::default(), &opts()).unwrap();
-        assert!(doc.is_none());
-        assert!(warnings[0].starts_with("gone.md: cannot be read (") && warnings[0].ends_with("; skipped"), "{warnings:?}");
+        match extract_one(&d.join("gone.md"), "gone.md", Kind::Markdown, &html::HtmlOptions::default(), &opts()).unwrap() {
+            Extracted::Skipped(w) => assert!(w.starts_with("gone.md: cannot be read (") && w.ends_with("; skipped"), "{w}"),
+            _ => panic!("expected a skip"),
+        }
+    }
+
+    #[test]
+    fn pages_marked_noindex_are_left_out_in_one_warning_and_an_all_noindex_site_says_so() {
+        let d = scratch("noindex");
+        let page = |robots: &str| format!("<html><head><meta name=\"robots\" content=\"{robots}\"></head><main><p>Text.</p></main></html>");
+        fs::write(d.join("a.html"), page("index")).unwrap();
+        fs::write(d.join("print.html"), page("noindex")).unwrap();
+        fs::write(d.join("old.html"), page("noindex,follow")).unwrap();
+        fs::write(d.join("notes.md"), "# Notes\n\nMarkdown has no robots tag.\n").unwrap();
+        let c = collect(std::slice::from_ref(&d), &opts()).unwrap();
+        assert_eq!(c.pages.heads().map(|p| p.id).collect::<Vec<_>>(), ["a.html", "notes.md"]);
+        assert_eq!(c.noindex, 2);
+        let said: Vec<_> = c.warnings.iter().filter(|w| w.contains("noindex")).collect();
+        assert_eq!(said.len(), 1, "{:?}", c.warnings);
+        assert!(said[0].starts_with("2 HTML page(s) left out") && said[0].contains("--index-noindex"), "{}", said[0]);
+        c.require_pages(std::slice::from_ref(&d), "index").unwrap();
+
+        let c = collect(std::slice::from_ref(&d), &SourceOptions { index_noindex: true, ..opts() }).unwrap();
+        assert_eq!(c.pages.len(), 4);
+        assert!(c.noindex == 0 && !c.warnings.iter().any(|w| w.contains("noindex")), "{:?}", c.warnings);
+
+        // A staging build marks every page: the error says so, and how to index them anyway.
+        for f in ["a.html", "notes.md"] {
+            fs::remove_file(d.join(f)).unwrap();
+        }
+        let c = collect(std::slice::from_ref(&d), &opts()).unwrap();
+        let e = c.require_pages(std::slice::from_ref(&d), "index").unwrap_err().to_string();
+        assert!(e.contains("every page found") && e.contains("(2)") && e.contains("--index-noindex"), "{e}");
+        let _ = fs::remove_dir_all(&d);
     }
 
     #[test]

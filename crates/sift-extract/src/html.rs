@@ -16,11 +16,14 @@ pub struct HtmlOptions {
     pub selector: Option<String>,
     /// Prepended to the relative path to form the URL (`/docs/`).
     pub base_url: String,
+    /// Index pages marked `<meta name="robots" content="noindex">` too (a staging site
+    /// marks every page so); by default they are left out, as search engines leave them.
+    pub index_noindex: bool,
 }
 
 impl Default for HtmlOptions {
     fn default() -> Self {
-        HtmlOptions { selector: None, base_url: String::new() }
+        HtmlOptions { selector: None, base_url: String::new(), index_noindex: false }
     }
 }
 
@@ -78,6 +81,11 @@ const BLOCK_TAGS: &[&str] = &[
     "aside",
 ];
 
+/// Whether a robots directive (`noindex, follow`, `none`) keeps the page out of indexes.
+fn robots_forbid_indexing(content: &str) -> bool {
+    content.split(',').map(str::trim).any(|d| d.eq_ignore_ascii_case("noindex") || d.eq_ignore_ascii_case("none"))
+}
+
 /// Extract one page. `rel_path` is the page's path relative to the site root.
 pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(SourceDoc, Vec<String>), ExtractError> {
     let mut warnings = Vec::new();
@@ -98,6 +106,9 @@ pub fn extract(bytes: &[u8], rel_path: &str, opts: &HtmlOptions) -> Result<(Sour
         let el = m.value();
         let name = el.attr("name").or_else(|| el.attr("property")).unwrap_or("").trim().to_ascii_lowercase();
         let content = collapse_ws(el.attr("content").unwrap_or(""));
+        if name == "robots" && !opts.index_noindex && robots_forbid_indexing(&content) {
+            return Err(ExtractError::NoIndex);
+        }
         if name.is_empty() || content.is_empty() || SKIP_META.contains(&name.as_str()) {
             continue;
         }
@@ -565,6 +576,26 @@ mod tests {
         let html = format!("<main>{}deep{}</main>", "<div>".repeat(depth), "</div>".repeat(depth));
         let d = ex(&html);
         assert!(d.sections.iter().any(|s| s.text.contains("deep")));
+    }
+
+    #[test]
+    fn a_page_marked_noindex_is_left_out_unless_the_build_asks_for_it() {
+        let page = |robots: &str| {
+            format!("<html><head><meta name=\"robots\" content=\"{robots}\"></head><main><h1>T</h1><p>Text.</p></main></html>")
+        };
+        let plain = HtmlOptions::default();
+        for robots in ["noindex", "noindex,follow", "NOINDEX, nofollow", "none"] {
+            assert_eq!(extract(page(robots).as_bytes(), "p.html", &plain).err(), Some(ExtractError::NoIndex), "{robots}");
+        }
+        for robots in ["index, follow", "nofollow", "noarchive", ""] {
+            assert!(extract(page(robots).as_bytes(), "p.html", &plain).is_ok(), "{robots}");
+        }
+        let all = HtmlOptions { index_noindex: true, ..HtmlOptions::default() };
+        let (d, _) = extract(page("noindex").as_bytes(), "p.html", &all).unwrap();
+        assert_eq!(d.title, "T");
+        // Another tool's directive, or the word in text, is not the page's own robots tag.
+        let other = "<meta name=\"googlebot-news\" content=\"noindex\"><main><p>noindex</p></main>";
+        assert!(extract(other.as_bytes(), "p.html", &plain).is_ok());
     }
 
     #[test]

@@ -17,12 +17,17 @@ pub enum ExtractError {
     Skip(String),
     /// Malformed input the user must fix (the build stops and says where).
     Invalid(String),
+    /// The page asks search engines not to index it (`<meta name="robots"
+    /// content="noindex">`: mdBook's all-chapters `print.html`, pages kept only as old
+    /// links): left out, and the build counts them in one warning.
+    NoIndex,
 }
 
 impl fmt::Display for ExtractError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ExtractError::Skip(s) | ExtractError::Invalid(s) => f.write_str(s),
+            ExtractError::NoIndex => f.write_str("the page is marked noindex (<meta name=\"robots\">)"),
         }
     }
 }

@@ -503,7 +503,7 @@ fn index_and_query(doc: SourceDoc) {
 /// The HTML extractor (main-content detection, skipped tags, sections and anchors,
 /// the nesting guard), then the builder over what it extracted.
 pub fn html(data: &[u8]) {
-    let opts = sift_extract::html::HtmlOptions { selector: None, base_url: "/".into() };
+    let opts = sift_extract::html::HtmlOptions { selector: None, base_url: "/".into(), index_noindex: false };
     if let Ok((doc, _warnings)) = sift_extract::html::extract(data, "dir/page.html", &opts) {
         index_and_query(doc);
     }
