@@ -141,6 +141,13 @@ impl Embedder {
         if shape.len() != 2 || shape[0] != b {
             return Err(EmbedError(format!("model output has shape {shape:?}, expected [{b}, dim]")));
         }
+        if view.iter().any(|x| !x.is_finite()) {
+            // Seen with tract's AMX bf16 kernel (`TRACT_AMX_BF16`) on some CPUs: every output
+            // NaN. Such vectors would rank nothing; say so rather than build or time them.
+            return Err(EmbedError(
+                "the model's output holds NaN or infinite values (a matrix kernel this CPU runs wrongly, e.g. TRACT_AMX_BF16, or a damaged model file)".into(),
+            ));
+        }
         Ok(view.outer_iter().map(|row| row.iter().copied().collect()).collect())
     }
 }
