@@ -39,4 +39,4 @@ echo "== known items on rust-doc"
 SIFT_BIN="$SIFT" node bench/known-items.mjs --sift "$WORK/sift-hybrid" --pagefind "$WORK/pagefind" \
   --qrels bench/known-item/rust-doc-qrels.tsv bench/known-item/rust-doc-keyword.jsonl bench/known-item/rust-doc-paraphrase.jsonl
 node bench/browser.mjs --lex "$WORK/sift-lex" --hybrid "$WORK/sift-hybrid" --pagefind "$WORK/pagefind" \
-  --queries bench/rust-doc-queries.txt --cold-runs 3 --rounds 1 --slow-runs 1 --json "$WORK/browser.json"
+  --queries bench/rust-doc-queries.txt --cold-runs 7 --rounds 1 --slow-runs 1 --json "$WORK/browser.json"
