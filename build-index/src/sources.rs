@@ -198,7 +198,8 @@ fn extract_jsonl(path: &Path, rel: &str, pages: &mut Pages) -> Result<Vec<String
 }
 
 /// An extractor's answer: a source it skipped is a warning (`skipped` makes the answer of
-/// it), an invalid one stops the build.
+/// it; a page marked noindex is one where nothing counts them), an invalid one stops the
+/// build.
 fn settled<T>(r: std::result::Result<T, ExtractError>, skipped: impl FnOnce(String) -> T) -> Result<T> {
     match r {
         Ok(v) => Ok(v),
@@ -240,9 +241,8 @@ fn extract_one(path: &Path, rel: &str, kind: Kind, html_opts: &html::HtmlOptions
         _ => markdown::extract(&bytes, rel, &opts.base_url),
     };
     match r {
-        Ok((d, w)) => Ok(Extracted::Page(d, w)),
         Err(ExtractError::NoIndex) => Ok(Extracted::NoIndex),
-        Err(e) => settled(Err(e), Extracted::Skipped),
+        r => settled(r.map(|(d, w)| Extracted::Page(d, w)), Extracted::Skipped),
     }
 }
 
