@@ -241,12 +241,13 @@ pub fn semantic_input(
     let seqs = Sequences::of(docs, e.tokenizer(), layout);
     let wanted = seqs.wanted();
     let embedded = embed_missing(e, wanted.iter().map(|(k, v)| (*k, *v)), store, progress)?;
+    let used: Vec<Key> = wanted.into_keys().collect();
     let (vocab, model_dim) = (seqs.vocab(e.tokenizer()), e.dim);
     drop(embedder);
-    let (input, mut report) = assemble(&seqs, vocab, model_dim, model_name, layout, &*store);
+    let (input, mut report) = assemble(seqs, vocab, model_dim, model_name, layout, &*store);
     report.embedded = embedded;
-    report.stored = wanted.len() - embedded;
-    Ok((input, report, wanted.keys().copied().collect()))
+    report.stored = used.len() - embedded;
+    Ok((input, report, used))
 }
 
 /// One machine's share of a split embedding: embed the sequences of part `part` of `of`
@@ -267,9 +268,9 @@ pub fn embed_part(
 }
 
 /// The semantic input from the embeddings in `store` (a sequence missing there gets an
-/// empty vector, which the builder refuses).
+/// empty vector, which the builder refuses). The sequences' token ids move into it.
 fn assemble(
-    seqs: &Sequences,
+    seqs: Sequences,
     vocab: HashMap<u32, String>,
     model_dim: usize,
     model_name: &str,
@@ -278,13 +279,6 @@ fn assemble(
 ) -> (SemanticInput, EmbedReport) {
     let vector = |ids: &[u32]| -> Vec<f32> { store.get(&key(ids)).cloned().unwrap_or_default() };
     let per_doc: Vec<Vec<Vec<f32>>> = seqs.chunk_ids.iter().map(|cs| cs.iter().map(|ids| vector(ids)).collect()).collect();
-    let encoder = seqs.encoder.then(|| {
-        let chunk_tokens: Vec<Vec<u32>> = seqs.chunk_ids.iter().flatten().cloned().collect();
-        let texts: Vec<TrainingText> =
-            seqs.training_ids.iter().map(|ids| TrainingText { tokens: ids.clone(), embedding: vector(ids) }).collect();
-        let prior: HashMap<u32, Vec<f32>> = seqs.tokens.iter().zip(&seqs.token_ids).map(|(&t, ids)| (t, vector(ids))).collect();
-        EncoderInput { chunk_tokens, texts, prior, vocab, special: seqs.special.clone(), extra: seqs.extra.clone() }
-    });
     let report = EmbedReport {
         chunks: seqs.chunk_ids.iter().map(Vec::len).sum(),
         texts: seqs.training_ids.len(),
@@ -292,6 +286,18 @@ fn assemble(
         embedded: 0,
         stored: 0,
     };
+    let Sequences { chunk_ids, training_ids, tokens, token_ids, special, extra, encoder } = seqs;
+    let encoder = encoder.then(|| {
+        let texts: Vec<TrainingText> = training_ids
+            .into_iter()
+            .map(|ids| {
+                let embedding = vector(&ids);
+                TrainingText { tokens: ids, embedding }
+            })
+            .collect();
+        let prior: HashMap<u32, Vec<f32>> = tokens.iter().zip(&token_ids).map(|(&t, ids)| (t, vector(ids))).collect();
+        EncoderInput { chunk_tokens: chunk_ids.into_iter().flatten().collect(), texts, prior, vocab, special, extra }
+    });
     let input = SemanticInput {
         model: model_name.to_string(),
         model_dim,
