@@ -636,10 +636,10 @@ fn the_semantic_stores_are_named_by_rule_and_the_encoder_index_is_the_manifests(
     let (r, fetched) = hybrid_fetching(&b, "state machine transitions");
     assert_eq!(r.search_type, "hybrid");
     assert!(!r.results.is_empty());
-    for prefix in ["x-", "l-", "g-", "e-"] {
+    for prefix in ["x-", "c-", "l-", "g-", "e-"] {
         assert!(fetched.iter().any(|f| f.starts_with(prefix)), "{prefix} read: {fetched:?}");
     }
-    assert!(fetched.iter().filter(|f| ["l-", "g-", "e-"].iter().any(|p| f.starts_with(p))).all(|f| f.matches('-').count() == 2));
+    assert!(fetched.iter().filter(|f| ["c-", "l-", "g-", "e-"].iter().any(|p| f.starts_with(p))).all(|f| f.matches('-').count() == 2));
     assert!(!fetched.iter().any(|f| f.starts_with("w-")));
 
     // A rebuild of changed text renames every child of every store.
@@ -649,6 +649,48 @@ fn the_semantic_stores_are_named_by_rule_and_the_encoder_index_is_the_manifests(
     let (le, ce) = (&enc.layout, &c.manifest.encoder.as_ref().unwrap().layout);
     assert_ne!(le.row_files, ce.row_files);
     assert_ne!(le.group_files, ce.group_files);
+}
+
+#[test]
+fn a_query_reads_the_nearest_list_groups_then_the_nearest_lists_in_them() {
+    // 240 pages on 24 topics, each topic its own words: vectors in clear neighbourhoods.
+    let docs: Vec<sift_engine::SourceDoc> = (0..240)
+        .map(|i| {
+            let topic = i % 24;
+            let words: Vec<String> = (0..6).map(|w| format!("topic{topic}word{w}")).collect();
+            let text = format!("{} page{i}", words.join(" "));
+            let section = sift_engine::Section { heading: String::new(), anchor: None, text, symbol: None };
+            sift_engine::SourceDoc {
+                id: format!("p{i}"),
+                url: format!("/p{i}"),
+                title: format!("Page {i}"),
+                sections: vec![section],
+                ..Default::default()
+            }
+        })
+        .collect();
+    let mut semantic = sift_build::semantic::toy::semantic_input(&docs, 16);
+    semantic.lists = Some(48);
+    semantic.probe = 4;
+    let b = build(&docs, &BuildOptions { semantic: Some(semantic), ..options() }).unwrap();
+    let n_lists = b.shards.iter().filter(|(n, _)| n.starts_with("l-")).count();
+    let n_groups = b.shards.iter().filter(|(n, _)| n.starts_with("c-")).count();
+    let want = (2.0 * (n_lists as f64).sqrt()).round() as usize;
+    assert!(n_groups <= want && n_groups + 3 >= want, "2√{n_lists} groups, less any k-means left empty: {n_groups}");
+    let mut warm = Engine::new(&b.manifest_bytes()).unwrap();
+    sift_tests::frozen::load_all(&mut warm, |f| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone());
+    let mut fewest_groups = n_groups;
+    for q in ["topic3word1 topic3word2", "topic17word0", "topic9word4 topic9word5 page9"] {
+        let (cold, fetched) = hybrid_fetching(&b, q);
+        let first = |p: &str| fetched.iter().position(|f| f.starts_with(p));
+        assert!(first("c-").is_some() && first("c-") < first("l-"), "{q}: groups, then lists: {fetched:?}");
+        fewest_groups = fewest_groups.min(fetched.iter().filter(|f| f.starts_with("c-")).count());
+        let req = SearchRequest { query: q.into(), mode: Some("hybrid".into()), ..Default::default() };
+        let sift_engine::Step::Done(all) = warm.search(&req, &ctx()).unwrap() else { panic!("all loaded") };
+        let ids = |r: &sift_engine::SearchResponse| r.results.iter().map(|h| h.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&cold), ids(&all), "{q}: a cold engine answers as one with every shard loaded");
+    }
+    assert!(fewest_groups < n_groups, "a query reads the nearest groups, not all");
 }
 
 #[test]
@@ -677,9 +719,11 @@ fn a_semantic_child_under_another_ones_name_is_refused() {
     let index = b.manifest.vectors.as_ref().unwrap().index.file.clone();
     e.add_shard(&index, &bytes_of(&index)).unwrap();
     let ix = b.manifest.encoder.as_ref().unwrap().layout.index().unwrap();
-    let lists: Vec<String> = e.all_files().into_iter().filter(|f| f.starts_with("l-")).collect();
+    let of = |p: &str| -> Vec<String> { e.all_files().into_iter().filter(|f| f.starts_with(p)).collect() };
+    let (lists, groups) = (of("l-"), of("c-"));
     for (first, second) in [
         (lists[0].clone(), lists[1].clone()),
+        (groups[0].clone(), groups[1].clone()),
         (ix.groups[0].file.clone(), ix.groups[1].file.clone()),
         (ix.row_shards[0].file.clone(), ix.row_shards[1].file.clone()),
     ] {

@@ -32,7 +32,7 @@ use crate::bundle::encoder::{EncoderLayout, ROWS_PER_SHARD};
 use crate::bundle::filters::FilterIndex;
 use crate::bundle::manifest::EncoderRef;
 use crate::bundle::terms::{ShardWriter, TermEntry};
-use crate::bundle::vindex::VectorIndex;
+use crate::bundle::vindex::{ListGroups, VectorIndex};
 use crate::bundle::{dictionary, ids, startup, vocabulary, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
 use crate::fields::{Bm25fParams, N_FIELDS};
 use invert::invert;
@@ -316,6 +316,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
     let docs_at = framer.add_staged(doc_framed);
     let ids_at = framer.add(ShardKind::Ids, id_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
     let lists_at = framer.add(ShardKind::VectorList, semantic.iter_mut().flat_map(|s| s.lists.iter_mut().map(std::mem::take)));
+    let list_groups_at = framer.add(ShardKind::ListGroup, semantic.iter_mut().flat_map(|s| s.groups.iter_mut().map(std::mem::take)));
     let projection_at = framer.add(ShardKind::Projection, semantic.iter_mut().map(|s| std::mem::take(&mut s.projection)));
     let encoder = semantic.as_mut().and_then(|s| s.encoder.as_mut());
     let (groups, rows) = encoder.map(|e| (std::mem::take(&mut e.groups), std::mem::take(&mut e.rows))).unwrap_or_default();
@@ -338,7 +339,17 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
                 lists: framed.refs(lists_at.clone()),
                 list_files: framed.name_by_rule(lists_at, ShardKind::VectorList),
                 counts: sem.counts.clone(),
-                centroids: sem.centroids.clone(),
+                groups: ListGroups {
+                    probe: sem.group_probe as u32,
+                    shards: framed.refs(list_groups_at.clone()),
+                    files: if sem.group_sizes.is_empty() {
+                        String::new()
+                    } else {
+                        framed.name_by_rule(list_groups_at, ShardKind::ListGroup)
+                    },
+                    sizes: sem.group_sizes.clone(),
+                    centroids: sem.group_centroids.clone(),
+                },
                 projection: framed.refs(projection_at).remove(0),
             };
             let staged = stage.put(named(ShardKind::VectorIndex, bundle::encode_shard(ShardKind::VectorIndex, &index.encode()?)))?;

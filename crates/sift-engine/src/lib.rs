@@ -109,6 +109,8 @@ pub struct Engine {
     docs: Vec<Option<DocShard>>,
     ids: Vec<Option<IdShard>>,
     vector_index: Option<VectorIndex>,
+    /// Each loaded group's list centroids (`lists × dim`).
+    list_groups: Vec<Option<Vec<f32>>>,
     vector_lists: Vec<Option<VectorSet>>,
     projection: Option<Projection>,
     /// The static encoder's index (the manifest's), and its loaded groups and rows.
@@ -163,6 +165,7 @@ impl Engine {
             docs: slots(m.doc_shards.len()),
             ids: slots(m.id_shards.len()),
             vector_index: None,
+            list_groups: Vec::new(),
             vector_lists: Vec::new(),
             projection: None,
             encoder_vocab: slots(encoder_index.as_ref().map_or(0, |ix| ix.groups.len())),

@@ -2,8 +2,9 @@
 //! (WordPiece tokens → rows → sum → normalise, no model), or from the host's model
 //! (projected into the bundle's space) — and the documents nearest to it.
 //!
-//! A bundle partitions its vectors into lists; a query reads the lists nearest to it until
-//! it has covered the bundle's probe budget of vectors (more when filters narrow the
+//! A bundle partitions its vectors into lists, and its lists into groups; a query reads the
+//! groups nearest to it, then the lists nearest to it in those groups until it has covered
+//! the bundle's probe budget of vectors (both budgets grow when filters narrow the
 //! candidates).
 
 use super::collect::Filter;
@@ -206,6 +207,30 @@ pub(crate) fn semantic_hits(res: &Resolver, q: &[f32], depth: usize, filter: &Fi
     best_of_lists(res, q, depth, filter, None)
 }
 
+/// The lists a query reads: with one list, it; else the groups nearest to `q` until they
+/// hold the groups' budget of vectors, then the lists nearest to `q` in them until the
+/// probe budget. A filter that admits a fraction f of the documents reads 1/f times the
+/// vectors, so about as many admissible ones reach the ranking.
+fn nearest_lists(res: &Resolver, q: &[f32], admitted: f64) -> Flow<Vec<usize>> {
+    let eng = res.eng;
+    let ix = eng.vector_index.as_ref().expect("required by the caller");
+    if ix.lists.len() == 1 {
+        return Ok(vec![0]);
+    }
+    let budget = |probe: u32, scale: f32| {
+        if admitted > 0.0 {
+            (f64::from(probe) * f64::from(scale) / admitted).ceil() as usize
+        } else {
+            0
+        }
+    };
+    let p = &eng.params;
+    let groups = ix.groups_for(q, budget(ix.groups.probe, p.probe_scale * p.group_scale));
+    res.require(groups.iter().map(|&g| ShardId::ListGroup(g)))?;
+    let loaded = groups.iter().map(|&g| (g, eng.list_groups[g].as_deref().expect("required above")));
+    Ok(ix.lists_in(loaded, q, budget(ix.probe, p.probe_scale)))
+}
+
 /// `lists`: which vector lists to read (None: probe the nearest ones).
 fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists: Option<Vec<usize>>) -> Flow<Vec<Hit>> {
     let eng = res.eng;
@@ -216,15 +241,9 @@ fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists
         }
     };
     res.require([ShardId::VectorIndex])?;
-    let ix = eng.vector_index.as_ref().expect("required above");
-    // A filter that admits a fraction f of the documents reads 1/f times the vectors, so
-    // about as many admissible ones reach the ranking.
-    let admitted = filter.admitted_fraction();
-    let budget = if admitted > 0.0 { (f64::from(ix.probe) / admitted).ceil() as usize } else { 0 };
     let lists = match lists {
         Some(l) => l,
-        None if ix.lists.len() == 1 => vec![0],
-        None => crate::bundle::vindex::probe(&ix.centroids, ix.dim, &ix.counts, q, budget),
+        None => nearest_lists(res, q, filter.admitted_fraction())?,
     };
     res.require(lists.iter().map(|&l| ShardId::VectorList(l)))?;
     for l in lists {

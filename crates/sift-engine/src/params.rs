@@ -67,6 +67,12 @@ pub struct RankingParams {
     pub feedback_terms: usize,
     /// The query's own share of the expanded query's weight (RM3's λ).
     pub feedback_original_weight: f32,
+    /// Multiplies the bundle's vector budgets (the vectors a query reads, and the list
+    /// groups' vectors it chooses lists from): more reads more lists, for more bytes.
+    pub probe_scale: f32,
+    /// Multiplies the list groups' budget alone: a large value reads every group, choosing
+    /// lists as one level of centroids would (what the groups cost in relevance).
+    pub group_scale: f32,
 }
 
 /// The defaults (`RankingParams::default()`).
@@ -95,6 +101,8 @@ pub const DEFAULT: RankingParams = RankingParams {
     feedback_docs: 5,
     feedback_terms: 10,
     feedback_original_weight: 0.5,
+    probe_scale: 1.0,
+    group_scale: 1.0,
 };
 
 impl Default for RankingParams {
@@ -135,6 +143,8 @@ impl RankingParams {
             "rocchio_weight" => self.rocchio_weight = f(value)?,
             "second_chunk_weight" => self.second_chunk_weight = f(value)?,
             "evidence_rank" => self.evidence_rank = n(value)?,
+            "probe_scale" => self.probe_scale = f(value)?,
+            "group_scale" => self.group_scale = f(value)?,
             "feedback_min_clauses" => self.feedback_min_clauses = n(value)?,
             "feedback_docs" => self.feedback_docs = n(value)?,
             "feedback_terms" => self.feedback_terms = n(value)?,

@@ -4,7 +4,7 @@
 //! A shard is named by a [`ShardId`]: its kind and its place in its store. Each kind is
 //! registered as one block of entries, so an id finds its entry by arithmetic and a file
 //! name by binary search; adding a file decodes it with its kind's decoder (`Engine::add`)
-//! and marks the entry loaded. The semantic stores (vector lists, the projection) are
+//! and marks the entry loaded. The semantic stores (list groups, vector lists, the projection) are
 //! registered when the vector index that names them is loaded.
 
 use super::Engine;
@@ -34,6 +34,8 @@ pub(crate) enum ShardId {
     Docs(usize),
     Ids(usize),
     VectorIndex,
+    /// A group of vector lists: their centroids.
+    ListGroup(usize),
     VectorList(usize),
     Projection,
     EncoderVocab(usize),
@@ -52,6 +54,7 @@ impl ShardId {
             Docs(i) => (ShardKind::Docs, i),
             Ids(i) => (ShardKind::Ids, i),
             VectorIndex => (ShardKind::VectorIndex, 0),
+            ListGroup(i) => (ShardKind::ListGroup, i),
             VectorList(i) => (ShardKind::VectorList, i),
             Projection => (ShardKind::Projection, 0),
             EncoderVocab(i) => (ShardKind::EncoderVocab, i),
@@ -83,7 +86,7 @@ pub(crate) struct Registry {
     /// Entry numbers sorted by file name.
     by_file: Vec<u32>,
     /// Where each kind's block of entries begins (by kind byte).
-    blocks: [u32; 17],
+    blocks: [u32; 18],
 }
 
 impl Registry {
@@ -199,9 +202,16 @@ impl Engine {
                     return Err(SiftError::corrupt(msg!("vector index {} has {} dimensions, the manifest says {}", file, ix.dim, dim)));
                 }
                 self.vector_lists = slots(ix.lists.len());
+                self.list_groups = slots(ix.groups.shards.len());
                 self.registry.register(&ix.lists, ShardId::VectorList);
+                self.registry.register(&ix.groups.shards, ShardId::ListGroup);
                 self.registry.register([&ix.projection], |_| ShardId::Projection);
                 self.vector_index = Some(ix);
+            }
+            #[cfg(feature = "semantic")]
+            ShardId::ListGroup(i) => {
+                let lists = self.vector_index.as_ref().map_or(0..0, |ix| ix.groups.lists(i)).len();
+                self.list_groups[i] = Some(crate::bundle::vindex::decode_list_group(&payload, self.vector_dim(), lists, i)?);
             }
             #[cfg(feature = "semantic")]
             ShardId::VectorList(i) => {

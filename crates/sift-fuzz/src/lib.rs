@@ -292,7 +292,7 @@ enum Target {
     Dictionary,
 }
 
-const TARGETS_OF_BUNDLE: [Target; 14] = [
+const TARGETS_OF_BUNDLE: [Target; 15] = [
     Target::Shard(ShardKind::Terms),
     Target::Shard(ShardKind::Docs),
     Target::DocMeta,
@@ -307,6 +307,7 @@ const TARGETS_OF_BUNDLE: [Target; 14] = [
     Target::Shard(ShardKind::FoldTable),
     Target::Shard(ShardKind::Startup),
     Target::Shard(ShardKind::Vocabulary),
+    Target::Shard(ShardKind::ListGroup),
 ];
 
 fn target_of(selector: u8) -> Option<Target> {
@@ -372,11 +373,15 @@ fn replaced(built: &BuiltBundle, target: Target, n: usize, payload: &[u8]) -> (V
         ShardKind::Startup => frame(kind, payload, &mut manifest.startup, &mut files),
         ShardKind::FoldTable => frame(kind, payload, manifest.fold_table.as_mut().expect("sample has a fold table"), &mut files),
         ShardKind::VectorIndex => frame(kind, payload, &mut manifest.vectors.as_mut().expect("vectors").index, &mut files),
-        ShardKind::VectorList | ShardKind::Projection => {
+        ShardKind::VectorList | ShardKind::ListGroup | ShardKind::Projection => {
             let v = manifest.vectors.as_mut().expect("vectors");
             let mut ix = VectorIndex::decode(&payload_of(&v.index, ShardKind::VectorIndex), v.chunks).expect("sample index decodes");
-            let n_lists = ix.lists.len();
-            let child = if kind == ShardKind::Projection { &mut ix.projection } else { &mut ix.lists[n % n_lists] };
+            let (n_lists, n_groups) = (ix.lists.len(), ix.groups.shards.len());
+            let child = match kind {
+                ShardKind::Projection => &mut ix.projection,
+                ShardKind::ListGroup => &mut ix.groups.shards[n % n_groups],
+                _ => &mut ix.lists[n % n_lists],
+            };
             frame(kind, payload, child, &mut files);
             frame(ShardKind::VectorIndex, &ix.encode().expect("index encodes"), &mut v.index, &mut files);
         }

@@ -8,7 +8,7 @@ use super::linalg::par_rows;
 use super::projection::Projection;
 use crate::bundle::encoder::{encode_groups, word_groups_for, EncoderRows, ROWS_PER_SHARD};
 use crate::bundle::vectors::VectorSet;
-use crate::bundle::vindex::encode_projection;
+use crate::bundle::vindex::{encode_list_group, encode_projection};
 use crate::error::SiftError;
 use std::collections::HashMap;
 
@@ -22,6 +22,14 @@ pub const LIST_CHUNKS: usize = 64;
 /// Vectors a query reads by default in a partitioned set: the nearest lists until this
 /// many (more read no better on the known-item sets, for more bytes).
 pub const DEFAULT_PROBE: usize = 256;
+/// Lists fall into this many times √lists groups (k-means over their centroids), so the
+/// index's group centroids and the groups a query reads weigh about the same.
+pub const GROUPS_PER_ROOT_LISTS: f64 = 2.0;
+/// Groups a query reads, about (the nearest until they hold this many groups' vectors):
+/// a query's nearest lists need not share its nearest group; with 8 of rust-doc's 83 the
+/// lists chosen rank as well as choosing among all lists (4 lost a tenth of the
+/// paraphrases' MRR; bench/results).
+pub const GROUPS_READ: usize = 8;
 
 /// What the host embedded for the semantic half of a bundle.
 #[derive(Debug, Clone, Default)]
@@ -74,7 +82,13 @@ pub(crate) struct SemanticLayout {
     pub probe: usize,
     pub lists: Vec<Vec<u8>>,
     pub counts: Vec<u32>,
-    pub centroids: Vec<f32>,
+    /// Lists per group (in list order), the groups' centroids, and the vectors a query's
+    /// groups hold (`ListGroups::probe`); none with one list.
+    pub group_sizes: Vec<u32>,
+    pub group_centroids: Vec<f32>,
+    pub group_probe: usize,
+    /// Each group's payload: its lists' centroids.
+    pub groups: Vec<Vec<u8>>,
     pub projection: Vec<u8>,
     pub encoder: Option<EncoderLayout>,
 }
@@ -136,15 +150,27 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
     let n_lists =
         input.lists.unwrap_or(if chunks.len() <= FLAT_MAX_CHUNKS { 1 } else { chunks.len().div_ceil(LIST_CHUNKS) }).clamp(1, chunks.len());
     let (centroids, assign) = if n_lists == 1 { (Vec::new(), vec![0u32; chunks.len()]) } else { kmeans(&projected, dim, n_lists) };
+    let groups = group_lists(&centroids, dim, n_lists);
     clock.lap("lists");
+    // Lists are numbered group by group, so a group is a run of list numbers.
     let mut sets: Vec<VectorSet> = (0..n_lists).map(|_| VectorSet::new(dim)).collect();
     for (i, (doc, _)) in chunks.iter().enumerate() {
-        sets[assign[i] as usize].push(*doc, &projected[i * dim..(i + 1) * dim])?;
+        sets[groups.number[assign[i] as usize]].push(*doc, &projected[i * dim..(i + 1) * dim])?;
     }
     // A list k-means left empty keeps its centroid (it is never the only nearest) but has
     // no vectors: it is still written, so list numbers stay dense.
-    let counts = sets.iter().map(|s| s.len() as u32).collect();
+    let counts: Vec<u32> = sets.iter().map(|s| s.len() as u32).collect();
     let lists = sets.iter().enumerate().map(|(i, s)| s.encode(i)).collect();
+    let group_vectors: usize = chunks.len().div_ceil(groups.sizes.len().max(1));
+    let group_payloads = groups
+        .members
+        .iter()
+        .enumerate()
+        .map(|(g, members)| {
+            let rows: Vec<f32> = members.iter().flat_map(|&l| centroids[l * dim..(l + 1) * dim].iter().copied()).collect();
+            encode_list_group(&rows, dim, g)
+        })
+        .collect();
 
     let encoder = match &input.encoder {
         Some(e) => Some(lay_out_encoder(e, &refs, &projection)?),
@@ -158,10 +184,48 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
         probe: input.probe,
         lists,
         counts,
-        centroids,
+        group_sizes: groups.sizes,
+        group_centroids: groups.centroids,
+        group_probe: (GROUPS_READ * group_vectors).max(input.probe),
+        groups: group_payloads,
         projection: encode_projection(&projection),
         encoder,
     })
+}
+
+/// Lists gathered into groups of lists near each other.
+struct Groups {
+    /// Each group's lists (k-means' numbers), in order.
+    members: Vec<Vec<usize>>,
+    /// A list's number in the bundle: its place when lists are laid out group by group.
+    number: Vec<usize>,
+    sizes: Vec<u32>,
+    /// `groups × dim`: the normalised mean of each group's list centroids.
+    centroids: Vec<f32>,
+}
+
+/// `GROUPS_PER_ROOT_LISTS` × √lists groups by k-means over the lists' centroids (none with
+/// one list).
+fn group_lists(centroids: &[f32], dim: usize, n_lists: usize) -> Groups {
+    if n_lists == 1 {
+        return Groups { members: Vec::new(), number: vec![0], sizes: Vec::new(), centroids: Vec::new() };
+    }
+    let n_groups = (GROUPS_PER_ROOT_LISTS * (n_lists as f64).sqrt()).round().clamp(1.0, n_lists as f64) as usize;
+    let (group_centroids, assign) = kmeans(centroids, dim, n_groups);
+    let mut members = vec![Vec::new(); n_groups];
+    for (l, &g) in assign.iter().enumerate() {
+        members[g as usize].push(l);
+    }
+    // k-means may leave a group empty: it goes, with its centroid.
+    let kept: Vec<usize> = (0..n_groups).filter(|&g| !members[g].is_empty()).collect();
+    let centroids = kept.iter().flat_map(|&g| group_centroids[g * dim..(g + 1) * dim].iter().copied()).collect();
+    let members: Vec<Vec<usize>> = kept.into_iter().map(|g| std::mem::take(&mut members[g])).collect();
+    let mut number = vec![0; n_lists];
+    for (k, &l) in members.iter().flatten().enumerate() {
+        number[l] = k;
+    }
+    let sizes = members.iter().map(|m| m.len() as u32).collect();
+    Groups { members, number, sizes, centroids }
 }
 
 /// `chunks`: the chunk vectors, in `per_doc` order (checked by the caller).
@@ -193,4 +257,102 @@ fn lay_out_encoder(input: &EncoderInput, chunks: &[&[f32]], projection: &Project
     let groups = encode_groups(&refs, n_word_groups)?;
     let rows = fitted.rows.chunks(ROWS_PER_SHARD * dim).enumerate().map(|(i, c)| EncoderRows::encode(c, dim, i)).collect();
     Ok(EncoderLayout { dim, n_rows: tokens.len(), n_word_groups, groups, rows, report: fitted.report })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bundle::table::store_refs;
+    use crate::bundle::vindex::{decode_list_group, normalise, probe, ListGroups, VectorIndex};
+    use crate::bundle::ShardRef;
+
+    /// Unit vectors around 50 topics, a document of 4 chunks each.
+    fn topics(docs: usize, dim: usize) -> Vec<Vec<Vec<f32>>> {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut unit = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f32 / (1u64 << 53) as f32 - 0.5
+        };
+        let centres: Vec<Vec<f32>> = (0..50).map(|_| (0..dim).map(|_| unit()).collect()).collect();
+        (0..docs)
+            .map(|d| {
+                (0..4)
+                    .map(|_| {
+                        let mut v: Vec<f32> = centres[d % 50].iter().map(|c| c + 0.3 * unit()).collect();
+                        normalise(&mut v);
+                        v
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_nearest_groups_hold_the_lists_a_query_would_read_among_all() {
+        let dim = 16;
+        let per_doc = topics(1500, dim);
+        let input =
+            SemanticInput { model: "toy".into(), model_dim: dim, per_doc: per_doc.clone(), dim, lists: None, probe: 256, encoder: None };
+        let laid = lay_out(&input, per_doc.len()).unwrap();
+        let n_lists = laid.counts.len();
+        assert_eq!(n_lists, 6000usize.div_ceil(LIST_CHUNKS));
+        assert_eq!(laid.group_sizes.len(), laid.groups.len());
+        assert!((15..=20).contains(&laid.groups.len()), "2√{n_lists} groups: {}", laid.groups.len());
+        assert_eq!(laid.group_sizes.iter().sum::<u32>() as usize, n_lists, "every list in one group");
+        let list_centroids: Vec<Vec<f32>> = laid
+            .groups
+            .iter()
+            .zip(&laid.group_sizes)
+            .enumerate()
+            .map(|(g, (p, &n))| decode_list_group(p, dim, n as usize, g).unwrap())
+            .collect();
+        let files = "c-0000000000000000".to_string();
+        let ix = VectorIndex {
+            model_dim: dim,
+            dim,
+            probe: 256,
+            lists: store_refs("l-0000000000000000", n_lists),
+            list_files: "l-0000000000000000".into(),
+            counts: laid.counts.clone(),
+            groups: ListGroups {
+                probe: laid.group_probe as u32,
+                shards: store_refs(&files, laid.groups.len()),
+                files,
+                sizes: laid.group_sizes.clone(),
+                centroids: laid.group_centroids.clone(),
+            },
+            projection: ShardRef::new("p-0000000000000000.bin", 1, 1),
+        };
+        let all = list_centroids.concat();
+        let (mut same, mut found, mut wanted) = (0, 0, 0);
+        let queries: Vec<&Vec<f32>> = per_doc.iter().step_by(7).map(|d| &d[1]).collect();
+        for q in &queries {
+            let q = input_projected(q, &laid);
+            let groups = ix.groups_for(&q, ix.groups.probe as usize);
+            assert!(groups.len() < laid.groups.len(), "a query reads some groups, not all");
+            let mut two_level = ix.lists_in(groups.iter().map(|&g| (g, list_centroids[g].as_slice())), &q, 256);
+            let mut flat = probe(&all, dim, &laid.counts, &q, 256);
+            assert!(two_level.contains(&flat[0]), "the nearest list is always read");
+            two_level.sort();
+            flat.sort();
+            same += usize::from(two_level == flat);
+            found += flat.iter().filter(|l| two_level.contains(l)).count();
+            wanted += flat.len();
+        }
+        // Random topics have no neighbourhoods, so the farther lists a flat probe reads are
+        // anywhere; a real site's are more alike (bench/results).
+        assert!(
+            found * 100 >= wanted * 93,
+            "{found} of the {wanted} lists a flat probe reads ({same} of {} queries read the same)",
+            queries.len()
+        );
+    }
+
+    /// `v` in the layout's space (dim = model_dim here, so the projection is a rotation).
+    fn input_projected(v: &[f32], laid: &SemanticLayout) -> Vec<f32> {
+        let p = crate::bundle::vindex::decode_projection(&laid.projection, laid.model_dim, laid.dim).unwrap();
+        p.apply_normalised(v)
+    }
 }

@@ -22,7 +22,7 @@ pub const MAGIC: &[u8; 4] = b"SIFT";
 /// The one format this build writes and reads. Bumped whenever the bytes of a bundle change
 /// meaning; a bundle of any other version is refused with `bundle_version` (rebuild it).
 /// `CHANGELOG.md` says what each version brought.
-pub const FORMAT_VERSION: u16 = 15;
+pub const FORMAT_VERSION: u16 = 16;
 
 const HEADER_LEN: usize = 16;
 
@@ -46,10 +46,11 @@ pub enum ShardKind {
     FoldTable = 14,
     Startup = 15,
     Vocabulary = 16,
+    ListGroup = 17,
 }
 
 impl ShardKind {
-    const ALL: [ShardKind; 11] = [
+    const ALL: [ShardKind; 12] = [
         ShardKind::Terms,
         ShardKind::Docs,
         ShardKind::Ids,
@@ -61,6 +62,7 @@ impl ShardKind {
         ShardKind::FoldTable,
         ShardKind::Startup,
         ShardKind::Vocabulary,
+        ShardKind::ListGroup,
     ];
 
     /// What a message calls it, and the prefix of its file names.
@@ -78,6 +80,7 @@ impl ShardKind {
             FoldTable => ("fold table", "u"),
             Startup => ("startup", "s"),
             Vocabulary => ("vocabulary", "k"),
+            ListGroup => ("list group", "c"),
         }
     }
 

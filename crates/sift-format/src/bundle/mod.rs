@@ -11,7 +11,7 @@
 //! | [`vocabulary`] | `k-<hash>-<n>.bin` | every term and spelling with its document frequency, whole first letters a shard (typo tolerance) |
 //! | [`docstore`] | `d-<hash>-<n>.bin` | display data of a doc-id range or of part of a long page ([`partition`]), and the one position layout |
 //! | [`ids`] | `i-<hash>.bin` | fst of document ids → doc numbers, for one id range |
-//! | [`vindex`] | `x-<hash>.bin`, `p-<hash>.bin` | the vector lists' store, their centroids, the projection |
+//! | [`vindex`] | `x-<hash>.bin`, `c-<hash>-<n>.bin`, `p-<hash>.bin` | the vector lists' store and groups (group centroids; each group's list centroids a shard), the projection |
 //! | [`vectors`] | `l-<hash>-<n>.bin` | int8 chunk vectors with scales, one list |
 //! | [`encoder`] | `g-<hash>-<n>.bin`, `e-<hash>-<n>.bin` | the static query encoder's vocabulary groups and int4 rows |
 //! | [`table`] | inside index shards | how index shards name their children |

@@ -1,6 +1,12 @@
 //! The vector index: how a bundle's chunk vectors are laid out, and the
 //! projection from the model's space into the bundle's.
 //!
+//! A partitioned set is found in two steps: the index holds a centroid for each *group*
+//! of lists, a group's shard (kind 17) holds its lists' centroids. A query reads the
+//! nearest groups, then the nearest lists in them. Why two levels: one centroid per list
+//! in the index grows with the site (1,794 lists, 60 kB, on a 32k-page API reference),
+//! and every semantic query reads the index; √lists groups keep both steps a few kB.
+//!
 //! Vector index payload (kind 8, one per bundle, named by the manifest):
 //!
 //! ```text
@@ -10,11 +16,20 @@
 //! varint n_lists          the list shards (kind 7), a store named by rule: their count
 //! 8 bytes                 and the 8 bytes of their hash (see `table`)
 //! n_lists × varint count  vectors per list
-//! n_lists × (f32 scale + ⌈dim/2⌉ bytes of int4)   the lists' centroids (omitted with one
-//!                         list; the row layout of `encoder::put_int4_row`: choosing which
-//!                         lists to read needs only their order, and int4 halves the index)
+//! varint n_groups         groups of lists (0 with one list)
+//! then, with groups:
+//! varint group_probe      a query reads nearest groups until they hold this many vectors
+//! 8 bytes                 the hash of the groups' store (kind 17, named by rule)
+//! n_groups × varint size  lists per group: group g holds the next `size` list numbers
+//! n_groups × (f32 scale + ⌈dim/2⌉ bytes of int4)   the groups' centroids
 //! table  projection       one shard (kind 9)
 //! ```
+//!
+//! Centroids are int4 rows (the row layout of `encoder::put_int4_row`): choosing what to
+//! read needs only their order, and int4 halves them.
+//!
+//! List group payload (kind 17): `varint g` (its place in the store), `varint n` (its lists),
+//! then the n lists' centroids as int4 rows of `dim` values.
 //!
 //! Projection payload (kind 9): `varint model_dim`, `varint dim`, `dim × model_dim` f32 (LE),
 //! row-major. Only hosts that embed queries with the model itself need it; the static
@@ -23,9 +38,10 @@
 use super::encoder::{put_int4_row, read_int4_row};
 use super::frame::ShardKind;
 use super::manifest::ShardRef;
-use super::table::{put_store, put_table, read_store, read_table, store_refs};
+use super::table::{put_place, put_store, put_table, read_store, read_table, store_refs, strip_place};
 use super::varint::{self, Reader};
 use crate::error::SiftError;
+use std::ops::Range;
 
 /// At most this many lists in a bundle (a million chunks in lists of ~100).
 pub const MAX_LISTS: usize = 1 << 14;
@@ -39,9 +55,30 @@ pub struct VectorIndex {
     /// The stem of the lists' names (`l-<hash>`).
     pub list_files: String,
     pub counts: Vec<u32>,
-    /// `lists × dim`, dequantised (empty with a single list).
-    pub centroids: Vec<f32>,
+    /// The groups of lists (none with a single list).
+    pub groups: ListGroups,
     pub projection: ShardRef,
+}
+
+/// The lists in groups: group g holds lists `starts[g]..starts[g + 1]`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ListGroups {
+    pub probe: u32,
+    /// The stem of the groups' names (`c-<hash>`; empty without groups).
+    pub files: String,
+    pub shards: Vec<ShardRef>,
+    /// Lists per group.
+    pub sizes: Vec<u32>,
+    /// `groups × dim`, dequantised.
+    pub centroids: Vec<f32>,
+}
+
+impl ListGroups {
+    /// The list numbers of group `g`.
+    pub fn lists(&self, g: usize) -> Range<usize> {
+        let start: usize = self.sizes[..g].iter().map(|&s| s as usize).sum();
+        start..start + self.sizes[g] as usize
+    }
 }
 
 impl VectorIndex {
@@ -55,8 +92,15 @@ impl VectorIndex {
         for &c in &self.counts {
             varint::put(&mut out, u64::from(c));
         }
-        if self.lists.len() > 1 {
-            for row in self.centroids.chunks_exact(self.dim) {
+        let g = &self.groups;
+        varint::put(&mut out, g.sizes.len() as u64);
+        if !g.sizes.is_empty() {
+            varint::put(&mut out, u64::from(g.probe));
+            put_store(&mut out, ShardKind::ListGroup, &g.files)?;
+            for &s in &g.sizes {
+                varint::put(&mut out, u64::from(s));
+            }
+            for row in g.centroids.chunks_exact(self.dim) {
                 put_int4_row(&mut out, row);
             }
         }
@@ -85,10 +129,21 @@ impl VectorIndex {
         if counts.iter().map(|&c| u64::from(c)).sum::<u64>() != u64::from(chunks) {
             return Err(SiftError::corrupt("vector lists do not add up to the manifest's chunk count"));
         }
-        let mut centroids = Vec::new();
-        if lists.len() > 1 {
-            for _ in 0..lists.len() {
-                read_int4_row(&mut r, dim, &mut centroids)?;
+        let n_groups = r.u32()? as usize;
+        if (n == 1) != (n_groups == 0) || n_groups > n {
+            return Err(SiftError::corrupt("vector index groups its lists wrongly"));
+        }
+        let mut groups = ListGroups::default();
+        if n_groups > 0 {
+            groups.probe = r.u32()?;
+            groups.files = read_store(&mut r, ShardKind::ListGroup)?;
+            groups.shards = store_refs(&groups.files, n_groups);
+            groups.sizes = (0..n_groups).map(|_| r.u32()).collect::<Result<Vec<u32>, _>>()?;
+            if groups.sizes.iter().any(|&s| s == 0) || groups.sizes.iter().map(|&s| u64::from(s)).sum::<u64>() != n as u64 {
+                return Err(SiftError::corrupt("vector index groups do not add up to its lists"));
+            }
+            for _ in 0..n_groups {
+                read_int4_row(&mut r, dim, &mut groups.centroids)?;
             }
         }
         let projection =
@@ -96,16 +151,57 @@ impl VectorIndex {
         if !r.is_empty() {
             return Err(SiftError::corrupt("vector index has trailing data"));
         }
-        Ok(VectorIndex { model_dim, dim, probe, lists, list_files, counts, centroids, projection })
+        Ok(VectorIndex { model_dim, dim, probe, lists, list_files, counts, groups, projection })
     }
 
-    /// The lists a normalised query reads: the nearest until `probe` vectors are covered.
-    pub fn lists_for(&self, q: &[f32]) -> Vec<usize> {
-        if self.lists.len() == 1 {
-            return vec![0];
-        }
-        probe(&self.centroids, self.dim, &self.counts, q, self.probe as usize)
+    /// Vectors in each group's lists.
+    pub fn group_vectors(&self) -> Vec<u32> {
+        (0..self.groups.sizes.len()).map(|g| self.counts[self.groups.lists(g)].iter().sum()).collect()
     }
+
+    /// The groups a normalised query reads: the nearest until they hold `budget` vectors.
+    pub fn groups_for(&self, q: &[f32], budget: usize) -> Vec<usize> {
+        probe(&self.groups.centroids, self.dim, &self.group_vectors(), q, budget)
+    }
+
+    /// The lists a normalised query reads among the groups it read (each with its lists'
+    /// centroids, `decode_list_group`): the nearest until they hold `budget` vectors.
+    pub fn lists_in<'a>(&self, groups: impl IntoIterator<Item = (usize, &'a [f32])>, q: &[f32], budget: usize) -> Vec<usize> {
+        let (mut ids, mut centroids, mut counts) = (Vec::new(), Vec::new(), Vec::new());
+        for (g, rows) in groups {
+            let range = self.groups.lists(g);
+            counts.extend_from_slice(&self.counts[range.clone()]);
+            ids.extend(range);
+            centroids.extend_from_slice(rows);
+        }
+        probe(&centroids, self.dim, &counts, q, budget).into_iter().map(|i| ids[i]).collect()
+    }
+}
+
+/// List group `place`'s payload: its lists' centroids (`n × dim`).
+pub fn encode_list_group(centroids: &[f32], dim: usize, place: usize) -> Vec<u8> {
+    let mut body = Vec::with_capacity(centroids.len() / 2 + 8);
+    varint::put(&mut body, (centroids.len() / dim) as u64);
+    for row in centroids.chunks_exact(dim) {
+        put_int4_row(&mut body, row);
+    }
+    put_place(place, &body)
+}
+
+/// List group `place`, which must name itself and hold `lists` centroids of `dim` values.
+pub fn decode_list_group(payload: &[u8], dim: usize, lists: usize, place: usize) -> Result<Vec<f32>, SiftError> {
+    let mut r = Reader::at(payload, strip_place(payload, place, "list group")?);
+    if r.u32()? as usize != lists {
+        return Err(SiftError::corrupt("list group holds the wrong number of lists"));
+    }
+    let mut out = Vec::with_capacity(lists * dim);
+    for _ in 0..lists {
+        read_int4_row(&mut r, dim, &mut out)?;
+    }
+    if !r.is_empty() {
+        return Err(SiftError::corrupt("list group has trailing data"));
+    }
+    Ok(out)
 }
 
 /// The projection into the bundle's space: `dim × model_dim`, row-major; row r is the r-th
@@ -186,27 +282,66 @@ pub fn decode_projection(payload: &[u8], model_dim: usize, dim: usize) -> Result
 mod tests {
     use super::*;
 
-    #[test]
-    fn index_and_projection_round_trip() {
+    fn index(groups: ListGroups) -> VectorIndex {
         let files = "l-0123456789abcdef".to_string();
-        let idx = VectorIndex {
+        VectorIndex {
             model_dim: 6,
             dim: 2,
             probe: 10,
-            lists: store_refs(&files, 2),
+            lists: store_refs(&files, 3),
             list_files: files,
-            counts: vec![3, 4],
-            centroids: vec![1.0, 0.0, 0.0, 1.0],
+            counts: vec![3, 4, 5],
+            groups,
             projection: ShardRef::new("p-00000000000000aa.bin", 50, 9),
-        };
+        }
+    }
+
+    fn two_groups() -> ListGroups {
+        let files = "c-00000000000000ff".to_string();
+        ListGroups { probe: 9, shards: store_refs(&files, 2), files, sizes: vec![2, 1], centroids: vec![1.0, 0.0, 0.0, 1.0] }
+    }
+
+    #[test]
+    fn index_and_projection_round_trip() {
+        let idx = index(two_groups());
         let b = idx.encode().unwrap();
-        assert_eq!(VectorIndex::decode(&b, 7).unwrap(), idx);
-        assert!(VectorIndex::decode(&b, 8).is_err(), "counts must add up");
-        assert!(VectorIndex::decode(&b[..b.len() - 2], 7).is_err());
+        assert_eq!(VectorIndex::decode(&b, 12).unwrap(), idx);
+        assert_eq!(idx.groups.lists(0), 0..2);
+        assert_eq!(idx.groups.lists(1), 2..3);
+        assert_eq!(idx.group_vectors(), vec![7, 5]);
+        assert!(VectorIndex::decode(&b, 13).is_err(), "counts must add up");
+        assert!(VectorIndex::decode(&b[..b.len() - 2], 12).is_err());
         let p = Projection { model_dim: 3, dim: 2, basis: vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0] };
         assert_eq!(decode_projection(&encode_projection(&p), 3, 2).unwrap(), p);
         assert!(decode_projection(&encode_projection(&p), 4, 2).is_err());
         assert_eq!(p.apply_normalised(&[3.0, 4.0, 9.0]), vec![0.6, 0.8]);
+    }
+
+    #[test]
+    fn groups_that_do_not_cover_the_lists_exactly_are_refused() {
+        let mut short = two_groups();
+        short.sizes = vec![1, 1];
+        let mut empty = two_groups();
+        empty.sizes = vec![3, 0];
+        for bad in [short, empty, ListGroups::default()] {
+            let b = index(bad.clone()).encode().unwrap();
+            let e = VectorIndex::decode(&b, 12).unwrap_err();
+            assert!(e.message.contains("group"), "{bad:?}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn a_list_group_round_trips_and_names_its_place() {
+        let rows = [0.5, -0.5, 0.0, 1.0];
+        let b = encode_list_group(&rows, 2, 4);
+        let got = decode_list_group(&b, 2, 2, 4).unwrap();
+        assert!(got.iter().zip(rows).all(|(a, b)| (a - b).abs() < 0.1), "{got:?}");
+        assert!(decode_list_group(&b, 2, 2, 3).unwrap_err().message.contains("another's name"));
+        assert!(decode_list_group(&b, 2, 3, 4).is_err(), "wrong count");
+        assert!(decode_list_group(&b[..b.len() - 1], 2, 2, 4).is_err(), "truncated");
+        let mut long = b.clone();
+        long.push(0);
+        assert!(decode_list_group(&long, 2, 2, 4).is_err(), "trailing data");
     }
 
     #[test]
