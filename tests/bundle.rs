@@ -591,6 +591,7 @@ fn semantic_built(docs: &[sift_engine::SourceDoc]) -> sift_build::BuiltBundle {
     let mut semantic = sift_build::semantic::toy::semantic_input(docs, 16);
     semantic.lists = Some(3);
     semantic.probe = 8;
+    semantic.group_from_lists = 2;
     build(docs, &BuildOptions { semantic: Some(semantic), ..options() }).unwrap()
 }
 
@@ -672,6 +673,7 @@ fn a_query_reads_the_nearest_list_groups_then_the_nearest_lists_in_them() {
     let mut semantic = sift_build::semantic::toy::semantic_input(&docs, 16);
     semantic.lists = Some(48);
     semantic.probe = 4;
+    semantic.group_from_lists = 2;
     let b = build(&docs, &BuildOptions { semantic: Some(semantic), ..options() }).unwrap();
     let n_lists = b.shards.iter().filter(|(n, _)| n.starts_with("l-")).count();
     let n_groups = b.shards.iter().filter(|(n, _)| n.starts_with("c-")).count();

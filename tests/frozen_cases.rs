@@ -16,7 +16,8 @@ pub const TOY_DIM: usize = 16;
 /// (`sift_build::semantic::toy`), so no model is needed to rebuild or replay it.
 pub fn current_options(docs: &[SourceDoc]) -> BuildOptions {
     let mut semantic = sift_build::semantic::toy::semantic_input(docs, TOY_DIM);
-    // Several lists, so the frozen bundle exercises the partitioned layout too.
+    // Several lists, so the frozen bundle exercises the partitioned layout too (their
+    // centroids in the index, as a site of fewer than `GROUP_FROM_LISTS` lists has them).
     semantic.lists = Some(3);
     semantic.probe = 8;
     BuildOptions {

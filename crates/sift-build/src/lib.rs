@@ -339,6 +339,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
                 lists: framed.refs(lists_at.clone()),
                 list_files: framed.name_by_rule(lists_at, ShardKind::VectorList),
                 counts: sem.counts.clone(),
+                centroids: sem.centroids.clone(),
                 groups: ListGroups {
                     probe: sem.group_probe as u32,
                     shards: framed.refs(list_groups_at.clone()),

@@ -305,6 +305,7 @@ fn assemble(
         dim: layout.dim,
         lists: layout.lists,
         probe: layout.probe,
+        group_from_lists: sift_build::semantic::layout::GROUP_FROM_LISTS,
         encoder,
     };
     (input, report)

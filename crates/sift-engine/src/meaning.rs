@@ -207,16 +207,14 @@ pub(crate) fn semantic_hits(res: &Resolver, q: &[f32], depth: usize, filter: &Fi
     best_of_lists(res, q, depth, filter, None)
 }
 
-/// The lists a query reads: with one list, it; else the groups nearest to `q` until they
-/// hold the groups' budget of vectors, then the lists nearest to `q` in them until the
-/// probe budget. A filter that admits a fraction f of the documents reads 1/f times the
+/// The lists a query reads: with one list, it; with the lists' centroids in the index, the
+/// nearest lists until the probe budget of vectors; else the groups nearest to `q` until
+/// they hold the groups' budget of vectors, then the lists nearest to `q` in them until
+/// the probe budget. A filter that admits a fraction f of the documents reads 1/f times the
 /// vectors, so about as many admissible ones reach the ranking.
 fn nearest_lists(res: &Resolver, q: &[f32], admitted: f64) -> Flow<Vec<usize>> {
     let eng = res.eng;
     let ix = eng.vector_index.as_ref().expect("required by the caller");
-    if ix.lists.len() == 1 {
-        return Ok(vec![0]);
-    }
     let budget = |probe: u32, scale: f32| {
         if admitted > 0.0 {
             (f64::from(probe) * f64::from(scale) / admitted).ceil() as usize
@@ -225,6 +223,9 @@ fn nearest_lists(res: &Resolver, q: &[f32], admitted: f64) -> Flow<Vec<usize>> {
         }
     };
     let p = &eng.params;
+    if let Some(lists) = ix.lists_without_groups(q, budget(ix.probe, p.probe_scale)) {
+        return Ok(lists);
+    }
     let groups = ix.groups_for(q, budget(ix.groups.probe, p.probe_scale * p.group_scale));
     res.require(groups.iter().map(|&g| ShardId::ListGroup(g)))?;
     let loaded = groups.iter().map(|&g| (g, eng.list_groups[g].as_deref().expect("required above")));

@@ -133,6 +133,8 @@ fn build_sample(docs: &[SourceDoc]) -> BuiltBundle {
     let mut semantic = sift_build::semantic::toy::semantic_input(docs, VECTOR_DIM);
     semantic.lists = Some(3);
     semantic.probe = 4;
+    // Its lists in groups, so the list groups' decoder is fuzzed too.
+    semantic.group_from_lists = 2;
     // Small targets: several shards of each kind, and long pages in parts.
     let opts = BuildOptions {
         term_shard_target: 256,

@@ -61,6 +61,7 @@ pub fn semantic_input(docs: &[SourceDoc], dim: usize) -> SemanticInput {
         dim,
         lists: None,
         probe: super::layout::DEFAULT_PROBE,
+        group_from_lists: super::layout::GROUP_FROM_LISTS,
         encoder: Some(encoder),
     }
 }

@@ -1,11 +1,13 @@
 //! The vector index: how a bundle's chunk vectors are laid out, and the
 //! projection from the model's space into the bundle's.
 //!
-//! A partitioned set is found in two steps: the index holds a centroid for each *group*
-//! of lists, a group's shard (kind 17) holds its lists' centroids. A query reads the
-//! nearest groups, then the nearest lists in them. Why two levels: one centroid per list
-//! in the index grows with the site (1,794 lists, 60 kB, on a 32k-page API reference),
-//! and every semantic query reads the index; √lists groups keep both steps a few kB.
+//! A partitioned set holds its lists' centroids in the index while they are few. Past that
+//! it is found in two steps: the index holds a centroid for each *group* of lists, a
+//! group's shard (kind 17) holds its lists' centroids, and a query reads the nearest
+//! groups, then the nearest lists in them. Why two levels: one centroid per list grows
+//! with the site (1,722 lists, 60 kB, on a 32k-page API reference) and every semantic
+//! query reads the index; groups keep both steps a few kB. Why not always: on a smaller
+//! site the groups save few bytes, cost a round of fetches, and choose lists less well.
 //!
 //! Vector index payload (kind 8, one per bundle, named by the manifest):
 //!
@@ -16,8 +18,10 @@
 //! varint n_lists          the list shards (kind 7), a store named by rule: their count
 //! 8 bytes                 and the 8 bytes of their hash (see `table`)
 //! n_lists × varint count  vectors per list
-//! varint n_groups         groups of lists (0 with one list)
-//! then, with groups:
+//! varint n_groups         groups of lists (0: none)
+//! without groups, more than one list:
+//! n_lists × (f32 scale + ⌈dim/2⌉ bytes of int4)   the lists' centroids
+//! with groups:
 //! varint group_probe      a query reads nearest groups until they hold this many vectors
 //! 8 bytes                 the hash of the groups' store (kind 17, named by rule)
 //! n_groups × varint size  lists per group: group g holds the next `size` list numbers
@@ -55,7 +59,9 @@ pub struct VectorIndex {
     /// The stem of the lists' names (`l-<hash>`).
     pub list_files: String,
     pub counts: Vec<u32>,
-    /// The groups of lists (none with a single list).
+    /// Without groups: `lists × dim`, the lists' centroids (empty with one list).
+    pub centroids: Vec<f32>,
+    /// The groups of lists (none with few lists).
     pub groups: ListGroups,
     pub projection: ShardRef,
 }
@@ -94,6 +100,11 @@ impl VectorIndex {
         }
         let g = &self.groups;
         varint::put(&mut out, g.sizes.len() as u64);
+        if g.sizes.is_empty() && self.lists.len() > 1 {
+            for row in self.centroids.chunks_exact(self.dim) {
+                put_int4_row(&mut out, row);
+            }
+        }
         if !g.sizes.is_empty() {
             varint::put(&mut out, u64::from(g.probe));
             put_store(&mut out, ShardKind::ListGroup, &g.files)?;
@@ -130,8 +141,14 @@ impl VectorIndex {
             return Err(SiftError::corrupt("vector lists do not add up to the manifest's chunk count"));
         }
         let n_groups = r.u32()? as usize;
-        if (n == 1) != (n_groups == 0) || n_groups > n {
+        if (n == 1 && n_groups > 0) || n_groups > n {
             return Err(SiftError::corrupt("vector index groups its lists wrongly"));
+        }
+        let mut centroids = Vec::new();
+        if n_groups == 0 && n > 1 {
+            for _ in 0..n {
+                read_int4_row(&mut r, dim, &mut centroids)?;
+            }
         }
         let mut groups = ListGroups::default();
         if n_groups > 0 {
@@ -151,12 +168,22 @@ impl VectorIndex {
         if !r.is_empty() {
             return Err(SiftError::corrupt("vector index has trailing data"));
         }
-        Ok(VectorIndex { model_dim, dim, probe, lists, list_files, counts, groups, projection })
+        Ok(VectorIndex { model_dim, dim, probe, lists, list_files, counts, centroids, groups, projection })
     }
 
     /// Vectors in each group's lists.
     pub fn group_vectors(&self) -> Vec<u32> {
         (0..self.groups.sizes.len()).map(|g| self.counts[self.groups.lists(g)].iter().sum()).collect()
+    }
+
+    /// The lists a normalised query reads when that needs no group (one list, or the lists'
+    /// centroids here): the nearest until they hold `budget` vectors. None: read groups.
+    pub fn lists_without_groups(&self, q: &[f32], budget: usize) -> Option<Vec<usize>> {
+        match (self.lists.len(), self.groups.sizes.is_empty()) {
+            (1, _) => Some(vec![0]),
+            (_, true) => Some(probe(&self.centroids, self.dim, &self.counts, q, budget)),
+            _ => None,
+        }
     }
 
     /// The groups a normalised query reads: the nearest until they hold `budget` vectors.
@@ -291,6 +318,7 @@ mod tests {
             lists: store_refs(&files, 3),
             list_files: files,
             counts: vec![3, 4, 5],
+            centroids: if groups.sizes.is_empty() { vec![1.0, 0.0, 0.0, 1.0, -1.0, 0.0] } else { Vec::new() },
             groups,
             projection: ShardRef::new("p-00000000000000aa.bin", 50, 9),
         }
@@ -310,6 +338,10 @@ mod tests {
         assert_eq!(idx.groups.lists(1), 2..3);
         assert_eq!(idx.group_vectors(), vec![7, 5]);
         assert!(VectorIndex::decode(&b, 13).is_err(), "counts must add up");
+        let flat = index(ListGroups::default());
+        assert_eq!(VectorIndex::decode(&flat.encode().unwrap(), 12).unwrap(), flat);
+        assert_eq!(flat.lists_without_groups(&[0.9, 0.1], 5), Some(vec![0, 1]));
+        assert_eq!(idx.lists_without_groups(&[0.9, 0.1], 5), None, "grouped lists are chosen through their groups");
         assert!(VectorIndex::decode(&b[..b.len() - 2], 12).is_err());
         let p = Projection { model_dim: 3, dim: 2, basis: vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0] };
         assert_eq!(decode_projection(&encode_projection(&p), 3, 2).unwrap(), p);
@@ -323,11 +355,17 @@ mod tests {
         short.sizes = vec![1, 1];
         let mut empty = two_groups();
         empty.sizes = vec![3, 0];
-        for bad in [short, empty, ListGroups::default()] {
+        for bad in [short, empty] {
             let b = index(bad.clone()).encode().unwrap();
             let e = VectorIndex::decode(&b, 12).unwrap_err();
             assert!(e.message.contains("group"), "{bad:?}: {}", e.message);
         }
+        let mut one = index(ListGroups { sizes: vec![1], ..two_groups() });
+        one.lists.truncate(1);
+        one.counts = vec![12];
+        one.groups.centroids.truncate(2);
+        let e = VectorIndex::decode(&one.encode().unwrap(), 12).unwrap_err();
+        assert!(e.message.contains("groups its lists wrongly"), "{}", e.message);
     }
 
     #[test]
