@@ -156,7 +156,7 @@ impl VectorIndex {
             groups.files = read_store(&mut r, ShardKind::ListGroup)?;
             groups.shards = store_refs(&groups.files, n_groups);
             groups.sizes = (0..n_groups).map(|_| r.u32()).collect::<Result<Vec<u32>, _>>()?;
-            if groups.sizes.iter().any(|&s| s == 0) || groups.sizes.iter().map(|&s| u64::from(s)).sum::<u64>() != n as u64 {
+            if groups.sizes.contains(&0) || groups.sizes.iter().map(|&s| u64::from(s)).sum::<u64>() != n as u64 {
                 return Err(SiftError::corrupt("vector index groups do not add up to its lists"));
             }
             for _ in 0..n_groups {
