@@ -211,7 +211,7 @@ impl Engine {
             #[cfg(feature = "semantic")]
             ShardId::ListGroup(i) => {
                 let lists = self.vector_index.as_ref().map_or(0..0, |ix| ix.groups.lists(i)).len();
-                self.list_groups[i] = Some(crate::bundle::vindex::decode_list_group(&payload, self.vector_dim(), lists, i)?);
+                self.list_groups[i] = Some(crate::bundle::encoder::decode_row_shard(&payload, self.vector_dim(), lists, i, "list group")?);
             }
             #[cfg(feature = "semantic")]
             ShardId::VectorList(i) => {

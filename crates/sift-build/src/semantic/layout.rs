@@ -6,9 +6,10 @@ use super::fit::{fit, FitParams, FitReport, TrainingText};
 use super::ivf::kmeans;
 use super::linalg::par_rows;
 use super::projection::Projection;
+use crate::bundle::encoder::encode_row_shard;
 use crate::bundle::encoder::{encode_groups, word_groups_for, EncoderRows, ROWS_PER_SHARD};
 use crate::bundle::vectors::VectorSet;
-use crate::bundle::vindex::{encode_list_group, encode_projection};
+use crate::bundle::vindex::encode_projection;
 use crate::error::SiftError;
 use std::collections::HashMap;
 
@@ -169,14 +170,14 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
     // no vectors: it is still written, so list numbers stay dense.
     let counts: Vec<u32> = sets.iter().map(|s| s.len() as u32).collect();
     let lists = sets.iter().enumerate().map(|(i, s)| s.encode(i)).collect();
-    let group_vectors: usize = chunks.len().div_ceil(groups.sizes.len().max(1));
+    let group_vectors: usize = chunks.len().div_ceil(groups.members.len().max(1));
     let group_payloads = groups
         .members
         .iter()
         .enumerate()
         .map(|(g, members)| {
             let rows: Vec<f32> = members.iter().flat_map(|&l| centroids[l * dim..(l + 1) * dim].iter().copied()).collect();
-            encode_list_group(&rows, dim, g)
+            encode_row_shard(&rows, dim, g)
         })
         .collect();
 
@@ -192,8 +193,8 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
         probe: input.probe,
         lists,
         counts,
-        centroids: if groups.sizes.is_empty() { centroids } else { Vec::new() },
-        group_sizes: groups.sizes,
+        centroids: if groups.members.is_empty() { centroids } else { Vec::new() },
+        group_sizes: groups.members.iter().map(|m| m.len() as u32).collect(),
         group_centroids: groups.centroids,
         group_probe: (GROUPS_READ * group_vectors).max(input.probe),
         groups: group_payloads,
@@ -208,7 +209,6 @@ struct Groups {
     members: Vec<Vec<usize>>,
     /// A list's number in the bundle: its place when lists are laid out group by group.
     number: Vec<usize>,
-    sizes: Vec<u32>,
     /// `groups × dim`: the normalised mean of each group's list centroids.
     centroids: Vec<f32>,
 }
@@ -217,7 +217,7 @@ struct Groups {
 /// below `from_lists` lists, or with one).
 fn group_lists(centroids: &[f32], dim: usize, n_lists: usize, from_lists: usize) -> Groups {
     if n_lists == 1 || n_lists < from_lists {
-        return Groups { members: Vec::new(), number: (0..n_lists).collect(), sizes: Vec::new(), centroids: Vec::new() };
+        return Groups { members: Vec::new(), number: (0..n_lists).collect(), centroids: Vec::new() };
     }
     let n_groups = (GROUPS_PER_ROOT_LISTS * (n_lists as f64).sqrt()).round().clamp(1.0, n_lists as f64) as usize;
     let (group_centroids, assign) = kmeans(centroids, dim, n_groups);
@@ -233,8 +233,7 @@ fn group_lists(centroids: &[f32], dim: usize, n_lists: usize, from_lists: usize)
     for (k, &l) in members.iter().flatten().enumerate() {
         number[l] = k;
     }
-    let sizes = members.iter().map(|m| m.len() as u32).collect();
-    Groups { members, number, sizes, centroids }
+    Groups { members, number, centroids }
 }
 
 /// `chunks`: the chunk vectors, in `per_doc` order (checked by the caller).
@@ -271,8 +270,9 @@ fn lay_out_encoder(input: &EncoderInput, chunks: &[&[f32]], projection: &Project
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bundle::encoder::decode_row_shard;
     use crate::bundle::table::store_refs;
-    use crate::bundle::vindex::{decode_list_group, normalise, probe, ListGroups, VectorIndex};
+    use crate::bundle::vindex::{normalise, probe, ListGroups, VectorIndex};
     use crate::bundle::ShardRef;
 
     /// Unit vectors around 50 topics, a document of 4 chunks each.
@@ -323,7 +323,7 @@ mod tests {
             .iter()
             .zip(&laid.group_sizes)
             .enumerate()
-            .map(|(g, (p, &n))| decode_list_group(p, dim, n as usize, g).unwrap())
+            .map(|(g, (p, &n))| decode_row_shard(p, dim, n as usize, g, "list group").unwrap())
             .collect();
         let files = "c-0000000000000000".to_string();
         let ix = VectorIndex {

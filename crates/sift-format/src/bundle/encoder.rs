@@ -20,7 +20,8 @@
 //! and ⌈dim/2⌉ bytes of 4-bit values (−7..7 stored as v + 8, low nibble first): four bits
 //! lose nothing measurable against int8 and halve the encoder.
 //!
-//! Both payloads start with `varint n`, the shard's place in its store.
+//! Both payloads start with `varint n`, the shard's place in its store. The vector index's
+//! list groups are row shards too ([`encode_row_shard`]).
 
 use super::manifest::ShardRef;
 use super::table::{put_place, store_refs, strip_place};
@@ -208,6 +209,42 @@ pub(crate) fn read_int4_row(r: &mut Reader, dim: usize, out: &mut Vec<f32>) -> R
     Ok(())
 }
 
+/// A shard of int4 rows, `place` in its store: `varint place`, `varint dim`, `varint n`,
+/// then n [`put_int4_row`] rows. The layout of encoder row shards and of the vector
+/// index's list groups.
+pub fn encode_row_shard(rows: &[f32], dim: usize, place: usize) -> Vec<u8> {
+    let n = rows.len() / dim;
+    let mut out = Vec::with_capacity(n * (4 + dim.div_ceil(2)) + 12);
+    varint::put(&mut out, place as u64);
+    varint::put(&mut out, dim as u64);
+    varint::put(&mut out, n as u64);
+    for row in rows.chunks_exact(dim) {
+        put_int4_row(&mut out, row);
+    }
+    out
+}
+
+/// [`encode_row_shard`]'s rows, dequantised (`n × dim`), from shard `place`, which the
+/// payload must name first, holding `expected_rows` rows; `what` names it in errors.
+pub fn decode_row_shard(payload: &[u8], dim: usize, expected_rows: usize, place: usize, what: &str) -> Result<Vec<f32>, SiftError> {
+    let mut r = Reader::at(payload, strip_place(payload, place, what)?);
+    if r.u32()? as usize != dim {
+        return Err(SiftError::corrupt(msg!("{} has the wrong dimension", what)));
+    }
+    let n = r.u32()? as usize;
+    if n != expected_rows {
+        return Err(SiftError::corrupt(msg!("{} holds the wrong number of rows", what)));
+    }
+    let mut rows = Vec::with_capacity(n * dim);
+    for _ in 0..n {
+        read_int4_row(&mut r, dim, &mut rows)?;
+    }
+    if !r.is_empty() {
+        return Err(SiftError::corrupt(msg!("{} has trailing data", what)));
+    }
+    Ok(rows)
+}
+
 /// A row shard, dequantised.
 pub struct EncoderRows {
     pub dim: usize,
@@ -217,35 +254,12 @@ pub struct EncoderRows {
 impl EncoderRows {
     /// Row shard `place` of its store.
     pub fn encode(rows: &[f32], dim: usize, place: usize) -> Vec<u8> {
-        let n = rows.len() / dim;
-        let mut out = Vec::with_capacity(n * (4 + dim.div_ceil(2)) + 12);
-        varint::put(&mut out, place as u64);
-        varint::put(&mut out, dim as u64);
-        varint::put(&mut out, n as u64);
-        for row in rows.chunks_exact(dim) {
-            put_int4_row(&mut out, row);
-        }
-        out
+        encode_row_shard(rows, dim, place)
     }
 
     /// Row shard `place` of its store, which the payload must name first.
     pub fn decode(payload: &[u8], dim: usize, expected_rows: usize, place: usize) -> Result<EncoderRows, SiftError> {
-        let mut r = Reader::at(payload, strip_place(payload, place, "encoder row shard")?);
-        if r.u32()? as usize != dim {
-            return Err(SiftError::corrupt("encoder rows have the wrong dimension"));
-        }
-        let n = r.u32()? as usize;
-        if n != expected_rows {
-            return Err(SiftError::corrupt("encoder row shard holds the wrong number of rows"));
-        }
-        let mut rows = Vec::with_capacity(n * dim);
-        for _ in 0..n {
-            read_int4_row(&mut r, dim, &mut rows)?;
-        }
-        if !r.is_empty() {
-            return Err(SiftError::corrupt("encoder row shard has trailing data"));
-        }
-        Ok(EncoderRows { dim, rows })
+        Ok(EncoderRows { dim, rows: decode_row_shard(payload, dim, expected_rows, place, "encoder row shard")? })
     }
 
     pub fn row(&self, i: usize) -> &[f32] {

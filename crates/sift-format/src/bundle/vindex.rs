@@ -32,8 +32,8 @@
 //! Centroids are int4 rows (the row layout of `encoder::put_int4_row`): choosing what to
 //! read needs only their order, and int4 halves them.
 //!
-//! List group payload (kind 17): `varint g` (its place in the store), `varint n` (its lists),
-//! then the n lists' centroids as int4 rows of `dim` values.
+//! List group payload (kind 17): a row shard of `encoder` (`encode_row_shard`: `varint g`,
+//! its place in the store, `varint dim`, `varint n`), its n lists' centroids as int4 rows.
 //!
 //! Projection payload (kind 9): `varint model_dim`, `varint dim`, `dim × model_dim` f32 (LE),
 //! row-major. Only hosts that embed queries with the model itself need it; the static
@@ -42,7 +42,7 @@
 use super::encoder::{put_int4_row, read_int4_row};
 use super::frame::ShardKind;
 use super::manifest::ShardRef;
-use super::table::{put_place, put_store, put_table, read_store, read_table, store_refs, strip_place};
+use super::table::{put_store, put_table, read_store, read_table, store_refs};
 use super::varint::{self, Reader};
 use crate::error::SiftError;
 use std::ops::Range;
@@ -192,7 +192,7 @@ impl VectorIndex {
     }
 
     /// The lists a normalised query reads among the groups it read (each with its lists'
-    /// centroids, `decode_list_group`): the nearest until they hold `budget` vectors.
+    /// centroids, `decode_row_shard`): the nearest until they hold `budget` vectors.
     pub fn lists_in<'a>(&self, groups: impl IntoIterator<Item = (usize, &'a [f32])>, q: &[f32], budget: usize) -> Vec<usize> {
         let (mut ids, mut centroids, mut counts) = (Vec::new(), Vec::new(), Vec::new());
         for (g, rows) in groups {
@@ -203,32 +203,6 @@ impl VectorIndex {
         }
         probe(&centroids, self.dim, &counts, q, budget).into_iter().map(|i| ids[i]).collect()
     }
-}
-
-/// List group `place`'s payload: its lists' centroids (`n × dim`).
-pub fn encode_list_group(centroids: &[f32], dim: usize, place: usize) -> Vec<u8> {
-    let mut body = Vec::with_capacity(centroids.len() / 2 + 8);
-    varint::put(&mut body, (centroids.len() / dim) as u64);
-    for row in centroids.chunks_exact(dim) {
-        put_int4_row(&mut body, row);
-    }
-    put_place(place, &body)
-}
-
-/// List group `place`, which must name itself and hold `lists` centroids of `dim` values.
-pub fn decode_list_group(payload: &[u8], dim: usize, lists: usize, place: usize) -> Result<Vec<f32>, SiftError> {
-    let mut r = Reader::at(payload, strip_place(payload, place, "list group")?);
-    if r.u32()? as usize != lists {
-        return Err(SiftError::corrupt("list group holds the wrong number of lists"));
-    }
-    let mut out = Vec::with_capacity(lists * dim);
-    for _ in 0..lists {
-        read_int4_row(&mut r, dim, &mut out)?;
-    }
-    if !r.is_empty() {
-        return Err(SiftError::corrupt("list group has trailing data"));
-    }
-    Ok(out)
 }
 
 /// The projection into the bundle's space: `dim × model_dim`, row-major; row r is the r-th
@@ -308,6 +282,7 @@ pub fn decode_projection(payload: &[u8], model_dim: usize, dim: usize) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bundle::encoder::{decode_row_shard, encode_row_shard};
 
     fn index(groups: ListGroups) -> VectorIndex {
         let files = "l-0123456789abcdef".to_string();
@@ -371,7 +346,8 @@ mod tests {
     #[test]
     fn a_list_group_round_trips_and_names_its_place() {
         let rows = [0.5, -0.5, 0.0, 1.0];
-        let b = encode_list_group(&rows, 2, 4);
+        let decode_list_group = |b: &[u8], dim, lists, place| decode_row_shard(b, dim, lists, place, "list group");
+        let b = encode_row_shard(&rows, 2, 4);
         let got = decode_list_group(&b, 2, 2, 4).unwrap();
         assert!(got.iter().zip(rows).all(|(a, b)| (a - b).abs() < 0.1), "{got:?}");
         assert!(decode_list_group(&b, 2, 2, 3).unwrap_err().message.contains("another's name"));
