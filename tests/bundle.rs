@@ -696,6 +696,63 @@ fn a_query_reads_the_nearest_list_groups_then_the_nearest_lists_in_them() {
 }
 
 #[test]
+fn a_word_cut_into_continuations_reads_only_their_groups() {
+    let docs = corpus_docs();
+    let mut semantic = sift_build::semantic::toy::semantic_input(&docs, 16);
+    // The words `quux` and `zq` and 26 × 8 continuations (`##a0` … `##z7`, and `##ify`, `##ing`),
+    // as a real vocabulary has them: enough for several continuation groups.
+    let enc = semantic.encoder.as_mut().unwrap();
+    let mut id = 1 + *enc.vocab.keys().max().unwrap();
+    let mut add = |enc: &mut sift_build::semantic::layout::EncoderInput, token: String| {
+        enc.prior.insert(id, sift_build::semantic::toy::embed(&token, 16));
+        enc.vocab.insert(id, token);
+        enc.extra.push(id);
+        id += 1;
+    };
+    add(enc, "quux".into());
+    add(enc, "zq".into());
+    for c in 'a'..='z' {
+        for k in 0..8 {
+            add(enc, format!("##{c}{k}"));
+        }
+    }
+    add(enc, "##ify".into());
+    add(enc, "##ing".into());
+    let b = build(&docs, &BuildOptions { semantic: Some(semantic), ..options() }).unwrap();
+    let ix = b.manifest.encoder.as_ref().unwrap().layout.index().unwrap();
+    assert!(ix.n_continuation_groups >= 3, "{} continuation groups", ix.n_continuation_groups);
+    let continuation_groups: Vec<&str> = ix.groups[ix.n_word_groups..].iter().map(|g| g.file.as_str()).collect();
+
+    // `quuxifying`: `quux`, then `##ify` and `##ing`, both in the group of `i`.
+    // No page has the word: answered by its meaning, which its pieces' rows give.
+    let (r, fetched) = hybrid_fetching(&b, "quuxifying");
+    assert_eq!(r.search_type, "semantic");
+    assert!(!r.results.is_empty());
+    let read: Vec<&String> = fetched.iter().filter(|f| continuation_groups.contains(&f.as_str())).collect();
+    assert_eq!(read, [&ix.groups[ix.group_of("##ify")].file], "one continuation group: {fetched:?}");
+    assert_eq!(ix.group_of("##ify"), ix.group_of("##ing"));
+    // A word whose first piece is shorter than a group's key (`zq`, then `##x0`) reads
+    // that piece's group and the continuation's.
+    let (_, fetched) = hybrid_fetching(&b, "zqx0");
+    for token in ["zq", "##x0"] {
+        assert!(fetched.contains(&ix.groups[ix.group_of(token)].file), "{token}: {fetched:?}");
+    }
+    // A word the bundle has whole reads no continuation group.
+    let (_, fetched) = hybrid_fetching(&b, "cache");
+    assert!(!fetched.iter().any(|f| continuation_groups.contains(&f.as_str())), "{fetched:?}");
+    // Cold or warm, the same vector and the same answer.
+    let mut warm = Engine::new(&b.manifest_bytes()).unwrap();
+    sift_tests::frozen::load_all(&mut warm, |f| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone());
+    for q in ["quuxifying cache", "zqx0 cache"] {
+        let req = SearchRequest { query: q.into(), mode: Some("hybrid".into()), ..Default::default() };
+        let sift_engine::Step::Done(all) = warm.search(&req, &ctx()).unwrap() else { panic!("all loaded") };
+        let (cold, _) = hybrid_fetching(&b, q);
+        let ids = |r: &sift_engine::SearchResponse| r.results.iter().map(|h| (h.id.clone(), h.score)).collect::<Vec<_>>();
+        assert_eq!(ids(&cold), ids(&all), "{q}");
+    }
+}
+
+#[test]
 fn an_encoder_input_whose_chunks_do_not_match_the_chunk_vectors_is_refused() {
     let docs = corpus_docs();
     for change in [1usize, 2] {
@@ -754,6 +811,12 @@ fn a_malformed_encoder_layout_is_a_clear_error() {
     let mut no_groups = m.clone();
     no_groups["encoder"]["word_groups"] = 0.into();
     assert!(refused(&no_groups).message.contains("implausible"), "{}", refused(&no_groups).message);
+    let mut no_continuations = m.clone();
+    no_continuations["encoder"]["continuation_groups"] = 0.into();
+    assert!(refused(&no_continuations).message.contains("implausible"), "{}", refused(&no_continuations).message);
+    let mut unnamed_continuations = m.clone();
+    unnamed_continuations["encoder"].as_object_mut().unwrap().remove("continuation_groups");
+    assert!(refused(&unnamed_continuations).message.contains("continuation_groups"), "{}", refused(&unnamed_continuations).message);
     let mut no_rows = m.clone();
     no_rows["encoder"].as_object_mut().unwrap().remove("rows");
     assert!(refused(&no_rows).message.contains("\"rows\""), "{}", refused(&no_rows).message);

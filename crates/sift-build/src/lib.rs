@@ -373,6 +373,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
                 rows_per_shard: ROWS_PER_SHARD,
                 n_rows: e.n_rows,
                 n_word_groups: e.n_word_groups,
+                n_continuation_groups: e.n_continuation_groups,
                 group_files: framed.name_by_rule(groups_at, ShardKind::EncoderVocab),
                 row_files: framed.name_by_rule(rows_at, ShardKind::EncoderRows),
             },

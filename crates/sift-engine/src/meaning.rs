@@ -11,13 +11,13 @@ use super::collect::Filter;
 use super::resolve::{Flow, Resolver};
 use super::score::{sort_hits, Hit};
 use super::{shards::ShardId, Engine};
-use crate::bundle::encoder::{group_of, word_group, EncoderIndex};
+use crate::bundle::encoder::{word_group, EncoderIndex, WORD_KEY_CHARS};
 use crate::bundle::vindex::normalise;
 use crate::hashing::HashMap;
 use crate::params::RankingParams;
 use crate::query::{self, Item};
 use crate::wordpiece::{self, Vocab, MAX_TOKENS};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The words and phrases of a query, without operators, exclusions or `field:value`
@@ -49,9 +49,10 @@ pub(crate) fn first_round(eng: &Engine, host_vector: bool, text: &str) -> Vec<Sh
 }
 
 /// The vocabulary groups that hold the first pieces of `words` — the tokens that start with
-/// a word's first two characters. A word none of them begins (a rare one) starts with its
-/// first character as a token of its own, in another group: that one is read when a lookup
-/// misses it (`LoadedVocab`), as the `##` group is, so most queries read one group a word.
+/// a word's first three characters. A word none of them begins (a rare one) starts with a
+/// prefix of one or two characters as a token of its own, in another group: that one is
+/// read when a lookup misses it (`LoadedVocab`), as continuation groups are, so most
+/// queries read one group a word, and one more for each continuation a word needs.
 fn first_piece_groups<'a>(ix: &'a EncoderIndex, words: &'a [String]) -> impl Iterator<Item = ShardId> + 'a {
     words.iter().map(|w| ShardId::EncoderVocab(word_group(w, ix.n_word_groups)))
 }
@@ -73,26 +74,29 @@ pub(crate) fn query_vector(res: &Resolver, text: &str, host: Option<&[f32]>) -> 
 }
 
 /// The bundle's vocabulary as far as its groups are loaded; a lookup in a group that is
-/// not records the group, so the search can fetch it and tokenise again.
+/// not records the group, so the search can fetch it and tokenise again. `word` is the word
+/// being cut.
 struct LoadedVocab<'a> {
     eng: &'a Engine,
+    word: Cell<&'a str>,
     missing: RefCell<BTreeSet<usize>>,
 }
 
 impl Vocab for LoadedVocab<'_> {
     fn id(&self, piece: &str) -> Option<u32> {
         let ix = self.eng.encoder_index.as_ref()?;
-        let g = group_of(piece, ix.n_word_groups);
+        let g = ix.group_of(piece);
         match self.eng.encoder_vocab.get(g).and_then(Option::as_ref) {
             Some(group) => group.row(piece),
             None => {
                 let mut missing = self.missing.borrow_mut();
                 missing.insert(g);
-                // A word's lone first character is only looked up when no longer piece
-                // begins it, and the rest of the word then needs continuations: their
-                // group comes in the same round.
-                if !piece.starts_with("##") && piece.chars().nth(1).is_none() {
-                    missing.insert(ix.n_word_groups);
+                // A first piece shorter than a group's key is only looked up when no longer
+                // piece begins the word, and the rest of the word then needs a
+                // continuation: its group comes in the same round.
+                let rest = self.word.get().get(piece.len()..).unwrap_or("");
+                if !piece.starts_with("##") && piece.chars().nth(WORD_KEY_CHARS - 1).is_none() && !rest.is_empty() {
+                    missing.insert(ix.group_of(&["##", rest].concat()));
                 }
                 None
             }
@@ -101,17 +105,18 @@ impl Vocab for LoadedVocab<'_> {
 }
 
 /// The static encoder: the text's WordPiece tokens over the bundle's vocabulary, their
-/// rows summed, normalised. Reads the vocabulary groups of its words' first two characters,
-/// then — where a word needs them — the `##` group or its first character's group, then the
-/// row shards of the tokens found.
+/// rows summed, normalised. Reads the vocabulary groups of its words' first three
+/// characters, then — where a word needs them — its continuations' groups (a round each)
+/// or its shorter prefixes' groups, then the row shards of the tokens found.
 fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
     let eng = res.eng;
     let Some(ix) = eng.encoder_index.as_ref() else { return Ok(None) };
     let words = wordpiece::words(text);
     res.require(first_piece_groups(ix, &words))?;
-    let vocab = LoadedVocab { eng, missing: RefCell::new(BTreeSet::new()) };
+    let vocab = LoadedVocab { eng, word: Cell::new(""), missing: RefCell::new(BTreeSet::new()) };
     let mut rows: Vec<u32> = Vec::new();
     for word in &words {
+        vocab.word.set(word);
         wordpiece::word_pieces(&vocab, word, &mut rows);
         if rows.len() >= MAX_TOKENS - 2 {
             rows.truncate(MAX_TOKENS - 2);
@@ -119,7 +124,7 @@ fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
         }
     }
     // A continuation (`##`) or a lone first character found its group missing: fetch it
-    // and cut the words again.
+    // and cut the words again (a word of several continuations takes a round for each).
     res.require(vocab.missing.into_inner().into_iter().map(ShardId::EncoderVocab))?;
     let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
     for r in rows {

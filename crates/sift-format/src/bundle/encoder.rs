@@ -4,15 +4,21 @@
 //! found — never the whole vocabulary.
 //!
 //! The index is the manifest's (`encoder: {tokens, texts, dim, rows_per_shard,
-//! word_groups, groups, rows}`, [`EncoderLayout`]; `groups` and `rows` are the stems of
-//! the two stores, named by rule, see `table`), so a semantic query reads no index shard.
-//! `n_word_groups` groups hold word-initial tokens; one more holds every `##` continuation;
-//! row r lives in row shard r / rows_per_shard.
+//! word_groups, continuation_groups, groups, rows}`, [`EncoderLayout`]; `groups` and `rows`
+//! are the stems of the two stores, named by rule, see `table`), so a semantic query reads
+//! no index shard. The first `word_groups` groups hold word-initial tokens, the next
+//! `continuation_groups` the `##` continuations; row r lives in row shard r / rows_per_shard.
 //!
-//! A word-initial token lives in group `fnv(first ≤ 2 characters) mod n_word_groups`: every
-//! first piece a word can start with shares its first two characters (or is its first
-//! character), so a word needs at most two groups to find its first piece; continuations
-//! need the one `##` group.
+//! A word-initial token lives in group `fnv(first ≤ 3 characters) mod word_groups`: every
+//! first piece of three characters or more that a word can start with shares the word's
+//! first three, so a word needs one group to find its first piece — unless it starts with
+//! a piece of one or two characters only (few words do), whose groups are then read too.
+//! (Two characters made groups of common pairs, `st` or `co`, many kilobytes.)
+//!
+//! A continuation `##rest` lives in group `word_groups + fnv(rest's first character) mod
+//! continuation_groups`: every piece that may continue a word at one place starts with the
+//! same character, so each continuation needs one group — a query reads the few its words
+//! need, not every continuation the site has.
 //!
 //! Vocabulary group payload (kind 12): an fst from token string to row number.
 //!
@@ -33,30 +39,41 @@ use crate::error::SiftError;
 /// shard per token it has, since rows lie in vocabulary order, not by query; smaller
 /// shards read fewer bytes for more files (bench/results/decisions.md).
 pub const ROWS_PER_SHARD: usize = 16;
-/// Word-initial tokens per vocabulary group (groups are by a word's first two characters,
-/// so a common pair keeps its group larger).
+/// Word-initial tokens per vocabulary group, on average (groups are by a word's first three
+/// characters, so a common prefix keeps its group larger).
 pub const TOKENS_PER_GROUP: usize = 64;
+/// Continuation tokens per vocabulary group, on average: groups are by a continuation's
+/// first character, which all of one character's continuations share, so the groups only
+/// part characters (a large vocabulary has groups that hold none, and cost nothing).
+pub const CONTINUATIONS_PER_GROUP: usize = 64;
 /// At most this many rows (the model's whole vocabulary is 30,522).
 pub const MAX_ROWS: usize = 1 << 20;
 const MAX_GROUPS: usize = 1 << 14;
 
-/// The vocabulary group of a token (`n_word_groups` is the `##` group).
-pub fn group_of(token: &str, n_word_groups: usize) -> usize {
+/// The vocabulary group of a token: a word group, or after them a continuation group.
+pub fn group_of(token: &str, n_word_groups: usize, n_continuation_groups: usize) -> usize {
     match token.strip_prefix("##") {
-        Some(_) => n_word_groups,
+        Some(rest) => n_word_groups + fnv_mod(&rest[..rest.chars().next().map_or(0, char::len_utf8)], n_continuation_groups),
         None => word_group(token, n_word_groups),
     }
 }
 
-/// The group of word-initial tokens that start with `token`'s first ≤ 2 characters.
+/// Characters of a word-initial token that choose its group.
+pub const WORD_KEY_CHARS: usize = 3;
+
+/// The group of word-initial tokens that start with `token`'s first ≤ 3 characters.
 pub fn word_group(token: &str, n_word_groups: usize) -> usize {
-    let end = token.char_indices().nth(2).map_or(token.len(), |(i, _)| i);
+    let end = token.char_indices().nth(WORD_KEY_CHARS).map_or(token.len(), |(i, _)| i);
+    fnv_mod(&token[..end], n_word_groups)
+}
+
+fn fnv_mod(key: &str, n: usize) -> usize {
     let mut h: u64 = 0xcbf29ce484222325;
-    for b in token[..end].bytes() {
+    for b in key.bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x100000001b3);
     }
-    (h % n_word_groups.max(1) as u64) as usize
+    (h % n.max(1) as u64) as usize
 }
 
 /// The encoder's index as the manifest gives it, its stores named by rule.
@@ -66,6 +83,7 @@ pub struct EncoderLayout {
     pub rows_per_shard: usize,
     pub n_rows: usize,
     pub n_word_groups: usize,
+    pub n_continuation_groups: usize,
     /// The stems of the vocabulary groups' and the row shards' names (`g-<hash>`, `e-<hash>`).
     pub group_files: String,
     pub row_files: String,
@@ -74,12 +92,12 @@ pub struct EncoderLayout {
 impl EncoderLayout {
     /// `Err` when the sizes are implausible.
     pub fn check(&self) -> Result<(), SiftError> {
-        check_sizes(self.dim, self.rows_per_shard, self.n_rows, self.n_word_groups)
+        check_sizes(self.dim, self.rows_per_shard, self.n_rows, [self.n_word_groups, self.n_continuation_groups])
     }
 
     /// Vocabulary groups and row shards (once [`EncoderLayout::check`] has passed).
     pub fn shard_counts(&self) -> (usize, usize) {
-        (self.n_word_groups + 1, self.n_rows.div_ceil(self.rows_per_shard.max(1)))
+        (self.n_word_groups + self.n_continuation_groups, self.n_rows.div_ceil(self.rows_per_shard.max(1)))
     }
 
     /// The index it describes; `Err` when it is implausible.
@@ -91,20 +109,20 @@ impl EncoderLayout {
             rows_per_shard: self.rows_per_shard,
             n_rows: self.n_rows,
             n_word_groups: self.n_word_groups,
+            n_continuation_groups: self.n_continuation_groups,
             groups: store_refs(&self.group_files, groups),
             row_shards: store_refs(&self.row_files, row_shards),
         })
     }
 }
 
-fn check_sizes(dim: usize, rows_per_shard: usize, n_rows: usize, n_word_groups: usize) -> Result<(), SiftError> {
+fn check_sizes(dim: usize, rows_per_shard: usize, n_rows: usize, groups: [usize; 2]) -> Result<(), SiftError> {
     if dim == 0
         || dim > 4096
         || rows_per_shard == 0
         || rows_per_shard > MAX_ROWS
         || n_rows > MAX_ROWS
-        || n_word_groups == 0
-        || n_word_groups >= MAX_GROUPS
+        || groups.iter().any(|&n| n == 0 || n >= MAX_GROUPS)
     {
         return Err(SiftError::corrupt("encoder index header is implausible"));
     }
@@ -116,18 +134,29 @@ pub fn word_groups_for(word_tokens: usize) -> usize {
     word_tokens.div_ceil(TOKENS_PER_GROUP).clamp(1, MAX_GROUPS - 1)
 }
 
+/// The number of continuation groups for this many `##` tokens.
+pub fn continuation_groups_for(continuations: usize) -> usize {
+    continuations.div_ceil(CONTINUATIONS_PER_GROUP).clamp(1, MAX_GROUPS - 1)
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct EncoderIndex {
     pub dim: usize,
     pub rows_per_shard: usize,
     pub n_rows: usize,
     pub n_word_groups: usize,
-    /// `n_word_groups + 1` vocabulary groups (the last: `##` continuations).
+    pub n_continuation_groups: usize,
+    /// `n_word_groups + n_continuation_groups` vocabulary groups.
     pub groups: Vec<ShardRef>,
     pub row_shards: Vec<ShardRef>,
 }
 
 impl EncoderIndex {
+    /// The vocabulary group that holds `token` if the bundle has it.
+    pub fn group_of(&self, token: &str) -> usize {
+        group_of(token, self.n_word_groups, self.n_continuation_groups)
+    }
+
     /// The row shard holding `row`, and the row's place in it.
     pub fn locate(&self, row: u32) -> (usize, usize) {
         let r = row as usize;
@@ -142,10 +171,10 @@ impl EncoderIndex {
 
 /// The vocabulary groups of `tokens` (`tokens[r]` is row r's token): each group's payload,
 /// after its place.
-pub fn encode_groups(tokens: &[&str], n_word_groups: usize) -> Result<Vec<Vec<u8>>, SiftError> {
-    let mut groups: Vec<Vec<(&str, u64)>> = vec![Vec::new(); n_word_groups + 1];
+pub fn encode_groups(tokens: &[&str], n_word_groups: usize, n_continuation_groups: usize) -> Result<Vec<Vec<u8>>, SiftError> {
+    let mut groups: Vec<Vec<(&str, u64)>> = vec![Vec::new(); n_word_groups + n_continuation_groups];
     for (r, t) in tokens.iter().enumerate() {
-        groups[group_of(t, n_word_groups)].push((t, r as u64));
+        groups[group_of(t, n_word_groups, n_continuation_groups)].push((t, r as u64));
     }
     groups
         .into_iter()
@@ -273,17 +302,21 @@ mod tests {
 
     #[test]
     fn groups_layout_and_rows_round_trip() {
-        let tokens = ["the", "##s", "cache", "memo", "c", "ca"];
-        let g = encode_groups(&tokens, 2).unwrap();
-        assert_eq!(g.len(), 3);
+        let tokens = ["the", "##s", "cache", "memo", "c", "ca", "##ity", "##i", "##ing"];
+        let g = encode_groups(&tokens, 2, 3).unwrap();
+        assert_eq!(g.len(), 5);
         let groups: Vec<VocabGroup> = g.iter().enumerate().map(|(i, p)| VocabGroup::decode(p.clone(), tokens.len(), i).unwrap()).collect();
         for (r, t) in tokens.iter().enumerate() {
-            assert_eq!(groups[group_of(t, 2)].row(t), Some(r as u32), "{t}");
+            assert_eq!(groups[group_of(t, 2, 3)].row(t), Some(r as u32), "{t}");
         }
-        // Every first piece of a word is in its first-two-characters group or its first
-        // character's group.
-        assert_eq!(word_group("cache", 2), word_group("ca", 2));
-        assert!(encode_groups(&["a", "a"], 1).is_err(), "tokens must be distinct");
+        // Every first piece of a word is in its first-three-characters group or is one of
+        // its shorter prefixes; every continuation at one place in its first character's.
+        assert_eq!(word_group("cache", 2), word_group("cac", 2));
+        assert_eq!(word_group("ca", 2), fnv_mod("ca", 2));
+        assert_eq!(group_of("##ity", 2, 3), group_of("##i", 2, 3));
+        assert_eq!(group_of("##ity", 2, 3), group_of("##ing", 2, 3));
+        assert!((2..5).contains(&group_of("##s", 2, 3)) && (2..5).contains(&group_of("##é", 2, 3)));
+        assert!(encode_groups(&["a", "a"], 1, 1).is_err(), "tokens must be distinct");
         assert!(VocabGroup::decode(g[0].clone(), 1, 0).is_err(), "rows in range");
         assert!(VocabGroup::decode(g[1].clone(), tokens.len(), 2).is_err(), "another group's payload");
 
@@ -302,17 +335,21 @@ mod tests {
             rows_per_shard: 64,
             n_rows: 70,
             n_word_groups: 2,
+            n_continuation_groups: 3,
             group_files: "g-0123456789abcdef".into(),
             row_files: "e-0123456789abcdef".into(),
         };
         let ix = layout.index().unwrap();
-        assert_eq!((ix.groups.len(), ix.row_shards.len()), (3, 2));
+        assert_eq!((ix.groups.len(), ix.row_shards.len()), (5, 2));
+        assert_eq!((ix.group_of("##ity"), ix.group_of("the")), (group_of("##ity", 2, 3), word_group("the", 2)));
         assert_eq!(ix.row_shards[1].file, "e-0123456789abcdef-1.bin");
         assert!(ix.row_shards.iter().all(|r| r.check.is_none()));
         assert_eq!((ix.locate(65), ix.rows_in(1)), ((1, 1), 6));
         for bad in [
             EncoderLayout { dim: 0, ..layout.clone() },
             EncoderLayout { n_word_groups: 0, ..layout.clone() },
+            EncoderLayout { n_continuation_groups: 0, ..layout.clone() },
+            EncoderLayout { n_continuation_groups: MAX_GROUPS, ..layout.clone() },
             EncoderLayout { rows_per_shard: 0, ..layout.clone() },
         ] {
             assert!(bad.index().is_err(), "{bad:?}");

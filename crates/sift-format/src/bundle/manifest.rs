@@ -20,7 +20,7 @@
 //!  "id_shards": [{file, bytes, crc32, first, last}],
 //!  "fold_table"?: {file, bytes, crc32},
 //!  "vectors"?: {"model", "dim", "model_dim", "chunks", "index": {file, bytes, crc32}},
-//!  "encoder"?: {"dim", "rows_per_shard", "word_groups", "groups", "rows", "tokens", "texts"}}
+//!  "encoder"?: {"dim", "rows_per_shard", "word_groups", "continuation_groups", "groups", "rows", "tokens", "texts"}}
 //! ```
 
 use super::encoder::EncoderLayout;
@@ -393,6 +393,7 @@ impl EncoderRef {
             rows_per_shard: u32_of(&f, "rows_per_shard")? as usize,
             n_rows: u32_of(&f, "tokens")? as usize,
             n_word_groups: u32_of(&f, "word_groups")? as usize,
+            n_continuation_groups: u32_of(&f, "continuation_groups")? as usize,
             group_files: f.str("groups")?,
             row_files: f.str("rows")?,
         };
@@ -407,6 +408,7 @@ impl ToJson for EncoderRef {
             ("dim", Json::from(l.dim)),
             ("rows_per_shard", Json::from(l.rows_per_shard)),
             ("word_groups", Json::from(l.n_word_groups)),
+            ("continuation_groups", Json::from(l.n_continuation_groups)),
             ("groups", Json::from(&l.group_files)),
             ("rows", Json::from(&l.row_files)),
             ("tokens", Json::from(l.n_rows)),
