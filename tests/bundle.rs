@@ -737,13 +737,20 @@ fn a_word_cut_into_continuations_reads_only_their_groups() {
     for token in ["zq", "##x0"] {
         assert!(fetched.contains(&ix.groups[ix.group_of(token)].file), "{token}: {fetched:?}");
     }
+    // A word cut into a piece a character (`quux` and 12 continuations, as a pasted hash
+    // is) takes two rounds of continuation groups, not one a piece.
+    let long = "quuxa0b1c2d3e4f5g6h7i0j1k2l3";
+    let req = SearchRequest { query: long.into(), mode: Some("hybrid".into()), ..Default::default() };
+    let (_, rounds) = sift_tests::cold_search(&b, &req);
+    let continuation_rounds = rounds[1..].iter().filter(|r| r.iter().any(|f| continuation_groups.contains(&f.as_str()))).count();
+    assert_eq!(continuation_rounds, 2, "{rounds:?}");
     // A word the bundle has whole reads no continuation group.
     let (_, fetched) = hybrid_fetching(&b, "cache");
     assert!(!fetched.iter().any(|f| continuation_groups.contains(&f.as_str())), "{fetched:?}");
     // Cold or warm, the same vector and the same answer.
     let mut warm = Engine::new(&b.manifest_bytes()).unwrap();
     sift_tests::frozen::load_all(&mut warm, |f| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone());
-    for q in ["quuxifying cache", "zqx0 cache"] {
+    for q in ["quuxifying cache", "zqx0 cache", "quuxa0b1c2d3e4f5g6h7i0j1k2l3 cache"] {
         let req = SearchRequest { query: q.into(), mode: Some("hybrid".into()), ..Default::default() };
         let sift_engine::Step::Done(all) = warm.search(&req, &ctx()).unwrap() else { panic!("all loaded") };
         let (cold, _) = hybrid_fetching(&b, q);

@@ -75,10 +75,11 @@ pub(crate) fn query_vector(res: &Resolver, text: &str, host: Option<&[f32]>) -> 
 
 /// The bundle's vocabulary as far as its groups are loaded; a lookup in a group that is
 /// not records the group, so the search can fetch it and tokenise again. `word` is the word
-/// being cut.
+/// being cut; `continued`: a continuation of it was found.
 struct LoadedVocab<'a> {
     eng: &'a Engine,
     word: Cell<&'a str>,
+    continued: Cell<bool>,
     missing: RefCell<BTreeSet<usize>>,
 }
 
@@ -86,37 +87,52 @@ impl Vocab for LoadedVocab<'_> {
     fn id(&self, piece: &str) -> Option<u32> {
         let ix = self.eng.encoder_index.as_ref()?;
         let g = ix.group_of(piece);
-        match self.eng.encoder_vocab.get(g).and_then(Option::as_ref) {
-            Some(group) => group.row(piece),
-            None => {
-                let mut missing = self.missing.borrow_mut();
-                missing.insert(g);
+        let Some(group) = self.eng.encoder_vocab.get(g).and_then(Option::as_ref) else {
+            let mut missing = self.missing.borrow_mut();
+            missing.insert(g);
+            match piece.strip_prefix("##") {
+                // A word that needs a second continuation may need many (a pasted hash cuts
+                // into one piece a character): every later character's group comes in
+                // this round, so no word takes more than two rounds of continuations.
+                Some(rest) if self.continued.get() => {
+                    missing.extend(rest.char_indices().map(|(i, _)| ix.group_of(&["##", &rest[i..]].concat())));
+                }
+                Some(_) => {}
                 // A first piece shorter than a group's key is only looked up when no longer
                 // piece begins the word, and the rest of the word then needs a
                 // continuation: its group comes in the same round.
-                let rest = self.word.get().get(piece.len()..).unwrap_or("");
-                if !piece.starts_with("##") && piece.chars().nth(WORD_KEY_CHARS - 1).is_none() && !rest.is_empty() {
-                    missing.insert(ix.group_of(&["##", rest].concat()));
+                None => {
+                    let rest = self.word.get().get(piece.len()..).unwrap_or("");
+                    if piece.chars().nth(WORD_KEY_CHARS - 1).is_none() && !rest.is_empty() {
+                        missing.insert(ix.group_of(&["##", rest].concat()));
+                    }
                 }
-                None
             }
+            return None;
+        };
+        let row = group.row(piece);
+        if row.is_some() && piece.starts_with("##") {
+            self.continued.set(true);
         }
+        row
     }
 }
 
 /// The static encoder: the text's WordPiece tokens over the bundle's vocabulary, their
 /// rows summed, normalised. Reads the vocabulary groups of its words' first three
-/// characters, then — where a word needs them — its continuations' groups (a round each)
-/// or its shorter prefixes' groups, then the row shards of the tokens found.
+/// characters, then — where a word needs them — its first continuation's group, and in one
+/// more round every later character's group if it needs more, or its shorter prefixes'
+/// groups; then the row shards of the tokens found.
 fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
     let eng = res.eng;
     let Some(ix) = eng.encoder_index.as_ref() else { return Ok(None) };
     let words = wordpiece::words(text);
     res.require(first_piece_groups(ix, &words))?;
-    let vocab = LoadedVocab { eng, word: Cell::new(""), missing: RefCell::new(BTreeSet::new()) };
+    let vocab = LoadedVocab { eng, word: Cell::new(""), continued: Cell::new(false), missing: RefCell::new(BTreeSet::new()) };
     let mut rows: Vec<u32> = Vec::new();
     for word in &words {
         vocab.word.set(word);
+        vocab.continued.set(false);
         wordpiece::word_pieces(&vocab, word, &mut rows);
         if rows.len() >= MAX_TOKENS - 2 {
             rows.truncate(MAX_TOKENS - 2);
@@ -124,7 +140,7 @@ fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
         }
     }
     // A continuation (`##`) or a lone first character found its group missing: fetch it
-    // and cut the words again (a word of several continuations takes a round for each).
+    // and cut the words again.
     res.require(vocab.missing.into_inner().into_iter().map(ShardId::EncoderVocab))?;
     let mut counts: BTreeMap<u32, u32> = BTreeMap::new();
     for r in rows {
