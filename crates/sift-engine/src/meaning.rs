@@ -95,7 +95,7 @@ impl Vocab for LoadedVocab<'_> {
                 // into one piece a character): every later character's group comes in
                 // this round, so no word takes more than two rounds of continuations.
                 Some(rest) if self.continued.get() => {
-                    missing.extend(rest.char_indices().map(|(i, _)| ix.group_of(&["##", &rest[i..]].concat())));
+                    missing.extend(rest.char_indices().map(|(i, _)| ix.continuation_group_of(&rest[i..])));
                 }
                 Some(_) => {}
                 // A first piece shorter than a group's key is only looked up when no longer
@@ -104,7 +104,7 @@ impl Vocab for LoadedVocab<'_> {
                 None => {
                     let rest = self.word.get().get(piece.len()..).unwrap_or("");
                     if piece.chars().nth(WORD_KEY_CHARS - 1).is_none() && !rest.is_empty() {
-                        missing.insert(ix.group_of(&["##", rest].concat()));
+                        missing.insert(ix.continuation_group_of(rest));
                     }
                 }
             }

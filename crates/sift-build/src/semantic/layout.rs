@@ -6,8 +6,7 @@ use super::fit::{fit, FitParams, FitReport, TrainingText};
 use super::ivf::kmeans;
 use super::linalg::par_rows;
 use super::projection::Projection;
-use crate::bundle::encoder::encode_row_shard;
-use crate::bundle::encoder::{continuation_groups_for, encode_groups, word_groups_for, EncoderRows, ROWS_PER_SHARD};
+use crate::bundle::encoder::{encode_groups, encode_row_shard, groups_for, EncoderRows, ROWS_PER_SHARD};
 use crate::bundle::vectors::VectorSet;
 use crate::bundle::vindex::encode_projection;
 use crate::error::SiftError;
@@ -263,8 +262,8 @@ fn lay_out_encoder(input: &EncoderInput, chunks: &[&[f32]], projection: &Project
     let dim = fitted.dim;
     let refs: Vec<&str> = tokens.iter().map(String::as_str).collect();
     let continuations = refs.iter().filter(|t| t.starts_with("##")).count();
-    let n_word_groups = word_groups_for(refs.len() - continuations);
-    let n_continuation_groups = continuation_groups_for(continuations);
+    let n_word_groups = groups_for(refs.len() - continuations);
+    let n_continuation_groups = groups_for(continuations);
     let groups = encode_groups(&refs, n_word_groups, n_continuation_groups)?;
     let rows = fitted.rows.chunks(ROWS_PER_SHARD * dim).enumerate().map(|(i, c)| EncoderRows::encode(c, dim, i)).collect();
     Ok(EncoderLayout { dim, n_rows: tokens.len(), n_word_groups, n_continuation_groups, groups, rows, report: fitted.report })

@@ -39,13 +39,10 @@ use crate::error::SiftError;
 /// shard per token it has, since rows lie in vocabulary order, not by query; smaller
 /// shards read fewer bytes for more files (bench/results/decisions.md).
 pub const ROWS_PER_SHARD: usize = 16;
-/// Word-initial tokens per vocabulary group, on average (groups are by a word's first three
-/// characters, so a common prefix keeps its group larger).
+/// Tokens per vocabulary group, on average, for word groups and continuation groups alike
+/// (a common prefix keeps its group larger; continuation groups only part characters, so a
+/// large vocabulary has some that hold none, and cost nothing).
 pub const TOKENS_PER_GROUP: usize = 64;
-/// Continuation tokens per vocabulary group, on average: groups are by a continuation's
-/// first character, which all of one character's continuations share, so the groups only
-/// part characters (a large vocabulary has groups that hold none, and cost nothing).
-pub const CONTINUATIONS_PER_GROUP: usize = 64;
 /// At most this many rows (the model's whole vocabulary is 30,522).
 pub const MAX_ROWS: usize = 1 << 20;
 const MAX_GROUPS: usize = 1 << 14;
@@ -53,9 +50,15 @@ const MAX_GROUPS: usize = 1 << 14;
 /// The vocabulary group of a token: a word group, or after them a continuation group.
 pub fn group_of(token: &str, n_word_groups: usize, n_continuation_groups: usize) -> usize {
     match token.strip_prefix("##") {
-        Some(rest) => n_word_groups + fnv_mod(&rest[..rest.chars().next().map_or(0, char::len_utf8)], n_continuation_groups),
+        Some(rest) => n_word_groups + continuation_group(rest, n_continuation_groups),
         None => word_group(token, n_word_groups),
     }
+}
+
+/// Among the continuation groups, the one of a continuation `##rest`: by `rest`'s first
+/// character.
+fn continuation_group(rest: &str, n_continuation_groups: usize) -> usize {
+    fnv_mod(&rest[..rest.chars().next().map_or(0, char::len_utf8)], n_continuation_groups)
 }
 
 /// Characters of a word-initial token that choose its group.
@@ -129,14 +132,9 @@ fn check_sizes(dim: usize, rows_per_shard: usize, n_rows: usize, groups: [usize;
     Ok(())
 }
 
-/// The number of word groups for this many word-initial tokens.
-pub fn word_groups_for(word_tokens: usize) -> usize {
-    word_tokens.div_ceil(TOKENS_PER_GROUP).clamp(1, MAX_GROUPS - 1)
-}
-
-/// The number of continuation groups for this many `##` tokens.
-pub fn continuation_groups_for(continuations: usize) -> usize {
-    continuations.div_ceil(CONTINUATIONS_PER_GROUP).clamp(1, MAX_GROUPS - 1)
+/// The number of groups for this many word-initial tokens, or this many continuations.
+pub fn groups_for(tokens: usize) -> usize {
+    tokens.div_ceil(TOKENS_PER_GROUP).clamp(1, MAX_GROUPS - 1)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -155,6 +153,11 @@ impl EncoderIndex {
     /// The vocabulary group that holds `token` if the bundle has it.
     pub fn group_of(&self, token: &str) -> usize {
         group_of(token, self.n_word_groups, self.n_continuation_groups)
+    }
+
+    /// The group of the continuation `##rest`, without writing it out.
+    pub fn continuation_group_of(&self, rest: &str) -> usize {
+        self.n_word_groups + continuation_group(rest, self.n_continuation_groups)
     }
 
     /// The row shard holding `row`, and the row's place in it.
@@ -342,6 +345,7 @@ mod tests {
         let ix = layout.index().unwrap();
         assert_eq!((ix.groups.len(), ix.row_shards.len()), (5, 2));
         assert_eq!((ix.group_of("##ity"), ix.group_of("the")), (group_of("##ity", 2, 3), word_group("the", 2)));
+        assert_eq!(ix.continuation_group_of("ity"), ix.group_of("##ity"));
         assert_eq!(ix.row_shards[1].file, "e-0123456789abcdef-1.bin");
         assert!(ix.row_shards.iter().all(|r| r.check.is_none()));
         assert_eq!((ix.locate(65), ix.rows_in(1)), ((1, 1), 6));
