@@ -9,7 +9,10 @@
 // compiled to wasm, measured until its first *hybrid* answer.
 //
 //   node bench/browser.mjs --lex DIR --hybrid DIR --pagefind DIR [--model] [--cold-runs 5] [--rounds 3] [--slow-runs 3]
-//                          [--queries FILE] [--json FILE]
+//                          [--queries FILE] [--json FILE] [--ui-b DIR]
+//
+// --ui-b DIR compares this www/dist with another build of it (a copy of main's, made before
+// a change to sift.js or the engines): cold first queries, the two alternated load by load.
 
 import http from "node:http";
 import fs from "node:fs";
@@ -19,9 +22,12 @@ import { parseArgs } from "node:util";
 import { ROOT, browser } from "../tests/browser/harness.mjs";
 import { sendFile } from "./static.mjs";
 
-const { values: args } = parseArgs({ options: { lex: { type: "string" }, hybrid: { type: "string" }, pagefind: { type: "string" }, tinysearch: { type: "string" }, model: { type: "boolean" }, "cold-runs": { type: "string" }, rounds: { type: "string" }, json: { type: "string" }, "slow-runs": { type: "string" }, queries: { type: "string" } } });
+const { values: args } = parseArgs({ options: { lex: { type: "string" }, hybrid: { type: "string" }, pagefind: { type: "string" }, tinysearch: { type: "string" }, model: { type: "boolean" }, "cold-runs": { type: "string" }, rounds: { type: "string" }, json: { type: "string" }, "slow-runs": { type: "string" }, queries: { type: "string" }, "ui-b": { type: "string" } } });
 const dirs = { ui: path.join(ROOT, "www/dist"), lex: args.lex, hyb: args.hybrid, pagefind: args.pagefind };
 if (args.tinysearch) dirs.ts = args.tinysearch; // optional peer: a tinysearch wasm + its loader
+// --ui-b DIR: another build of www/dist (say, main's before a change), whose cold first
+// queries are measured against this one's, alternated load by load in the same run.
+if (args["ui-b"]) dirs["ui-b"] = args["ui-b"];
 const COLD_RUNS = Number(args["cold-runs"] ?? 5);
 const ROUNDS = Number(args.rounds ?? 3);
 
@@ -82,7 +88,7 @@ const dirBytes = (dir, skip = []) => {
 
 // In-page programs: load the engine, search, return timings. `kind` picks the peer.
 const PROGRAMS = {
-  async first(kind, base, query) {
+  async first(kind, base, query, ui = "/ui/") {
     const t0 = performance.now();
     if (kind === "pagefind") {
       const pf = await import(`${base}pagefind.js`);
@@ -97,13 +103,17 @@ const PROGRAMS = {
       const r = ts.search(query, 10);
       return { ms: performance.now() - t0, results: r.length, top: r[0] ?? null };
     }
-    const { Sift } = await import("/ui/sift.js");
+    const { Sift } = await import(`${ui}sift.js`);
     const lexical = kind === "sift";
     const embedder = kind === "sift-model" ? "model" : "static";
     const s = await Sift.load(base, { semantic: !lexical, embedder });
     if (!lexical) await s.loadSemantic(); // the model: until it is ready; the encoder: at once
     const r = await s.search({ query, mode: lexical ? "lexical" : "hybrid" });
-    return { ms: performance.now() - t0, results: r.results.length, top: r.results[0]?.url ?? null, type: r.search_type, semantic: r.semantic };
+    const ms = performance.now() - t0;
+    // Where the time went: each file's request and response end, from t0 (ms).
+    const files = performance.getEntriesByType("resource").filter((e) => e.startTime >= t0)
+      .map((e) => [e.name.replace(/^.*\//, "").replace(/-[0-9a-f]{6,}(-[0-9]+)?\.bin$/, ""), Math.round(e.startTime - t0), Math.round(e.responseEnd - t0)]);
+    return { ms, results: r.results.length, top: r.results[0]?.url ?? null, type: r.search_type, semantic: r.semantic, files };
   },
   /** The top ten URLs of each query (the known-item evaluation). */
   async ranked(kind, base, queries, mode) {
@@ -211,6 +221,15 @@ async function typeIntoBox(chrome, origin, base, query, embedder, slow = false) 
 const call = (fn, name, argv) =>
   `(${fn.toString().replace(new RegExp(`^async ${name}`), "async function")})(${argv.map((a) => JSON.stringify(a)).join(", ")})`;
 
+/** The median cold run's files as `name start–end` (ms from the start; requests in one
+ * round start together), and when the answer came: a cold search's rounds laid out. */
+function waterfall(runs) {
+  const r = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
+  if (!r.files) return undefined;
+  const files = r.files.map(([f, a, b]) => `${f} ${a}–${b}`).join(", ");
+  return `${files}; answer at ${Math.round(r.ms)} ms`;
+}
+
 async function measure(chrome, origin, kind, base, mode) {
   const out = { cold: [], bytes: [], requests: [] };
   for (let i = 0; i < COLD_RUNS; i++) {
@@ -229,6 +248,7 @@ async function measure(chrome, origin, kind, base, mode) {
       kinds[kind] = (kinds[kind] ?? 0) + bytes;
     }
     out.cold.push(r.ms);
+    (out.runs ??= []).push(r);
     out.bytes.push(wire.sent.reduce((n, x) => n + x.bytes, 0));
     out.requests.push(wire.sent.length);
     out.kinds = kinds;
@@ -249,6 +269,7 @@ async function measure(chrome, origin, kind, base, mode) {
     warm_p95_ms: pct(w.times, 95),
     embed_p50_ms: w.embed.length ? pct(w.embed, 50) : undefined,
     bytes_by_file_kind: out.kinds,
+    cold_waterfall: waterfall(out.runs),
     first_answer_type: out.type,
     search_box: box,
   };
@@ -264,19 +285,38 @@ const BOX_QUERY = "how do i read a file line by line";
 /** From navigation to the first result on the emulated mobile link: page, runtime, index, text. */
 async function slowFirst(chrome, origin, kind, base) {
   const ms = [];
-  for (let i = 0; i < SLOW_RUNS; i++) {
-    const page = await chrome.ctx.newPage();
+  for (let i = 0; i < SLOW_RUNS; i++) ms.push(await firstOnce(chrome, origin, kind, base, QUERIES[i % 12], "/ui/", true));
+  return median(ms);
+}
+
+/** One cold first query on a fresh page, ms: from the page's load on localhost (as
+ * `measure`), or from navigation on the emulated mobile link (`slow`). */
+async function firstOnce(chrome, origin, kind, base, query, ui, slow) {
+  const page = await chrome.ctx.newPage();
+  if (slow) {
     const cdp = await chrome.ctx.newCDPSession(page);
     await cdp.send("Network.enable");
     await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
     await cdp.send("Network.emulateNetworkConditions", SLOW);
-    const t0 = Date.now();
-    await page.goto(`${origin}/bench.html`);
-    await page.evaluate(call(PROGRAMS.first, "first", [kind, base, QUERIES[i % 12]]));
-    ms.push(Date.now() - t0);
-    await page.close();
   }
-  return median(ms);
+  const t0 = Date.now();
+  await page.goto(`${origin}/bench.html`);
+  const r = await page.evaluate(call(PROGRAMS.first, "first", [kind, base, query, ui]));
+  await page.close();
+  return slow ? Date.now() - t0 : r.ms;
+}
+
+/** This www/dist (A) against --ui-b (B): cold first queries on localhost and on the mobile
+ * link, the two alternated load by load so that the machine's drift falls on both. */
+async function compareUi(chrome, origin, kind, base) {
+  const ms = { a: [], b: [], slow_a: [], slow_b: [] };
+  for (let i = 0; i < 2 * COLD_RUNS; i++) {
+    ms[i % 2 ? "b" : "a"].push(await firstOnce(chrome, origin, kind, base, QUERIES[(i >> 1) % 12], i % 2 ? "/ui-b/" : "/ui/", false));
+  }
+  for (let i = 0; i < 2 * SLOW_RUNS; i++) {
+    ms[i % 2 ? "slow_b" : "slow_a"].push(await firstOnce(chrome, origin, kind, base, QUERIES[(i >> 1) % 12], i % 2 ? "/ui-b/" : "/ui/", true));
+  }
+  return Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, median(v)]));
 }
 
 async function main() {
@@ -339,6 +379,12 @@ async function main() {
     sift_lexical: await typeIntoBox(chrome, origin, "/lex/", BOX_QUERY, "static", true),
     sift_hybrid: await typeIntoBox(chrome, origin, "/hyb/", BOX_QUERY, "static", true),
   };
+  if (dirs["ui-b"]) {
+    report.compare_ui = {};
+    for (const [name, kind, base] of [["sift_lexical", "sift", "/lex/"], ["sift_hybrid", "sift-static", "/hyb/"]]) {
+      report.compare_ui[name] = await compareUi(chrome, origin, kind, base);
+    }
+  }
   report.slow_network = {};
   for (const [name, kind, base] of [["sift_lexical", "sift", "/lex/"], ["sift_hybrid", "sift-static", "/hyb/"], ["pagefind", "pagefind", "/pagefind/"], ...(dirs.ts ? [["tinysearch", "tinysearch", "/ts/"]] : [])]) {
     report.slow_network[name] = await slowFirst(chrome, origin, kind, base);
@@ -397,6 +443,12 @@ async function main() {
   console.log(`\nratios vs Pagefind: bytes to first result ${(s.bytes_until_first_result / p.bytes_until_first_result).toFixed(2)}×, cold ${(s.cold_first_query_ms / p.cold_first_query_ms).toFixed(2)}×, warm p50 ${(s.warm_p50_ms / p.warm_p50_ms).toFixed(2)}×; keyword runtime gzip ${(report.runtime.sift_keyword.gzip / report.runtime.pagefind.gzip).toFixed(2)}× (with each one's search UI ${(report.runtime.sift_keyword_box.gzip / report.runtime.pagefind_box.gzip).toFixed(2)}×)`);
   const h = report.results.sift_hybrid;
   console.log(`sift_hybrid (static encoder): first answer ${h.first_answer_type}; bytes to the first hybrid result − keyword bytes = ${kb(h.bytes_until_first_result - s.bytes_until_first_result)} (goal ≤ 100 kB); cold ${h.cold_first_query_ms.toFixed(0)} ms (goal ≤ 200); warm p50 ${h.warm_p50_ms.toFixed(2)} ms (goal ≤ 5)`);
+  if (report.compare_ui) {
+    console.log(`\n== this www/dist (A) against --ui-b ${args["ui-b"]} (B): cold first query, loads alternated (medians of ${COLD_RUNS} each; mobile link ${SLOW_RUNS} each)`);
+    for (const [k, v] of Object.entries(report.compare_ui)) {
+      console.log(`${k.padEnd(14)} localhost A ${v.a.toFixed(0)} ms, B ${v.b.toFixed(0)} ms (A/B ${(v.a / v.b).toFixed(2)}); mobile link A ${v.slow_a} ms, B ${v.slow_b} ms (A/B ${(v.slow_a / v.slow_b).toFixed(2)})`);
+    }
+  }
   console.log(`\n== slow network: navigation to the first result on an emulated mobile link (150 ms RTT, 1.6 Mbit/s down; median of ${SLOW_RUNS})`);
   for (const [k, v] of Object.entries(report.slow_network)) console.log(`${k.padEnd(14)} ${(v + " ms").padStart(9)}`);
   console.log(`ratio sift_lexical / pagefind: ${(report.slow_network.sift_lexical / report.slow_network.pagefind).toFixed(2)}× (goal ≤ 0.5×)`);
@@ -411,6 +463,9 @@ async function main() {
   }
   for (const [k, v] of Object.entries(report.results)) {
     console.log(`${k} bytes by file until the first result: ${Object.entries(v.bytes_by_file_kind).sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f} ${kb(n)}`).join(", ")}`);
+  }
+  for (const [k, v] of Object.entries(report.results)) {
+    if (v.cold_waterfall) console.log(`${k} cold first query, the median run's files (ms from the start): ${v.cold_waterfall}`);
   }
   if (!args.queries) {
     console.log(`\n== known items on the Python docs (bench/known-item: ${halves.keyword.length} keyword queries, ${halves.paraphrase.length} paraphrases, ${halves.heldout.length} held-out paraphrases), MRR@10, same run`);
