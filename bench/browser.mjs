@@ -112,7 +112,7 @@ const PROGRAMS = {
     const ms = performance.now() - t0;
     // Where the time went: each file's request and response end, from t0 (ms).
     const files = performance.getEntriesByType("resource").filter((e) => e.startTime >= t0)
-      .map((e) => [e.name.replace(/^.*\//, "").replace(/-[0-9a-f]{6,}(-[0-9]+)?\.bin$/, ""), Math.round(e.startTime - t0), Math.round(e.responseEnd - t0)]);
+      .map((e) => [new URL(e.name).pathname, Math.round(e.startTime - t0), Math.round(e.responseEnd - t0)]);
     return { ms, results: r.results.length, top: r.results[0]?.url ?? null, type: r.search_type, semantic: r.semantic, files };
   },
   /** The top ten URLs of each query (the known-item evaluation). */
@@ -221,17 +221,20 @@ async function typeIntoBox(chrome, origin, base, query, embedder, slow = false) 
 const call = (fn, name, argv) =>
   `(${fn.toString().replace(new RegExp(`^async ${name}`), "async function")})(${argv.map((a) => JSON.stringify(a)).join(", ")})`;
 
+/** A file's name, a shard's without its hash and number (`t-<hash>-3.bin` → `t` + `suffix`). */
+const fileKind = (pathname, suffix = "") => path.basename(pathname).replace(/-[0-9a-f]{6,}(-[0-9]+)?\.bin$/, suffix);
+
 /** The median cold run's files as `name start–end` (ms from the start; requests in one
  * round start together), and when the answer came: a cold search's rounds laid out. */
 function waterfall(runs) {
   const r = [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
   if (!r.files) return undefined;
-  const files = r.files.map(([f, a, b]) => `${f} ${a}–${b}`).join(", ");
+  const files = r.files.map(([f, a, b]) => `${fileKind(f)} ${a}–${b}`).join(", ");
   return `${files}; answer at ${Math.round(r.ms)} ms`;
 }
 
 async function measure(chrome, origin, kind, base, mode) {
-  const out = { cold: [], bytes: [], requests: [] };
+  const out = { runs: [], bytes: [], requests: [] };
   for (let i = 0; i < COLD_RUNS; i++) {
     const page = await chrome.ctx.newPage();
     await page.goto(`${origin}/bench.html`);
@@ -244,11 +247,10 @@ async function measure(chrome, origin, kind, base, mode) {
     const kinds = {};
     for (const { pathname, bytes } of wire.sent) {
       const kind = /\/fragment\//.test(pathname) ? "pf fragments" : /\/index\//.test(pathname) ? "pf index"
-        : /\.pf_meta$/.test(pathname) ? "pf meta" : path.basename(pathname).replace(/-[0-9a-f]{6,}(-[0-9]+)?\.bin$/, " shards");
+        : /\.pf_meta$/.test(pathname) ? "pf meta" : fileKind(pathname, " shards");
       kinds[kind] = (kinds[kind] ?? 0) + bytes;
     }
-    out.cold.push(r.ms);
-    (out.runs ??= []).push(r);
+    out.runs.push(r);
     out.bytes.push(wire.sent.reduce((n, x) => n + x.bytes, 0));
     out.requests.push(wire.sent.length);
     out.kinds = kinds;
@@ -262,7 +264,7 @@ async function measure(chrome, origin, kind, base, mode) {
   const w = await page.evaluate(call(PROGRAMS.warm, "warm", [kind, base, QUERIES, ROUNDS, mode]));
   await page.close();
   return {
-    cold_first_query_ms: median(out.cold),
+    cold_first_query_ms: median(out.runs.map((r) => r.ms)),
     bytes_until_first_result: median(out.bytes),
     requests_until_first_result: median(out.requests),
     warm_p50_ms: pct(w.times, 50),
@@ -310,11 +312,12 @@ async function firstOnce(chrome, origin, kind, base, query, ui, slow) {
  * link, the two alternated load by load so that the machine's drift falls on both. */
 async function compareUi(chrome, origin, kind, base) {
   const ms = { a: [], b: [], slow_a: [], slow_b: [] };
-  for (let i = 0; i < 2 * COLD_RUNS; i++) {
-    ms[i % 2 ? "b" : "a"].push(await firstOnce(chrome, origin, kind, base, QUERIES[(i >> 1) % 12], i % 2 ? "/ui-b/" : "/ui/", false));
-  }
-  for (let i = 0; i < 2 * SLOW_RUNS; i++) {
-    ms[i % 2 ? "slow_b" : "slow_a"].push(await firstOnce(chrome, origin, kind, base, QUERIES[(i >> 1) % 12], i % 2 ? "/ui-b/" : "/ui/", true));
+  for (const slow of [false, true]) {
+    for (let i = 0; i < 2 * (slow ? SLOW_RUNS : COLD_RUNS); i++) {
+      const b = i % 2 === 1;
+      const ui = b ? "/ui-b/" : "/ui/";
+      ms[(slow ? "slow_" : "") + (b ? "b" : "a")].push(await firstOnce(chrome, origin, kind, base, QUERIES[(i >> 1) % 12], ui, slow));
+    }
   }
   return Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, median(v)]));
 }
