@@ -234,7 +234,7 @@ function waterfall(runs) {
 }
 
 async function measure(chrome, origin, kind, base, mode) {
-  const out = { runs: [], bytes: [], requests: [] };
+  const out = { runs: [], bytes: [], requests: [], kinds: [], queries: [] };
   for (let i = 0; i < COLD_RUNS; i++) {
     const page = await chrome.ctx.newPage();
     await page.goto(`${origin}/bench.html`);
@@ -253,7 +253,8 @@ async function measure(chrome, origin, kind, base, mode) {
     out.runs.push(r);
     out.bytes.push(wire.sent.reduce((n, x) => n + x.bytes, 0));
     out.requests.push(wire.sent.length);
-    out.kinds = kinds;
+    out.kinds.push(kinds);
+    out.queries.push(query);
     out.type = r.type;
     await page.close();
   }
@@ -263,14 +264,17 @@ async function measure(chrome, origin, kind, base, mode) {
   await page.goto(`${origin}/bench.html`);
   const w = await page.evaluate(call(PROGRAMS.warm, "warm", [kind, base, QUERIES, ROUNDS, mode]));
   await page.close();
+  // The bytes by kind of the query whose bytes are the median (`median` picks one of them).
+  const medianBytes = median(out.bytes);
   return {
     cold_first_query_ms: median(out.runs.map((r) => r.ms)),
-    bytes_until_first_result: median(out.bytes),
+    bytes_until_first_result: medianBytes,
     requests_until_first_result: median(out.requests),
     warm_p50_ms: pct(w.times, 50),
     warm_p95_ms: pct(w.times, 95),
     embed_p50_ms: w.embed.length ? pct(w.embed, 50) : undefined,
-    bytes_by_file_kind: out.kinds,
+    bytes_by_file_kind: out.kinds[out.bytes.indexOf(medianBytes)],
+    cold_runs: out.runs.map((r, i) => ({ query: out.queries[i], ms: r.ms, bytes: out.bytes[i], requests: out.requests[i] })),
     cold_waterfall: waterfall(out.runs),
     first_answer_type: out.type,
     search_box: box,
@@ -465,7 +469,7 @@ async function main() {
     console.log(`${k.padEnd(14)} ${(b.first_option_ms + " ms").padStart(11)} ${String(b.long_tasks).padStart(11)} ${(b.longest_task_ms.toFixed(0) + " ms").padStart(9)} ${String(b.last_type).padStart(12)}`);
   }
   for (const [k, v] of Object.entries(report.results)) {
-    console.log(`${k} bytes by file until the first result: ${Object.entries(v.bytes_by_file_kind).sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f} ${kb(n)}`).join(", ")}`);
+    console.log(`${k} bytes by file until the first result (the median query's): ${Object.entries(v.bytes_by_file_kind).sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f} ${kb(n)}`).join(", ")}`);
   }
   for (const [k, v] of Object.entries(report.results)) {
     if (v.cold_waterfall) console.log(`${k} cold first query, the median run's files (ms from the start): ${v.cold_waterfall}`);

@@ -149,9 +149,18 @@ pub(crate) fn coverage(
     )
 }
 
+/// What a document the semantic side did not reach counts there: `unreached_meaning` times
+/// the lowest score it did reach (0 when it reached nothing). A query reads the vector lists
+/// nearest to it, a small share of a large site's, so a page found by its words but not by
+/// meaning is only known to be below the semantic list's end, not unrelated.
+pub(crate) fn unreached(semantic: &[Hit], p: &RankingParams) -> f32 {
+    semantic.iter().map(|h| h.score).reduce(f32::min).map_or(0.0, |m| p.unreached_meaning * m.max(0.0))
+}
+
 /// Convex combination of the lexical score (divided by the list's best, so the best lexical
-/// match counts fully) and the raw cosine; a document missing from a list scores 0 there.
-/// The result stays in 0..1.
+/// match counts fully) and the raw cosine; a document missing from the lexical list scores 0
+/// there (every page with the words is in it), one missing from the semantic list scores
+/// `unreached`. The result stays in 0..1.
 ///
 /// With `coverage` (short natural-language queries), a page that shares a minor part of
 /// the query (less than `coverage_to_outrank_meaning` of it) is placed just below a clear
@@ -171,10 +180,11 @@ pub(crate) fn fuse(
     let lmax = lexical.iter().map(|h| h.score).fold(1e-6f32, f32::max);
     let l: HashMap<u32, f32> = lexical.iter().map(|h| (h.doc, h.score / lmax)).collect();
     let s: HashMap<u32, f32> = semantic.iter().map(|h| (h.doc, h.score)).collect();
+    let unreached = unreached(semantic, p);
     let mut docs: Vec<u32> = l.keys().chain(s.keys()).copied().collect();
     docs.sort_unstable();
     docs.dedup();
-    let fused = |doc: u32| w_lex * l.get(&doc).copied().unwrap_or(0.0) + w_sem * s.get(&doc).copied().unwrap_or(0.0);
+    let fused = |doc: u32| w_lex * l.get(&doc).copied().unwrap_or(0.0) + w_sem * s.get(&doc).copied().unwrap_or(unreached);
     let mut out: Vec<Hit> = docs.into_iter().map(|doc| Hit { doc, score: fused(doc) }).collect();
     let mut by_meaning: Vec<&Hit> = semantic.iter().collect();
     by_meaning.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
@@ -234,6 +244,21 @@ mod tests {
         assert_eq!(f[0].doc, 1, "in both lists");
         assert!(f.iter().all(|h| (0.0..=1.0).contains(&h.score)));
         assert_eq!(f.len(), 3);
+    }
+
+    #[test]
+    fn a_word_match_the_semantic_side_did_not_reach_counts_as_half_its_lowest_score_there() {
+        // Doc 1 is the best word match, in no vector list the query read; docs 2 and 3 are
+        // what the semantic side reached (0.6 and 0.5).
+        let lex = vec![Hit { doc: 1, score: 0.9 }, Hit { doc: 3, score: 0.3 }];
+        let sem = vec![Hit { doc: 2, score: 0.6 }, Hit { doc: 3, score: 0.5 }];
+        let f = fuse(&lex, &sem, (0.3, 0.7), None, &DEFAULT);
+        assert_eq!(f.iter().map(|h| h.doc).collect::<Vec<_>>(), [1, 3, 2]);
+        assert!((f[0].score - (0.3 + 0.7 * 0.5 * 0.5)).abs() < 1e-6, "half the lowest score reached: {:?}", f[0]);
+        let zero = RankingParams { unreached_meaning: 0.0, ..DEFAULT };
+        let order = fuse(&lex, &sem, (0.3, 0.7), None, &zero).iter().map(|h| h.doc).collect::<Vec<_>>();
+        assert_eq!(order, [3, 2, 1], "counted as 0, the best word match would come last");
+        assert_eq!(unreached(&[], &DEFAULT), 0.0, "nothing reached: nothing to count");
     }
 
     #[test]

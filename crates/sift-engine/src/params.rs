@@ -39,6 +39,13 @@ pub struct RankingParams {
     pub keywords: (f32, f32),
     /// Documents taken from the semantic side for fusion.
     pub semantic_depth: usize,
+    /// A lexical hit the semantic side did not reach (its chunks are in vector lists the
+    /// query did not read, or ranked past `semantic_depth`) counts there as this share of
+    /// the lowest score the semantic side did reach, not as 0: a query reads a small share
+    /// of a large site's vectors, and an unread page is not thereby unrelated. Half: the
+    /// page is known only to be below the list's end, so it counts midway between that
+    /// score and nothing (1.0 helped CACM and rust-doc more and cost Cranfield 0.003).
+    pub unreached_meaning: f32,
     /// Cosine below which a document is not an answer when keywords found nothing
     /// (MiniLM gives unrelated text 0.0–0.15).
     pub semantic_fallback_min: f32,
@@ -89,6 +96,7 @@ pub const DEFAULT: RankingParams = RankingParams {
     balanced: (0.5, 0.5),
     keywords: (0.7, 0.3),
     semantic_depth: 100,
+    unreached_meaning: 0.5,
     semantic_fallback_min: 0.2,
     coverage_max_clauses: 6,
     coverage_to_outrank_meaning: 0.5,
@@ -135,6 +143,7 @@ impl RankingParams {
             "balanced" => self.balanced = pair(value)?,
             "keywords" => self.keywords = pair(value)?,
             "semantic_depth" => self.semantic_depth = n(value)?,
+            "unreached_meaning" => self.unreached_meaning = f(value)?,
             "semantic_fallback_min" => self.semantic_fallback_min = f(value)?,
             "coverage_max_clauses" => self.coverage_max_clauses = n(value)?,
             "coverage_to_outrank_meaning" => self.coverage_to_outrank_meaning = f(value)?,

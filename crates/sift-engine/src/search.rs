@@ -245,6 +245,8 @@ struct Combined {
     coverage: HashMap<u32, f32>,
     /// How many of the best answers gave the semantic side feedback (0: it searched once).
     feedback: usize,
+    /// What a document the semantic side did not reach counted there (`fusion::unreached`).
+    unreached: f32,
 }
 
 impl Combined {
@@ -261,6 +263,9 @@ impl Combined {
         }
         x.set("search_type", self.search_type.into());
         x.set("semantic", self.semantic_scores.get(&doc).map(|s| round4(*s)).into());
+        if self.search_type == "hybrid" && !self.semantic_scores.contains_key(&doc) {
+            x.set("semantic_unreached", round4(self.unreached).into());
+        }
         x.set("weights", Json::obj([("lexical", Json::from(w_lex)), ("semantic", Json::from(w_sem))]));
         x
     }
@@ -284,8 +289,10 @@ fn combine(
             semantic_scores: HashMap::default(),
             coverage: HashMap::default(),
             feedback: 0,
+            unreached: 0.0,
         };
     };
+    let unreached = fusion::unreached(&sem, p);
     let (lexical_scores, semantic_scores, coverage_kept) = if explain {
         (
             lexical.iter().map(|h| (h.doc, h.score)).collect(),
@@ -314,7 +321,7 @@ fn combine(
         (fusion::fuse(&lexical, &sem, weights, coverage, p), "hybrid", fallback)
     };
     let coverage = if search_type == "hybrid" { coverage_kept } else { HashMap::default() };
-    Combined { hits, search_type, fallback, lexical_scores, semantic_scores, coverage, feedback: 0 }
+    Combined { hits, search_type, fallback, lexical_scores, semantic_scores, coverage, feedback: 0, unreached }
 }
 
 /// Whether the two lists are fused (hybrid), given a semantic list: the lexical side has
@@ -331,5 +338,22 @@ fn empty_response(req: &ValidRequest, fallback: Fallback) -> SearchResponse {
         search_type: "lexical".into(),
         fallback: Some(fallback),
         ..Default::default()
+    }
+}
+
+#[cfg(all(test, feature = "explain"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explain_says_what_a_page_the_semantic_side_did_not_reach_counted_there() {
+        let lexical = vec![Hit { doc: 1, score: 0.9 }, Hit { doc: 2, score: 0.4 }];
+        let semantic = vec![Hit { doc: 2, score: 0.6 }, Hit { doc: 3, score: 0.5 }];
+        let c = combine(lexical, Some(semantic), (0.3, 0.7), None, true, None, &crate::params::DEFAULT);
+        assert_eq!(c.search_type, "hybrid");
+        let unread = c.explain(1, (0.3, 0.7));
+        assert!(unread.get("semantic").is_some_and(Json::is_null));
+        assert_eq!(unread.get("semantic_unreached").map(Json::to_text), Some("0.25".into()), "half the lowest score reached");
+        assert!(c.explain(2, (0.3, 0.7)).get("semantic_unreached").is_none(), "reached: its own score");
     }
 }
