@@ -159,8 +159,7 @@ pub(crate) fn unreached(semantic: &[Hit], p: &RankingParams) -> f32 {
 
 /// Convex combination of the lexical score (divided by the list's best, so the best lexical
 /// match counts fully) and the raw cosine; a document missing from the lexical list scores 0
-/// there (every page with the words is in it), one missing from the semantic list scores
-/// `unreached`. The result stays in 0..1.
+/// there, one missing from the semantic list scores `unreached`. The result stays in 0..1.
 ///
 /// With `coverage` (short natural-language queries), a page that shares a minor part of
 /// the query (less than `coverage_to_outrank_meaning` of it) is placed just below a clear
