@@ -234,7 +234,8 @@ function waterfall(runs) {
 }
 
 async function measure(chrome, origin, kind, base, mode) {
-  const out = { runs: [], bytes: [], requests: [], kinds: [], queries: [] };
+  // One record per cold run: its query, time, files, and the bytes the server sent.
+  const runs = [];
   for (let i = 0; i < COLD_RUNS; i++) {
     const page = await chrome.ctx.newPage();
     await page.goto(`${origin}/bench.html`);
@@ -246,16 +247,11 @@ async function measure(chrome, origin, kind, base, mode) {
     wire.on = false;
     const kinds = {};
     for (const { pathname, bytes } of wire.sent) {
-      const kind = /\/fragment\//.test(pathname) ? "pf fragments" : /\/index\//.test(pathname) ? "pf index"
+      const k = /\/fragment\//.test(pathname) ? "pf fragments" : /\/index\//.test(pathname) ? "pf index"
         : /\.pf_meta$/.test(pathname) ? "pf meta" : fileKind(pathname, " shards");
-      kinds[kind] = (kinds[kind] ?? 0) + bytes;
+      kinds[k] = (kinds[k] ?? 0) + bytes;
     }
-    out.runs.push(r);
-    out.bytes.push(wire.sent.reduce((n, x) => n + x.bytes, 0));
-    out.requests.push(wire.sent.length);
-    out.kinds.push(kinds);
-    out.queries.push(query);
-    out.type = r.type;
+    runs.push({ ...r, query, bytes: wire.sent.reduce((n, x) => n + x.bytes, 0), requests: wire.sent.length, kinds });
     await page.close();
   }
   const box = kind === "pagefind" || kind === "tinysearch" ? undefined
@@ -265,18 +261,18 @@ async function measure(chrome, origin, kind, base, mode) {
   const w = await page.evaluate(call(PROGRAMS.warm, "warm", [kind, base, QUERIES, ROUNDS, mode]));
   await page.close();
   // The bytes by kind of the query whose bytes are the median (`median` picks one of them).
-  const medianBytes = median(out.bytes);
+  const medianBytes = median(runs.map((r) => r.bytes));
   return {
-    cold_first_query_ms: median(out.runs.map((r) => r.ms)),
+    cold_first_query_ms: median(runs.map((r) => r.ms)),
     bytes_until_first_result: medianBytes,
-    requests_until_first_result: median(out.requests),
+    requests_until_first_result: median(runs.map((r) => r.requests)),
     warm_p50_ms: pct(w.times, 50),
     warm_p95_ms: pct(w.times, 95),
     embed_p50_ms: w.embed.length ? pct(w.embed, 50) : undefined,
-    bytes_by_file_kind: out.kinds[out.bytes.indexOf(medianBytes)],
-    cold_runs: out.runs.map((r, i) => ({ query: out.queries[i], ms: r.ms, bytes: out.bytes[i], requests: out.requests[i] })),
-    cold_waterfall: waterfall(out.runs),
-    first_answer_type: out.type,
+    bytes_by_file_kind: runs.find((r) => r.bytes === medianBytes).kinds,
+    cold_runs: runs.map(({ query, ms, bytes, requests }) => ({ query, ms, bytes, requests })),
+    cold_waterfall: waterfall(runs),
+    first_answer_type: runs.at(-1).type,
     search_box: box,
   };
 }
@@ -311,6 +307,9 @@ async function firstOnce(chrome, origin, kind, base, query, ui, slow) {
   await page.close();
   return slow ? Date.now() - t0 : r.ms;
 }
+
+/** Sift's two rows measured on every link: name in the report, peer kind, bundle. */
+const SIFT_ROWS = [["sift_lexical", "sift", "/lex/"], ["sift_hybrid", "sift-static", "/hyb/"]];
 
 /** This www/dist (A) against --ui-b (B): cold first queries on localhost and on the mobile
  * link, the two alternated load by load so that the machine's drift falls on both. */
@@ -388,12 +387,12 @@ async function main() {
   };
   if (dirs["ui-b"]) {
     report.compare_ui = {};
-    for (const [name, kind, base] of [["sift_lexical", "sift", "/lex/"], ["sift_hybrid", "sift-static", "/hyb/"]]) {
+    for (const [name, kind, base] of SIFT_ROWS) {
       report.compare_ui[name] = await compareUi(chrome, origin, kind, base);
     }
   }
   report.slow_network = {};
-  for (const [name, kind, base] of [["sift_lexical", "sift", "/lex/"], ["sift_hybrid", "sift-static", "/hyb/"], ["pagefind", "pagefind", "/pagefind/"], ...(dirs.ts ? [["tinysearch", "tinysearch", "/ts/"]] : [])]) {
+  for (const [name, kind, base] of [...SIFT_ROWS, ["pagefind", "pagefind", "/pagefind/"], ...(dirs.ts ? [["tinysearch", "tinysearch", "/ts/"]] : [])]) {
     report.slow_network[name] = await slowFirst(chrome, origin, kind, base);
   }
   // Known items (bench/known-item): keyword queries and paraphrases of the Python docs, each

@@ -292,15 +292,15 @@ fn combine(
             unreached: 0.0,
         };
     };
-    let unreached = fusion::unreached(&sem, p);
-    let (lexical_scores, semantic_scores, coverage_kept) = if explain {
+    let (lexical_scores, semantic_scores, coverage_kept, unreached) = if explain {
         (
             lexical.iter().map(|h| (h.doc, h.score)).collect(),
             sem.iter().map(|h| (h.doc, h.score)).collect(),
             coverage.cloned().unwrap_or_default(),
+            fusion::unreached(&sem, p),
         )
     } else {
-        (HashMap::default(), HashMap::default(), HashMap::default())
+        (HashMap::default(), HashMap::default(), HashMap::default(), 0.0)
     };
     let (hits, search_type, fallback) = if weights.0 == 0.0 {
         (sem, "semantic", None)
