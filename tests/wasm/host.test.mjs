@@ -10,7 +10,7 @@ import zlib from "node:zlib";
 import { test } from "node:test";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Sift, SiftError } from "../../www/dist/sift.js";
-import { inflatedPayload } from "../../www/src/host.js";
+import { inflatedPayload, addShards } from "../../www/src/host.js";
 import { ROOT } from "../support.mjs";
 
 // Its doc shards are compressed after the doc store's dictionary (codec 2).
@@ -121,6 +121,36 @@ test("doc shards compressed after the store's dictionary inflate with it, and no
   await sift.search({ query: "cache" });
   const firstDoc = order.findIndex((f) => f.startsWith("d-"));
   assert.ok(order.indexOf(dictFile) >= 0 && order.indexOf(dictFile) < firstDoc, order.join(" "));
+});
+
+test("a round's shards are inflated as they arrive and added in the engine's order, a doc shard after the dictionary its round brings", async () => {
+  const manifest = JSON.parse(fs.readFileSync(path.join(BUNDLE, "manifest.json"), "utf8"));
+  const { initSync, SiftEngine } = await import("../../www/dist/sift_wasm_full.js");
+  initSync({ module: engines.fullWasmUrl });
+  const e = new SiftEngine(new Uint8Array(fs.readFileSync(path.join(BUNDLE, "manifest.json"))));
+  const files = [manifest.startup.file, `${manifest.doc_store.files}-0.bin`];
+  const bytes = files.map((f) => new Uint8Array(fs.readFileSync(path.join(BUNDLE, f))));
+  const added = [];
+  const adder = {
+    isLoaded: () => false,
+    addShard: (file, b, payload) => {
+      added.push([file, payload?.length]);
+      const answer = JSON.parse(e.addShard(file, b, payload));
+      assert.ok(!answer.error, JSON.stringify(answer));
+    },
+    dictionary: () => e.docDictionary(),
+  };
+  // The doc shard arrives first; the startup shard, which holds the dictionary, later.
+  const late = new Promise((resolve) => setTimeout(() => resolve(bytes[0]), 30));
+  await addShards(files, [late, bytes[1]], adder);
+  const claimed = (b) => new DataView(b.buffer, b.byteOffset).getUint32(8, true);
+  assert.deepEqual(added, files.map((f, i) => [f, claimed(bytes[i])]));
+
+  // A fetch that fails is the round's error, and nothing of the round is added.
+  added.length = 0;
+  const failed = Promise.reject(new SiftError("bundle_unavailable", "bundle shard gone"));
+  await assert.rejects(addShards(files, [bytes[0], failed], adder), /bundle shard gone/);
+  assert.deepEqual(added, []);
 });
 
 /** Doc shards with every seventh byte from the 20th flipped: the header intact, the deflate stream not. */

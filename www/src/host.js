@@ -196,12 +196,21 @@ export async function inflatedPayload(bytes, dictionary) {
 
 /**
  * Add shard files to an engine in the order given (the engine lists the doc store's
- * dictionary before the doc shards read with it), each payload inflated here.
+ * dictionary before the doc shards read with it), each payload inflated here. `fetched`
+ * holds each file's bytes or a promise of them. Each payload is inflated as soon as its
+ * bytes arrive, side by side with the others, not in turn after the round's last file
+ * (each inflation takes several trips through the event loop); one compressed after the
+ * dictionary waits until the shards before it, which bring the dictionary, are added.
  */
-export async function addShards(files, bytes, { isLoaded, addShard, dictionary }) {
+export async function addShards(files, fetched, { isLoaded, addShard, dictionary }) {
+  const early = fetched.map((p) =>
+    Promise.resolve(p).then((b) => (b[7] === DEFLATE_AFTER_DICTIONARY ? null : inflatedPayload(b)), () => null),
+  );
+  const bytes = await Promise.all(fetched); // the first fetch that fails is the error
   for (let i = 0; i < files.length; i++) {
     if (isLoaded(files[i])) continue;
-    addShard(files[i], bytes[i], await inflatedPayload(bytes[i], dictionary()));
+    const payload = await early[i];
+    addShard(files[i], bytes[i], payload === null ? await inflatedPayload(bytes[i], dictionary()) : payload);
   }
 }
 
@@ -217,15 +226,15 @@ export function engineStep(text) {
 
 /**
  * The host loop: `call()` returns the engine's answer (`engineStep`); needed files are
- * fetched by `shardBytes(file)` (in parallel), added in the engine's order (`addShards`),
- * and the call is repeated.
+ * fetched by `shardBytes(file)` (in parallel), inflated as they arrive and added in the
+ * engine's order (`addShards`), and the call is repeated.
  */
 export async function drive(call, { shardBytes, ...engine }) {
   for (let round = 0; round < LIMITS.maxHostRounds; round++) {
     const step = engineStep(call());
     if (step.need === undefined) return step.done;
     const files = step.need;
-    await addShards(files, await Promise.all(files.map((f) => shardBytes(f))), engine);
+    await addShards(files, files.map((f) => shardBytes(f)), engine);
   }
   throw new SiftError("internal", "the engine kept asking for shards");
 }

@@ -424,8 +424,7 @@ export class Sift {
       const files = this.files.filter((f) => !this.#engine.isLoaded(f));
       if (files.length === 0) return this.files.length;
       // Fetched at once, added in the engine's order (the startup shard first).
-      const bytes = await Promise.all(files.map((f) => this.#shard(f)));
-      await addShards(files, bytes, this.#adder(this.#main));
+      await addShards(files, files.map((f) => this.#shard(f)), this.#adder(this.#main));
     }
   }
 

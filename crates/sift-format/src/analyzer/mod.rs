@@ -335,6 +335,20 @@ pub fn positions(text: &str, first_pos: u32, out: &mut Vec<Token>) -> u32 {
     pos
 }
 
+/// The position after `text`'s tokens, laid out from `first_pos` as [`positions`] lays
+/// them out, without making the tokens: a search counts its results' headings this way, and
+/// most of their words are plain.
+pub fn position_after(text: &str, first_pos: u32) -> u32 {
+    let mut scratch = Vec::new();
+    compounds_iter(text).fold(first_pos, |pos, (start, end)| match simple_word_positions(&text[start..end]) {
+        Some(n) => pos + n,
+        None => {
+            scratch.clear();
+            Analyzer::english().emit_compound(text, start, end, pos, Some(&|_: &str| false), &mut scratch)
+        }
+    })
+}
+
 /// Positions taken by a compound that is one plain ASCII word (`word`, `Word`, `v2`): one,
 /// exactly as `emit_compound` would count it. None: ask `emit_compound`.
 fn simple_word_positions(w: &str) -> Option<u32> {
@@ -455,6 +469,24 @@ mod tests {
         assert_eq!(next, 15);
         let now = toks.iter().find(|t| t.term == "now").unwrap();
         assert_eq!(&"read the state_machine now"[now.start..now.end], "now");
+    }
+
+    #[test]
+    fn counting_a_headings_positions_agrees_with_laying_out_its_tokens() {
+        let headings = [
+            "Examples",
+            "pub fn with_capacity(capacity: usize) -> Vec<T>",
+            "impl<T, A> IntoIterator for &'a Vec<T, A>",
+            "parseHTTPResponse, don't v2 state-machine os.getcwd",
+            "Rust の所有権 와 한국어 ภาษาไทย",
+            "Häuser café naïve — 🦀 --- !!",
+            &"x".repeat(300),
+            "",
+        ];
+        for h in headings {
+            let mut toks = Vec::new();
+            assert_eq!(position_after(h, 7), positions(h, 7, &mut toks), "{h}");
+        }
     }
 
     #[test]

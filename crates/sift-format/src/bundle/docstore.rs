@@ -268,8 +268,7 @@ pub fn body_start(section_start: u32, heading: &str) -> u32 {
     if heading.is_empty() {
         return section_start;
     }
-    let mut toks = Vec::new();
-    analyzer::positions(heading, section_start, &mut toks) + POSITION_GAP
+    analyzer::position_after(heading, section_start) + POSITION_GAP
 }
 
 /// Long texts are analysed this many bytes at a time (cut after whitespace, where no word
