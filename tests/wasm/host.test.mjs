@@ -146,6 +146,13 @@ test("a round's shards are inflated as they arrive and added in the engine's ord
   const claimed = (b) => new DataView(b.buffer, b.byteOffset).getUint32(8, true);
   assert.deepEqual(added, files.map((f, i) => [f, claimed(bytes[i])]));
 
+  // A later round's doc shards inflate with the dictionary an earlier round brought.
+  added.length = 0;
+  const docs = [1, 2, 3].map((n) => `${manifest.doc_store.files}-${n}.bin`);
+  const docBytes = docs.map((f) => new Uint8Array(fs.readFileSync(path.join(BUNDLE, f))));
+  await addShards(docs, docBytes.map((b, i) => new Promise((resolve) => setTimeout(() => resolve(b), 30 - 10 * i))), adder);
+  assert.deepEqual(added, docs.map((f, i) => [f, claimed(docBytes[i])]));
+
   // A fetch that fails is the round's error, and nothing of the round is added.
   added.length = 0;
   const failed = Promise.reject(new SiftError("bundle_unavailable", "bundle shard gone"));

@@ -200,11 +200,13 @@ export async function inflatedPayload(bytes, dictionary) {
  * holds each file's bytes or a promise of them. Each payload is inflated as soon as its
  * bytes arrive, side by side with the others, not in turn after the round's last file
  * (each inflation takes several trips through the event loop); one compressed after the
- * dictionary waits until the shards before it, which bring the dictionary, are added.
+ * dictionary, when no earlier round brought it, waits until the shards before it in this
+ * round (which bring it) are added.
  */
 export async function addShards(files, fetched, { isLoaded, addShard, dictionary }) {
+  const known = dictionary(); // brought by an earlier round, if any
   const early = fetched.map((p) =>
-    Promise.resolve(p).then((b) => (b[7] === DEFLATE_AFTER_DICTIONARY ? null : inflatedPayload(b)), () => null),
+    Promise.resolve(p).then((b) => (b[7] === DEFLATE_AFTER_DICTIONARY && !known ? null : inflatedPayload(b, known)), () => null),
   );
   const bytes = await Promise.all(fetched); // the first fetch that fails is the error
   for (let i = 0; i < files.length; i++) {

@@ -6,8 +6,9 @@
 //! varint n_docs
 //! n_docs × 4 bytes   quantised field lengths: title, path, headings, body (`encode_len`)
 //! n_docs × varint    date: 0 = none, else zigzag(days since 1970-01-01) + 1
-//! n_docs × 1 byte    link density, round(255 × linked text / all text) — present only when
-//!                    some page has links (readers before it stop at the dates and ignore it)
+//! n_docs × 1 byte    link density, round(255 × linked text / all text), written as ranking
+//!                    reads it: 0 up to half the text linked, 255 from 80% — present only when
+//!                    some page has more (readers before it stop at the dates and ignore it)
 //! ```
 //!
 //! Link density marks navigation: a generated index (Sphinx `genindex`, rustdoc `all.html`)
@@ -55,9 +56,22 @@ const NAV_FULL: f32 = 0.8;
 /// The weight of a page that is all navigation.
 const NAV_WEIGHT: f32 = 0.5;
 
-/// Link density in 0..1, one byte.
+/// Link density in 0..1, one byte, as ranking reads it: 0 wherever the prior is 1 (at most
+/// `NAV_FROM`), 255 wherever it bottoms out (from `NAV_FULL`). Most pages are the former, and
+/// their exact densities, a byte of noise each, were most of a large site's startup shard.
 pub fn encode_density(d: f32) -> u8 {
-    (d.clamp(0.0, 1.0) * 255.0).round() as u8
+    let q = (d.clamp(0.0, 1.0) * 255.0).round() as u8;
+    match prior_of(q) {
+        p if p == 1.0 => 0,
+        p if p == NAV_WEIGHT => 255,
+        _ => q,
+    }
+}
+
+/// The document prior of a stored link density.
+fn prior_of(q: u8) -> f32 {
+    let d = f32::from(q) / 255.0;
+    1.0 - (1.0 - NAV_WEIGHT) * ((d - NAV_FROM) / (NAV_FULL - NAV_FROM)).clamp(0.0, 1.0)
 }
 
 impl DocMeta {
@@ -80,9 +94,7 @@ impl DocMeta {
     /// The document prior multiplying a lexical score: 1 for content, down to `NAV_WEIGHT` for
     /// a page that is mostly links.
     pub fn prior(&self, doc: u32) -> f32 {
-        let Some(&q) = self.link_density.get(doc as usize) else { return 1.0 };
-        let d = f32::from(q) / 255.0;
-        1.0 - (1.0 - NAV_WEIGHT) * ((d - NAV_FROM) / (NAV_FULL - NAV_FROM)).clamp(0.0, 1.0)
+        self.link_density.get(doc as usize).map_or(1.0, |&q| prior_of(q))
     }
 
     pub fn decode(payload: &[u8], doc_count: u32) -> Result<DocMeta, SiftError> {
@@ -146,5 +158,22 @@ mod tests {
         assert!(
             (nav.prior(0) - 1.0).abs() < 1e-6 && DocMeta { link_density: vec![encode_density(0.65)], ..DocMeta::default() }.prior(0) < 1.0
         );
+    }
+
+    #[test]
+    fn a_density_is_stored_as_ranking_reads_it_with_every_prior_unchanged() {
+        for i in 0..=1000 {
+            let d = i as f32 / 1000.0;
+            let exact = (d * 255.0).round() as u8;
+            assert_eq!(prior_of(encode_density(d)), prior_of(exact), "density {d}");
+        }
+        assert_eq!((encode_density(0.0), encode_density(0.3), encode_density(0.49)), (0, 0, 0), "content: no density kept");
+        assert_eq!((encode_density(0.8), encode_density(0.95), encode_density(1.0)), (255, 255, 255), "navigation: the floor");
+        assert_eq!(encode_density(0.65), (0.65f32 * 255.0).round() as u8, "in between: as measured");
+        // A site whose pages are all content writes no densities at all.
+        let content =
+            DocMeta { lens: vec![[1, 1, 1, 1]; 2], dates: vec![None; 2], link_density: vec![encode_density(0.2), encode_density(0.4)] };
+        let plain = DocMeta { lens: content.lens.clone(), dates: content.dates.clone(), link_density: Vec::new() };
+        assert_eq!(content.encode(), plain.encode());
     }
 }
