@@ -123,6 +123,16 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
 
     // The query's meaning (its tokens' encoder rows, or the host's vector projected).
     let q = if semantic { meaning::query_vector(&res, &text, host_vector)? } else { None };
+    // The semantic half: alone, fused with the lexical list, or as the last fallback. A
+    // query with no meaning the encoder knows is lexical (empty if meaning was all it asked).
+    // Found before the lexical half, which needs nothing of it: each round of vector shards
+    // is then asked for without scoring the words again (every call runs from the start).
+    let depth = (req.offset + req.limit).max(eng.params.semantic_depth);
+    let by_meaning = match &q {
+        Some(q) => Some(meaning::semantic_hits(&res, q, depth, &filter)?),
+        None if semantic && weights.0 == 0.0 => Some(Vec::new()),
+        None => None,
+    };
 
     // The lexical half, relaxed until it answers; scores normalised to 0..1.
     let scorer = Scorer { params: &eng.manifest.params, norms: &eng.norms, meta, proximity: eng.params.proximity };
@@ -137,14 +147,6 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let mut lexical = relaxed.hits;
     score::normalise(&mut lexical, max_possible);
 
-    // The semantic half: alone, fused with the lexical list, or as the last fallback. A
-    // query with no meaning the encoder knows is lexical (empty if meaning was all it asked).
-    let depth = (req.offset + req.limit).max(eng.params.semantic_depth);
-    let by_meaning = match &q {
-        Some(q) => Some(meaning::semantic_hits(&res, q, depth, &filter)?),
-        None if semantic && weights.0 == 0.0 => Some(Vec::new()),
-        None => None,
-    };
     let fallback = chain([reduced, relaxed.fallback]);
     let coverage = match by_meaning {
         Some(_) => fusion::coverage(&eng.analyzer, &req.query, parsed.has_phrase(), &plan, &lexical, eng.manifest.doc_count, &eng.params),
