@@ -84,9 +84,9 @@ struct Entry {
 pub(crate) struct Registry {
     entries: Vec<Entry>,
     /// Each block's entry numbers, sorted by file name (a permutation of the block's own
-    /// range): a name is looked up block by block. One order over every name would be sorted
-    /// again for each block registered, and a large site's thousands of doc shards made that
-    /// cost a first hybrid query milliseconds when the vector index adds its blocks.
+    /// range); a name is looked up block by block. So registering a block sorts its own
+    /// names only, not every name again: a large site has thousands of doc shards, and the
+    /// vector index registers its three blocks during a first hybrid query.
     by_file: Vec<u32>,
     /// Where each kind's block of entries begins and ends (by kind byte).
     blocks: [(u32, u32); 18],
