@@ -696,6 +696,39 @@ fn a_query_reads_the_nearest_list_groups_then_the_nearest_lists_in_them() {
 }
 
 #[test]
+fn a_word_the_site_uses_in_pieces_is_looked_up_whole_and_reads_no_continuation_group() {
+    let docs = corpus_docs();
+    let mut semantic = sift_build::semantic::toy::semantic_input(&docs, 16);
+    let enc = semantic.encoder.as_mut().unwrap();
+    let mut id = 1 + *enc.vocab.keys().max().unwrap();
+    let mut add = |enc: &mut sift_build::semantic::layout::EncoderInput, token: &str| {
+        enc.prior.insert(id, sift_build::semantic::toy::embed(token, 16));
+        enc.vocab.insert(id, token.to_string());
+        id += 1;
+        id - 1
+    };
+    // `quuxifying`, cut as `quux ##ify ##ing`, in two chunks; `zqing` (`zq ##ing`) in one.
+    let pieces = [add(enc, "quux"), add(enc, "##ify"), add(enc, "##ing")];
+    let zq = add(enc, "zq");
+    enc.chunk_tokens[0].extend(pieces);
+    enc.chunk_tokens[1].extend(pieces);
+    enc.chunk_tokens[2].extend([zq, pieces[2]]);
+    let b = build(&docs, &BuildOptions { semantic: Some(semantic), ..options() }).unwrap();
+    let ix = b.manifest.encoder.as_ref().unwrap().layout.index().unwrap();
+    let continuation_groups: Vec<&str> = ix.groups[ix.n_word_groups..].iter().map(|g| g.file.as_str()).collect();
+
+    let (r, fetched) = hybrid_fetching(&b, "quuxifying");
+    assert!(!r.results.is_empty(), "answered by its meaning");
+    assert!(!fetched.iter().any(|f| continuation_groups.contains(&f.as_str())), "{fetched:?}");
+    let rows = fetched.iter().filter(|f| f.starts_with(&ix.row_shards[0].file[..18])).count();
+    assert!(rows >= 1, "its pieces' rows are read: {fetched:?}");
+    // A word one chunk uses is cut as before: its continuation's group is read.
+    let (_, fetched) = hybrid_fetching(&b, "zqing");
+    assert!(fetched.contains(&ix.groups[ix.group_of("##ing")].file), "{fetched:?}");
+    cold_answers_as_warm(&b, &["quuxifying", "quuxifying cache", "zqing quuxifying"]);
+}
+
+#[test]
 fn a_word_cut_into_continuations_reads_only_their_groups() {
     let docs = corpus_docs();
     let mut semantic = sift_build::semantic::toy::semantic_input(&docs, 16);
@@ -747,13 +780,18 @@ fn a_word_cut_into_continuations_reads_only_their_groups() {
     // A word the bundle has whole reads no continuation group.
     let (_, fetched) = hybrid_fetching(&b, "cache");
     assert!(!fetched.iter().any(|f| continuation_groups.contains(&f.as_str())), "{fetched:?}");
-    // Cold or warm, the same vector and the same answer.
+    cold_answers_as_warm(&b, &["quuxifying cache", "zqx0 cache", "quuxa0b1c2d3e4f5g6h7i0j1k2l3 cache"]);
+}
+
+/// Cold (fetching what it needs) or warm (every shard loaded), the same vector and the
+/// same hybrid answer.
+fn cold_answers_as_warm(b: &sift_build::BuiltBundle, queries: &[&str]) {
     let mut warm = Engine::new(&b.manifest_bytes()).unwrap();
     sift_tests::frozen::load_all(&mut warm, |f| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone());
-    for q in ["quuxifying cache", "zqx0 cache", "quuxa0b1c2d3e4f5g6h7i0j1k2l3 cache"] {
+    for &q in queries {
         let req = SearchRequest { query: q.into(), mode: Some("hybrid".into()), ..Default::default() };
         let sift_engine::Step::Done(all) = warm.search(&req, &ctx()).unwrap() else { panic!("all loaded") };
-        let (cold, _) = hybrid_fetching(&b, q);
+        let (cold, _) = hybrid_fetching(b, q);
         let ids = |r: &sift_engine::SearchResponse| r.results.iter().map(|h| (h.id.clone(), h.score)).collect::<Vec<_>>();
         assert_eq!(ids(&cold), ids(&all), "{q}");
     }

@@ -18,7 +18,7 @@ test("an engine given as a .deflate URL is inflated and answers", async () => {
     const file = path.join(dir, "sift_wasm_keyword_bg.wasm.deflate");
     fs.writeFileSync(file, zlib.deflateRawSync(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm"))));
     const counts = {};
-    const bundle = pathToFileURL(path.join(ROOT, "tests/frozen/v17/bundle") + "/").href;
+    const bundle = pathToFileURL(path.join(ROOT, "tests/frozen/v18/bundle") + "/").href;
     const s = await Sift.load(bundle, { fetch: fileFetch(counts), semantic: false, wasmUrl: pathToFileURL(file).href });
     assert.ok((await s.search({ query: "cache" })).results.length > 0);
     assert.equal(counts["sift_wasm_keyword_bg.wasm.deflate"], 1);

@@ -129,7 +129,7 @@ test("a page whose text has one gets the table before its snippet is cut; other 
 // model's own tokenizer; which characters the table's BERT half maps is checked for every
 // code point in sift-format's decompose tests.)
 test("the lean engine reads the table before its static encoder tokenises a rare-block query, and answers as the native engine", async () => {
-  const v13 = path.join(ROOT, "tests/frozen/v17/bundle"); // toy vectors and a static encoder
+  const v13 = path.join(ROOT, "tests/frozen/v18/bundle"); // toy vectors and a static encoder
   const e = await engine(v13, "sift_wasm");
   const { answer, rounds } = await search(e, v13, { query: "cache 𝐦𝐞𝐦𝐨𝐫𝐲", mode: "semantic" });
   assert.deepEqual(rounds[0], [foldTable(v13)]);

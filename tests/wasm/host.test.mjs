@@ -14,8 +14,8 @@ import { inflatedPayload, addShards } from "../../www/src/host.js";
 import { ROOT } from "../support.mjs";
 
 // Its doc shards are compressed after the doc store's dictionary (codec 2).
-const BUNDLE = path.join(ROOT, "tests/frozen/v17/bundle");
-const ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v17/answers.json"), "utf8"));
+const BUNDLE = path.join(ROOT, "tests/frozen/v18/bundle");
+const ANSWERS = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/frozen/v18/answers.json"), "utf8"));
 // Semantic search off below: the keyword engine (the full runtime for what it hands on).
 const engines = {
   wasmUrl: new WebAssembly.Module(fs.readFileSync(path.join(ROOT, "www/dist/sift_wasm_keyword_bg.wasm"))),

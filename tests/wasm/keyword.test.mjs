@@ -15,7 +15,7 @@ import init, { SiftEngine } from "../../www/dist/sift_wasm_keyword.js";
 import { asSiftError, engineStep, inflatedPayload } from "../../www/src/host.js";
 import { ROOT, fileFetch } from "../support.mjs";
 
-const BUNDLE = path.join(ROOT, "tests/frozen/v17/bundle"); // a bundle with vectors and an encoder
+const BUNDLE = path.join(ROOT, "tests/frozen/v18/bundle"); // a bundle with vectors and an encoder
 const read = (f) => new Uint8Array(fs.readFileSync(path.join(BUNDLE, f)));
 
 // The runtimes by URL, so that the counting fetch sees them (a URL names one instance per

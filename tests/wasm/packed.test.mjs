@@ -17,7 +17,7 @@ import { lzmaDecode } from "../../www/dist/lzma.js";
 import { ROOT, fileFetch } from "../support.mjs";
 
 const DIST = path.join(ROOT, "www/dist");
-const BUNDLE = pathToFileURL(path.join(ROOT, "tests/frozen/v17/bundle") + "/").href;
+const BUNDLE = pathToFileURL(path.join(ROOT, "tests/frozen/v18/bundle") + "/").href;
 const ENGINES = ["sift_wasm_keyword", "sift_wasm", "sift_wasm_full"];
 
 test("each shipped engine decodes to exactly its .wasm, at least 10% below gzip -9 of it", async () => {

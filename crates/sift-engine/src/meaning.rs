@@ -120,7 +120,8 @@ impl Vocab for LoadedVocab<'_> {
 
 /// The static encoder: the text's WordPiece tokens over the bundle's vocabulary, their
 /// rows summed, normalised. Reads the vocabulary groups of its words' first three
-/// characters, then — where a word needs them — its first continuation's group, and in one
+/// characters, which hold the site's words whole (with their pieces), then — where a word
+/// is not one of those and needs them — its first continuation's group, and in one
 /// more round every later character's group if it needs more, or its shorter prefixes'
 /// groups; then the row shards of the tokens found.
 fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
@@ -131,9 +132,13 @@ fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
     let vocab = LoadedVocab { eng, word: Cell::new(""), continued: Cell::new(false), missing: RefCell::new(BTreeSet::new()) };
     let mut rows: Vec<u32> = Vec::new();
     for word in &words {
-        vocab.word.set(word);
-        vocab.continued.set(false);
-        wordpiece::word_pieces(&vocab, word, &mut rows);
+        // A word the site uses, stored whole with its pieces: no continuation to look up.
+        let group = eng.encoder_vocab.get(word_group(word, ix.n_word_groups)).and_then(Option::as_ref);
+        if !group.is_some_and(|g| g.whole_word(word, &mut rows)) {
+            vocab.word.set(word);
+            vocab.continued.set(false);
+            wordpiece::word_pieces(&vocab, word, &mut rows);
+        }
         if rows.len() >= MAX_TOKENS - 2 {
             rows.truncate(MAX_TOKENS - 2);
             break;

@@ -6,10 +6,11 @@ use super::fit::{fit, FitParams, FitReport, TrainingText};
 use super::ivf::kmeans;
 use super::linalg::par_rows;
 use super::projection::Projection;
-use crate::bundle::encoder::{encode_groups, encode_row_shard, groups_for, EncoderRows, ROWS_PER_SHARD};
+use crate::bundle::encoder::{encode_groups, encode_row_shard, groups_for, EncoderRows, ROWS_PER_SHARD, WHOLE_WORD_MAX_PIECES};
 use crate::bundle::vectors::VectorSet;
 use crate::bundle::vindex::encode_projection;
 use crate::error::SiftError;
+use crate::wordpiece;
 use std::collections::HashMap;
 
 /// Dimensions of the bundle's space by default: vectors three times smaller than the
@@ -262,11 +263,63 @@ fn lay_out_encoder(input: &EncoderInput, chunks: &[&[f32]], projection: &Project
     let dim = fitted.dim;
     let refs: Vec<&str> = tokens.iter().map(String::as_str).collect();
     let continuations = refs.iter().filter(|t| t.starts_with("##")).count();
-    let n_word_groups = groups_for(refs.len() - continuations);
+    let words = whole_words(&input.chunk_tokens, &input.vocab, &refs);
+    let n_word_groups = groups_for(refs.len() - continuations + words.len());
     let n_continuation_groups = groups_for(continuations);
-    let groups = encode_groups(&refs, n_word_groups, n_continuation_groups)?;
+    let groups = encode_groups(&refs, &words, n_word_groups, n_continuation_groups)?;
     let rows = fitted.rows.chunks(ROWS_PER_SHARD * dim).enumerate().map(|(i, c)| EncoderRows::encode(c, dim, i)).collect();
     Ok(EncoderLayout { dim, n_rows: tokens.len(), n_word_groups, n_continuation_groups, groups, rows, report: fitted.report })
+}
+
+/// A word is stored whole when at least this many chunks use it: a word the site uses once
+/// is seldom what its readers search for, and each one adds to its group's bytes.
+pub const WHOLE_WORD_MIN_CHUNKS: usize = 2;
+
+/// The words the chunks use that WordPiece cuts into two or three pieces over the bundle's
+/// vocabulary (`tokens[r]` is row r's token), each with its pieces' rows as cutting it at
+/// query time gives them (the same code), those of at least [`WHOLE_WORD_MIN_CHUNKS`]
+/// chunks, in word order: the whole words a query looks up before cutting
+/// ([`encode_groups`]), which spares it the continuations' groups.
+fn whole_words(chunk_tokens: &[Vec<u32>], vocab: &HashMap<u32, String>, tokens: &[&str]) -> Vec<(String, Vec<u32>)> {
+    // A word: a first piece and the `##` continuations after it, as the chunk was cut.
+    let mut chunks_of: HashMap<String, (usize, usize)> = HashMap::new(); // word → (chunks, last chunk + 1)
+    for (c, ids) in chunk_tokens.iter().enumerate() {
+        let (mut word, mut pieces) = (String::new(), 0);
+        let mut end_word = |word: &mut String, pieces: usize| {
+            if pieces >= 2 {
+                let seen = chunks_of.entry(std::mem::take(word)).or_insert((0, 0));
+                if seen.1 != c + 1 {
+                    *seen = (seen.0 + 1, c + 1);
+                }
+            }
+            word.clear();
+        };
+        for t in ids.iter().map(|id| vocab.get(id).map_or("", String::as_str)) {
+            match t.strip_prefix("##") {
+                Some(rest) if pieces > 0 => {
+                    word.push_str(rest);
+                    pieces += 1;
+                }
+                _ => {
+                    end_word(&mut word, pieces);
+                    word.push_str(t);
+                    pieces = 1;
+                }
+            }
+        }
+        end_word(&mut word, pieces);
+    }
+    let rows: HashMap<String, u32> = tokens.iter().enumerate().map(|(r, t)| (t.to_string(), r as u32)).collect();
+    let mut out: Vec<(String, Vec<u32>)> = chunks_of
+        .into_iter()
+        .filter(|(w, (chunks, _))| *chunks >= WHOLE_WORD_MIN_CHUNKS && wordpiece::words(w) == [w.as_str()])
+        .filter_map(|(w, _)| {
+            let mut pieces = Vec::new();
+            (wordpiece::word_pieces(&rows, &w, &mut pieces) && (2..=WHOLE_WORD_MAX_PIECES).contains(&pieces.len())).then_some((w, pieces))
+        })
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 #[cfg(test)]
@@ -276,6 +329,33 @@ mod tests {
     use crate::bundle::table::store_refs;
     use crate::bundle::vindex::{normalise, probe, ListGroups, VectorIndex};
     use crate::bundle::ShardRef;
+
+    #[test]
+    fn whole_words_are_the_words_of_two_chunks_or_more_cut_into_two_or_three_pieces() {
+        let vocab: HashMap<u32, String> =
+            ["[CLS]", "vec", "##tor", "phantom", "##da", "##ta", "a", "##b", "##c", "##d", "once", "##r", "-", "x"]
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (i as u32, t.to_string()))
+                .collect();
+        // Rows in another order than the model's ids: a whole word stores rows.
+        let tokens = ["x", "-", "##r", "once", "##d", "##c", "##b", "a", "##ta", "##da", "phantom", "##tor", "vec"];
+        let row = |t: &str| tokens.iter().position(|x| *x == t).unwrap() as u32;
+        let chunk_tokens = vec![
+            vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], // vector phantomdata abcd oncer
+            vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1],      // vector phantomdata abcd vec
+            vec![0, 1, 2, 1, 2, 12, 13, 10],            // vector vector - x once
+        ];
+        let words = whole_words(&chunk_tokens, &vocab, &tokens);
+        assert_eq!(
+            words,
+            [
+                ("phantomdata".to_string(), vec![row("phantom"), row("##da"), row("##ta")]),
+                ("vector".to_string(), vec![row("vec"), row("##tor")])
+            ],
+            "abcd has four pieces, oncer is in one chunk, a token alone is no whole word"
+        );
+    }
 
     /// Unit vectors around 50 topics, a document of 4 chunks each.
     fn topics(docs: usize, dim: usize) -> Vec<Vec<Vec<f32>>> {

@@ -20,7 +20,14 @@
 //! same character, so each continuation needs one group — a query reads the few its words
 //! need, not every continuation the site has.
 //!
-//! Vocabulary group payload (kind 12): an fst from token string to row number.
+//! Vocabulary group payload (kind 12): an fst from token string to row number; and, in a
+//! word group, from `\0` + a word the corpus uses that WordPiece cuts into two or three
+//! pieces to those pieces' rows ([`pack_pieces`]: row + 1 in 21 bits each, the first piece
+//! lowest), stored in the word's own group. The engine looks a whole word up before cutting
+//! it, so such a word needs no continuation group: each of those is a round of fetches
+//! more, on the site's own words (`vec`, `##tor`; `phantom`, `##da`, `##ta`). The pieces are
+//! the ones cutting the word over this vocabulary gives (the builder cuts it with the same
+//! code), so the query's vector is the same either way.
 //!
 //! Row shard payload (kind 11): `varint dim`, `varint n`, then per row an f32 scale (LE)
 //! and ⌈dim/2⌉ bytes of 4-bit values (−7..7 stored as v + 8, low nibble first): four bits
@@ -45,6 +52,9 @@ pub const ROWS_PER_SHARD: usize = 16;
 pub const TOKENS_PER_GROUP: usize = 64;
 /// At most this many rows (the model's whole vocabulary is 30,522).
 pub const MAX_ROWS: usize = 1 << 20;
+/// A whole word is stored with at most this many pieces (more do not fit one fst value).
+pub const WHOLE_WORD_MAX_PIECES: usize = 3;
+const PIECE_BITS: u32 = 21;
 const MAX_GROUPS: usize = 1 << 14;
 
 /// The vocabulary group of a token: a word group, or after them a continuation group.
@@ -172,12 +182,54 @@ impl EncoderIndex {
     }
 }
 
-/// The vocabulary groups of `tokens` (`tokens[r]` is row r's token): each group's payload,
-/// after its place.
-pub fn encode_groups(tokens: &[&str], n_word_groups: usize, n_continuation_groups: usize) -> Result<Vec<Vec<u8>>, SiftError> {
+/// A whole word's pieces as one fst value: row + 1 in [`PIECE_BITS`] bits each, the first
+/// piece lowest. None for fewer than two pieces or more than [`WHOLE_WORD_MAX_PIECES`].
+pub fn pack_pieces(rows: &[u32]) -> Option<u64> {
+    if !(2..=WHOLE_WORD_MAX_PIECES).contains(&rows.len()) || rows.iter().any(|&r| r as usize >= MAX_ROWS) {
+        return None;
+    }
+    Some(rows.iter().rev().fold(0u64, |v, &r| (v << PIECE_BITS) | (u64::from(r) + 1)))
+}
+
+/// [`pack_pieces`]'s rows, appended to `out`; false (nothing appended) when `value` is not
+/// two or three rows below `n_rows`.
+fn unpack_pieces(mut value: u64, n_rows: usize, out: &mut Vec<u32>) -> bool {
+    let start = out.len();
+    while value != 0 {
+        let r = (value & ((1 << PIECE_BITS) - 1)) as usize;
+        if r == 0 || r > n_rows || out.len() - start == WHOLE_WORD_MAX_PIECES {
+            out.truncate(start);
+            return false;
+        }
+        out.push((r - 1) as u32);
+        value >>= PIECE_BITS;
+    }
+    if out.len() - start < 2 {
+        out.truncate(start);
+        return false;
+    }
+    true
+}
+
+/// The vocabulary groups of `tokens` (`tokens[r]` is row r's token) and of `words` (whole
+/// words and their pieces' rows, [`pack_pieces`]): each group's payload, after its place.
+pub fn encode_groups(
+    tokens: &[&str],
+    words: &[(String, Vec<u32>)],
+    n_word_groups: usize,
+    n_continuation_groups: usize,
+) -> Result<Vec<Vec<u8>>, SiftError> {
+    let keys: Vec<String> = words.iter().map(|(w, _)| format!("\0{w}")).collect();
     let mut groups: Vec<Vec<(&str, u64)>> = vec![Vec::new(); n_word_groups + n_continuation_groups];
     for (r, t) in tokens.iter().enumerate() {
         groups[group_of(t, n_word_groups, n_continuation_groups)].push((t, r as u64));
+    }
+    for ((w, rows), key) in words.iter().zip(&keys) {
+        if w.is_empty() || w.starts_with("##") || rows.iter().any(|&r| r as usize >= tokens.len()) {
+            return Err(SiftError::internal(format!("whole word {w:?} is not a word of this vocabulary's rows")));
+        }
+        let value = pack_pieces(rows).ok_or_else(|| SiftError::internal(format!("whole word {w:?} has {} pieces", rows.len())))?;
+        groups[word_group(w, n_word_groups)].push((key, value));
     }
     groups
         .into_iter()
@@ -195,6 +247,7 @@ pub fn encode_groups(tokens: &[&str], n_word_groups: usize, n_continuation_group
 /// A vocabulary group: token → row number.
 pub struct VocabGroup {
     map: fst::Map<Vec<u8>>,
+    n_rows: usize,
 }
 
 impl VocabGroup {
@@ -204,16 +257,26 @@ impl VocabGroup {
         payload.drain(..at);
         let map = open_fst(payload, "encoder vocabulary")?;
         let mut s = map.stream();
-        while let Some((_, row)) = fst::Streamer::next(&mut s) {
-            if row >= n_rows as u64 {
+        let mut pieces = Vec::new();
+        while let Some((key, value)) = fst::Streamer::next(&mut s) {
+            let whole = key.first() == Some(&0);
+            if (!whole && value >= n_rows as u64) || (whole && !unpack_pieces(value, n_rows, &mut pieces)) {
                 return Err(SiftError::corrupt("encoder vocabulary names a row out of range"));
             }
         }
-        Ok(VocabGroup { map })
+        Ok(VocabGroup { map, n_rows })
     }
 
     pub fn row(&self, token: &str) -> Option<u32> {
         self.map.get(token.as_bytes()).map(|r| r as u32)
+    }
+
+    /// A whole word's pieces' rows, appended to `out`, if the group stores the word whole.
+    pub fn whole_word(&self, word: &str, out: &mut Vec<u32>) -> bool {
+        let mut key = Vec::with_capacity(word.len() + 1);
+        key.push(0);
+        key.extend_from_slice(word.as_bytes());
+        self.map.get(&key).is_some_and(|v| unpack_pieces(v, self.n_rows, out))
     }
 }
 
@@ -306,7 +369,7 @@ mod tests {
     #[test]
     fn groups_layout_and_rows_round_trip() {
         let tokens = ["the", "##s", "cache", "memo", "c", "ca", "##ity", "##i", "##ing"];
-        let g = encode_groups(&tokens, 2, 3).unwrap();
+        let g = encode_groups(&tokens, &[], 2, 3).unwrap();
         assert_eq!(g.len(), 5);
         let groups: Vec<VocabGroup> = g.iter().enumerate().map(|(i, p)| VocabGroup::decode(p.clone(), tokens.len(), i).unwrap()).collect();
         for (r, t) in tokens.iter().enumerate() {
@@ -319,7 +382,7 @@ mod tests {
         assert_eq!(group_of("##ity", 2, 3), group_of("##i", 2, 3));
         assert_eq!(group_of("##ity", 2, 3), group_of("##ing", 2, 3));
         assert!((2..5).contains(&group_of("##s", 2, 3)) && (2..5).contains(&group_of("##é", 2, 3)));
-        assert!(encode_groups(&["a", "a"], 1, 1).is_err(), "tokens must be distinct");
+        assert!(encode_groups(&["a", "a"], &[], 1, 1).is_err(), "tokens must be distinct");
         assert!(VocabGroup::decode(g[0].clone(), 1, 0).is_err(), "rows in range");
         assert!(VocabGroup::decode(g[1].clone(), tokens.len(), 2).is_err(), "another group's payload");
 
@@ -358,5 +421,33 @@ mod tests {
         ] {
             assert!(bad.index().is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_whole_word_is_found_in_its_group_with_its_pieces_and_never_as_a_piece() {
+        let tokens = ["cache", "ca", "##ity", "##ching", "##s", "cap"];
+        let words = vec![("caching".to_string(), vec![1, 3]), ("capacity".to_string(), vec![5, 1, 2])];
+        let g = encode_groups(&tokens, &words, 2, 3).unwrap();
+        let groups: Vec<VocabGroup> = g.iter().enumerate().map(|(i, p)| VocabGroup::decode(p.clone(), tokens.len(), i).unwrap()).collect();
+        let mut out = vec![9];
+        assert!(groups[word_group("caching", 2)].whole_word("caching", &mut out));
+        assert!(groups[word_group("capacity", 2)].whole_word("capacity", &mut out));
+        assert_eq!(out, [9, 1, 3, 5, 1, 2]);
+        // Not a token: cutting a word never matches a whole word as its first piece.
+        assert_eq!(groups[word_group("caching", 2)].row("caching"), None);
+        assert!(!groups[word_group("cache", 2)].whole_word("cache", &mut out), "a token is not a whole word");
+        assert_eq!(groups[word_group("cache", 2)].row("cache"), Some(0));
+        assert_eq!(out.len(), 6, "nothing appended on a miss");
+
+        for bad in [vec![1], vec![0, 1, 2, 3], vec![0, 6]] {
+            assert!(encode_groups(&tokens, &[("capacity".into(), bad.clone())], 2, 3).is_err(), "{bad:?}");
+        }
+        assert!(encode_groups(&tokens, &[("##ity".into(), vec![1, 2])], 2, 3).is_err(), "a continuation is not a word");
+        // Rows out of range are refused when read.
+        assert!(VocabGroup::decode(g[word_group("capacity", 2)].clone(), 5, word_group("capacity", 2)).is_err());
+        let mut rows = Vec::new();
+        assert!(!unpack_pieces(pack_pieces(&[1, 2]).unwrap() << PIECE_BITS, 6, &mut rows), "an empty first piece");
+        assert!(!unpack_pieces(1, 6, &mut rows), "one piece");
+        assert!(rows.is_empty());
     }
 }

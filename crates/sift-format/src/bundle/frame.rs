@@ -22,7 +22,7 @@ pub const MAGIC: &[u8; 4] = b"SIFT";
 /// The one format this build writes and reads. Bumped whenever the bytes of a bundle change
 /// meaning; a bundle of any other version is refused with `bundle_version` (rebuild it).
 /// `CHANGELOG.md` says what each version brought.
-pub const FORMAT_VERSION: u16 = 17;
+pub const FORMAT_VERSION: u16 = 18;
 
 const HEADER_LEN: usize = 16;
 
