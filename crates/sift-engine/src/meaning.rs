@@ -51,8 +51,9 @@ pub(crate) fn first_round(eng: &Engine, host_vector: bool, text: &str) -> Vec<Sh
 /// The vocabulary groups that hold the first pieces of `words` — the tokens that start with
 /// a word's first three characters. A word none of them begins (a rare one) starts with a
 /// prefix of one or two characters as a token of its own, in another group: that one is
-/// read when a lookup misses it (`LoadedVocab`), as continuation groups are, so most
-/// queries read one group a word, and one more for each continuation a word needs.
+/// read when a lookup misses it (`LoadedVocab`), as continuation groups are. A word the
+/// site uses is in its group whole, pieces and all; so most queries read one group a word,
+/// and one more for each continuation a word the site does not use needs.
 fn first_piece_groups<'a>(ix: &'a EncoderIndex, words: &'a [String]) -> impl Iterator<Item = ShardId> + 'a {
     words.iter().map(|w| ShardId::EncoderVocab(word_group(w, ix.n_word_groups)))
 }

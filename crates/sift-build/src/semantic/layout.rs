@@ -6,7 +6,7 @@ use super::fit::{fit, FitParams, FitReport, TrainingText};
 use super::ivf::kmeans;
 use super::linalg::par_rows;
 use super::projection::Projection;
-use crate::bundle::encoder::{encode_groups, encode_row_shard, groups_for, EncoderRows, ROWS_PER_SHARD, WHOLE_WORD_MAX_PIECES};
+use crate::bundle::encoder::{encode_groups, encode_row_shard, groups_for, pack_pieces, EncoderRows, ROWS_PER_SHARD};
 use crate::bundle::vectors::VectorSet;
 use crate::bundle::vindex::encode_projection;
 use crate::error::SiftError;
@@ -315,7 +315,7 @@ fn whole_words(chunk_tokens: &[Vec<u32>], vocab: &HashMap<u32, String>, tokens: 
         .filter(|(w, (chunks, _))| *chunks >= WHOLE_WORD_MIN_CHUNKS && wordpiece::words(w) == [w.as_str()])
         .filter_map(|(w, _)| {
             let mut pieces = Vec::new();
-            (wordpiece::word_pieces(&rows, &w, &mut pieces) && (2..=WHOLE_WORD_MAX_PIECES).contains(&pieces.len())).then_some((w, pieces))
+            (wordpiece::word_pieces(&rows, &w, &mut pieces) && pack_pieces(&pieces).is_some()).then_some((w, pieces))
         })
         .collect();
     out.sort_unstable();

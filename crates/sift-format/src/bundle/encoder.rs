@@ -53,7 +53,7 @@ pub const TOKENS_PER_GROUP: usize = 64;
 /// At most this many rows (the model's whole vocabulary is 30,522).
 pub const MAX_ROWS: usize = 1 << 20;
 /// A whole word is stored with at most this many pieces (more do not fit one fst value).
-pub const WHOLE_WORD_MAX_PIECES: usize = 3;
+const WHOLE_WORD_MAX_PIECES: usize = 3;
 const PIECE_BITS: u32 = 21;
 const MAX_GROUPS: usize = 1 << 14;
 
@@ -260,6 +260,7 @@ impl VocabGroup {
         let mut pieces = Vec::new();
         while let Some((key, value)) = fst::Streamer::next(&mut s) {
             let whole = key.first() == Some(&0);
+            pieces.clear();
             if (!whole && value >= n_rows as u64) || (whole && !unpack_pieces(value, n_rows, &mut pieces)) {
                 return Err(SiftError::corrupt("encoder vocabulary names a row out of range"));
             }
