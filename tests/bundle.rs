@@ -798,6 +798,45 @@ fn cold_answers_as_warm(b: &sift_build::BuiltBundle, queries: &[&str]) {
 }
 
 #[test]
+fn searches_taken_in_turns_by_one_cold_engine_each_answer_as_a_warm_engine_does() {
+    // A ranked search waits on the engine for its page's documents; another search asked
+    // in between must neither take its ranking nor lose its own.
+    let b = semantic_built(&corpus_docs());
+    let bytes_of = |f: &str| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone();
+    let reqs: Vec<SearchRequest> = [("cache", "hybrid", false), ("quuxifying cache", "hybrid", true), ("cache", "lexical", false)]
+        .into_iter()
+        .map(|(q, mode, explain)| SearchRequest { query: q.into(), mode: Some(mode.into()), explain: Some(explain), ..Default::default() })
+        .collect();
+    let mut warm = Engine::new(&b.manifest_bytes()).unwrap();
+    sift_tests::frozen::load_all(&mut warm, |f| bytes_of(f));
+    let json = |r: &sift_engine::SearchResponse| sift_engine::json::ToJson::to_json(r).to_text();
+    let want: Vec<String> = reqs
+        .iter()
+        .map(|r| match warm.search(r, &ctx()).unwrap() {
+            sift_engine::Step::Done(a) => json(&a),
+            sift_engine::Step::Need(f) => panic!("all loaded, yet {f:?}"),
+        })
+        .collect();
+    let mut cold = Engine::new(&b.manifest_bytes()).unwrap();
+    let mut got: Vec<Option<String>> = vec![None; reqs.len()];
+    for _ in 0..MAX_HOST_ROUNDS * reqs.len() {
+        for (i, r) in reqs.iter().enumerate() {
+            if got[i].is_some() {
+                continue;
+            }
+            match cold.search(r, &ctx()).unwrap() {
+                sift_engine::Step::Done(a) => got[i] = Some(json(&a)),
+                // Only the first file: each search's rounds stay interleaved with the others'.
+                sift_engine::Step::Need(f) => cold.add_shard(&f[0], &bytes_of(&f[0])).unwrap(),
+            }
+        }
+    }
+    for (i, r) in reqs.iter().enumerate() {
+        assert_eq!(got[i].as_deref(), Some(want[i].as_str()), "{:?} {:?}", r.query, r.mode);
+    }
+}
+
+#[test]
 fn an_encoder_input_whose_chunks_do_not_match_the_chunk_vectors_is_refused() {
     let docs = corpus_docs();
     for change in [1usize, 2] {

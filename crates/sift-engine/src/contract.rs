@@ -211,7 +211,7 @@ pub enum Sort {
 }
 
 /// A request that passed validation.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ValidRequest {
     /// The query with leading whitespace removed; trailing whitespace is kept because it
     /// says the last word is finished.

@@ -124,6 +124,8 @@ pub struct Engine {
     postings: Mutex<HashMap<String, Option<Arc<PostingList>>>>,
     /// The bundle's analysis (its language), which queries go through too.
     analyzer: Analyzer,
+    /// The last search, ranked and waiting for its page's documents (`search::run`).
+    ranked: Mutex<Option<search::Ranked>>,
 }
 
 /// A flow's outcome as the public API gives it.
@@ -173,6 +175,7 @@ impl Engine {
             encoder_index,
             params: RankingParams::default(),
             postings: Mutex::new(HashMap::default()),
+            ranked: Mutex::new(None),
             manifest: m,
             analyzer,
         })
@@ -185,6 +188,7 @@ impl Engine {
     /// Rank with other parameters than the defaults (experiments: `sift eval --param`).
     pub fn set_ranking(&mut self, params: RankingParams) {
         self.params = params;
+        *self.ranked.get_mut().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     }
 
     /// Every shard file known now (for hosts that load everything up front): the manifest's,

@@ -124,17 +124,9 @@ impl Highlight {
     }
 }
 
-/// The results of a page, with `explain` filled by `explain` when the request asks for
-/// it. Reads one doc shard per result — for a long page, the part its snippet comes from
+/// The results of a page (`explain` is the caller's to fill). Reads one doc shard per result — for a long page, the part its snippet comes from
 /// (all its parts with `include_content`).
-pub(crate) fn results(
-    res: &Resolver,
-    plan: &Plan,
-    page: &[Hit],
-    defining: &[Defining],
-    include_content: bool,
-    explain: Option<&dyn Fn(&Hit) -> crate::json::Json>,
-) -> Flow<Vec<SearchResult>> {
+pub(crate) fn results(res: &Resolver, plan: &Plan, page: &[Hit], defining: &[Defining], include_content: bool) -> Flow<Vec<SearchResult>> {
     let highlight = Highlight::new(plan);
     let defined_at = |doc: u32| defining.iter().find(|d| d.doc == doc).map(|d| d.pos);
     let shards: Vec<usize> = page.iter().map(|h| highlight.shard_for(res.eng, h.doc, defined_at(h.doc))).collect();
@@ -144,9 +136,7 @@ pub(crate) fn results(
     res.require(res.eng.fold_table_for_pages(page.iter().zip(&shards).map(|(h, &si)| (h.doc, si))))?;
     let mut out = Vec::with_capacity(page.len());
     for (h, &si) in page.iter().zip(&shards) {
-        let mut r = highlight.result(res, h.doc, si, h.score, defined_at(h.doc), include_content)?;
-        r.explain = explain.map(|f| f(h));
-        out.push(r);
+        out.push(highlight.result(res, h.doc, si, h.score, defined_at(h.doc), include_content)?);
     }
     Ok(out)
 }

@@ -8,7 +8,7 @@ use super::meaning;
 use super::plan;
 use super::present;
 use super::relax;
-use super::resolve::{Flow, Resolver};
+use super::resolve::{Flow, Halt, Resolver};
 #[cfg(feature = "explain")]
 use super::round4;
 use super::score::{self, Hit, Scorer};
@@ -24,7 +24,70 @@ use std::collections::BTreeMap;
 
 /// `query_vector`: the host's embedding of the query (the model's space), if it made one;
 /// `meaning`: the text to embed instead of the query's own words (`related`).
+///
+/// A search is ranked once: when only its page's documents are missing, the ranking waits
+/// on the engine (`Engine::ranked`) for the host's next call, which presents it instead of
+/// ranking again. Kept rankings are final: a call ranks only once every shard the ranking
+/// reads is loaded, and more shards never change it (cold answers equal warm ones).
 pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>, meaning: Option<&str>) -> Flow<SearchResponse> {
+    let asked = Asked { req: req.clone(), vector: query_vector.map(<[f32]>::to_vec), meaning: meaning.map(str::to_string) };
+    let mut waiting = eng.ranked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let ranked = match waiting.take().filter(|r| r.asked == asked) {
+        Some(r) => r,
+        None => match rank(eng, asked)? {
+            Ranking::Answered(resp) => return Ok(resp),
+            Ranking::Page(r) => *r,
+        },
+    };
+    let res = Resolver::new(eng);
+    let req = &ranked.asked.req;
+    match present::results(&res, &ranked.plan, &ranked.page, &ranked.defining, req.include_content && cfg!(feature = "whole-pages")) {
+        Err(Halt::Need(files)) => {
+            *waiting = Some(ranked);
+            Err(Halt::Need(files))
+        }
+        Err(e) => Err(e),
+        Ok(mut results) => {
+            for (r, x) in results.iter_mut().zip(ranked.explains) {
+                r.explain = x;
+            }
+            let mut resp = ranked.response;
+            resp.has_more = req.offset + results.len() < resp.total;
+            resp.results = results;
+            Ok(resp)
+        }
+    }
+}
+
+/// What a search was asked: the same request, vector and meaning rank the same.
+#[derive(PartialEq)]
+pub(crate) struct Asked {
+    req: ValidRequest,
+    vector: Option<Vec<f32>>,
+    meaning: Option<String>,
+}
+
+/// A search ranked, its page's documents still to read.
+pub(crate) struct Ranked {
+    asked: Asked,
+    plan: plan::Plan,
+    page: Vec<Hit>,
+    defining: Vec<definition::Defining>,
+    /// Each page result's `explain`, when asked.
+    explains: Vec<Option<crate::json::Json>>,
+    /// The response but for its results.
+    response: SearchResponse,
+}
+
+enum Ranking {
+    /// Answered without documents to read (a query that only excludes).
+    Answered(SearchResponse),
+    Page(Box<Ranked>),
+}
+
+fn rank(eng: &Engine, asked: Asked) -> Flow<Ranking> {
+    let req = &asked.req;
+    let (query_vector, meaning) = (asked.vector.as_deref(), asked.meaning.as_deref());
     let res = Resolver::new(eng);
     let filter_fields = &eng.manifest.filter_fields;
     // The query is analysed first: a character of folding's rare blocks needs the table.
@@ -118,7 +181,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     };
     if plan.positive.is_empty() {
         let reason = "the query only excludes terms; add a word to search for";
-        return Ok(empty_response(req, Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() }));
+        return Ok(Ranking::Answered(empty_response(req, Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() })));
     }
 
     // The query's meaning (its tokens' encoder rows, or the host's vector projected).
@@ -189,21 +252,23 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let page: Vec<Hit> = hits.iter().skip(req.offset).take(req.limit).copied().collect();
     let facets = collect::facets(index, eng.manifest.doc_count as usize, &hits);
     #[cfg(feature = "explain")]
-    let explain = |h: &Hit| {
-        let mut x = scorer.explain(h.doc, &plan, max_possible, h.score);
-        if q.is_some() {
-            x.set("fusion", combined.explain(h.doc, weights));
-        }
-        x
-    };
-    #[cfg(feature = "explain")]
-    let explain: Option<&dyn Fn(&Hit) -> crate::json::Json> = if req.explain { Some(&explain) } else { None };
+    let explains = page
+        .iter()
+        .map(|h| {
+            req.explain.then(|| {
+                let mut x = scorer.explain(h.doc, &plan, max_possible, h.score);
+                if q.is_some() {
+                    x.set("fusion", combined.explain(h.doc, weights));
+                }
+                x
+            })
+        })
+        .collect();
     #[cfg(not(feature = "explain"))]
-    let explain = None;
-    let results = present::results(&res, &plan, &page, &defining, req.include_content && cfg!(feature = "whole-pages"), explain)?;
-    Ok(SearchResponse {
-        has_more: req.offset + results.len() < total,
-        results,
+    let explains = Vec::new();
+    let response = SearchResponse {
+        results: Vec::new(),
+        has_more: false,
         total,
         limit: req.limit,
         offset: req.offset,
@@ -213,7 +278,8 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
         suggestions,
         facets,
         timings_ms: BTreeMap::new(),
-    })
+    };
+    Ok(Ranking::Page(Box::new(Ranked { plan, page, defining, explains, response, asked })))
 }
 
 /// Quoted text relaxed to its words: `labels` as typed, `apart` when each was found but
