@@ -78,9 +78,11 @@ impl Wb {
 
 /// Runs of code points: (first, last, class), and where the runs of each block of
 /// `BLOCK` code points begin (built when decoded, so a lookup searches a few runs, not all).
+/// ASCII, most characters of the non-ASCII text too, is looked up in a table of its own.
 struct Runs {
     runs: Vec<(u32, u32, u8)>,
     blocks: Vec<u32>,
+    ascii: [u8; 128],
 }
 
 const BLOCK: u32 = 0x80;
@@ -101,11 +103,19 @@ impl Runs {
             next = last.saturating_add(1);
         }
         let blocks = (0..=INDEXED / BLOCK).map(|b| runs.partition_point(|&(_, last, _)| last < b * BLOCK) as u32).collect();
-        Runs { runs, blocks }
+        let mut table = Runs { runs, blocks, ascii: [0; 128] };
+        table.ascii = std::array::from_fn(|c| table.search(c as u32));
+        table
     }
 
     fn get(&self, c: char) -> u8 {
-        let c = c as u32;
+        match self.ascii.get(c as usize) {
+            Some(&class) => class,
+            None => self.search(c as u32),
+        }
+    }
+
+    fn search(&self, c: u32) -> u8 {
         let (lo, hi) = match self.blocks.get((c / BLOCK) as usize..=(c / BLOCK) as usize + 1) {
             Some(&[lo, hi]) => (lo as usize, (hi as usize + 1).min(self.runs.len())),
             _ => (0, self.runs.len()),
