@@ -90,11 +90,16 @@ pub(crate) struct Registry {
     by_file: Vec<u32>,
     /// Where each kind's block of entries begins and ends (by kind byte).
     blocks: [(u32, u32); 18],
+    /// The stem of each block named by rule (`{stem}-{i}.bin`, `bundle::store_file`): its
+    /// names are read, not searched for, and never sorted (opening a large site's bundle
+    /// would otherwise sort thousands of names, most of its time in the browser).
+    stems: [Option<String>; 18],
 }
 
 impl Registry {
     /// Register `shards` as the block of kind `make(0)`'s kind, `make(i)` naming the i-th.
     pub fn register<'a>(&mut self, shards: impl IntoIterator<Item = &'a ShardRef>, make: impl Fn(usize) -> ShardId) {
+        let kind = make(0).kind() as usize;
         if !cfg!(feature = "semantic") && !is_keyword(make(0).kind()) {
             return; // The keyword engine neither lists nor reads the semantic shards.
         }
@@ -103,9 +108,12 @@ impl Registry {
             self.entries.push(Entry { shard: shard.clone(), id: make(i), loaded: false });
         }
         let end = self.entries.len() as u32;
-        self.blocks[make(0).kind() as usize] = (start, end);
+        self.blocks[kind] = (start, end);
         let mut block: Vec<u32> = (start..end).collect();
-        block.sort_unstable_by(|&a, &b| self.entries[a as usize].shard.file.cmp(&self.entries[b as usize].shard.file));
+        self.stems[kind] = rule_stem(&self.entries[start as usize..]);
+        if self.stems[kind].is_none() {
+            block.sort_unstable_by(|&a, &b| self.entries[a as usize].shard.file.cmp(&self.entries[b as usize].shard.file));
+        }
         self.by_file.extend(block);
     }
 
@@ -115,9 +123,12 @@ impl Registry {
     }
 
     pub fn named(&self, file: &str) -> Option<ShardId> {
-        self.blocks.iter().find_map(|&(start, end)| {
+        self.blocks.iter().zip(&self.stems).find_map(|(&(start, end), stem)| {
             let block = &self.by_file[start as usize..end as usize];
-            let k = block.binary_search_by(|&e| self.entries[e as usize].shard.file.as_str().cmp(file)).ok()?;
+            let k = match stem {
+                Some(stem) => place_by_rule(file, stem).filter(|&k| k < block.len())?,
+                None => block.binary_search_by(|&e| self.entries[e as usize].shard.file.as_str().cmp(file)).ok()?,
+            };
             Some(self.entries[block[k] as usize].id)
         })
     }
@@ -138,6 +149,20 @@ impl Registry {
     pub fn files(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.shard.file.as_str())
     }
+}
+
+/// The stem of a block whose i-th name is `{stem}-{i}.bin`, if it is named so.
+fn rule_stem(block: &[Entry]) -> Option<String> {
+    let stem = block.first()?.shard.file.strip_suffix("-0.bin")?;
+    block.iter().enumerate().all(|(i, e)| place_by_rule(&e.shard.file, stem) == Some(i)).then(|| stem.to_string())
+}
+
+/// `i` for the file `{stem}-{i}.bin`, `i` written as `store_file` writes it.
+fn place_by_rule(file: &str, stem: &str) -> Option<usize> {
+    let digits = file.strip_prefix(stem)?.strip_prefix('-')?.strip_suffix(".bin")?;
+    let canonical = !digits.is_empty() && (digits == "0" || !digits.starts_with('0'));
+    let n = digits.bytes().try_fold(0usize, |n, b| n.checked_mul(10)?.checked_add(char::from(b).to_digit(10)? as usize));
+    n.filter(|_| canonical)
 }
 
 /// What a search reads first: the startup shard's sections, decoded.
@@ -368,4 +393,37 @@ pub(crate) fn key_range_shard(ranges: &[KeyRangeShardRef], key: &str) -> Option<
     // Without a listed last key (the term store) the shard before the next one's first may
     // hold it.
     ranges[i - 1].last.as_ref().is_none_or(|last| key <= last.as_str()).then_some(i - 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refs(names: &[&str]) -> Vec<ShardRef> {
+        names.iter().map(|n| ShardRef { file: n.to_string(), check: None }).collect()
+    }
+
+    #[test]
+    fn names_by_rule_are_read_and_only_as_the_rule_writes_them() {
+        let mut r = Registry::default();
+        let docs: Vec<ShardRef> = (0..12).map(|i| ShardRef { file: bundle::store_file("d-ab", i), check: None }).collect();
+        r.register(&docs, ShardId::Docs);
+        r.register(&refs(&["i-z.bin", "i-a.bin", "i-m.bin"]), ShardId::Ids);
+        assert!(r.stems[ShardKind::Docs as usize].is_some() && r.stems[ShardKind::Ids as usize].is_none());
+        for i in [0, 1, 2, 10, 11] {
+            assert_eq!(r.named(&bundle::store_file("d-ab", i)), Some(ShardId::Docs(i)));
+        }
+        for bad in ["d-ab-12.bin", "d-ab-01.bin", "d-ab-+1.bin", "d-ab-.bin", "d-ab-1.bin.bin", "d-ab1.bin", "d-a-1.bin", "d-ab-1"] {
+            assert_eq!(r.named(bad), None, "{bad}");
+        }
+        // A block named otherwise is searched.
+        assert_eq!(r.named("i-m.bin"), Some(ShardId::Ids(2)));
+        assert_eq!(r.named("i-a.bin"), Some(ShardId::Ids(1)));
+        assert_eq!(r.named("i-b.bin"), None);
+        // Named by rule but for one name: searched like any other block.
+        let mut r = Registry::default();
+        r.register(&refs(&["t-x-0.bin", "t-x-2.bin"]), ShardId::Terms);
+        assert!(r.stems[ShardKind::Terms as usize].is_none());
+        assert_eq!(r.named("t-x-2.bin"), Some(ShardId::Terms(1)));
+    }
 }
