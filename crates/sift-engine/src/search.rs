@@ -31,8 +31,10 @@ use std::collections::BTreeMap;
 /// reads is loaded, and more shards never change it (cold answers equal warm ones).
 pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>, meaning: Option<&str>) -> Flow<SearchResponse> {
     let asked = Asked { req: req.clone(), vector: query_vector.map(<[f32]>::to_vec), meaning: meaning.map(str::to_string) };
-    let mut waiting = eng.ranked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let ranked = match waiting.take().filter(|r| r.asked == asked) {
+    // (Locked only to take or keep a ranking, never while ranking or presenting.)
+    let waiting = || eng.ranked.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let kept = waiting().take().filter(|r| r.asked == asked);
+    let ranked = match kept {
         Some(r) => r,
         None => match rank(eng, asked)? {
             Ranking::Answered(resp) => return Ok(resp),
@@ -43,7 +45,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let req = &ranked.asked.req;
     match present::results(&res, &ranked.plan, &ranked.page, &ranked.defining, req.include_content && cfg!(feature = "whole-pages")) {
         Err(Halt::Need(files)) => {
-            *waiting = Some(ranked);
+            *waiting() = Some(ranked);
             Err(Halt::Need(files))
         }
         Err(e) => Err(e),
