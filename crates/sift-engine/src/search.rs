@@ -36,10 +36,7 @@ pub(crate) fn run(eng: &Engine, req: &ValidRequest, query_vector: Option<&[f32]>
     let kept = waiting().take().filter(|r| r.asked == asked);
     let ranked = match kept {
         Some(r) => r,
-        None => match rank(eng, asked)? {
-            Ranking::Answered(resp) => return Ok(resp),
-            Ranking::Page(r) => *r,
-        },
+        None => rank(eng, asked)?,
     };
     let res = Resolver::new(eng);
     let req = &ranked.asked.req;
@@ -81,13 +78,7 @@ pub(crate) struct Ranked {
     response: SearchResponse,
 }
 
-enum Ranking {
-    /// Answered without documents to read (a query that only excludes).
-    Answered(SearchResponse),
-    Page(Box<Ranked>),
-}
-
-fn rank(eng: &Engine, asked: Asked) -> Flow<Ranking> {
+fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
     let req = &asked.req;
     let (query_vector, meaning) = (asked.vector.as_deref(), asked.meaning.as_deref());
     let res = Resolver::new(eng);
@@ -183,7 +174,8 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranking> {
     };
     if plan.positive.is_empty() {
         let reason = "the query only excludes terms; add a word to search for";
-        return Ok(Ranking::Answered(empty_response(req, Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() })));
+        let response = empty_response(req, Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() });
+        return Ok(Ranked { plan, page: Vec::new(), defining, explains: Vec::new(), response, asked });
     }
 
     // The query's meaning (its tokens' encoder rows, or the host's vector projected).
@@ -281,7 +273,7 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranking> {
         facets,
         timings_ms: BTreeMap::new(),
     };
-    Ok(Ranking::Page(Box::new(Ranked { plan, page, defining, explains, response, asked })))
+    Ok(Ranked { plan, page, defining, explains, response, asked })
 }
 
 /// Quoted text relaxed to its words: `labels` as typed, `apart` when each was found but
