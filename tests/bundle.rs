@@ -798,6 +798,18 @@ fn cold_answers_as_warm(b: &sift_build::BuiltBundle, queries: &[&str]) {
 }
 
 #[test]
+fn a_query_that_only_excludes_asks_for_a_word_and_reads_no_document() {
+    let b = built();
+    for q in ["-cache", "-cache -\"connection pool\""] {
+        let (r, rounds) = cold_search(&b, &SearchRequest::new(q));
+        assert!(r.results.is_empty() && r.total == 0 && !r.has_more, "{q}");
+        let fallback = r.fallback.expect("says why");
+        assert!(fallback.reason.contains("only excludes"), "{}", fallback.reason);
+        assert!(rounds.iter().flatten().all(|f| !f.starts_with("d-")), "{q}: {rounds:?}");
+    }
+}
+
+#[test]
 fn searches_taken_in_turns_by_one_cold_engine_each_answer_as_a_warm_engine_does() {
     // A ranked search waits on the engine for its page's documents; another search asked
     // in between must neither take its ranking nor lose its own.
