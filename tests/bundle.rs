@@ -695,21 +695,22 @@ fn a_query_reads_the_nearest_list_groups_then_the_nearest_lists_in_them() {
     assert!(fewest_groups < n_groups, "a query reads the nearest groups, not all");
 }
 
+/// A token added to a toy encoder's vocabulary under the next free id, with its prior row.
+fn add_token(enc: &mut sift_build::semantic::layout::EncoderInput, token: &str) -> u32 {
+    let id = 1 + *enc.vocab.keys().max().unwrap();
+    enc.prior.insert(id, sift_build::semantic::toy::embed(token, 16));
+    enc.vocab.insert(id, token.to_string());
+    id
+}
+
 #[test]
 fn a_word_the_site_uses_in_pieces_is_looked_up_whole_and_reads_no_continuation_group() {
     let docs = corpus_docs();
     let mut semantic = sift_build::semantic::toy::semantic_input(&docs, 16);
     let enc = semantic.encoder.as_mut().unwrap();
-    let mut id = 1 + *enc.vocab.keys().max().unwrap();
-    let mut add = |enc: &mut sift_build::semantic::layout::EncoderInput, token: &str| {
-        enc.prior.insert(id, sift_build::semantic::toy::embed(token, 16));
-        enc.vocab.insert(id, token.to_string());
-        id += 1;
-        id - 1
-    };
     // `quuxifying`, cut as `quux ##ify ##ing`, in two chunks; `zqing` (`zq ##ing`) in one.
-    let pieces = [add(enc, "quux"), add(enc, "##ify"), add(enc, "##ing")];
-    let zq = add(enc, "zq");
+    let pieces = [add_token(enc, "quux"), add_token(enc, "##ify"), add_token(enc, "##ing")];
+    let zq = add_token(enc, "zq");
     enc.chunk_tokens[0].extend(pieces);
     enc.chunk_tokens[1].extend(pieces);
     enc.chunk_tokens[2].extend([zq, pieces[2]]);
@@ -735,12 +736,9 @@ fn a_word_cut_into_continuations_reads_only_their_groups() {
     // The words `quux` and `zq` and 26 × 8 continuations (`##a0` … `##z7`, and `##ify`, `##ing`),
     // as a real vocabulary has them: enough for several continuation groups.
     let enc = semantic.encoder.as_mut().unwrap();
-    let mut id = 1 + *enc.vocab.keys().max().unwrap();
     let mut add = |enc: &mut sift_build::semantic::layout::EncoderInput, token: String| {
-        enc.prior.insert(id, sift_build::semantic::toy::embed(&token, 16));
-        enc.vocab.insert(id, token);
+        let id = add_token(enc, &token);
         enc.extra.push(id);
-        id += 1;
     };
     add(enc, "quux".into());
     add(enc, "zq".into());

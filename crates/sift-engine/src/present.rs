@@ -124,8 +124,9 @@ impl Highlight {
     }
 }
 
-/// The results of a page (`explain` is the caller's to fill). Reads one doc shard per result — for a long page, the part its snippet comes from
-/// (all its parts with `include_content`).
+/// The results of a page (`explain` is the caller's to fill). Reads one doc shard per
+/// result — for a long page, the part its snippet comes from (all its parts with
+/// `include_content`).
 pub(crate) fn results(res: &Resolver, plan: &Plan, page: &[Hit], defining: &[Defining], include_content: bool) -> Flow<Vec<SearchResult>> {
     let highlight = Highlight::new(plan);
     let defined_at = |doc: u32| defining.iter().find(|d| d.doc == doc).map(|d| d.pos);

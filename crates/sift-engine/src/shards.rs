@@ -99,8 +99,8 @@ pub(crate) struct Registry {
 impl Registry {
     /// Register `shards` as the block of kind `make(0)`'s kind, `make(i)` naming the i-th.
     pub fn register<'a>(&mut self, shards: impl IntoIterator<Item = &'a ShardRef>, make: impl Fn(usize) -> ShardId) {
-        let kind = make(0).kind() as usize;
-        if !cfg!(feature = "semantic") && !is_keyword(make(0).kind()) {
+        let kind = make(0).kind();
+        if !cfg!(feature = "semantic") && !is_keyword(kind) {
             return; // The keyword engine neither lists nor reads the semantic shards.
         }
         let start = self.entries.len() as u32;
@@ -108,6 +108,7 @@ impl Registry {
             self.entries.push(Entry { shard: shard.clone(), id: make(i), loaded: false });
         }
         let end = self.entries.len() as u32;
+        let kind = kind as usize;
         self.blocks[kind] = (start, end);
         let mut block: Vec<u32> = (start..end).collect();
         self.stems[kind] = rule_stem(&self.entries[start as usize..]);
@@ -126,7 +127,7 @@ impl Registry {
         self.blocks.iter().zip(&self.stems).find_map(|(&(start, end), stem)| {
             let block = &self.by_file[start as usize..end as usize];
             let k = match stem {
-                Some(stem) => place_by_rule(file, stem).filter(|&k| k < block.len())?,
+                Some(stem) => bundle::store_place(stem, file).filter(|&k| k < block.len())?,
                 None => block.binary_search_by(|&e| self.entries[e as usize].shard.file.as_str().cmp(file)).ok()?,
             };
             Some(self.entries[block[k] as usize].id)
@@ -151,18 +152,10 @@ impl Registry {
     }
 }
 
-/// The stem of a block whose i-th name is `{stem}-{i}.bin`, if it is named so.
+/// The stem of a block whose i-th name is `store_file(stem, i)`, if it is named so.
 fn rule_stem(block: &[Entry]) -> Option<String> {
     let stem = block.first()?.shard.file.strip_suffix("-0.bin")?;
-    block.iter().enumerate().all(|(i, e)| place_by_rule(&e.shard.file, stem) == Some(i)).then(|| stem.to_string())
-}
-
-/// `i` for the file `{stem}-{i}.bin`, `i` written as `store_file` writes it.
-fn place_by_rule(file: &str, stem: &str) -> Option<usize> {
-    let digits = file.strip_prefix(stem)?.strip_prefix('-')?.strip_suffix(".bin")?;
-    let canonical = !digits.is_empty() && (digits == "0" || !digits.starts_with('0'));
-    let n = digits.bytes().try_fold(0usize, |n, b| n.checked_mul(10)?.checked_add(char::from(b).to_digit(10)? as usize));
-    n.filter(|_| canonical)
+    block.iter().enumerate().all(|(i, e)| bundle::store_place(stem, &e.shard.file) == Some(i)).then(|| stem.to_string())
 }
 
 /// What a search reads first: the startup shard's sections, decoded.

@@ -497,6 +497,14 @@ pub fn store_file(files: &str, n: usize) -> String {
     [files, "-", &text::uint(n as u64), ".bin"].concat()
 }
 
+/// `n` for the file `store_file(files, n)`, and for no other name.
+pub fn store_place(files: &str, file: &str) -> Option<usize> {
+    let digits = file.strip_prefix(files)?.strip_prefix('-')?.strip_suffix(".bin")?;
+    let canonical = !digits.is_empty() && (digits == "0" || !digits.starts_with('0'));
+    let n = digits.bytes().try_fold(0usize, |n, b| n.checked_mul(10)?.checked_add(char::from(b).to_digit(10)? as usize));
+    n.filter(|_| canonical)
+}
+
 /// A store of key-range shards named by rule (the term store, the vocabulary): each shard's
 /// separator, a column.
 fn key_store_from_json(v: &Json, what: &str) -> Result<(String, Vec<KeyRangeShardRef>), String> {
@@ -623,6 +631,25 @@ fn is_safe_file_name(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_store_place_is_read_back_from_the_name_store_file_writes_and_from_no_other() {
+        for n in [0, 1, 9, 10, 11, 123_456] {
+            assert_eq!(store_place("d-ab", &store_file("d-ab", n)), Some(n));
+        }
+        for bad in [
+            "d-ab-01.bin",
+            "d-ab-+1.bin",
+            "d-ab-.bin",
+            "d-ab-1.bin.bin",
+            "d-ab1.bin",
+            "d-a-1.bin",
+            "d-ab-1",
+            "d-ab-99999999999999999999999.bin",
+        ] {
+            assert_eq!(store_place("d-ab", bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn manifest_magic_and_version_checked() {

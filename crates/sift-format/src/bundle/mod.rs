@@ -48,4 +48,6 @@ pub use frame::{
     decode_shard, decode_shard_with, encode_shard, encode_shard_with_dictionary, Inflation, ShardKind, FORMAT_VERSION, MAGIC,
     MAX_SHARD_PAYLOAD,
 };
-pub use manifest::{store_file, DocShardRef, FileCheck, KeyRangeShardRef, Manifest, ShardRef, VectorsRef, MANIFEST_FILE, MANIFEST_MAGIC};
+pub use manifest::{
+    store_file, store_place, DocShardRef, FileCheck, KeyRangeShardRef, Manifest, ShardRef, VectorsRef, MANIFEST_FILE, MANIFEST_MAGIC,
+};

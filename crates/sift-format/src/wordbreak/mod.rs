@@ -78,7 +78,7 @@ impl Wb {
 
 /// Runs of code points: (first, last, class), and where the runs of each block of
 /// `BLOCK` code points begin (built when decoded, so a lookup searches a few runs, not all).
-/// ASCII, most characters of the non-ASCII text too, is looked up in a table of its own.
+/// ASCII, most characters even of text that is not all ASCII, has a table of its own.
 struct Runs {
     runs: Vec<(u32, u32, u8)>,
     blocks: Vec<u32>,
