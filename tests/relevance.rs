@@ -1,5 +1,5 @@
 //! Relevance on Cranfield (../shared/data/cranfield, BEIR format), every mode, both query
-//! embedders side by side, and on CACM (lexical):
+//! embedders side by side, and on CACM (lexical; hybrid above both of its sides):
 //! - lexical must not fall below a standard BM25 (bm25s, Lucene variant, k1 1.2, b 0.75,
 //!   stemmed: nDCG@10 0.3695 — BASELINES.md's first row, reproduced by
 //!   bench/bm25_baseline.py), nor below 0.40 (relevance feedback);
@@ -101,9 +101,11 @@ fn cranfield_every_mode_beats_its_baseline() {
 
 /// CACM (../shared/data/cacm): a collection nothing was tuned on until it was measured,
 /// with quoted titles and an unbalanced quotation mark among its queries. Lexical search
-/// must beat every bm25s row of its BASELINES.md (best 0.5097) and answer every query.
+/// must beat every bm25s row of its BASELINES.md (best 0.5097) and answer every query; with
+/// the model installed, hybrid (static encoder) must rank above lexical and semantic, though
+/// the model is far weaker here than the words (semantic 0.31 against lexical 0.51).
 #[test]
-fn cacm_lexical_beats_every_bm25_row_and_answers_every_query() {
+fn cacm_lexical_beats_every_bm25_row_and_hybrid_beats_both_of_its_sides() {
     let Some(shared) = shared_dir() else {
         sift_tests::cannot_test("../shared/data/cacm not found (the relevance evaluation needs the shared test collection)");
         return;
@@ -111,7 +113,13 @@ fn cacm_lexical_beats_every_bm25_row_and_answers_every_query() {
     let c = shared.join("data/cacm");
     let out = scratch("cacm").join("bundle");
     let corpus = c.join("corpus.jsonl");
-    sift(&["build", corpus.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q", "--no-embedder"]);
+    let model = sift_embed::model::default_model_dir().join("model-f32.onnx");
+    let with_vectors = model.exists();
+    let mut args = vec!["build", corpus.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"];
+    if !with_vectors {
+        args.push("--no-embedder");
+    }
+    sift(&args);
     let lexical = eval(&out, &c, "lexical", "static");
     eprintln!("cacm lexical: {lexical}");
     assert_eq!(lexical["queries"], 52);
@@ -121,4 +129,22 @@ fn cacm_lexical_beats_every_bm25_row_and_answers_every_query() {
     let o = sift(&["search", out.to_str().unwrap(), "1978", "--json"]);
     let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(r["results"].as_array().unwrap().iter().all(|x| x["id"] != "1978"), "{r}");
+
+    if !with_vectors {
+        sift_tests::cannot_test(&format!("CACM's semantic and hybrid need the model at {} (run `sift model fetch`)", model.display()));
+        return;
+    }
+    let semantic = eval(&out, &c, "semantic", "static");
+    let hybrid = eval(&out, &c, "hybrid", "static");
+    eprintln!("cacm static semantic: {semantic}\ncacm static hybrid: {hybrid}");
+    assert_eq!(hybrid["empty"], 0, "every query has an answer: {hybrid}");
+    // 0.5250 against 0.5126 and 0.3095 measured when the fusion's weights were chosen on
+    // every collection at once (0.4762 before: an unreached page counted half).
+    assert!(
+        ndcg(&hybrid) > ndcg(&lexical) && ndcg(&hybrid) > ndcg(&semantic),
+        "static hybrid {} not above lexical {} and semantic {}",
+        ndcg(&hybrid),
+        ndcg(&lexical),
+        ndcg(&semantic)
+    );
 }

@@ -246,14 +246,14 @@ mod tests {
     }
 
     #[test]
-    fn a_word_match_the_semantic_side_did_not_reach_counts_as_half_its_lowest_score_there() {
+    fn a_word_match_the_semantic_side_did_not_reach_counts_as_its_lowest_score_there() {
         // Doc 1 is the best word match, in no vector list the query read; docs 2 and 3 are
         // what the semantic side reached (0.6 and 0.5).
         let lex = vec![Hit { doc: 1, score: 0.9 }, Hit { doc: 3, score: 0.3 }];
         let sem = vec![Hit { doc: 2, score: 0.6 }, Hit { doc: 3, score: 0.5 }];
         let f = fuse(&lex, &sem, (0.3, 0.7), None, &DEFAULT);
         assert_eq!(f.iter().map(|h| h.doc).collect::<Vec<_>>(), [1, 3, 2]);
-        assert!((f[0].score - (0.3 + 0.7 * 0.5 * 0.5)).abs() < 1e-6, "half the lowest score reached: {:?}", f[0]);
+        assert!((f[0].score - (0.3 + 0.7 * 0.5)).abs() < 1e-6, "the lowest score reached: {:?}", f[0]);
         let zero = RankingParams { unreached_meaning: 0.0, ..DEFAULT };
         let order = fuse(&lex, &sem, (0.3, 0.7), None, &zero).iter().map(|h| h.doc).collect::<Vec<_>>();
         assert_eq!(order, [3, 2, 1], "counted as 0, the best word match would come last");

@@ -415,7 +415,7 @@ mod tests {
         assert_eq!(c.search_type, "hybrid");
         let unread = c.explain(1, (0.3, 0.7));
         assert!(unread.get("semantic").is_some_and(Json::is_null));
-        assert_eq!(unread.get("semantic_unreached").map(Json::to_text), Some("0.25".into()), "half the lowest score reached");
+        assert_eq!(unread.get("semantic_unreached").map(Json::to_text), Some("0.5".into()), "the lowest score reached");
         assert!(c.explain(2, (0.3, 0.7)).get("semantic_unreached").is_none(), "reached: its own score");
     }
 }
