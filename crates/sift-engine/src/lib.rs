@@ -147,16 +147,16 @@ impl Engine {
         let mut registry = Registry::default();
         registry.register([&m.startup], |_| ShardId::Startup);
         registry.register(m.fold_table.iter(), |_| ShardId::FoldTable);
-        registry.register(m.term_shards.iter().map(|t| &t.shard), ShardId::Terms);
-        registry.register(m.vocabulary.iter().map(|t| &t.shard), ShardId::Vocabulary);
-        registry.register(m.doc_shards.iter().map(|d| &d.shard), ShardId::Docs);
+        registry.register_store(&m.term_files, m.term_shards.iter().map(|t| &t.shard), ShardId::Terms);
+        registry.register_store(&m.vocab_files, m.vocabulary.iter().map(|t| &t.shard), ShardId::Vocabulary);
+        registry.register_store(&m.doc_files, m.doc_shards.iter().map(|d| &d.shard), ShardId::Docs);
         registry.register(m.id_shards.iter().map(|t| &t.shard), ShardId::Ids);
         registry.register(m.vectors.iter().map(|v| &v.index), |_| ShardId::VectorIndex);
         // The encoder's index is the manifest's (checked when it was parsed).
         let encoder_index = m.encoder.as_ref().filter(|_| cfg!(feature = "semantic")).map(|e| e.layout.index()).transpose()?;
-        if let Some(ix) = &encoder_index {
-            registry.register(&ix.groups, ShardId::EncoderVocab);
-            registry.register(&ix.row_shards, ShardId::EncoderRows);
+        if let (Some(ix), Some(e)) = (&encoder_index, &m.encoder) {
+            registry.register_store(&e.layout.group_files, &ix.groups, ShardId::EncoderVocab);
+            registry.register_store(&e.layout.row_files, &ix.row_shards, ShardId::EncoderRows);
         }
         Ok(Engine {
             norms: NormTable::new(&m.params, &m.avg_field_len()),

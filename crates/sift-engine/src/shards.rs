@@ -90,15 +90,25 @@ pub(crate) struct Registry {
     by_file: Vec<u32>,
     /// Where each kind's block of entries begins and ends (by kind byte).
     blocks: [(u32, u32); 18],
-    /// The stem of each block named by rule (`{stem}-{i}.bin`, `bundle::store_file`): its
-    /// names are read, not searched for, and never sorted (opening a large site's bundle
-    /// would otherwise sort thousands of names, most of its time in the browser).
+    /// The stem of each store named by rule (`{stem}-{i}.bin`, `bundle::store_file`), as
+    /// the manifest or the index that lists it says: its names are read, not searched for,
+    /// and never sorted (opening a large site's bundle would otherwise sort thousands of
+    /// names, most of its time in the browser).
     stems: [Option<String>; 18],
 }
 
 impl Registry {
     /// Register `shards` as the block of kind `make(0)`'s kind, `make(i)` naming the i-th.
     pub fn register<'a>(&mut self, shards: impl IntoIterator<Item = &'a ShardRef>, make: impl Fn(usize) -> ShardId) {
+        self.add(shards, make, None);
+    }
+
+    /// Register a store named by rule: its i-th shard is `store_file(files, i)`.
+    pub fn register_store<'a>(&mut self, files: &str, shards: impl IntoIterator<Item = &'a ShardRef>, make: impl Fn(usize) -> ShardId) {
+        self.add(shards, make, Some(files));
+    }
+
+    fn add<'a>(&mut self, shards: impl IntoIterator<Item = &'a ShardRef>, make: impl Fn(usize) -> ShardId, stem: Option<&str>) {
         let kind = make(0).kind();
         if !cfg!(feature = "semantic") && !is_keyword(kind) {
             return; // The keyword engine neither lists nor reads the semantic shards.
@@ -111,8 +121,8 @@ impl Registry {
         let kind = kind as usize;
         self.blocks[kind] = (start, end);
         let mut block: Vec<u32> = (start..end).collect();
-        self.stems[kind] = rule_stem(&self.entries[start as usize..]);
-        if self.stems[kind].is_none() {
+        self.stems[kind] = stem.map(str::to_string);
+        if stem.is_none() {
             block.sort_unstable_by(|&a, &b| self.entries[a as usize].shard.file.cmp(&self.entries[b as usize].shard.file));
         }
         self.by_file.extend(block);
@@ -150,12 +160,6 @@ impl Registry {
     pub fn files(&self) -> impl Iterator<Item = &str> {
         self.entries.iter().map(|e| e.shard.file.as_str())
     }
-}
-
-/// The stem of a block whose i-th name is `store_file(stem, i)`, if it is named so.
-fn rule_stem(block: &[Entry]) -> Option<String> {
-    let stem = block.first()?.shard.file.strip_suffix("-0.bin")?;
-    block.iter().enumerate().all(|(i, e)| bundle::store_place(stem, &e.shard.file) == Some(i)).then(|| stem.to_string())
 }
 
 /// What a search reads first: the startup shard's sections, decoded.
@@ -230,8 +234,8 @@ impl Engine {
                 }
                 self.vector_lists = slots(ix.lists.len());
                 self.list_groups = slots(ix.groups.shards.len());
-                self.registry.register(&ix.lists, ShardId::VectorList);
-                self.registry.register(&ix.groups.shards, ShardId::ListGroup);
+                self.registry.register_store(&ix.list_files, &ix.lists, ShardId::VectorList);
+                self.registry.register_store(&ix.groups.files, &ix.groups.shards, ShardId::ListGroup);
                 self.registry.register([&ix.projection], |_| ShardId::Projection);
                 self.vector_index = Some(ix);
             }
@@ -399,8 +403,7 @@ mod tests {
     #[test]
     fn names_by_rule_are_read_and_only_as_the_rule_writes_them() {
         let mut r = Registry::default();
-        let docs: Vec<ShardRef> = (0..12).map(|i| ShardRef { file: bundle::store_file("d-ab", i), check: None }).collect();
-        r.register(&docs, ShardId::Docs);
+        r.register_store("d-ab", &bundle::table::store_refs("d-ab", 12), ShardId::Docs);
         r.register(&refs(&["i-z.bin", "i-a.bin", "i-m.bin"]), ShardId::Ids);
         assert!(r.stems[ShardKind::Docs as usize].is_some() && r.stems[ShardKind::Ids as usize].is_none());
         for i in [0, 1, 2, 10, 11] {
@@ -413,10 +416,5 @@ mod tests {
         assert_eq!(r.named("i-m.bin"), Some(ShardId::Ids(2)));
         assert_eq!(r.named("i-a.bin"), Some(ShardId::Ids(1)));
         assert_eq!(r.named("i-b.bin"), None);
-        // Named by rule but for one name: searched like any other block.
-        let mut r = Registry::default();
-        r.register(&refs(&["t-x-0.bin", "t-x-2.bin"]), ShardId::Terms);
-        assert!(r.stems[ShardKind::Terms as usize].is_none());
-        assert_eq!(r.named("t-x-2.bin"), Some(ShardId::Terms(1)));
     }
 }
