@@ -42,6 +42,24 @@ fn eval(bundle: &Path, c: &Path, mode: &str, embedders: &str) -> serde_json::Val
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
+/// Where the build looks for the embedding model.
+fn model() -> std::path::PathBuf {
+    sift_embed::model::default_model_dir().join("model-f32.onnx")
+}
+
+/// A collection's bundle, built with vectors when the model is installed (`true` then).
+fn build_collection(c: &Path, name: &str) -> (std::path::PathBuf, bool) {
+    let out = scratch(name).join("bundle");
+    let corpus = c.join("corpus.jsonl");
+    let with_vectors = model().exists();
+    let mut args = vec!["build", corpus.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"];
+    if !with_vectors {
+        args.push("--no-embedder");
+    }
+    sift(&args);
+    (out, with_vectors)
+}
+
 fn ndcg(v: &serde_json::Value) -> f64 {
     v["ndcg@10"].as_f64().unwrap()
 }
@@ -53,15 +71,7 @@ fn cranfield_every_mode_beats_its_baseline() {
         return;
     };
     let c = shared.join("data/cranfield");
-    let out = scratch("cranfield").join("bundle");
-    let model = sift_embed::model::default_model_dir().join("model-f32.onnx");
-    let with_vectors = model.exists();
-    let corpus = c.join("corpus.jsonl");
-    let mut args = vec!["build", corpus.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"];
-    if !with_vectors {
-        args.push("--no-embedder");
-    }
-    sift(&args);
+    let (out, with_vectors) = build_collection(&c, "cranfield");
 
     let lexical = eval(&out, &c, "lexical", "static");
     eprintln!("cranfield lexical: {lexical}");
@@ -73,7 +83,7 @@ fn cranfield_every_mode_beats_its_baseline() {
     assert!(lexical["recall@100"].as_f64().unwrap() >= 0.7354, "Recall@100 below BM25's 0.7354: {lexical}");
 
     if !with_vectors {
-        sift_tests::cannot_test(&format!("semantic, hybrid and auto need the model at {} (run `sift model fetch`)", model.display()));
+        sift_tests::cannot_test(&format!("semantic, hybrid and auto need the model at {} (run `sift model fetch`)", model().display()));
         return;
     }
     let modes = ["semantic", "hybrid", "auto"];
@@ -111,15 +121,7 @@ fn cacm_lexical_beats_every_bm25_row_and_hybrid_beats_both_of_its_sides() {
         return;
     };
     let c = shared.join("data/cacm");
-    let out = scratch("cacm").join("bundle");
-    let corpus = c.join("corpus.jsonl");
-    let model = sift_embed::model::default_model_dir().join("model-f32.onnx");
-    let with_vectors = model.exists();
-    let mut args = vec!["build", corpus.to_str().unwrap(), "--out", out.to_str().unwrap(), "-q"];
-    if !with_vectors {
-        args.push("--no-embedder");
-    }
-    sift(&args);
+    let (out, with_vectors) = build_collection(&c, "cacm");
     let lexical = eval(&out, &c, "lexical", "static");
     eprintln!("cacm lexical: {lexical}");
     assert_eq!(lexical["queries"], 52);
@@ -131,7 +133,7 @@ fn cacm_lexical_beats_every_bm25_row_and_hybrid_beats_both_of_its_sides() {
     assert!(r["results"].as_array().unwrap().iter().all(|x| x["id"] != "1978"), "{r}");
 
     if !with_vectors {
-        sift_tests::cannot_test(&format!("CACM's semantic and hybrid need the model at {} (run `sift model fetch`)", model.display()));
+        sift_tests::cannot_test(&format!("CACM's semantic and hybrid need the model at {} (run `sift model fetch`)", model().display()));
         return;
     }
     let semantic = eval(&out, &c, "semantic", "static");
