@@ -325,7 +325,14 @@ impl Reference {
         let positive: Vec<&Group> = q.groups.iter().filter(|g| !g.negated && !dropped(g)).collect();
         let negative: Vec<&Group> = q.groups.iter().filter(|g| g.negated).collect();
         if positive.is_empty() {
-            return Answer { ranked: Vec::new(), total: 0, facets: BTreeMap::new(), ambiguous: false };
+            // No words: with filters (or `since`), every page they admit and no exclusion
+            // removes, each scored 1; without, nothing.
+            let narrows = !q.filters.is_empty() || q.since.is_some() || q.text_filters.iter().any(|(f, _)| self.filter_fields.contains(f));
+            let admitted: Vec<(usize, f64)> = (0..self.docs.len())
+                .filter(|&d| narrows && self.allowed(d, q) && !negative.iter().any(|g| self.clause_score(d, g).is_some()))
+                .map(|d| (d, 1.0))
+                .collect();
+            return self.answer(q, admitted, 1.0, false);
         }
         // Neighbouring words, and how many stop words were typed between them (at most 3).
         let stops_before = |g: &Group| {
@@ -431,6 +438,11 @@ impl Reference {
                 + pairs.iter().map(|(a, b, _)| self.proximity_max(a, b)).sum::<f64>())
             .max(1e-6);
         }
+        self.answer(q, hits, denom, ambiguous)
+    }
+
+    /// Scores normalised by `denom`, the recency boost, the order, facets.
+    fn answer(&self, q: &Query, hits: Vec<(usize, f64)>, denom: f64, ambiguous: bool) -> Answer {
         let newest = self.docs.iter().filter_map(|d| d.date).max().unwrap_or(0);
         let mut ranked: Vec<(usize, Ranked)> = hits
             .into_iter()

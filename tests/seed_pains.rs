@@ -150,6 +150,53 @@ fn filters_facets_and_since_narrow_correctly() {
 }
 
 #[test]
+fn a_query_of_filters_alone_lists_every_page_they_admit() {
+    let docs = corpus_docs();
+    let e = corpus_engine();
+    let guides: Vec<&str> =
+        docs.iter().filter(|d| d.metadata.get("type").is_some_and(|v| v.iter().any(|t| t == "guide"))).map(|d| d.id.as_str()).collect();
+    assert!(guides.len() >= 3, "the corpus has guides: {guides:?}");
+    for req in [r#"{"query": "type:guide"}"#, r#"{"query": "type:guide :=", "limit": 2}"#] {
+        let r = search_json(&e, req).unwrap();
+        assert_eq!(r.total, guides.len(), "{req}");
+        assert!(r.results.iter().all(|x| x.doc_type.as_deref() == Some("guide")), "{req}: {:?}", ids(&r));
+        assert_eq!(r.has_more, r.results.len() < guides.len(), "{req}");
+        assert_eq!(r.facets["type"]["guide"], guides.len(), "{req}");
+        let f = r.fallback.expect("says the query had no words");
+        assert_eq!((f.from.as_str(), f.to.as_str()), ("query", "filters"));
+        assert!(f.reason.contains("no words") && f.reason.contains("listing every page"), "{}", f.reason);
+        assert!(r.results.iter().all(|x| !x.snippet.is_empty()), "{req}: a snippet from each page");
+    }
+    // Newest first by date, exclusions still hold, and a value no page has says so.
+    let r = search_json(&e, r#"{"query": "type:guide", "sort": "date", "limit": 50}"#).unwrap();
+    let dates: Vec<String> =
+        r.results.iter().map(|x| docs.iter().find(|d| d.id == x.id).unwrap().date.clone().unwrap_or_default()).collect();
+    assert!(dates.windows(2).all(|w| w[0] >= w[1]), "{dates:?}");
+    let r = search(&e, "type:guide -token");
+    assert_eq!(r.total, guides.len() - 1, "{:?}", ids(&r));
+    assert!(!ids(&r).contains(&"guides/authentication.md"), "{:?}", ids(&r));
+    let r = search(&e, "type:nope");
+    assert_eq!((r.total, r.results.len()), (0, 0));
+    assert!(r.fallback.expect("says why").reason.contains("no page has the values"));
+    let r = search(&e, "type:guide -agentroot");
+    assert_eq!((r.total, r.results.len()), (0, 0), "every guide says agentroot");
+    assert!(r.fallback.expect("says why").reason.contains("filters and exclusions"));
+}
+
+#[test]
+fn a_query_of_symbols_alone_says_they_are_not_words_rather_than_blame_exclusions() {
+    let e = corpus_engine();
+    for q in [":=", "->", "@", "()", "???", "🙂"] {
+        let r = search(&e, q);
+        assert_eq!((r.total, r.results.len()), (0, 0), "{q}");
+        let f = r.fallback.expect("never a silent empty page");
+        assert!(f.reason.contains("no words") && !f.reason.contains("excludes"), "{q}: {}", f.reason);
+    }
+    let r = search(&e, "-cache");
+    assert!(r.fallback.expect("says why").reason.contains("only excludes"));
+}
+
+#[test]
 fn recency_boost_reorders_towards_new_pages() {
     let e = corpus_engine();
     let plain = search_json(&e, r#"{"query": "cache OR memo OR release"}"#).unwrap();

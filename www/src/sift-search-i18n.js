@@ -20,6 +20,7 @@ export const STRINGS = {
     semFailed: "semantische Suche nicht verfügbar (nur Stichwörter)", in: "in {page}",
     fbFuzzy: "Ähnliche Schreibweisen gefunden", fbAny: "Seiten mit einigen der Wörter", fbNothing: "Keine Seite passt",
     fbWords: "Nach den einzelnen Wörtern gesucht", fbMeaning: "Kein Treffer für die Wörter; Ergebnisse nach Bedeutung",
+    fbFilters: "Keine Suchwörter; alle Seiten, die den Filtern entsprechen",
   },
   fr: {
     search: "Rechercher", placeholder: "Rechercher dans la documentation", close: "Échap (fermer la recherche)", filters: "Filtres",
@@ -31,6 +32,7 @@ export const STRINGS = {
     semFailed: "recherche sémantique indisponible (mots-clés seulement)", in: "dans {page}",
     fbFuzzy: "Orthographes proches trouvées", fbAny: "Pages contenant une partie des mots", fbNothing: "Aucune page ne correspond",
     fbWords: "Mots recherchés séparément", fbMeaning: "Aucune page ne contient ces mots ; résultats par le sens",
+    fbFilters: "Aucun mot à chercher ; toutes les pages retenues par les filtres",
   },
   es: {
     search: "Buscar", placeholder: "Buscar en la documentación", close: "Esc (cerrar la búsqueda)", filters: "Filtros",
@@ -42,6 +44,7 @@ export const STRINGS = {
     semFailed: "búsqueda semántica no disponible (solo palabras clave)", in: "en {page}",
     fbFuzzy: "Se encontraron grafías parecidas", fbAny: "Páginas con algunas de las palabras", fbNothing: "Ninguna página coincide",
     fbWords: "Se buscaron las palabras por separado", fbMeaning: "Ninguna página contiene esas palabras; resultados por significado",
+    fbFilters: "Ninguna palabra que buscar; todas las páginas que cumplen los filtros",
   },
   it: {
     search: "Cerca", placeholder: "Cerca nella documentazione", close: "Esc (chiudi la ricerca)", filters: "Filtri",
@@ -53,6 +56,7 @@ export const STRINGS = {
     semFailed: "ricerca semantica non disponibile (solo parole chiave)", in: "in {page}",
     fbFuzzy: "Trovate grafie simili", fbAny: "Pagine con alcune delle parole", fbNothing: "Nessuna pagina corrisponde",
     fbWords: "Parole cercate separatamente", fbMeaning: "Nessuna pagina contiene queste parole; risultati per significato",
+    fbFilters: "Nessuna parola da cercare; tutte le pagine che soddisfano i filtri",
   },
   pt: {
     search: "Pesquisar", placeholder: "Pesquisar na documentação", close: "Esc (fechar a pesquisa)", filters: "Filtros",
@@ -64,6 +68,7 @@ export const STRINGS = {
     semFailed: "pesquisa semântica indisponível (só palavras-chave)", in: "em {page}",
     fbFuzzy: "Encontradas grafias semelhantes", fbAny: "Páginas com algumas das palavras", fbNothing: "Nenhuma página corresponde",
     fbWords: "Palavras pesquisadas em separado", fbMeaning: "Nenhuma página contém estas palavras; resultados pelo significado",
+    fbFilters: "Nenhuma palavra a pesquisar; todas as páginas que cumprem os filtros",
   },
   "pt-br": {
     search: "Pesquisar", placeholder: "Pesquisar na documentação", close: "Esc (fechar a pesquisa)", filters: "Filtros",
@@ -75,6 +80,7 @@ export const STRINGS = {
     semFailed: "pesquisa semântica indisponível (só palavras-chave)", in: "em {page}",
     fbFuzzy: "Encontradas grafias parecidas", fbAny: "Páginas com algumas das palavras", fbNothing: "Nenhuma página corresponde",
     fbWords: "Palavras pesquisadas separadamente", fbMeaning: "Nenhuma página contém essas palavras; resultados pelo significado",
+    fbFilters: "Nenhuma palavra para pesquisar; todas as páginas que atendem aos filtros",
   },
   nl: {
     search: "Zoeken", placeholder: "Doorzoek de documentatie", close: "Esc (zoeken sluiten)", filters: "Filters",
@@ -86,6 +92,7 @@ export const STRINGS = {
     semFailed: "semantisch zoeken niet beschikbaar (alleen trefwoorden)", in: "in {page}",
     fbFuzzy: "Vergelijkbare spellingen gevonden", fbAny: "Pagina's met een deel van de woorden", fbNothing: "Geen enkele pagina komt overeen",
     fbWords: "Woorden afzonderlijk gezocht", fbMeaning: "Geen pagina bevat deze woorden; resultaten op betekenis",
+    fbFilters: "Geen woorden om te zoeken; alle pagina's die aan de filters voldoen",
   },
   sv: {
     search: "Sök", placeholder: "Sök i dokumentationen", close: "Esc (stäng sökningen)", filters: "Filter",
@@ -97,6 +104,7 @@ export const STRINGS = {
     semFailed: "semantisk sökning inte tillgänglig (bara nyckelord)", in: "i {page}",
     fbFuzzy: "Liknande stavningar hittades", fbAny: "Sidor med några av orden", fbNothing: "Ingen sida matchar",
     fbWords: "Orden söktes var för sig", fbMeaning: "Ingen sida innehåller orden; resultat efter betydelse",
+    fbFilters: "Inga ord att söka efter; alla sidor som matchar filtren",
   },
   da: {
     search: "Søg", placeholder: "Søg i dokumentationen", close: "Esc (luk søgningen)", filters: "Filtre",
@@ -108,6 +116,7 @@ export const STRINGS = {
     semFailed: "semantisk søgning ikke tilgængelig (kun nøgleord)", in: "i {page}",
     fbFuzzy: "Fandt lignende stavemåder", fbAny: "Sider med nogle af ordene", fbNothing: "Ingen sider passer",
     fbWords: "Ordene blev søgt hver for sig", fbMeaning: "Ingen side indeholder ordene; resultater efter betydning",
+    fbFilters: "Ingen ord at søge efter; alle sider, der matcher filtrene",
   },
   nb: {
     search: "Søk", placeholder: "Søk i dokumentasjonen", close: "Esc (lukk søket)", filters: "Filtre",
@@ -119,6 +128,7 @@ export const STRINGS = {
     semFailed: "semantisk søk ikke tilgjengelig (bare nøkkelord)", in: "i {page}",
     fbFuzzy: "Fant lignende stavemåter", fbAny: "Sider med noen av ordene", fbNothing: "Ingen sider passer",
     fbWords: "Ordene ble søkt hver for seg", fbMeaning: "Ingen side inneholder ordene; resultater etter betydning",
+    fbFilters: "Ingen ord å søke etter; alle sider som samsvarer med filtrene",
   },
   fi: {
     search: "Haku", placeholder: "Hae dokumentaatiosta", close: "Esc (sulje haku)", filters: "Suodattimet",
@@ -130,6 +140,7 @@ export const STRINGS = {
     semFailed: "semanttinen haku ei käytettävissä (vain avainsanat)", in: "sivulla {page}",
     fbFuzzy: "Löytyi samankaltaisia kirjoitusasuja", fbAny: "Sivut, joilla on osa sanoista", fbNothing: "Mikään sivu ei vastaa hakua",
     fbWords: "Sanat haettiin erikseen", fbMeaning: "Millään sivulla ei ole näitä sanoja; tulokset merkityksen mukaan",
+    fbFilters: "Ei hakusanoja; kaikki suodattimia vastaavat sivut",
   },
   pl: {
     search: "Szukaj", placeholder: "Szukaj w dokumentacji", close: "Esc (zamknij wyszukiwanie)", filters: "Filtry",
@@ -141,6 +152,7 @@ export const STRINGS = {
     semLoading: "ładowanie wyszukiwania semantycznego…", semFailed: "wyszukiwanie semantyczne niedostępne (tylko słowa kluczowe)",
     in: "na stronie {page}", fbFuzzy: "Znaleziono podobne pisownie", fbAny: "Strony z częścią słów", fbNothing: "Żadna strona nie pasuje",
     fbWords: "Słowa wyszukano osobno", fbMeaning: "Żadna strona nie zawiera tych słów; wyniki według znaczenia",
+    fbFilters: "Brak słów do wyszukania; wszystkie strony spełniające filtry",
   },
   cs: {
     search: "Hledat", placeholder: "Hledat v dokumentaci", close: "Esc (zavřít hledání)", filters: "Filtry",
@@ -152,6 +164,7 @@ export const STRINGS = {
     semLoading: "načítá se sémantické hledání…", semFailed: "sémantické hledání není k dispozici (jen klíčová slova)",
     in: "na stránce {page}", fbFuzzy: "Nalezeny podobné tvary", fbAny: "Stránky s některými ze slov", fbNothing: "Žádná stránka neodpovídá",
     fbWords: "Slova hledána jednotlivě", fbMeaning: "Žádná stránka tato slova neobsahuje; výsledky podle významu",
+    fbFilters: "Žádná slova k hledání; všechny stránky odpovídající filtrům",
   },
   ru: {
     search: "Поиск", placeholder: "Поиск по документации", close: "Esc (закрыть поиск)", filters: "Фильтры",
@@ -163,6 +176,7 @@ export const STRINGS = {
     semLoading: "загружается смысловой поиск…", semFailed: "смысловой поиск недоступен (только по словам)", in: "на странице {page}",
     fbFuzzy: "Найдены похожие написания", fbAny: "Страницы с частью слов", fbNothing: "Ни одна страница не подходит",
     fbWords: "Слова искались по отдельности", fbMeaning: "Ни на одной странице нет этих слов; результаты по смыслу",
+    fbFilters: "Нет слов для поиска; все страницы, подходящие под фильтры",
   },
   uk: {
     search: "Пошук", placeholder: "Пошук у документації", close: "Esc (закрити пошук)", filters: "Фільтри",
@@ -174,6 +188,7 @@ export const STRINGS = {
     semLoading: "завантажується пошук за змістом…", semFailed: "пошук за змістом недоступний (лише за словами)", in: "на сторінці {page}",
     fbFuzzy: "Знайдено схожі написання", fbAny: "Сторінки з частиною слів", fbNothing: "Жодна сторінка не підходить",
     fbWords: "Слова шукали окремо", fbMeaning: "Жодна сторінка не містить цих слів; результати за змістом",
+    fbFilters: "Немає слів для пошуку; усі сторінки, що відповідають фільтрам",
   },
   tr: {
     search: "Ara", placeholder: "Belgelerde ara", close: "Esc (aramayı kapat)", filters: "Filtreler",
@@ -185,6 +200,7 @@ export const STRINGS = {
     semFailed: "anlamsal arama kullanılamıyor (yalnızca anahtar kelimeler)", in: "{page} sayfasında",
     fbFuzzy: "Benzer yazımlar bulundu", fbAny: "Kelimelerin bir kısmını içeren sayfalar", fbNothing: "Eşleşen sayfa yok",
     fbWords: "Kelimeler ayrı ayrı arandı", fbMeaning: "Hiçbir sayfada bu kelimeler yok; anlama göre sonuçlar",
+    fbFilters: "Aranacak sözcük yok; filtrelere uyan tüm sayfalar",
   },
   id: {
     search: "Cari", placeholder: "Cari di dokumentasi", close: "Esc (tutup pencarian)", filters: "Filter",
@@ -196,6 +212,7 @@ export const STRINGS = {
     semFailed: "pencarian semantik tidak tersedia (hanya kata kunci)", in: "di {page}",
     fbFuzzy: "Ditemukan ejaan yang mirip", fbAny: "Halaman dengan sebagian kata", fbNothing: "Tidak ada halaman yang cocok",
     fbWords: "Kata-kata dicari secara terpisah", fbMeaning: "Tidak ada halaman yang memuat kata-kata ini; hasil berdasarkan makna",
+    fbFilters: "Tidak ada kata untuk dicari; semua halaman yang sesuai dengan filter",
   },
   vi: {
     search: "Tìm kiếm", placeholder: "Tìm trong tài liệu", close: "Esc (đóng tìm kiếm)", filters: "Bộ lọc",
@@ -207,6 +224,7 @@ export const STRINGS = {
     semFailed: "không có tìm kiếm ngữ nghĩa (chỉ từ khóa)", in: "trong {page}",
     fbFuzzy: "Đã tìm các cách viết gần giống", fbAny: "Các trang có một phần các từ", fbNothing: "Không có trang nào phù hợp",
     fbWords: "Đã tìm từng từ riêng", fbMeaning: "Không trang nào chứa các từ này; kết quả theo nghĩa",
+    fbFilters: "Không có từ nào để tìm; mọi trang khớp với bộ lọc",
   },
   ja: {
     search: "検索", placeholder: "ドキュメントを検索", close: "Esc（検索を閉じる）", filters: "絞り込み",
@@ -218,6 +236,7 @@ export const STRINGS = {
     semFailed: "意味検索は利用できません（キーワードのみ）", in: "{page} 内",
     fbFuzzy: "似た表記で検索しました", fbAny: "一部の語を含むページ", fbNothing: "一致するページはありません",
     fbWords: "語ごとに検索しました", fbMeaning: "語を含むページがないため、意味で検索しました",
+    fbFilters: "検索語がありません。フィルターに合うすべてのページ",
   },
   zh: {
     search: "搜索", placeholder: "搜索文档", close: "Esc（关闭搜索）", filters: "筛选",
@@ -229,6 +248,7 @@ export const STRINGS = {
     semFailed: "语义搜索不可用（仅关键词）", in: "位于 {page}",
     fbFuzzy: "已匹配相近的写法", fbAny: "包含部分词语的页面", fbNothing: "没有匹配的页面",
     fbWords: "已分别搜索各个词语", fbMeaning: "没有页面包含这些词语；按语义显示结果",
+    fbFilters: "没有可搜索的词；显示符合筛选条件的所有页面",
   },
   "zh-tw": {
     search: "搜尋", placeholder: "搜尋文件", close: "Esc（關閉搜尋）", filters: "篩選",
@@ -240,6 +260,7 @@ export const STRINGS = {
     semFailed: "無法使用語意搜尋（僅關鍵字）", in: "位於 {page}",
     fbFuzzy: "已比對相近的寫法", fbAny: "包含部分字詞的頁面", fbNothing: "沒有相符的頁面",
     fbWords: "已分別搜尋各個字詞", fbMeaning: "沒有頁面包含這些字詞；依語意顯示結果",
+    fbFilters: "沒有可搜尋的字詞；顯示符合篩選條件的所有頁面",
   },
   ko: {
     search: "검색", placeholder: "문서 검색", close: "Esc (검색 닫기)", filters: "필터",
@@ -251,6 +272,7 @@ export const STRINGS = {
     semFailed: "의미 검색을 사용할 수 없음 (키워드만)", in: "{page}에서",
     fbFuzzy: "비슷한 철자로 찾았습니다", fbAny: "일부 단어가 있는 페이지", fbNothing: "일치하는 페이지가 없습니다",
     fbWords: "단어를 따로 검색했습니다", fbMeaning: "이 단어가 있는 페이지가 없어 의미로 찾았습니다",
+    fbFilters: "검색할 단어가 없습니다. 필터에 맞는 모든 페이지",
   },
   ar: {
     search: "بحث", placeholder: "ابحث في التوثيق", close: "Esc (إغلاق البحث)", filters: "عوامل التصفية",
@@ -263,6 +285,7 @@ export const STRINGS = {
     semLoading: "جارٍ تحميل البحث الدلالي…", semFailed: "البحث الدلالي غير متاح (الكلمات المفتاحية فقط)", in: "في {page}",
     fbFuzzy: "عُثر على تهجئات مشابهة", fbAny: "صفحات فيها بعض الكلمات", fbNothing: "لا توجد صفحة مطابقة",
     fbWords: "بُحث عن الكلمات كلٍّ على حدة", fbMeaning: "لا تحتوي أي صفحة على هذه الكلمات؛ النتائج حسب المعنى",
+    fbFilters: "لا توجد كلمات للبحث؛ كل الصفحات التي تطابق عوامل التصفية",
   },
   he: {
     search: "חיפוש", placeholder: "חיפוש בתיעוד", close: "Esc (סגירת החיפוש)", filters: "מסננים",
@@ -274,5 +297,6 @@ export const STRINGS = {
     semFailed: "חיפוש סמנטי אינו זמין (מילות מפתח בלבד)", in: "בדף {page}",
     fbFuzzy: "נמצאו כתיבים דומים", fbAny: "דפים עם חלק מהמילים", fbNothing: "אין דף מתאים",
     fbWords: "המילים חופשו בנפרד", fbMeaning: "אין דף שמכיל את המילים; תוצאות לפי משמעות",
+    fbFilters: "אין מילים לחיפוש; כל הדפים שתואמים למסננים",
   },
 };

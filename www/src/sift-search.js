@@ -22,7 +22,7 @@ const EN = {
   semantic: "semantic", semOn: "semantic search on", semLoading: "loading semantic search…",
   semFailed: "semantic search unavailable (keywords only)", in: "in {page}",
 };
-const FALLBACK_KEYS = { fuzzy: "fbFuzzy", "any term": "fbAny", nothing: "fbNothing", words: "fbWords", semantic: "fbMeaning" };
+const FALLBACK_KEYS = { fuzzy: "fbFuzzy", "any term": "fbAny", nothing: "fbNothing", words: "fbWords", semantic: "fbMeaning", filters: "fbFilters" };
 
 const STYLE = `
 :host { all: initial; display: inline-block; font-family: var(--sift-font, system-ui, -apple-system, "Segoe UI", sans-serif);
@@ -552,7 +552,10 @@ export class SiftSearchElement extends HTMLElement {
     notice.setAttribute("role", "status");
     const parts = [];
     // In English the engine's own reason (it names the words); else what it did, translated.
-    const fb = res.fallback && (this.#strings === EN ? res.fallback.reason : this.#t(FALLBACK_KEYS[res.fallback.to] ?? "fbNothing"));
+    // A step with no words of its own (a long query cut to its rarest terms) says nothing
+    // rather than "no page matches" above the results it found.
+    const key = res.fallback && (FALLBACK_KEYS[res.fallback.to] ?? (res.results?.length ? null : "fbNothing"));
+    const fb = res.fallback && (this.#strings === EN ? res.fallback.reason : key && this.#t(key));
     if (fb) parts.push(h("span", { class: "fallback" }, fb));
     if (res.suggestions?.length) {
       const dym = h("span", { class: "dym" }, (parts.length ? " " : "") + this.#t("dym"));

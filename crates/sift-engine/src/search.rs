@@ -13,6 +13,7 @@ use super::resolve::{Flow, Halt, Resolver};
 use super::round4;
 use super::score::{self, Hit, Scorer};
 use super::{shards::ShardId, Engine};
+use crate::bundle::{docmeta::DocMeta, filters::FilterIndex};
 use crate::contract::{Fallback, SearchResponse, Sort, ValidRequest, MAX_CLAUSES};
 use crate::error::SiftError;
 use crate::hashing::HashMap;
@@ -173,7 +174,17 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
         None => Vec::new(),
     };
     if plan.positive.is_empty() {
-        let reason = "the query only excludes terms; add a word to search for";
+        if filter.narrows() {
+            let (page, response) = browse(req, &filter, meta, index, eng.manifest.doc_count);
+            return Ok(Ranked { plan, page, defining: Vec::new(), explains: Vec::new(), response, asked });
+        }
+        let reason = if parsed.groups.iter().any(|g| g.negated) {
+            "the query only excludes terms; add a word to search for"
+        } else {
+            // Punctuation and symbols (`:=`, `->`, `@`) are not indexed: say so, rather than
+            // blame exclusions the query does not have.
+            "the query has no words, only symbols, which are not indexed; type a word"
+        };
         let response = empty_response(req, Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() });
         return Ok(Ranked { plan, page: Vec::new(), defining, explains: Vec::new(), response, asked });
     }
@@ -390,6 +401,28 @@ fn combine(
 /// weight and found something; otherwise meaning answers alone.
 fn fuses((w_lex, _): (f32, f32), lexical: &[Hit]) -> bool {
     w_lex > 0.0 && !lexical.is_empty()
+}
+
+/// A query with filters and no words (`folder:library`, or symbols with a `since`): every
+/// page the filters admit, in the bundle's order (or by date), with facets, like a search
+/// that matched them all.
+fn browse(req: &ValidRequest, filter: &Filter, meta: &DocMeta, index: &FilterIndex, doc_count: u32) -> (Vec<Hit>, SearchResponse) {
+    let mut hits: Vec<Hit> = (0..doc_count).filter(|&d| filter.admits(d)).map(|doc| Hit { doc, score: 1.0 }).collect();
+    collect::order(&mut hits, meta, req.sort, req.boost_recent);
+    let page: Vec<Hit> = hits.iter().skip(req.offset).take(req.limit).copied().collect();
+    let reason = if hits.is_empty() && !filter.excluded.is_empty() {
+        "the query has no words, and no page passes its filters and exclusions"
+    } else if hits.is_empty() {
+        "the query has no words, and no page has the values its filters ask for"
+    } else {
+        "the query has no words; listing every page its filters admit"
+    };
+    let response = SearchResponse {
+        total: hits.len(),
+        facets: collect::facets(index, doc_count as usize, &hits),
+        ..empty_response(req, Fallback { from: "query".into(), to: "filters".into(), reason: reason.into() })
+    };
+    (page, response)
 }
 
 fn empty_response(req: &ValidRequest, fallback: Fallback) -> SearchResponse {
