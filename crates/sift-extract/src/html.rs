@@ -30,7 +30,9 @@ impl Default for HtmlOptions {
 const MAIN_SELECTORS: &[&str] = &["main", "[role=main]", "article", "div.body", "#content", "body"];
 const SKIP_TAGS: &[&str] =
     &["script", "style", "noscript", "template", "nav", "footer", "svg", "button", "form", "select", "iframe", "object", "canvas", "head"];
-// (`rightside`: rustdoc's "source" link and version beside each item's heading.)
+// (`rightside`: rustdoc's "source" link and version beside each item's heading;
+// `notable-traits`: its hover tooltip inside a method's heading, every impl of the return
+// type — `fn from(..) -> Box<..>` would otherwise be labelled with Box's Iterator impls.)
 // (`toc`, `list-of-…`: DocBook's tables of contents at the top of a page: they say every
 // section's title, and so won a long page's best part for a query that is one of them.)
 const SKIP_CLASSES: &[&str] = &[
@@ -42,6 +44,7 @@ const SKIP_CLASSES: &[&str] = &[
     "breadcrumbs",
     "navigation",
     "rightside",
+    "notable-traits",
     "toc",
     "list-of-tables",
     "list-of-figures",
@@ -645,6 +648,17 @@ mod api_entries {
             got,
             [("os.getcwd", "os.getcwd", "function"), ("os.DirEntry", "os.DirEntry", "class"), ("c.PyList_New", "PyList_New", "function")]
         );
+    }
+
+    #[test]
+    fn a_rustdoc_headings_notable_traits_tooltip_is_not_its_text() {
+        let page = r##"<html><body class="rustdoc trait"><main><h1 class="fqn">Trait <a href="#">Error</a></h1><p>Errors.</p>
+            <section id="method.from-4" class="method trait-impl"><a href="#method.from-4" class="anchor"></a><h4 class="code-header">fn <a class="fnname" href="#">from</a>(err: &amp;str) -&gt; Box&lt;dyn Error&gt;<span class="notable-traits"><span class="notable-traits-tooltip">ⓘ<span class="notable-traits-tooltiptext"><span class="docblock"><span class="notable">Notable traits for Box&lt;I, A&gt;</span><code class="content">impl&lt;I, A&gt; Iterator for Box&lt;I, A&gt;</code></span></span></span></span></h4></section>
+            <div class="docblock"><p>Converts a str into a box of dyn Error.</p></div></main></body></html>"##;
+        let doc = extract(page.as_bytes(), "std/error/trait.Error.html", &HtmlOptions::default()).unwrap().0;
+        let sec = doc.sections.iter().find(|s| s.anchor.as_deref() == Some("method.from-4")).expect("the method's section");
+        assert_eq!(sec.heading, "fn from(err: &str) -> Box<dyn Error>");
+        assert!(doc.sections.iter().all(|s| !s.text.contains("Notable") && !s.text.contains("Iterator")), "{:?}", doc.sections);
     }
 
     #[test]
