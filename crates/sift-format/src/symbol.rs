@@ -101,9 +101,11 @@ pub struct QueryKey {
 }
 
 /// The key of a query that is one identifier or path (`json.dumps`, `Vec::with_capacity`,
-/// `sorted`, `os.getcwd()`); None for anything else (two words, punctuation, quotes).
+/// `sorted`, `os.getcwd()`), with the sigils code writes before a name (`&str`, `?Sized`,
+/// `@property`) or a question mark after it left out; None for anything else
+/// (two words, punctuation, quotes).
 pub fn query_key(query: &str) -> Option<QueryKey> {
-    let q = query.trim();
+    let q = query.trim().trim_start_matches(['&', '?', '@']).trim_end_matches('?');
     // (Other spaces are no identifier's characters: `components` refuses them.)
     if q.is_empty() || q.contains(|c: char| c.is_ascii_whitespace()) {
         return None;
@@ -162,7 +164,11 @@ mod tests {
         assert_eq!(query_key("sorted").unwrap(), QueryKey { exact: Some("sorted.".into()), prefix: String::new(), capital: false });
         assert!(query_key("Clone").unwrap().capital && !query_key("Vec::with_capacity").unwrap().capital);
         assert_eq!(query_key("getCwd").unwrap().prefix, "getcwd");
-        for prose in ["how to sort", "\"sorted\"", "a,b", "", "  ", "-x", "c++"] {
+        // A sigil before the name, a question mark after it: the name.
+        for (typed, key) in [("&str", "str."), ("?Sized", "sized."), ("@property", "property."), ("Vec?", "vec.")] {
+            assert_eq!(query_key(typed).unwrap().exact.as_deref(), Some(key), "{typed}");
+        }
+        for prose in ["how to sort", "\"sorted\"", "a,b", "", "  ", "-x", "c++", "&", "??", "& str", "*args"] {
             assert_eq!(query_key(prose), None, "{prose}");
         }
     }
