@@ -261,6 +261,12 @@ test("the box speaks its page's language, and Arabic and Hebrew pages get it rig
   await input.pressSequentially("zzqqxx", { delay: 10 });
   await box(".empty").waitFor();
   assert.equal(await box(".empty").textContent(), "Keine Ergebnisse für „zzqqxx“.");
+  // Filters alone list their pages, and the note says so in German.
+  await input.fill("type:guide");
+  await box("[role=option]").first().waitFor();
+  await box(".notice .fallback").waitFor();
+  assert.equal(await box(".notice .fallback").textContent(), "Keine Suchwörter; alle Seiten, die den Filtern entsprechen");
+  assert.ok((await box("[role=option]").count()) > 0, "the guides are listed");
   assert.equal(await box("dialog").getAttribute("dir"), "ltr");
   for (const [lang, placeholder] of [["ar", "ابحث في التوثيق"], ["he", "חיפוש בתיעוד"]]) {
     input = await boxIn(lang);
