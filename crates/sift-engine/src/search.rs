@@ -246,16 +246,10 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
     combined.feedback = feedback;
     // (Quoted text relaxed to words counts in every mode: meaning alone too no longer needs it.)
     combined.fallback = chain([unquoted, combined.fallback.take()]);
-    let mut hits = std::mem::take(&mut combined.hits);
+    let hits = std::mem::take(&mut combined.hits);
 
     // Order, page, facets; then the stored documents of the page.
-    collect::order(&mut hits, meta, req.sort, req.boost_recent);
-    if req.sort == Sort::Relevance {
-        definition::rank_first(&mut hits, &defining);
-    }
-    let total = hits.len();
-    let page: Vec<Hit> = hits.iter().skip(req.offset).take(req.limit).copied().collect();
-    let facets = collect::facets(index, eng.manifest.doc_count as usize, &hits);
+    let Collected { page, total, facets } = collected(req, meta, index, eng.manifest.doc_count, hits, &defining);
     #[cfg(feature = "explain")]
     let explains = page
         .iter()
@@ -407,22 +401,40 @@ fn fuses((w_lex, _): (f32, f32), lexical: &[Hit]) -> bool {
 /// page the filters admit, in the bundle's order (or by date), with facets, like a search
 /// that matched them all.
 fn browse(req: &ValidRequest, filter: &Filter, meta: &DocMeta, index: &FilterIndex, doc_count: u32) -> (Vec<Hit>, SearchResponse) {
-    let mut hits: Vec<Hit> = (0..doc_count).filter(|&d| filter.admits(d)).map(|doc| Hit { doc, score: 1.0 }).collect();
-    collect::order(&mut hits, meta, req.sort, req.boost_recent);
-    let page: Vec<Hit> = hits.iter().skip(req.offset).take(req.limit).copied().collect();
-    let reason = if hits.is_empty() && !filter.excluded.is_empty() {
+    let hits: Vec<Hit> = (0..doc_count).filter(|&d| filter.admits(d)).map(|doc| Hit { doc, score: 1.0 }).collect();
+    let Collected { page, total, facets } = collected(req, meta, index, doc_count, hits, &[]);
+    let reason = if total == 0 && !filter.excluded.is_empty() {
         "the query has no words, and no page passes its filters and exclusions"
-    } else if hits.is_empty() {
+    } else if total == 0 {
         "the query has no words, and no page has the values its filters ask for"
     } else {
         "the query has no words; listing every page its filters admit"
     };
-    let response = SearchResponse {
-        total: hits.len(),
-        facets: collect::facets(index, doc_count as usize, &hits),
-        ..empty_response(req, Fallback { from: "query".into(), to: "filters".into(), reason: reason.into() })
-    };
-    (page, response)
+    let fallback = Fallback { from: "query".into(), to: "filters".into(), reason: reason.into() };
+    (page, SearchResponse { total, facets, ..empty_response(req, fallback) })
+}
+
+/// A search's hits ordered (the defined item first by relevance), paged, counted.
+struct Collected {
+    page: Vec<Hit>,
+    total: usize,
+    facets: BTreeMap<String, BTreeMap<String, usize>>,
+}
+
+fn collected(
+    req: &ValidRequest,
+    meta: &DocMeta,
+    index: &FilterIndex,
+    doc_count: u32,
+    mut hits: Vec<Hit>,
+    defining: &[definition::Defining],
+) -> Collected {
+    collect::order(&mut hits, meta, req.sort, req.boost_recent);
+    if req.sort == Sort::Relevance {
+        definition::rank_first(&mut hits, defining);
+    }
+    let page = hits.iter().skip(req.offset).take(req.limit).copied().collect();
+    Collected { page, total: hits.len(), facets: collect::facets(index, doc_count as usize, &hits) }
 }
 
 fn empty_response(req: &ValidRequest, fallback: Fallback) -> SearchResponse {
