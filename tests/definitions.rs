@@ -163,6 +163,25 @@ fn a_path_being_typed_completes_to_its_definition() {
 }
 
 #[test]
+fn a_path_written_as_words_finds_its_definition() {
+    let e = engine();
+    // As people type a module and a name, a type and a method.
+    for (q, entry) in [("os getcwd", "library/os.html#os.getcwd"), ("Vec with_capacity", "std/vec/struct.Vec.html#method.with_capacity")] {
+        let r = search(&e, q);
+        assert_eq!(first_definition(&r).1.map(|d| d.2), Some(entry), "{q}");
+        assert_eq!(first_definition(&r).2, Some(entry), "{q}: the first sub-result is the entry");
+    }
+    // Words that make no defined path stay words; a stop word first reads nothing more.
+    let r = search(&e, "sort list");
+    assert!(r.results.iter().all(|x| x.definition.is_none()), "{:?}", ids(&r));
+    let r = search(&e, "the getcwd");
+    assert!(r.results.iter().all(|x| x.definition.is_none()), "{:?}", ids(&r));
+    // Four words are prose, even when their tail is a path.
+    let r = search(&e, "current directory os getcwd");
+    assert!(r.results.iter().all(|x| x.definition.is_none()), "{:?}", ids(&r));
+}
+
+#[test]
 fn a_source_listing_ranks_below_the_documentation_of_the_same_item() {
     let e = engine();
     let r = search(&e, "with_capacity capacity");

@@ -102,12 +102,15 @@ pub struct QueryKey {
 
 /// The key of a query that is one identifier or path (`json.dumps`, `Vec::with_capacity`,
 /// `sorted`, `os.getcwd()`), with the sigils code writes before a name (`&str`, `?Sized`,
-/// `@property`) or a question mark after it left out; None for anything else
-/// (two words, punctuation, quotes).
+/// `@property`) or a question mark after it left out, or a path written as two or three
+/// words (`logging basicConfig`); None for anything else (punctuation, quotes).
 pub fn query_key(query: &str) -> Option<QueryKey> {
     let q = query.trim().trim_start_matches(['&', '?', '@']).trim_end_matches('?');
     // (Other spaces are no identifier's characters: `components` refuses them.)
-    if q.is_empty() || q.contains(|c: char| c.is_ascii_whitespace()) {
+    if q.contains(|c: char| c.is_ascii_whitespace()) {
+        return spaced_path(q);
+    }
+    if q.is_empty() {
         return None;
     }
     // A separator being typed: complete what comes before it.
@@ -127,6 +130,26 @@ pub fn query_key(query: &str) -> Option<QueryKey> {
             Some(QueryKey { exact: Some([joined.as_str(), "."].concat()), prefix, capital })
         }
     }
+}
+
+/// A module or type and a name written as words, as people type them (`logging basicConfig`,
+/// `Vec push`, `os path join`): the path they would make, looked up as typed and never
+/// completed. It is found only when something is defined so; otherwise the words are just
+/// words (`deep copy`).
+fn spaced_path(q: &str) -> Option<QueryKey> {
+    let words: Vec<&str> = q.split_whitespace().collect();
+    if !(2..=3).contains(&words.len()) {
+        return None;
+    }
+    let mut parts = Vec::with_capacity(words.len());
+    for w in &words {
+        match components(w)?.as_slice() {
+            [one] => parts.push(one.clone()),
+            _ => return None,
+        }
+    }
+    let capital = words.last().is_some_and(|w| capitalized(w));
+    Some(QueryKey { exact: Some([parts.join(".").as_str(), "."].concat()), prefix: String::new(), capital })
 }
 
 #[cfg(test)]
@@ -168,8 +191,21 @@ mod tests {
         for (typed, key) in [("&str", "str."), ("?Sized", "sized."), ("@property", "property."), ("Vec?", "vec.")] {
             assert_eq!(query_key(typed).unwrap().exact.as_deref(), Some(key), "{typed}");
         }
-        for prose in ["how to sort", "\"sorted\"", "a,b", "", "  ", "-x", "c++", "&", "??", "& str", "*args"] {
+        for prose in ["\"sorted\"", "a,b", "", "  ", "-x", "c++", "&", "??", "*args", "one two three four", "os.path join", "c++ code"] {
             assert_eq!(query_key(prose), None, "{prose}");
+        }
+    }
+
+    #[test]
+    fn a_path_written_as_two_or_three_words_is_looked_up_as_typed() {
+        let k = query_key("logging basicConfig").unwrap();
+        assert_eq!(k, QueryKey { exact: Some("logging.basicconfig.".into()), prefix: String::new(), capital: false });
+        assert_eq!(query_key(" os  path join ").unwrap().exact.as_deref(), Some("os.path.join."));
+        assert!(query_key("std Clone").unwrap().capital);
+        // Words that make no definition's path find nothing by it, and stay words.
+        assert_eq!(query_key("how to sort").unwrap().exact.as_deref(), Some("how.to.sort."));
+        for not_a_path in ["& str", "sort, then", "a \"b\""] {
+            assert_eq!(query_key(not_a_path), None, "{not_a_path}");
         }
     }
 }
