@@ -182,6 +182,31 @@ fn a_path_written_as_words_finds_its_definition() {
 }
 
 #[test]
+fn prose_after_an_entry_list_links_to_its_section_not_to_the_last_entry() {
+    let page = page(
+        "library/copy.html",
+        r##"<html><body><div class="body"><section id="module-copy"><h1>copy — Shallow and deep copy operations</h1><p>Assignment statements do not copy objects.</p>
+        <dl class="py function"><dt class="sig sig-object py" id="copy.deepcopy">copy.deepcopy(x)</dt><dd><p>Return a deep copy of x.</p></dd></dl>
+        <dl class="py exception"><dt class="sig sig-object py" id="copy.Error">exception copy.Error</dt><dd><p>Raised for module specific errors.</p></dd></dl>
+        <p>Recursive objects may cause a recursive loop; the memo dictionary avoids it.</p>
+        <section id="pickling"><h2>Pickling</h2><p>Classes can use the same interfaces.</p>
+        <dl class="py class"><dt class="sig sig-object py" id="copy.Copier">class copy.Copier</dt><dd><p>A copier.</p>
+        <dl class="py method"><dt class="sig sig-object py" id="copy.Copier.run">run()</dt><dd><p>Runs it.</p></dd></dl>
+        <p>A copier keeps a ledger of its work.</p></dd></dl>
+        <p>Reducers are looked up in the dispatch table.</p></section></section></div></body></html>"##,
+    );
+    let e = engine_from_docs(&[page], &sift_build::BuildOptions::default()).unwrap();
+    let subs = |q: &str| search(&e, q).results[0].sub_results.iter().map(|s| s.url.clone()).collect::<Vec<_>>();
+    // The module's prose after its entries: the page, no entry.
+    assert!(subs("recursive loop memo").iter().all(|u| !u.contains("copy.Error")), "{:?}", subs("recursive loop memo"));
+    // A class's prose after its methods links to the class; a section's to the section.
+    assert_eq!(subs("ledger").first().map(String::as_str), Some("library/copy.html#copy.Copier"));
+    assert_eq!(subs("reducers dispatch").first().map(String::as_str), Some("library/copy.html#pickling"));
+    let r = search(&e, "reducers dispatch");
+    assert_eq!(r.results[0].sub_results[0].title, "Pickling");
+}
+
+#[test]
 fn a_source_listing_ranks_below_the_documentation_of_the_same_item() {
     let e = engine();
     let r = search(&e, "with_capacity capacity");

@@ -265,8 +265,14 @@ fn build_result(
         // A section with a heading, or a piece of one that goes on from the part before
         // (stored without it, under the section's label).
         let titled = |i: usize| !sd.sections[i].heading.is_empty() || (i == 0 && sd.continues && !labels[0].is_empty());
-        for &i in order.iter().filter(|&&i| quality[i].hits > 0 && titled(i)) {
-            let title = snippet::escape_html(&labels[i]);
+        // An untitled section with an anchor is a section going on after an entry list:
+        // labelled as the section it goes on with.
+        let label = |i: usize| match &sd.sections[i].anchor {
+            Some(a) if !titled(i) => (0..i).rev().find(|&j| titled(j) && sd.sections[j].anchor.as_ref() == Some(a)),
+            _ => Some(i).filter(|&i| titled(i)),
+        };
+        for (i, l) in order.iter().filter(|&&i| quality[i].hits > 0).filter_map(|&i| Some((i, label(i)?))) {
+            let title = snippet::escape_html(&labels[l]);
             // Sections that would read the same are one sub-result: the best-matching one.
             if subs.iter().any(|s| s.title == title) || Some(i) == defined {
                 continue;

@@ -348,18 +348,32 @@ fn skipped(el: &scraper::node::Element) -> bool {
 
 /// Walk the content iteratively (deeply nested pages must not overflow the stack) and cut
 /// it into (section, heading level, the heading's node) at headings and at `<dt id>` API
-/// entries. Several roots (marked bodies) are walked in turn as one text. Weighted
-/// elements leave markers in the text ([`annotations::take_weights`]).
+/// entries. An entry ends with its `<dl>`: the text after it goes on with the section the
+/// entry was in (its anchor, no heading, no node), not with the last entry of a list (a
+/// module's prose after its functions is not its last function's). Several roots
+/// (marked bodies) are walked in turn as one text. Weighted elements leave markers in the
+/// text ([`annotations::take_weights`]).
 fn sections_of(roots: &[ElementRef], warnings: &mut Vec<String>) -> Vec<(Section, u8, Option<ego_tree::NodeId>)> {
     let mut out: Vec<(Section, u8, Option<ego_tree::NodeId>)> = vec![(Section::default(), 0, None)];
+    // Open entry lists: (the `<dl>`, the section its entries are in).
+    let mut lists: Vec<(ego_tree::NodeId, usize)> = Vec::new();
+    // After a list closes: the section that goes on, started by the next text (none if a
+    // heading or another entry comes first).
+    let mut resume: Option<usize> = None;
     let mut skip_until: Option<ego_tree::NodeId> = None;
     // Inside a heading: (node, level, its id, text so far, the last anchor inside it).
     let mut in_heading: Option<(ego_tree::NodeId, u8, Option<String>, String, Option<String>)> = None;
     let mut pending_anchor: Option<String> = None;
     let mut body = String::new();
-    let flush_body = |out: &mut Vec<(Section, u8, Option<ego_tree::NodeId>)>, body: &mut String| {
+    let flush_body = |out: &mut Vec<(Section, u8, Option<ego_tree::NodeId>)>, body: &mut String, resume: &mut Option<usize>| {
         let t = collapse_ws(body);
         if !t.is_empty() {
+            if let Some(within) = resume.take() {
+                // Untitled: its heading is indexed and labelled once, where it stands.
+                let (s, level, _) = &out[within];
+                let goes_on = Section { heading: String::new(), anchor: s.anchor.clone(), text: String::new(), symbol: None };
+                out.push((goes_on, *level, None));
+            }
             let last = &mut out.last_mut().expect("never empty").0;
             if !last.text.is_empty() {
                 last.text.push(' ');
@@ -386,7 +400,13 @@ fn sections_of(roots: &[ElementRef], warnings: &mut Vec<String>) -> Vec<(Section
                         let api_entry = name == "dt" && el.id().is_some();
                         if in_heading.is_none() {
                             if let Some(level) = heading_level(name).or(if api_entry { Some(7) } else { None }) {
-                                flush_body(&mut out, &mut body);
+                                flush_body(&mut out, &mut body, &mut resume);
+                                let within = resume.take().unwrap_or(out.len() - 1);
+                                if let Some(dl) = node.parent().filter(|_| api_entry).map(|p| p.id()) {
+                                    if lists.last().is_none_or(|l| l.0 != dl) {
+                                        lists.push((dl, within));
+                                    }
+                                }
                                 in_heading = Some((node.id(), level, el.id().map(str::to_string), String::new(), None));
                                 continue;
                             }
@@ -454,6 +474,9 @@ fn sections_of(roots: &[ElementRef], warnings: &mut Vec<String>) -> Vec<(Section
                     let anchor = id.or(inner).or(pending_anchor.take());
                     pending_anchor = None;
                     out.push((Section { heading: collapse_ws(&text), anchor, text: String::new(), symbol: None }, level, Some(node_id)));
+                } else if lists.last().is_some_and(|l| l.0 == node.id()) {
+                    flush_body(&mut out, &mut body, &mut resume);
+                    resume = lists.pop().map(|l| l.1);
                 } else if let Node::Element(el) = node.value() {
                     if BLOCK_TAGS.contains(&el.name()) && in_heading.is_none() {
                         body.push(' ');
@@ -462,7 +485,7 @@ fn sections_of(roots: &[ElementRef], warnings: &mut Vec<String>) -> Vec<(Section
             }
         }
     }
-    flush_body(&mut out, &mut body);
+    flush_body(&mut out, &mut body, &mut resume);
     out
 }
 
@@ -647,6 +670,44 @@ mod api_entries {
         assert_eq!(
             got,
             [("os.getcwd", "os.getcwd", "function"), ("os.DirEntry", "os.DirEntry", "class"), ("c.PyList_New", "PyList_New", "function")]
+        );
+    }
+
+    #[test]
+    fn the_text_after_an_entry_list_is_its_sections_not_the_last_entrys() {
+        let page = r##"<html><body><div class="body"><section id="module-copy"><h1>copy — Shallow and deep copy operations</h1><p>Intro.</p>
+            <dl class="py function"><dt class="sig sig-object py" id="copy.copy">copy.copy(x)</dt><dd><p>Return a shallow copy.</p></dd>
+            <dt class="sig sig-object py" id="copy.copy2">copy.copy2(x)</dt><dd><p>Another.</p></dd></dl>
+            <dl class="py exception"><dt class="sig sig-object py" id="copy.Error">exception copy.Error</dt><dd><p>Raised for errors.</p></dd></dl>
+            <p>The difference between shallow and deep copying.</p>
+            <section id="usage"><h2>Usage</h2><p>Use it.</p>
+            <dl class="py class"><dt class="sig sig-object py" id="copy.Copier">class copy.Copier</dt><dd><p>A copier.</p>
+              <dl class="py method"><dt class="sig sig-object py" id="copy.Copier.run">run()</dt><dd><p>Runs.</p></dd></dl>
+              <p>More about copiers.</p></dd></dl>
+            <p>After the class.</p>
+            <dl class="py function"><dt class="sig sig-object py" id="copy.last">copy.last()</dt><dd><p>Last.</p></dd></dl>
+            </section></section></div></body></html>"##;
+        let d = extract(page.as_bytes(), "library/copy.html", &HtmlOptions::default()).unwrap().0;
+        let got: Vec<(&str, Option<&str>, &str, bool)> =
+            d.sections.iter().map(|s| (s.heading.as_str(), s.anchor.as_deref(), s.text.as_str(), s.symbol.is_some())).collect();
+        assert_eq!(
+            got,
+            [
+                ("", Some("module-copy"), "Intro.", false),
+                ("copy.copy(x)", Some("copy.copy"), "Return a shallow copy.", true),
+                ("copy.copy2(x)", Some("copy.copy2"), "Another.", true),
+                ("exception copy.Error", Some("copy.Error"), "Raised for errors.", true),
+                // The section goes on, untitled: its heading is indexed and shown once.
+                ("", Some("module-copy"), "The difference between shallow and deep copying.", false),
+                ("Usage", Some("usage"), "Use it.", false),
+                ("class copy.Copier", Some("copy.Copier"), "A copier.", true),
+                ("run()", Some("copy.Copier.run"), "Runs.", true),
+                // A class's text after its methods is the class's, and the section's after it.
+                ("", Some("copy.Copier"), "More about copiers.", false),
+                ("", Some("usage"), "After the class.", false),
+                // A list with nothing after it leaves no empty section.
+                ("copy.last()", Some("copy.last"), "Last.", true),
+            ]
         );
     }
 
