@@ -206,6 +206,43 @@ fn prose_after_an_entry_list_links_to_its_section_not_to_the_last_entry() {
     assert_eq!(r.results[0].sub_results[0].title, "Pickling");
 }
 
+fn rustdoc(path: &str, kind: &str, h1: &str, text: &str) -> SourceDoc {
+    page(
+        path,
+        &format!(
+            r#"<html><body class="rustdoc {kind}"><main><h1 class="fqn"><span class="in-band">{h1}</span></h1><div class="docblock"><p>{text}</p></div></main></body></html>"#
+        ),
+    )
+}
+
+#[test]
+fn a_module_is_found_by_its_path_after_an_item_of_the_same_name() {
+    let docs = [
+        rustdoc("std/ffi/index.html", "mod", "Module std::ffi", "Platform-specific types, as defined by C. FFI bindings."),
+        rustdoc("std/ffi/struct.OsStr.html", "struct", "Struct std::ffi::OsStr", "Borrowed reference to an OS string. Used in FFI."),
+        rustdoc(
+            "std/vec/index.html",
+            "mod",
+            "Module std::vec",
+            "A contiguous growable array type with heap-allocated contents, vec vec vec.",
+        ),
+        rustdoc("std/macro.vec.html", "macro", "Macro std::vec", "Creates a Vec containing the arguments."),
+        rustdoc("std/ffi/fn.ffi_helper.html", "fn", "Function std::ffi::ffi_helper", "Helps with FFI."),
+    ];
+    let e = engine_from_docs(&docs, &sift_build::BuildOptions::default()).unwrap();
+    let first = |q: &str| search(&e, q).results[0].definition.as_ref().map(|d| (d.path.clone(), d.kind.clone()));
+    assert_eq!(first("std::ffi"), Some(("std::ffi".into(), "module".into())));
+    assert_eq!(first("ffi"), Some(("std::ffi".into(), "module".into())));
+    // An acronym is a word: looked up whole, not completed to `ffi_helper`.
+    assert_eq!(first("FFI"), Some(("std::ffi".into(), "module".into())));
+    let r = search(&e, "FFI");
+    assert!(r.results.iter().filter_map(|x| x.definition.as_ref()).all(|d| d.path == "std::ffi"), "{:?}", r.results);
+    // A module holds definitions: an item of its name comes first.
+    assert_eq!(first("vec"), Some(("std::vec".into(), "macro".into())));
+    // While a path is typed, its members are offered.
+    assert_eq!(first("std::ffi::Os").map(|d| d.0), Some("std::ffi::OsStr".into()));
+}
+
 #[test]
 fn a_source_listing_ranks_below_the_documentation_of_the_same_item() {
     let e = engine();

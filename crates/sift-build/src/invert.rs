@@ -73,7 +73,7 @@ fn analyse(d: &SourceDoc, analyzer: &Analyzer) -> DocAnalysis {
     });
     // Definitions: each key of a section's path, at the section's start (`symbol`).
     for (s, &start) in d.sections.iter().zip(&section_starts) {
-        for (key, tf) in s.symbol.as_ref().map(|sym| symbol::keys(&sym.path)).unwrap_or_default() {
+        for (key, tf) in s.symbol.as_ref().map(|sym| symbol::keys(&sym.path, &sym.kind)).unwrap_or_default() {
             let e = per_doc.entry(key).or_default();
             // A page defining the same tail twice (`Vec::clone` of two impls) keeps its first.
             if e.1.is_empty() {

@@ -55,10 +55,10 @@ impl PageApi {
             Generator::Other
         };
         let item = match generator {
-            // "Struct std::vec::Vec", "Function std::mem::swap", "Primitive Type str".
-            // (A module's page lists its items: it is not one of them.)
+            // "Struct std::vec::Vec", "Function std::mem::swap", "Primitive Type str",
+            // "Module std::ffi" (rustdoc's own search finds a module by its path too).
             Generator::Rustdoc => {
-                let kind = body.next().filter(|&k| k != "mod").unwrap_or("item");
+                let kind = body.next().map(|k| if k == "mod" { "module" } else { k }).unwrap_or("item");
                 if kind == "item" {
                     return PageApi { generator, item: None };
                 }

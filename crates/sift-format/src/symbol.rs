@@ -14,7 +14,9 @@
 //! defining section starts — and as its tf in the headings field `2 × (components the key
 //! leaves out + 1) + capital`, capital being 1 when the path's last name starts with a
 //! capital letter (`Clone` the trait, not `clone` the method): keys are folded, and a query
-//! written `Clone` means the first. Keys carry no spellings
+//! written `Clone` means the first. A module counts as leaving one more component out: it
+//! holds definitions rather than being one (`vec` is the macro before the module, `ffi`
+//! still the module). Keys carry no spellings
 //! and are not in the vocabulary: typos and completions of words are the words' business.
 
 use crate::{analyzer, charclass};
@@ -69,11 +71,12 @@ pub fn components(path: &str) -> Option<Vec<String>> {
     (!out.is_empty() && out.len() <= MAX_COMPONENTS).then_some(out)
 }
 
-/// The keys a definition is indexed under, each with its tf (see above).
-pub fn keys(path: &str) -> Vec<(String, u32)> {
+/// The keys a definition of `kind` is indexed under, each with its tf (see above).
+pub fn keys(path: &str, kind: &str) -> Vec<(String, u32)> {
     let Some(parts) = components(path) else { return Vec::new() };
     let capital = u32::from(capitalized(path));
-    (0..parts.len()).map(|k| ([parts[k..].join("."), ".".into()].concat(), 2 * (k as u32 + 1) + capital)).collect()
+    let container = u32::from(kind == "module");
+    (0..parts.len()).map(|k| ([parts[k..].join("."), ".".into()].concat(), 2 * (k as u32 + 1 + container) + capital)).collect()
 }
 
 /// A key's tf read back: (leading components left out, whether the last name is capitalised).
@@ -119,8 +122,12 @@ pub fn query_key(query: &str) -> Option<QueryKey> {
     let parts = components(body)?;
     // A word of letters alone, or with digits, is a plain word unless it is written as
     // code: separators, `_`, `$`, a call's `()`, or a capital after the first letter.
-    let looks_like_code =
-        parts.len() > 1 || typing_sep.is_some() || body.contains(['_', '$', '(', '!']) || body.chars().skip(1).any(charclass::is_uppercase);
+    // (An acronym, `FFI` or `GIL`, is a word: looked up whole, not completed.)
+    let acronym = body.chars().all(|c| charclass::is_uppercase(c) || c.is_ascii_digit());
+    let looks_like_code = parts.len() > 1
+        || typing_sep.is_some()
+        || body.contains(['_', '$', '(', '!'])
+        || !acronym && body.chars().skip(1).any(charclass::is_uppercase);
     let joined = parts.join(".");
     let capital = capitalized(body);
     match typing_sep {
@@ -158,20 +165,30 @@ mod tests {
 
     #[test]
     fn a_path_is_indexed_under_each_of_its_tails() {
-        let k = keys("std::vec::Vec::with_capacity");
+        let k = keys("std::vec::Vec::with_capacity", "function");
         let names: Vec<(&str, u32)> = k.iter().map(|(s, n)| (s.as_str(), *n)).collect();
         assert_eq!(
             names,
             [("std.vec.vec.with_capacity.", 2), ("vec.vec.with_capacity.", 4), ("vec.with_capacity.", 6), ("with_capacity.", 8)]
         );
         assert_eq!(k.iter().map(|(_, tf)| key_tf(*tf)).collect::<Vec<_>>(), [(0, false), (1, false), (2, false), (3, false)]);
-        assert_eq!(keys("os.getcwd()"), [("os.getcwd.".to_string(), 2), ("getcwd.".to_string(), 4)]);
-        assert_eq!(keys("std::clone::Clone").iter().map(|(_, tf)| key_tf(*tf)).last(), Some((2, true)));
-        assert_eq!(keys("vec!")[0].0, "vec.");
-        assert_eq!(keys("Array#map")[0].0, "array.map.");
-        assert!(keys("").is_empty() && keys("not a path").is_empty() && keys("a..b").is_empty() && keys("a-b").is_empty());
-        assert!(keys(&"a.".repeat(200)).is_empty(), "a very long path is no path");
-        assert!(keys("x").iter().all(|(k, _)| is_key(k)));
+        assert_eq!(keys("os.getcwd()", "function"), [("os.getcwd.".to_string(), 2), ("getcwd.".to_string(), 4)]);
+        assert_eq!(keys("std::clone::Clone", "function").iter().map(|(_, tf)| key_tf(*tf)).last(), Some((2, true)));
+        assert_eq!(keys("vec!", "macro")[0].0, "vec.");
+        assert_eq!(
+            keys("std::vec", "module").iter().map(|(_, tf)| key_tf(*tf).0).collect::<Vec<_>>(),
+            [1, 2],
+            "a module: one more left out"
+        );
+        assert_eq!(keys("Array#map", "function")[0].0, "array.map.");
+        assert!(
+            keys("", "function").is_empty()
+                && keys("not a path", "function").is_empty()
+                && keys("a..b", "function").is_empty()
+                && keys("a-b", "function").is_empty()
+        );
+        assert!(keys(&"a.".repeat(200), "function").is_empty(), "a very long path is no path");
+        assert!(keys("x", "function").iter().all(|(k, _)| is_key(k)));
         assert!(!is_key("getcwd"));
     }
 
@@ -187,6 +204,8 @@ mod tests {
         assert_eq!(query_key("sorted").unwrap(), QueryKey { exact: Some("sorted.".into()), prefix: String::new(), capital: false });
         assert!(query_key("Clone").unwrap().capital && !query_key("Vec::with_capacity").unwrap().capital);
         assert_eq!(query_key("getCwd").unwrap().prefix, "getcwd");
+        // An acronym is looked up whole, as a word is.
+        assert_eq!(query_key("FFI").unwrap(), QueryKey { exact: Some("ffi.".into()), prefix: String::new(), capital: true });
         // A sigil before the name, a question mark after it: the name.
         for (typed, key) in [("&str", "str."), ("?Sized", "sized."), ("@property", "property."), ("Vec?", "vec.")] {
             assert_eq!(query_key(typed).unwrap().exact.as_deref(), Some(key), "{typed}");
