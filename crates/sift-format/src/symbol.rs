@@ -140,7 +140,7 @@ pub fn query_key(query: &str) -> Option<QueryKey> {
 }
 
 /// A module or type and a name written as words, as people type them (`logging basicConfig`,
-/// `Vec push`, `os path join`): the path they would make, looked up as typed and never
+/// `Vec push`, `os.path join`): the path they would make, looked up as typed and never
 /// completed. It is found only when something is defined so; otherwise the words are just
 /// words (`deep copy`).
 fn spaced_path(q: &str) -> Option<QueryKey> {
@@ -150,10 +150,7 @@ fn spaced_path(q: &str) -> Option<QueryKey> {
     }
     let mut parts = Vec::with_capacity(words.len());
     for w in &words {
-        match components(w)?.as_slice() {
-            [one] => parts.push(one.clone()),
-            _ => return None,
-        }
+        parts.extend(components(w)?);
     }
     let capital = words.last().is_some_and(|w| capitalized(w));
     Some(QueryKey { exact: Some([parts.join(".").as_str(), "."].concat()), prefix: String::new(), capital })
@@ -210,7 +207,7 @@ mod tests {
         for (typed, key) in [("&str", "str."), ("?Sized", "sized."), ("@property", "property."), ("Vec?", "vec.")] {
             assert_eq!(query_key(typed).unwrap().exact.as_deref(), Some(key), "{typed}");
         }
-        for prose in ["\"sorted\"", "a,b", "", "  ", "-x", "c++", "&", "??", "*args", "one two three four", "os.path join", "c++ code"] {
+        for prose in ["\"sorted\"", "a,b", "", "  ", "-x", "c++", "&", "??", "*args", "one two three four", "c++ code"] {
             assert_eq!(query_key(prose), None, "{prose}");
         }
     }
@@ -220,6 +217,7 @@ mod tests {
         let k = query_key("logging basicConfig").unwrap();
         assert_eq!(k, QueryKey { exact: Some("logging.basicconfig.".into()), prefix: String::new(), capital: false });
         assert_eq!(query_key(" os  path join ").unwrap().exact.as_deref(), Some("os.path.join."));
+        assert_eq!(query_key("os.path join").unwrap().exact.as_deref(), Some("os.path.join."));
         assert!(query_key("std Clone").unwrap().capital);
         // Words that make no definition's path find nothing by it, and stay words.
         assert_eq!(query_key("how to sort").unwrap().exact.as_deref(), Some("how.to.sort."));
