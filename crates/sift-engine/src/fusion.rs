@@ -159,7 +159,8 @@ pub(crate) fn unreached(semantic: &[Hit], p: &RankingParams) -> f32 {
 
 /// Convex combination of the lexical score (divided by the list's best, so the best lexical
 /// match counts fully) and the raw cosine; a document missing from the lexical list scores 0
-/// there, one missing from the semantic list scores `unreached`. The result stays in 0..1.
+/// there (and is kept only within `meaning_only_within` of the best cosine), one missing
+/// from the semantic list scores `unreached`. The result stays in 0..1.
 ///
 /// With `coverage` (short natural-language queries), a page that shares a minor part of
 /// the query (less than `coverage_to_outrank_meaning` of it) is placed just below a clear
@@ -180,7 +181,9 @@ pub(crate) fn fuse(
     let l: HashMap<u32, f32> = lexical.iter().map(|h| (h.doc, h.score / lmax)).collect();
     let s: HashMap<u32, f32> = semantic.iter().map(|h| (h.doc, h.score)).collect();
     let unreached = unreached(semantic, p);
-    let mut docs: Vec<u32> = l.keys().chain(s.keys()).copied().collect();
+    let best_meaning = semantic.iter().map(|h| h.score).fold(f32::MIN, f32::max);
+    let by_meaning_alone = semantic.iter().filter(|h| h.score >= best_meaning - p.meaning_only_within).map(|h| &h.doc);
+    let mut docs: Vec<u32> = l.keys().chain(by_meaning_alone).copied().collect();
     docs.sort_unstable();
     docs.dedup();
     let fused = |doc: u32| w_lex * l.get(&doc).copied().unwrap_or(0.0) + w_sem * s.get(&doc).copied().unwrap_or(unreached);
@@ -246,6 +249,15 @@ mod tests {
     }
 
     #[test]
+    fn a_page_found_by_meaning_alone_far_below_the_best_is_no_answer() {
+        let lex = vec![Hit { doc: 1, score: 0.9 }];
+        let sem = vec![Hit { doc: 2, score: 0.62 }, Hit { doc: 3, score: 0.40 }, Hit { doc: 4, score: 0.25 }, Hit { doc: 1, score: 0.10 }];
+        let docs = |p: &RankingParams| fuse(&lex, &sem, (0.3, 0.7), None, p).iter().map(|h| h.doc).collect::<Vec<_>>();
+        assert_eq!(docs(&DEFAULT), [2, 1, 3], "0.25 is more than 0.3 below 0.62; a word match is kept whatever its cosine");
+        assert_eq!(docs(&RankingParams { meaning_only_within: 1.0, ..DEFAULT }).len(), 4);
+    }
+
+    #[test]
     fn a_word_match_the_semantic_side_did_not_reach_counts_as_its_lowest_score_there() {
         // Doc 1 is the best word match, in no vector list the query read; docs 2 and 3 are
         // what the semantic side reached (0.6 and 0.5).
@@ -265,7 +277,7 @@ mod tests {
         // Doc 1 is the only lexical hit and covers a third of the query; doc 2 is what the
         // query means (cosine 0.45, clearly ahead of doc 1's 0.2).
         let lex = vec![Hit { doc: 1, score: 0.2 }];
-        let sem = vec![Hit { doc: 2, score: 0.45 }, Hit { doc: 1, score: 0.2 }, Hit { doc: 3, score: 0.1 }];
+        let sem = vec![Hit { doc: 2, score: 0.45 }, Hit { doc: 1, score: 0.2 }, Hit { doc: 3, score: 0.35 }];
         let order = |cov: f32, sem: &[Hit]| {
             let c: HashMap<u32, f32> = [(1, cov)].into_iter().collect();
             fuse(&lex, sem, DEFAULT.hybrid, Some(&c), &DEFAULT).iter().map(|h| h.doc).collect::<Vec<_>>()

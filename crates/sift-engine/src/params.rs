@@ -48,6 +48,10 @@ pub struct RankingParams {
     /// score: below the list's end is all that is known, and any penalty beyond it
     /// outweighs, on a collection whose cosines lie close together, the words' evidence.
     pub unreached_meaning: f32,
+    /// A page found by meaning alone (none of the query's words) is an answer only within
+    /// this much of the best cosine: further down, the semantic list holds what any page
+    /// shares with any query (`kubernetes` on a Python site, or every page of a small one).
+    pub meaning_only_within: f32,
     /// Cosine below which a document is not an answer when keywords found nothing
     /// (MiniLM gives unrelated text 0.0–0.15).
     pub semantic_fallback_min: f32,
@@ -99,6 +103,7 @@ pub const DEFAULT: RankingParams = RankingParams {
     keywords: (0.7, 0.3),
     semantic_depth: 100,
     unreached_meaning: 1.0,
+    meaning_only_within: 0.3,
     semantic_fallback_min: 0.2,
     coverage_max_clauses: 6,
     coverage_to_outrank_meaning: 0.5,
@@ -146,6 +151,7 @@ impl RankingParams {
             "keywords" => self.keywords = pair(value)?,
             "semantic_depth" => self.semantic_depth = n(value)?,
             "unreached_meaning" => self.unreached_meaning = f(value)?,
+            "meaning_only_within" => self.meaning_only_within = f(value)?,
             "semantic_fallback_min" => self.semantic_fallback_min = f(value)?,
             "coverage_max_clauses" => self.coverage_max_clauses = n(value)?,
             "coverage_to_outrank_meaning" => self.coverage_to_outrank_meaning = f(value)?,

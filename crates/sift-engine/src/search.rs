@@ -247,7 +247,11 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
             feedback = eng.params.rocchio_docs;
         }
     }
-    let mut combined = combine(lexical, by_meaning, weights, fallback, req.explain, coverage.as_ref(), &eng.params);
+    // A page's neighbours (`related`, which asks by the page's meaning) are what meaning
+    // alone finds, however far below the page itself.
+    let within = if meaning.is_some() { f32::INFINITY } else { eng.params.meaning_only_within };
+    let params = crate::params::RankingParams { meaning_only_within: within, ..eng.params };
+    let mut combined = combine(lexical, by_meaning, weights, fallback, req.explain, coverage.as_ref(), &params);
     combined.feedback = feedback;
     // (Quoted text relaxed to words counts in every mode: meaning alone too no longer needs it.)
     combined.fallback = chain([unquoted, combined.fallback.take()]);
