@@ -137,6 +137,9 @@ test("an identifier's first option is its definition, with its path and kind, li
   await entry.waitFor();
   assert.equal(await entry.getAttribute("data-url"), "/library/os.html#os.getcwd");
   assert.match(await entry.locator(".title").textContent(), /^os\.getcwd\s*function$/);
+  // The entry's text is the page's snippet: said once, on the page's row.
+  assert.equal(await entry.locator(".snippet").count(), 0);
+  assert.ok((await options().first().locator(".snippet").textContent()).length > 0);
   await input.press("ArrowDown");
   await Promise.all([page.waitForURL(/os\.html(\?[^#]*)?#os\.getcwd$/), input.press("Enter")]);
 });

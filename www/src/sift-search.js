@@ -509,9 +509,10 @@ export class SiftSearchElement extends HTMLElement {
           crumb.textContent = entry ? r.definition.kind : this.#t("in", { page: pageTitle });
           const subTitle = st.textContent.replace(/^# /, "");
           st.append(crumb);
-          const ss = h("div", { class: "snippet", dir: "auto" });
-          appendMarked(ss, s.snippet);
-          opts.push(h("div", { role: "option", class: "sub", id: `${this.#ids}-o${i}-${j}`, "data-url": s.url, "data-title": `${pageTitle} › ${subTitle}`, "aria-selected": "false" }, st, ss));
+          // The page's snippet is often its best section's: said once, above.
+          const ss = s.snippet === r.snippet ? [] : [h("div", { class: "snippet", dir: "auto" })];
+          ss.forEach((el) => appendMarked(el, s.snippet));
+          opts.push(h("div", { role: "option", class: "sub", id: `${this.#ids}-o${i}-${j}`, "data-url": s.url, "data-title": `${pageTitle} › ${subTitle}`, "aria-selected": "false" }, st, ...ss));
         });
       }
       items.push(...opts);
