@@ -34,6 +34,12 @@ fn quoted_text_stays_exact_in_every_mode() {
             let text = x.content.as_deref().unwrap_or_default().to_lowercase();
             assert!(text.contains("switch traffic"), "{mode}: {} lacks the quoted text", x.id);
         }
+        // Typed on a phone (“ ”) or pasted from another language („ “, « »), the same.
+        for typographic in ["“switch traffic” release bundle", "„switch traffic“ release bundle", "«switch traffic» release bundle"]
+        {
+            let t = ask(serde_json::json!({ "query": typographic, "mode": mode, "limit": 50 }));
+            assert_eq!(ids(&t), ids(&r), "{mode}: {typographic}");
+        }
         // Without the quotes, meaning brings in another page (the release notes).
         if mode != "lexical" {
             let loose = ask(serde_json::json!({ "query": "switch traffic release bundle", "mode": mode, "limit": 50 }));

@@ -2,7 +2,9 @@
 //! `field:value` filters (only for the bundle's filterable fields; anything else with a
 //! colon is text, so `http://x` or `os:path` never errors). Parsing never fails: every
 //! string is some query. A quotation mark with no partner is text (`6" screen`, a pasted
-//! fragment, a phrase still being typed), not a phrase running to the end.
+//! fragment, a phrase still being typed), not a phrase running to the end. Typographic
+//! double quotes are quotation marks: phones type `“ ”` for `"`, and pasted text brings
+//! `„ “`, `« »` and `「 」` (single quotes are not: `’` is an apostrophe).
 
 use crate::analyzer;
 
@@ -80,7 +82,17 @@ impl ParsedQuery {
     }
 }
 
+/// Quotation marks other than `"`, read as it.
+const TYPOGRAPHIC_QUOTES: [char; 9] = ['“', '”', '„', '‟', '«', '»', '「', '」', '＂'];
+
 pub fn parse(q: &str, is_filter_field: impl Fn(&str) -> bool) -> ParsedQuery {
+    let straight;
+    let q = if q.contains(TYPOGRAPHIC_QUOTES) {
+        straight = q.replace(TYPOGRAPHIC_QUOTES, "\"");
+        straight.as_str()
+    } else {
+        q
+    };
     let lexemes = lex(q, &is_filter_field);
     let mut out = ParsedQuery::default();
     let mut pending_or = false;
@@ -252,6 +264,24 @@ mod tests {
         for q in ["\"", "-", "--", "OR", "OR OR", "-\"", "\"\"", "a:", ":", "-\"x", "type:", "\u{0}", "🦀 OR"] {
             let _ = p(q);
         }
+    }
+
+    #[test]
+    fn typographic_double_quotes_quote_as_straight_ones_do() {
+        let phrase = |q: &str| p(q).groups.iter().map(|g| g.items.clone()).collect::<Vec<_>>();
+        let want = vec![vec![Item::Phrase("virtual environment".into())], vec![w("venv")]];
+        for q in [
+            "“virtual environment” venv",
+            "„virtual environment“ venv",
+            "«virtual environment» venv",
+            "「virtual environment」 venv",
+            "＂virtual environment＂ venv",
+        ] {
+            assert_eq!(phrase(q), want, "{q}");
+        }
+        assert!(p("-“draft”").groups[0].negated, "an exclusion too");
+        // Single quotes stay text: `’` is an apostrophe.
+        assert!(!p("‘virtual environment’").has_phrase() && !p("don’t stop").has_phrase());
     }
 
     #[test]
