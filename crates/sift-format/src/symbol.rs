@@ -109,8 +109,8 @@ pub struct QueryKey {
 /// words (`logging basicConfig`); None for anything else (punctuation, quotes).
 pub fn query_key(query: &str) -> Option<QueryKey> {
     let q = query.trim().trim_start_matches(['&', '?', '@']).trim_end_matches('?');
-    // (Other spaces are no identifier's characters: `components` refuses them.)
-    if q.contains(|c: char| c.is_ascii_whitespace()) {
+    // Any space, a no-break one pasted from a web page too.
+    if q.contains(char::is_whitespace) {
         return spaced_path(q);
     }
     if q.is_empty() {
@@ -218,6 +218,7 @@ mod tests {
         assert_eq!(k, QueryKey { exact: Some("logging.basicconfig.".into()), prefix: String::new(), capital: false });
         assert_eq!(query_key(" os  path join ").unwrap().exact.as_deref(), Some("os.path.join."));
         assert_eq!(query_key("os.path join").unwrap().exact.as_deref(), Some("os.path.join."));
+        assert_eq!(query_key("json\u{a0}dumps").unwrap().exact.as_deref(), Some("json.dumps."), "a no-break space");
         assert!(query_key("std Clone").unwrap().capital);
         // Words that make no definition's path find nothing by it, and stay words.
         assert_eq!(query_key("how to sort").unwrap().exact.as_deref(), Some("how.to.sort."));
