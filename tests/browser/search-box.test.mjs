@@ -85,6 +85,9 @@ test("typing shows options in an ARIA listbox, as you type", { skip }, async () 
   const input = await openAndType("authent");
   await options().first().waitFor();
   assert.equal(await input.getAttribute("aria-expanded"), "true");
+  // A phone neither capitalises nor corrects what is typed (queries are often code).
+  assert.equal(await input.getAttribute("autocapitalize"), "off");
+  assert.equal(await input.getAttribute("autocorrect"), "off");
   const list = page.locator("sift-search [role=listbox]");
   assert.equal(await input.getAttribute("aria-controls"), await list.getAttribute("id"));
   assert.match(await options().first().textContent(), /Authentication/i, "the prefix `authent` already finds the page");

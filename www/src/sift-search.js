@@ -254,7 +254,8 @@ export class SiftSearchElement extends HTMLElement {
       this.#t("search"), h("kbd", {}, isMac ? "⌘ K" : "Ctrl K"));
     const input = h("input", {
       type: "search", role: "combobox", "aria-expanded": "false", "aria-controls": listId, "aria-autocomplete": "list",
-      "aria-label": this.#t("search"), autocomplete: "off", spellcheck: "false", enterkeyhint: "go",
+      // Phones would capitalise `Json` and correct `getcwd` to words: queries are often code.
+      "aria-label": this.#t("search"), autocomplete: "off", spellcheck: "false", autocapitalize: "off", autocorrect: "off", enterkeyhint: "go",
       placeholder: this.getAttribute("placeholder") ?? this.#t("placeholder"),
     });
     const close = h("button", { class: "close", type: "button", "aria-label": this.#t("close") }, "Esc");
