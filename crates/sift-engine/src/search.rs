@@ -107,12 +107,8 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
         if semantic { meaning.map_or_else(|| meaning::semantic_text(&req.query, filter_fields), str::to_string) } else { String::new() };
     let first_semantic = if semantic { meaning::first_round(eng, host_vector.is_some(), &text) } else { Vec::new() };
     // A query shaped like an identifier also looks up definitions (not when meaning alone
-    // is asked for). A path written as words (`logging basicConfig`) has its key beside its
-    // first word's term, in a shard the words read anyway; not when that word is a stop
-    // word, which reads nothing.
-    let mut words = req.query.split_whitespace();
-    let stop_first = words.next().is_some_and(|w| eng.analyzer.is_stopword(&crate::analyzer::fold(w))) && words.next().is_some();
-    let def_key = crate::symbol::query_key(&req.query).filter(|_| weights.0 > 0.0 && !stop_first);
+    // is asked for).
+    let def_key = crate::symbol::query_key(&req.query, &eng.analyzer).filter(|_| weights.0 > 0.0);
     let def_shards = def_key.as_ref().map(|k| definition::shards(eng, k)).unwrap_or_default();
 
     // Quoted text that no document contains is no constraint: it relaxes to its words

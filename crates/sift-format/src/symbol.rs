@@ -19,7 +19,8 @@
 //! still the module). Keys carry no spellings
 //! and are not in the vocabulary: typos and completions of words are the words' business.
 
-use crate::{analyzer, charclass};
+use crate::analyzer::{self, Analyzer};
+use crate::charclass;
 
 /// Components of a path, at most; a longer "path" is prose.
 const MAX_COMPONENTS: usize = 12;
@@ -107,11 +108,12 @@ pub struct QueryKey {
 /// `sorted`, `os.getcwd()`), with the sigils code writes before a name (`&str`, `?Sized`,
 /// `@property`) or a question mark after it left out, or a path written as two or three
 /// words (`logging basicConfig`); None for anything else (punctuation, quotes).
-pub fn query_key(query: &str) -> Option<QueryKey> {
+/// `analyzer`: the bundle's, whose stop words start no path written as words.
+pub fn query_key(query: &str, analyzer: &Analyzer) -> Option<QueryKey> {
     let q = query.trim().trim_start_matches(['&', '?', '@']).trim_end_matches('?');
     // Any space, a no-break one pasted from a web page too.
     if q.contains(char::is_whitespace) {
-        return spaced_path(q);
+        return spaced_path(q, analyzer);
     }
     if q.is_empty() {
         return None;
@@ -142,10 +144,11 @@ pub fn query_key(query: &str) -> Option<QueryKey> {
 /// A module or type and a name written as words, as people type them (`logging basicConfig`,
 /// `Vec push`, `os.path join`): the path they would make, looked up as typed and never
 /// completed. It is found only when something is defined so; otherwise the words are just
-/// words (`deep copy`).
-fn spaced_path(q: &str) -> Option<QueryKey> {
+/// words (`deep copy`). Its key sorts beside its first word's term, in a shard the words
+/// read anyway; a stop word reads none, so it starts no path (`the getcwd`).
+fn spaced_path(q: &str, analyzer: &Analyzer) -> Option<QueryKey> {
     let words: Vec<&str> = q.split_whitespace().collect();
-    if !(2..=3).contains(&words.len()) {
+    if !(2..=3).contains(&words.len()) || analyzer.is_stopword(&analyzer::fold(words[0])) {
         return None;
     }
     let mut parts = Vec::with_capacity(words.len());
@@ -159,6 +162,10 @@ fn spaced_path(q: &str) -> Option<QueryKey> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn key(q: &str) -> Option<QueryKey> {
+        query_key(q, Analyzer::english())
+    }
 
     #[test]
     fn a_path_is_indexed_under_each_of_its_tails() {
@@ -191,39 +198,42 @@ mod tests {
 
     #[test]
     fn a_query_written_as_code_looks_up_its_path_with_either_separator() {
-        let k = query_key("Vec::with_capacity").unwrap();
+        let k = key("Vec::with_capacity").unwrap();
         assert_eq!((k.exact.as_deref(), k.prefix.as_str()), (Some("vec.with_capacity."), "vec.with_capacity"));
-        assert_eq!(query_key("vec.with_capacity").unwrap().exact, k.exact);
-        assert_eq!(query_key(" os.getcwd() ").unwrap().exact.as_deref(), Some("os.getcwd."));
+        assert_eq!(key("vec.with_capacity").unwrap().exact, k.exact);
+        assert_eq!(key(" os.getcwd() ").unwrap().exact.as_deref(), Some("os.getcwd."));
         // While a separator is typed, the path completes.
-        assert_eq!(query_key("Vec::").unwrap(), QueryKey { exact: None, prefix: "vec.".into(), capital: true });
+        assert_eq!(key("Vec::").unwrap(), QueryKey { exact: None, prefix: "vec.".into(), capital: true });
         // A plain word is looked up whole, never completed as a path.
-        assert_eq!(query_key("sorted").unwrap(), QueryKey { exact: Some("sorted.".into()), prefix: String::new(), capital: false });
-        assert!(query_key("Clone").unwrap().capital && !query_key("Vec::with_capacity").unwrap().capital);
-        assert_eq!(query_key("getCwd").unwrap().prefix, "getcwd");
+        assert_eq!(key("sorted").unwrap(), QueryKey { exact: Some("sorted.".into()), prefix: String::new(), capital: false });
+        assert!(key("Clone").unwrap().capital && !key("Vec::with_capacity").unwrap().capital);
+        assert_eq!(key("getCwd").unwrap().prefix, "getcwd");
         // An acronym is looked up whole, as a word is.
-        assert_eq!(query_key("FFI").unwrap(), QueryKey { exact: Some("ffi.".into()), prefix: String::new(), capital: true });
+        assert_eq!(key("FFI").unwrap(), QueryKey { exact: Some("ffi.".into()), prefix: String::new(), capital: true });
         // A sigil before the name, a question mark after it: the name.
-        for (typed, key) in [("&str", "str."), ("?Sized", "sized."), ("@property", "property."), ("Vec?", "vec.")] {
-            assert_eq!(query_key(typed).unwrap().exact.as_deref(), Some(key), "{typed}");
+        for (typed, want) in [("&str", "str."), ("?Sized", "sized."), ("@property", "property."), ("Vec?", "vec.")] {
+            assert_eq!(key(typed).unwrap().exact.as_deref(), Some(want), "{typed}");
         }
         for prose in ["\"sorted\"", "a,b", "", "  ", "-x", "c++", "&", "??", "*args", "one two three four", "c++ code"] {
-            assert_eq!(query_key(prose), None, "{prose}");
+            assert_eq!(key(prose), None, "{prose}");
         }
     }
 
     #[test]
     fn a_path_written_as_two_or_three_words_is_looked_up_as_typed() {
-        let k = query_key("logging basicConfig").unwrap();
+        let k = key("logging basicConfig").unwrap();
         assert_eq!(k, QueryKey { exact: Some("logging.basicconfig.".into()), prefix: String::new(), capital: false });
-        assert_eq!(query_key(" os  path join ").unwrap().exact.as_deref(), Some("os.path.join."));
-        assert_eq!(query_key("os.path join").unwrap().exact.as_deref(), Some("os.path.join."));
-        assert_eq!(query_key("json\u{a0}dumps").unwrap().exact.as_deref(), Some("json.dumps."), "a no-break space");
-        assert!(query_key("std Clone").unwrap().capital);
+        assert_eq!(key(" os  path join ").unwrap().exact.as_deref(), Some("os.path.join."));
+        assert_eq!(key("os.path join").unwrap().exact.as_deref(), Some("os.path.join."));
+        assert_eq!(key("json\u{a0}dumps").unwrap().exact.as_deref(), Some("json.dumps."), "a no-break space");
+        assert!(key("std Clone").unwrap().capital);
         // Words that make no definition's path find nothing by it, and stay words.
-        assert_eq!(query_key("how to sort").unwrap().exact.as_deref(), Some("how.to.sort."));
+        assert_eq!(key("sort to how").unwrap().exact.as_deref(), Some("sort.to.how."));
+        // A stop word first: its shard is read for nothing else.
+        assert_eq!(key("how to sort"), None);
+        assert_eq!(key("the getcwd"), None);
         for not_a_path in ["& str", "sort, then", "a \"b\""] {
-            assert_eq!(query_key(not_a_path), None, "{not_a_path}");
+            assert_eq!(key(not_a_path), None, "{not_a_path}");
         }
     }
 }
