@@ -510,10 +510,14 @@ export class SiftSearchElement extends HTMLElement {
           crumb.textContent = entry ? r.definition.kind : this.#t("in", { page: pageTitle });
           const subTitle = st.textContent.replace(/^# /, "");
           st.append(crumb);
+          const row = [st];
           // The page's snippet is often its best section's: said once, above.
-          const ss = s.snippet === r.snippet ? [] : [h("div", { class: "snippet", dir: "auto" })];
-          ss.forEach((el) => appendMarked(el, s.snippet));
-          opts.push(h("div", { role: "option", class: "sub", id: `${this.#ids}-o${i}-${j}`, "data-url": s.url, "data-title": `${pageTitle} › ${subTitle}`, "aria-selected": "false" }, st, ...ss));
+          if (s.snippet !== r.snippet) {
+            const ss = h("div", { class: "snippet", dir: "auto" });
+            appendMarked(ss, s.snippet);
+            row.push(ss);
+          }
+          opts.push(h("div", { role: "option", class: "sub", id: `${this.#ids}-o${i}-${j}`, "data-url": s.url, "data-title": `${pageTitle} › ${subTitle}`, "aria-selected": "false" }, ...row));
         });
       }
       items.push(...opts);
