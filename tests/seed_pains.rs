@@ -253,6 +253,43 @@ fn sub_results_deep_link_to_sections() {
     assert!(r.results[0].content.as_deref().unwrap().contains("Rotate authentication tokens"));
 }
 
+/// A language reference's statements, the `for` one saying "statement" most: the stop
+/// word typed with it (`with`, `if`) is no clause, so only the heading tells them apart.
+fn statements() -> Vec<SourceDoc> {
+    let section = |kw: &str, repeats: usize| sift_engine::doc::Section {
+        heading: format!("The {kw} statement"),
+        anchor: Some(format!("the-{kw}-statement")),
+        text: format!("The {kw} statement runs code. {}", "This statement is compound; a statement like it nests. ".repeat(repeats)),
+        symbol: None,
+    };
+    let sections = vec![section("for", 6), section("while", 3), section("if", 1), section("with", 1)];
+    vec![SourceDoc {
+        id: "compound".into(),
+        url: "/compound.html".into(),
+        title: "Compound statements".into(),
+        sections,
+        ..Default::default()
+    }]
+}
+
+#[test]
+fn a_heading_with_the_query_as_typed_stop_words_and_all_is_the_first_sub_result() {
+    let e = engine_from_docs(&statements(), &Default::default()).unwrap();
+    for (q, anchor) in [("with statement", "with"), ("the if statement", "if"), ("If Statements", "if"), ("\"with statement\"", "with")] {
+        let r = search(&e, q);
+        let subs: Vec<&str> = r.results[0].sub_results.iter().map(|s| s.url.as_str()).collect();
+        assert_eq!(subs[0], format!("/compound.html#the-{anchor}-statement"), "{q}: {subs:?}");
+        let snippet = r.results[0].snippet.replace("<mark>", "").replace("</mark>", "");
+        assert!(snippet.starts_with(&format!("The {anchor} statement")), "the snippet is that section's: {q}: {snippet}");
+    }
+    // Without the stop word, the section saying the word most comes first, as before; and
+    // words in another order are not the heading as typed.
+    for q in ["statement", "statement with"] {
+        let r = search(&e, q);
+        assert_eq!(r.results[0].sub_results[0].url, "/compound.html#the-for-statement", "{q}");
+    }
+}
+
 #[test]
 fn search_as_you_type_matches_the_last_word_as_a_prefix() {
     let e = corpus_engine();

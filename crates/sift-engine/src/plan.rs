@@ -107,6 +107,8 @@ impl Clause {
 pub(crate) struct Plan {
     pub clauses: Vec<Clause>,
     pub positive: Vec<usize>,
+    /// The query's words as typed, stop words too (`typed_terms`).
+    pub typed: Vec<String>,
 }
 
 impl Plan {
@@ -330,7 +332,22 @@ impl Draft {
 pub(crate) fn resolve(res: &Resolver, drafts: &[Draft]) -> Flow<Plan> {
     let clauses = drafts.iter().map(|d| d.resolve(res)).collect::<Flow<Vec<Clause>>>()?;
     let positive = (0..clauses.len()).filter(|&i| !clauses[i].negated).collect();
-    Ok(Plan { clauses, positive })
+    Ok(Plan { clauses, positive, typed: Vec::new() })
+}
+
+/// The query's words as typed, as terms, stop words too, in order: a stop word is no clause,
+/// so only a section's heading can tell `with statement` ("The with statement") from the
+/// other statements. Empty when an alternative (`a OR b`) leaves no one order.
+pub(crate) fn typed_terms(analyzer: &Analyzer, parsed: &ParsedQuery) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut toks: Vec<Token> = Vec::new();
+    for g in parsed.groups.iter().filter(|g| !g.negated) {
+        let ([Item::Word(text)] | [Item::Phrase(text)]) = &g.items[..] else { return Vec::new() };
+        toks.clear();
+        analyzer.tokenize(text, 0, &mut toks);
+        out.extend(toks.drain(..).filter(Token::is_part).map(|t| t.term));
+    }
+    out
 }
 
 /// A dictionary term with its postings and idf (None: not in the dictionary).

@@ -30,6 +30,8 @@ struct Highlight {
     /// words a part or a section holds.
     word: Vec<usize>,
     prefixes: Vec<String>,
+    /// The query's words as typed (`Plan::typed`).
+    typed: Vec<String>,
 }
 
 impl Highlight {
@@ -53,7 +55,7 @@ impl Highlight {
             }
         }
         let prefixes = snippet::match_prefixes(terms.iter().map(|(t, _)| t));
-        Highlight { terms, word, prefixes }
+        Highlight { terms, word, prefixes, typed: plan.typed.clone() }
     }
 
     /// Where the query's terms occur in `doc` (positions from the postings), per term, each
@@ -116,7 +118,7 @@ impl Highlight {
             positions.iter_mut().for_each(|(_, p)| *p = &p[..p.partition_point(|&x| x < end)]);
         }
         let in_parts = res.eng.doc_parts(doc).len() > 1;
-        let mut r = build_result(&res.eng.analyzer, sd, score, &self.terms, &self.prefixes, &positions, in_parts, defined_at);
+        let mut r = build_result(&res.eng.analyzer, sd, score, &self.terms, &self.prefixes, &self.typed, &positions, in_parts, defined_at);
         if include_content {
             r.content = Some(res.whole(doc)?.content());
         }
@@ -215,6 +217,7 @@ fn build_result(
     score: f32,
     match_terms: &[(String, Arc<PostingList>)],
     prefixes: &[String],
+    typed: &[String],
     term_positions: &[(usize, &[u32])],
     in_parts: bool,
     defined_at: Option<u32>,
@@ -237,7 +240,21 @@ fn build_result(
             quality_of(&in_heading).distinct
         })
         .collect();
-    let rank = |i: usize| (quality[i].distinct, titled[i], quality[i].hits);
+    // A heading with the query's words as typed, stop words too, in order: of sections
+    // matching as many words, the one to link to (`with statement` asks for "The with
+    // statement", not "The for statement", which says "statement" as often).
+    let mut toks = Vec::new();
+    let as_typed: Vec<bool> = (0..sd.sections.len())
+        .map(|i| {
+            toks.clear();
+            typed.len() > 1 && {
+                analyzer.tokenize(&sd.sections[i].heading, 0, &mut toks);
+                let heading: Vec<&str> = toks.iter().filter(|t| t.is_part()).map(|t| t.term.as_str()).collect();
+                heading.windows(typed.len()).any(|w| w == typed)
+            }
+        })
+        .collect();
+    let rank = |i: usize| (quality[i].distinct, as_typed[i], titled[i], quality[i].hits);
     let mut order: Vec<usize> = (0..sd.sections.len()).collect();
     order.sort_by(|&a, &b| rank(b).cmp(&rank(a)).then(a.cmp(&b)));
     // The entry the query names, if the page has it: its section gives the snippet.

@@ -154,6 +154,7 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
         parsed = parsed.unquote(|g| labels.contains(&plan::label(g)));
         unquoted = Some(phrases_as_words(&labels, apart));
     };
+    plan.typed = plan::typed_terms(&eng.analyzer, &parsed);
     let (meta, index) = (res.docmeta()?, res.filters()?);
     let distinct = plan.positive.len();
     let reduced = long.then(|| plan.keep_most_informative(MAX_CLAUSES, &repeats, eng.manifest.doc_count)).flatten().map(|kept| Fallback {
