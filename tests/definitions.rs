@@ -182,6 +182,32 @@ fn a_path_written_as_words_finds_its_definition() {
 }
 
 #[test]
+fn a_module_and_a_method_written_as_words_find_the_method_of_the_class_between() {
+    let argparse = sphinx(
+        "argparse",
+        &[
+            ("class", "argparse.ArgumentParser", "Create a new ArgumentParser object that parses the arguments."),
+            ("method", "argparse.ArgumentParser.add_argument", "Define how a single command-line argument should be parsed."),
+            ("method", "argparse.ArgumentParser.parse_args", "Convert argument strings to objects."),
+        ],
+    );
+    let docs = [page("library/argparse.html", &argparse), site().remove(0)];
+    let e = engine_from_docs(&docs, &sift_build::BuildOptions::default()).unwrap();
+    let def = |q: &str| search(&e, q).results.first().and_then(|r| r.definition.as_ref()).map(|d| (d.path.clone(), d.url.clone()));
+    let method =
+        ("argparse.ArgumentParser.add_argument".to_string(), "library/argparse.html#argparse.ArgumentParser.add_argument".to_string());
+    assert_eq!(def("argparse add_argument"), Some(method.clone()));
+    assert_eq!(def("argparse addArgument"), None, "the name as it is written, not another spelling of it");
+    assert_eq!(def("argparse.ArgumentParser add_argument"), Some(method));
+    // A Sphinx module is a definition: the page's section it opens.
+    assert_eq!(def("argparse"), Some(("argparse".to_string(), "library/argparse.html#module-argparse".to_string())));
+    // A page that does not define both: no definition; a plain word last is prose.
+    assert_eq!(def("os add_argument"), None);
+    assert_eq!(def("argparse arguments"), None);
+    assert_eq!(def("argparse parse"), None);
+}
+
+#[test]
 fn prose_after_an_entry_list_links_to_its_section_not_to_the_last_entry() {
     let page = page(
         "library/copy.html",

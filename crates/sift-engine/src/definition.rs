@@ -12,6 +12,7 @@
 use super::resolve::{Flow, Resolver};
 use super::score::{sort_hits, Hit};
 use super::{Engine, ShardId};
+use crate::bundle::terms::PostingList;
 use crate::symbol::{self, QueryKey};
 
 /// Keys a query being typed completes to, at most.
@@ -43,7 +44,10 @@ pub(crate) fn parts_as_words(query: &str) -> Option<String> {
 
 /// The term shards the lookup reads.
 pub(crate) fn shards(eng: &Engine, key: &QueryKey) -> Vec<ShardId> {
-    let mut out: Vec<usize> = key.exact.iter().filter_map(|k| eng.shard_for_term(k)).collect();
+    let apart = key.apart.iter().flat_map(|(c, n)| [c, n]);
+    let mut out: Vec<usize> = key.exact.iter().chain(apart).filter_map(|k| eng.shard_for_term(k)).collect();
+    out.sort_unstable();
+    out.dedup();
     if !key.prefix.is_empty() {
         out.extend(eng.shards_for_prefix(&key.prefix).into_iter().take(MAX_COMPLETION_SHARDS));
     }
@@ -70,20 +74,33 @@ pub(crate) fn lookup(res: &Resolver, key: &QueryKey, admits: &dyn Fn(u32) -> boo
     }
     let mut found: Vec<Defining> = Vec::new();
     for (k, base) in keys {
-        let Some(pl) = res.postings(&k)? else { continue };
-        for (i, &doc) in pl.docs.iter().enumerate() {
-            let (Some(&pos), true) = (pl.positions_of(i).first(), admits(doc)) else { continue };
-            let (left_out, capital) = symbol::key_tf(pl.tf[i][crate::fields::FIELD_HEADINGS]);
-            let case = if capital == key.capital { 0 } else { CASE_DIFFERS };
-            let d = Defining { doc, pos, rank: base + case + left_out };
-            match found.iter_mut().find(|f| f.doc == doc) {
-                Some(f) if f.rank > d.rank => *f = d,
-                Some(_) => {}
-                None => found.push(d),
-            }
+        if let Some(pl) = res.postings(&k)? {
+            add(&mut found, &pl, base, key.capital, &|doc| admits(doc));
+        }
+    }
+    // Nothing defined as typed: the name on a page that also defines what the words before
+    // it name (a module's page holds its classes' methods).
+    if let (true, Some((container, name))) = (found.is_empty(), &key.apart) {
+        if let (Some(c), Some(n)) = (res.postings(container)?, res.postings(name)?) {
+            add(&mut found, &n, 0, key.capital, &|doc| c.docs.binary_search(&doc).is_ok() && admits(doc));
         }
     }
     Ok(found)
+}
+
+/// Each page of `pl` that `on` admits, with its best definition of the key, into `found`.
+fn add(found: &mut Vec<Defining>, pl: &PostingList, base: u32, capital_asked: bool, on: &dyn Fn(u32) -> bool) {
+    for (i, &doc) in pl.docs.iter().enumerate() {
+        let (Some(&pos), true) = (pl.positions_of(i).first(), on(doc)) else { continue };
+        let (left_out, capital) = symbol::key_tf(pl.tf[i][crate::fields::FIELD_HEADINGS]);
+        let case = if capital == capital_asked { 0 } else { CASE_DIFFERS };
+        let d = Defining { doc, pos, rank: base + case + left_out };
+        match found.iter_mut().find(|f| f.doc == doc) {
+            Some(f) if f.rank > d.rank => *f = d,
+            Some(_) => {}
+            None => found.push(d),
+        }
+    }
 }
 
 /// The pages defining the query first, in the order of their definitions and then of

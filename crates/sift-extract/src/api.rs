@@ -3,7 +3,7 @@
 //!
 //! - Sphinx: `<dl class="py function"><dt class="sig sig-object" id="os.getcwd">`: the id
 //!   is the full dotted path (the C domain's ids start with `c.`), the `dl`'s second class
-//!   the kind.
+//!   the kind. A module is the section its heading opens, `<section id="module-os.path">`.
 //! - rustdoc: the page's `<h1 class="fqn">` says the item (`Struct std::vec::Vec`), its
 //!   `<body class="rustdoc struct">` the kind; members are headings under
 //!   `id="method.with_capacity"` (also `tymethod.`, `associatedtype.`, `variant.`, …).
@@ -94,6 +94,9 @@ impl PageApi {
         let anchor = anchor?;
         let el = heading.value();
         // Sphinx (any generator may use its markup: Sphinx's is the common one).
+        if let Some(path) = anchor.strip_prefix("module-").filter(|p| symbol::components(p).is_some()) {
+            return Some(Symbol { path: path.to_string(), kind: "module".into() });
+        }
         if el.name() == "dt" {
             if let Some(dl) = heading.parent().and_then(ElementRef::wrap).filter(|p| p.value().name() == "dl") {
                 // (In the attribute's order: `classes()` is a set.)

@@ -658,18 +658,24 @@ mod api_entries {
 
     #[test]
     fn sphinx_entries_are_definitions_with_their_dotted_path_and_kind() {
-        let page = r##"<html><body><div class="body"><h1>os — Miscellaneous interfaces</h1><p>Intro.</p>
+        let page = r##"<html><body><div class="body"><section id="module-os.path"><h1>os — Miscellaneous interfaces</h1><p>Intro.</p>
             <dl class="py function"><dt class="sig sig-object py" id="os.getcwd"><span class="sig-prename">os.</span><span class="sig-name">getcwd</span>()<a class="headerlink" href="#os.getcwd">¶</a></dt>
             <dd><p>Return the current working directory.</p></dd></dl>
             <dl class="py class"><dt class="sig sig-object py" id="os.DirEntry"><em>class</em> os.DirEntry</dt><dd>An entry.</dd></dl>
             <dl class="c function"><dt class="sig sig-object c" id="c.PyList_New">PyObject *PyList_New(Py_ssize_t len)</dt><dd>New list.</dd></dl>
             <dl class="std cmdoption"><dt class="sig sig-object std" id="cmdoption-c">-c command</dt><dd>Run.</dd></dl>
-            </div></body></html>"##;
+            <section id="module-not a path"><h2>Other</h2><p>Text.</p></section>
+            </section></div></body></html>"##;
         let s = symbols(page, "library/os.html");
         let got: Vec<(&str, &str, &str)> = s.iter().map(|(_, a, p, k)| (a.as_deref().unwrap(), p.as_str(), k.as_str())).collect();
         assert_eq!(
             got,
-            [("os.getcwd", "os.getcwd", "function"), ("os.DirEntry", "os.DirEntry", "class"), ("c.PyList_New", "PyList_New", "function")]
+            [
+                ("module-os.path", "os.path", "module"),
+                ("os.getcwd", "os.getcwd", "function"),
+                ("os.DirEntry", "os.DirEntry", "class"),
+                ("c.PyList_New", "PyList_New", "function")
+            ]
         );
     }
 
@@ -693,7 +699,8 @@ mod api_entries {
         assert_eq!(
             got,
             [
-                ("", Some("module-copy"), "Intro.", false),
+                // Sphinx's module target: the module is defined where its section opens.
+                ("", Some("module-copy"), "Intro.", true),
                 ("copy.copy(x)", Some("copy.copy"), "Return a shallow copy.", true),
                 ("copy.copy2(x)", Some("copy.copy2"), "Another.", true),
                 ("exception copy.Error", Some("copy.Error"), "Raised for errors.", true),

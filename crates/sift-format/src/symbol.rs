@@ -102,6 +102,11 @@ pub struct QueryKey {
     pub prefix: String,
     /// The last name is written with a capital (`Clone`).
     pub capital: bool,
+    /// A path written as words: the key of what the words before the last name
+    /// (`argparse.`) and of the last name (`add_argument.`). When nothing is defined as
+    /// typed, a page defining both defines the name inside what the words skip
+    /// (`argparse.ArgumentParser.add_argument`).
+    pub apart: Option<(String, String)>,
 }
 
 /// The key of a query that is one identifier or path (`json.dumps`, `Vec::with_capacity`,
@@ -125,27 +130,33 @@ pub fn query_key(query: &str, analyzer: &Analyzer) -> Option<QueryKey> {
     // A word of letters alone, or with digits, is a plain word unless it is written as
     // code: separators, `_`, `$`, a call's `()`, or a capital after the first letter.
     // (An acronym, `FFI` or `GIL`, is a word: looked up whole, not completed.)
-    let acronym = body.chars().all(|c| charclass::is_uppercase(c) || c.is_ascii_digit());
-    let looks_like_code = parts.len() > 1
-        || typing_sep.is_some()
-        || body.contains(['_', '$', '(', '!'])
-        || !acronym && body.chars().skip(1).any(charclass::is_uppercase);
+    let looks_like_code = parts.len() > 1 || typing_sep.is_some() || written_as_code(body);
     let joined = parts.join(".");
     let capital = capitalized(body);
     match typing_sep {
-        Some(_) => Some(QueryKey { exact: None, prefix: [joined.as_str(), "."].concat(), capital }),
+        Some(_) => Some(QueryKey { exact: None, prefix: [joined.as_str(), "."].concat(), capital, apart: None }),
         None => {
             let prefix = if looks_like_code { joined.clone() } else { String::new() };
-            Some(QueryKey { exact: Some([joined.as_str(), "."].concat()), prefix, capital })
+            Some(QueryKey { exact: Some([joined.as_str(), "."].concat()), prefix, capital, apart: None })
         }
     }
+}
+
+/// A name with `_`, `$`, a call's `()`, a macro's `!` or a capital after its first letter
+/// (an acronym, `FFI` or `GIL`, is a word).
+fn written_as_code(name: &str) -> bool {
+    let acronym = name.chars().all(|c| charclass::is_uppercase(c) || c.is_ascii_digit());
+    name.contains(['_', '$', '(', '!']) || !acronym && name.chars().skip(1).any(charclass::is_uppercase)
 }
 
 /// A module or type and a name written as words, as people type them (`logging basicConfig`,
 /// `Vec push`, `os.path join`): the path they would make, looked up as typed and never
 /// completed. It is found only when something is defined so; otherwise the words are just
 /// words (`deep copy`). Its key sorts beside its first word's term, in a shard the words
-/// read anyway; a stop word reads none, so it starts no path (`the getcwd`).
+/// read anyway; a stop word reads none, so it starts no path (`the getcwd`). A last name
+/// written as code is also looked up apart from the words before it (`argparse
+/// add_argument`, `QueryKey::apart`); a plain word is not, as it names too much
+/// (`subprocess output` is no `subprocess.TimeoutExpired.output`).
 fn spaced_path(q: &str, analyzer: &Analyzer) -> Option<QueryKey> {
     let words: Vec<&str> = q.split_whitespace().collect();
     if !(2..=3).contains(&words.len()) || analyzer.is_stopword(&analyzer::fold(words[0])) {
@@ -156,7 +167,10 @@ fn spaced_path(q: &str, analyzer: &Analyzer) -> Option<QueryKey> {
         parts.extend(components(w)?);
     }
     let capital = words.last().is_some_and(|w| capitalized(w));
-    Some(QueryKey { exact: Some([parts.join(".").as_str(), "."].concat()), prefix: String::new(), capital })
+    let key = |p: &[String]| [p.join(".").as_str(), "."].concat();
+    let (container, name) = parts.split_at(parts.len() - 1);
+    let apart = words.last().is_some_and(|w| written_as_code(w)).then(|| (key(container), key(name)));
+    Some(QueryKey { exact: Some(key(&parts)), prefix: String::new(), capital, apart })
 }
 
 #[cfg(test)]
@@ -203,13 +217,13 @@ mod tests {
         assert_eq!(key("vec.with_capacity").unwrap().exact, k.exact);
         assert_eq!(key(" os.getcwd() ").unwrap().exact.as_deref(), Some("os.getcwd."));
         // While a separator is typed, the path completes.
-        assert_eq!(key("Vec::").unwrap(), QueryKey { exact: None, prefix: "vec.".into(), capital: true });
+        assert_eq!(key("Vec::").unwrap(), QueryKey { exact: None, prefix: "vec.".into(), capital: true, apart: None });
         // A plain word is looked up whole, never completed as a path.
-        assert_eq!(key("sorted").unwrap(), QueryKey { exact: Some("sorted.".into()), prefix: String::new(), capital: false });
+        assert_eq!(key("sorted").unwrap(), QueryKey { exact: Some("sorted.".into()), prefix: String::new(), capital: false, apart: None });
         assert!(key("Clone").unwrap().capital && !key("Vec::with_capacity").unwrap().capital);
         assert_eq!(key("getCwd").unwrap().prefix, "getcwd");
         // An acronym is looked up whole, as a word is.
-        assert_eq!(key("FFI").unwrap(), QueryKey { exact: Some("ffi.".into()), prefix: String::new(), capital: true });
+        assert_eq!(key("FFI").unwrap(), QueryKey { exact: Some("ffi.".into()), prefix: String::new(), capital: true, apart: None });
         // A sigil before the name, a question mark after it: the name.
         for (typed, want) in [("&str", "str."), ("?Sized", "sized."), ("@property", "property."), ("Vec?", "vec.")] {
             assert_eq!(key(typed).unwrap().exact.as_deref(), Some(want), "{typed}");
@@ -222,8 +236,12 @@ mod tests {
     #[test]
     fn a_path_written_as_two_or_three_words_is_looked_up_as_typed() {
         let k = key("logging basicConfig").unwrap();
-        assert_eq!(k, QueryKey { exact: Some("logging.basicconfig.".into()), prefix: String::new(), capital: false });
+        let apart = Some(("logging.".to_string(), "basicconfig.".to_string()));
+        assert_eq!(k, QueryKey { exact: Some("logging.basicconfig.".into()), prefix: String::new(), capital: false, apart });
         assert_eq!(key(" os  path join ").unwrap().exact.as_deref(), Some("os.path.join."));
+        assert_eq!(key("os path get_exec_path").unwrap().apart, Some(("os.path.".into(), "get_exec_path.".into())));
+        // A plain word last is looked up only as typed.
+        assert_eq!(key("os path join").unwrap().apart, None);
         assert_eq!(key("os.path join").unwrap().exact.as_deref(), Some("os.path.join."));
         assert_eq!(key("json\u{a0}dumps").unwrap().exact.as_deref(), Some("json.dumps."), "a no-break space");
         assert!(key("std Clone").unwrap().capital);
