@@ -30,7 +30,8 @@ impl Default for HtmlOptions {
 const MAIN_SELECTORS: &[&str] = &["main", "[role=main]", "article", "div.body", "#content", "body"];
 const SKIP_TAGS: &[&str] =
     &["script", "style", "noscript", "template", "nav", "footer", "svg", "button", "form", "select", "iframe", "object", "canvas", "head"];
-// (`rightside`: rustdoc's "source" link and version beside each item's heading;
+// (`rightside`, `out-of-band`: rustdoc's "source" link, version and `[−]` beside each
+// item's heading and the page's; `hideme`: its "Expand description" toggles;
 // `notable-traits`: its hover tooltip inside a method's heading, every impl of the return
 // type — `fn from(..) -> Box<..>` would otherwise be labelled with Box's Iterator impls.)
 // (`toc`, `list-of-…`: DocBook's tables of contents at the top of a page: they say every
@@ -44,6 +45,8 @@ const SKIP_CLASSES: &[&str] = &[
     "breadcrumbs",
     "navigation",
     "rightside",
+    "out-of-band",
+    "hideme",
     "notable-traits",
     "toc",
     "list-of-tables",
@@ -733,13 +736,18 @@ mod api_entries {
     fn rustdoc_pages_and_members_are_definitions_with_their_full_path() {
         let page = r##"<html><body class="rustdoc struct"><main><section id="main-content" class="content">
             <h1 class="fqn"><span class="in-band">Struct <a href="../index.html">std</a>::<wbr><a href="index.html">vec</a>::<wbr><a class="struct" href="#">Vec</a><button id="copy-path">Copy item path</button></span></h1>
-            <div class="docblock"><p>A contiguous growable array type.</p></div>
+            <span class="out-of-band"><span class="since" title="Stable since Rust version 1.0.0">1.0.0</span> · <a class="srclink" href="../src/x.rs.html">source</a> · <a id="toggle-all-docs" href="javascript:void(0)">[<span class="inner">&#x2212;</span>]</a></span>
+            <details class="rustdoc-toggle top-doc" open><summary class="hideme"><span>Expand description</span></summary>
+            <div class="docblock"><p>A contiguous growable array type.</p></div></details>
             <section id="method.with_capacity" class="method has-srclink"><span class="rightside"><a class="srclink" href="../src/x.rs.html">source</a></span><a href="#method.with_capacity" class="anchor"></a><h4 class="code-header">pub fn <a href="#method.with_capacity" class="fnname">with_capacity</a>(capacity: usize) -&gt; Vec&lt;T&gt;</h4></section>
             <div class="docblock"><p>Constructs a new, empty Vec with at least the specified capacity.</p></div>
             <section id="method.clone-1" class="method"><h4 class="code-header">fn clone(&amp;self) -&gt; Self</h4></section><div class="docblock"><p>Clones.</p></div>
             <h2 id="implementations" class="small-section-header">Implementations</h2><p>Impls.</p>
             </section></main></body></html>"##;
         let s = symbols(page, "std/vec/struct.Vec.html");
+        // The page's chrome is no text of it: version, source link, toggles.
+        let text = extract(page.as_bytes(), "std/vec/struct.Vec.html", &HtmlOptions::default()).unwrap().0.sections[0].text.clone();
+        assert_eq!(text, "A contiguous growable array type.");
         let got: Vec<(Option<&str>, &str, &str)> = s.iter().map(|(_, a, p, k)| (a.as_deref(), p.as_str(), k.as_str())).collect();
         assert_eq!(
             got,
