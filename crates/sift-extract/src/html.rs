@@ -36,8 +36,16 @@ const SKIP_TAGS: &[&str] =
 // type — `fn from(..) -> Box<..>` would otherwise be labelled with Box's Iterator impls.)
 // (`toc`, `list-of-…`: DocBook's tables of contents at the top of a page: they say every
 // section's title, and so won a long page's best part for a query that is one of them.)
+// (`headerlink`, `hash-link`, `header-anchor`, `sl-anchor-link`, `anchor-link`,
+// `td-heading-self-link`: the permalink beside a heading in Sphinx and MkDocs, Docusaurus,
+// VitePress, Starlight, Jupyter and Docsy: a `¶`, a zero-width space or "Section titled …".)
 const SKIP_CLASSES: &[&str] = &[
     "headerlink",
+    "hash-link",
+    "header-anchor",
+    "sl-anchor-link",
+    "anchor-link",
+    "td-heading-self-link",
     "sidebar",
     "related",
     "sphinxsidebar",
@@ -523,6 +531,27 @@ mod tests {
         assert_eq!(d.sections.iter().find(|s| s.heading == "On macOS").unwrap().anchor.as_deref(), Some("mac"));
         let api = d.sections.iter().find(|s| s.heading == "os.getcwd()").unwrap();
         assert_eq!((api.anchor.as_deref(), api.text.as_str()), (Some("os.getcwd"), "Return the cwd."));
+    }
+
+    #[test]
+    fn a_headings_permalink_is_no_text_whichever_generator_wrote_it() {
+        let d = ex(r##"<html><body><main><h1>Guide</h1><p>Intro.</p>
+            <h2 class="anchor" id="requirements">Requirements<a href="#requirements" class="hash-link" aria-label="Direct link to Requirements" title="Direct link to Requirements">&#8203;</a></h2><p>Node 18.</p>
+            <h2 id="try-it" tabindex="-1">Try It Online <a class="header-anchor" href="#try-it" aria-label="Permalink to &quot;Try It Online&quot;">&#8203;</a></h2><p>In a browser.</p>
+            <div class="sl-heading-wrapper level-h2"><h2 id="rotate">Rotate</h2><a class="sl-anchor-link" href="#rotate"><span aria-hidden="true" class="sl-anchor-icon"><svg></svg></span><span class="sr-only">Section titled “Rotate”</span></a></div><p>Turn it.</p>
+            <h2 id="cells">Cells<a class="anchor-link" href="#cells">¶</a></h2><p>Run them.</p>
+            </main></body></html>"##);
+        let got: Vec<(&str, Option<&str>, &str)> =
+            d.sections.iter().skip(1).map(|s| (s.heading.as_str(), s.anchor.as_deref(), s.text.as_str())).collect();
+        assert_eq!(
+            got,
+            [
+                ("Requirements", Some("requirements"), "Node 18."),
+                ("Try It Online", Some("try-it"), "In a browser."),
+                ("Rotate", Some("rotate"), "Turn it."),
+                ("Cells", Some("cells"), "Run them.")
+            ]
+        );
     }
 
     #[test]
