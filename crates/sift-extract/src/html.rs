@@ -35,7 +35,9 @@ const SKIP_TAGS: &[&str] =
 // `notable-traits`: its hover tooltip inside a method's heading, every impl of the return
 // type — `fn from(..) -> Box<..>` would otherwise be labelled with Box's Iterator impls.)
 // (`toc`, `list-of-…`: DocBook's tables of contents at the top of a page: they say every
-// section's title, and so won a long page's best part for a query that is one of them.)
+// section's title, and so won a long page's best part for a query that is one of them;
+// `table-of-contents`, `theme-doc-toc-…`: Docusaurus's, inside its `<main>`; with its "Edit
+// this page", "Last updated" and version badge.)
 // (`headerlink`, `hash-link`, `header-anchor`, `sl-anchor-link`, `anchor-link`,
 // `td-heading-self-link`: the permalink beside a heading in Sphinx and MkDocs, Docusaurus,
 // VitePress, Starlight, Jupyter and Docsy: a `¶`, a zero-width space or "Section titled …".)
@@ -57,6 +59,12 @@ const SKIP_CLASSES: &[&str] = &[
     "hideme",
     "notable-traits",
     "toc",
+    "table-of-contents",
+    "theme-doc-toc-mobile",
+    "theme-doc-toc-desktop",
+    "theme-edit-this-page",
+    "theme-last-updated",
+    "theme-doc-version-badge",
     "list-of-tables",
     "list-of-figures",
     "list-of-examples",
@@ -552,6 +560,19 @@ mod tests {
                 ("Cells", Some("cells"), "Run them.")
             ]
         );
+    }
+
+    #[test]
+    fn docusauruss_tables_of_contents_and_page_tools_are_no_text() {
+        let d = ex(r##"<html><body><main class="docMainContainer"><div class="row"><div class="col docItemCol">
+            <span class="theme-doc-version-badge badge">Version: 3.1</span>
+            <article><div class="theme-doc-toc-mobile tocCollapsible"><button>On this page</button><ul class="table-of-contents"><li><a href="#setup">Setup</a></li></ul></div>
+            <div class="theme-doc-markdown markdown"><header><h1>Caching</h1></header><p>Keep answers.</p>
+            <h2 class="anchor" id="setup">Setup<a href="#setup" class="hash-link">&#8203;</a></h2><p>Turn it on.</p></div>
+            <div class="theme-doc-footer"><a href="https://x/edit" class="theme-edit-this-page">Edit this page</a><span class="theme-last-updated">Last updated on Jan 1</span></div></article>
+            </div><div class="col col--3"><div class="tableOfContents theme-doc-toc-desktop"><ul class="table-of-contents"><li><a href="#setup">Setup</a></li></ul></div></div></div></main></body></html>"##);
+        let got: Vec<(&str, &str)> = d.sections.iter().map(|s| (s.heading.as_str(), s.text.as_str())).collect();
+        assert_eq!(got, [("", "Keep answers."), ("Setup", "Turn it on.")]);
     }
 
     #[test]
