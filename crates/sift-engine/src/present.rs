@@ -247,7 +247,8 @@ fn build_result(
     let as_typed: Vec<bool> = (0..sd.sections.len())
         .map(|i| {
             toks.clear();
-            typed.len() > 1 && {
+            // (Only where the query's words are: headings are most of a page's analysis.)
+            typed.len() > 1 && quality[i].hits > 0 && {
                 analyzer.tokenize(&sd.sections[i].heading, 0, &mut toks);
                 let heading: Vec<&str> = toks.iter().filter(|t| t.is_part()).map(|t| t.term.as_str()).collect();
                 heading.windows(typed.len()).any(|w| w == typed)
