@@ -12,7 +12,7 @@
 //! prefix-free vocabulary): bare words (AND, then scored OR when AND cannot fill the page),
 //! `a OR b`, phrases with stop-word gaps (quoted text required even when any term will do,
 //! unless no document has it or it is cited in a paragraph: then it is its words),
-//! `-exclusions`, proximity of neighbouring words,
+//! `-exclusions`, proximity of neighbouring words, a title that is the query,
 //! `field:value` filters in the text and in the request, `since`, `sort: date`,
 //! `boost_recent`, pagination and facets, and relevance feedback (RM3) for queries of eight
 //! clauses or more.
@@ -157,6 +157,9 @@ pub struct Reference {
 }
 
 const W_PROXIMITY: f64 = 0.5;
+/// A title of at most one word more than the query's clauses, holding every one of them,
+/// adds this share of the clauses' best scores.
+const W_WHOLE_TITLE: f64 = 0.2;
 /// Relevance feedback: from how many typed clauses, how many best answers, how many of
 /// their words, how many words of each.
 const FEEDBACK_MIN_CLAUSES: usize = 8;
@@ -252,6 +255,20 @@ impl Reference {
         (first.len() == 1 && !analyzer::Analyzer::english().is_stop_term(&first[0])).then(|| first[0].clone())
     }
 
+    /// Whether `d`'s title is about as long as the query's `clauses` and holds every one of
+    /// them (each by an alternative whose every term is in the title).
+    fn title_is(&self, d: usize, clauses: &[&Group]) -> bool {
+        let a = &self.analysed[d];
+        a.lens[0] <= clauses.len() as u32 + 1
+            && clauses.iter().all(|g| {
+                g.items
+                    .iter()
+                    .map(Self::item_terms)
+                    .filter(|t| self.resolves(t) && self.item_matches(d, t))
+                    .any(|t| t.iter().all(|t| a.tf(t)[0] > 0))
+            })
+    }
+
     fn proximity_max(&self, a: &str, b: &str) -> f64 {
         W_PROXIMITY * (self.idf(a) + self.idf(b)) / 2.0
     }
@@ -341,7 +358,7 @@ impl Reference {
         };
         let pairs: Vec<(String, String, usize)> =
             positive.windows(2).filter_map(|w| Some((self.plain_term(w[0])?, self.plain_term(w[1])?, stops_before(w[1])))).collect();
-        let denom = (positive.iter().map(|g| self.clause_max(g)).sum::<f64>()
+        let denom = ((1.0 + W_WHOLE_TITLE) * positive.iter().map(|g| self.clause_max(g)).sum::<f64>()
             + pairs.iter().map(|(a, b, _)| self.proximity_max(a, b)).sum::<f64>())
         .max(1e-6);
 
@@ -370,6 +387,9 @@ impl Reference {
                 if c > 0.0 {
                     s += self.proximity_max(a, b) * c / (c + 1.0);
                 }
+            }
+            if self.title_is(d, &positive) {
+                s += W_WHOLE_TITLE * positive.iter().zip(weights).map(|(g, w)| w * self.clause_max(g)).sum::<f64>();
             }
             Some(s)
         };
@@ -433,7 +453,7 @@ impl Reference {
                 }
             }
             hits = evaluate(all, &weights, &added);
-            denom = (positive.iter().zip(&weights).map(|(g, w)| w * self.clause_max(g)).sum::<f64>()
+            denom = ((1.0 + W_WHOLE_TITLE) * positive.iter().zip(&weights).map(|(g, w)| w * self.clause_max(g)).sum::<f64>()
                 + added.iter().map(|(t, w)| w * self.idf(t)).sum::<f64>()
                 + pairs.iter().map(|(a, b, _)| self.proximity_max(a, b)).sum::<f64>())
             .max(1e-6);

@@ -17,6 +17,27 @@ fn page_named_for_a_term_outranks_pages_that_only_mention_it() {
     assert!(s[0] > s[1], "the title match scores higher: {s:?}");
     // Two-letter acronyms count: "AI" is a term, not noise.
     assert_eq!(ids(&search(&e, "AI agents"))[0], "guides/mcp-server.md");
+    // The term alone too, on a site whose long pages make a short body that says it often
+    // weigh more (the sample docs with the architecture notes: providers.md came first).
+    let mut docs = corpus_docs();
+    let long = |id: &str, title: &str| SourceDoc {
+        id: id.into(),
+        url: format!("/{id}"),
+        title: title.into(),
+        sections: vec![sift_engine::doc::Section {
+            heading: String::new(),
+            anchor: None,
+            text: "Pages of notes about the design, the build and the runtime. ".repeat(300),
+            symbol: None,
+        }],
+        ..Default::default()
+    };
+    docs.extend([long("design.md", "Design"), long("history.md", "History")]);
+    let e = engine_from_docs(&docs, &Default::default()).unwrap();
+    for q in ["mcp", "MCP server"] {
+        let r = search(&e, q);
+        assert_eq!(ids(&r)[..2], ["guides/mcp-server.md", "guides/providers.md"], "{q}");
+    }
 }
 
 #[test]

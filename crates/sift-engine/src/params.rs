@@ -22,6 +22,12 @@ pub struct RankingParams {
     /// The bonus of two neighbouring query words found side by side, relative to the pair's
     /// mean idf.
     pub proximity: f32,
+    /// A page whose title holds every word of the query (each clause, by any of its
+    /// alternatives) gains this share of the query's best possible word score: a page named
+    /// for what is asked comes before one that only says it more often (`mcp`: "MCP Server"
+    /// before a providers page that says MCP eight times). BM25F saturates the term's
+    /// weighted frequency as one, so many mentions in a short body outweigh a title.
+    pub whole_title: f32,
     /// Reciprocal rank fusion's constant (Cormack et al. 2009), for `multi_search`.
     pub rrf_k: f32,
     /// `mode: hybrid` (and natural-language `auto`): (lexical, semantic) weights of the
@@ -96,6 +102,7 @@ pub const DEFAULT: RankingParams = RankingParams {
     fuzzy1: 0.7,
     fuzzy2: 0.5,
     proximity: 0.5,
+    whole_title: 0.2,
     rrf_k: 60.0,
     hybrid: (0.37, 0.63),
     exact_shaped: (0.8, 0.2),
@@ -144,6 +151,7 @@ impl RankingParams {
             "fuzzy1" => self.fuzzy1 = f(value)?,
             "fuzzy2" => self.fuzzy2 = f(value)?,
             "proximity" => self.proximity = f(value)?,
+            "whole_title" => self.whole_title = f(value)?,
             "rrf_k" => self.rrf_k = f(value)?,
             "hybrid" => self.hybrid = pair(value)?,
             "exact_shaped" => self.exact_shaped = pair(value)?,

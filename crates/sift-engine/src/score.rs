@@ -1,5 +1,6 @@
 //! Scoring a document against a plan: BM25F (see `rank`) per matching alternative, the
-//! best alternative per clause, summed over clauses, plus proximity bonuses. `Scorer::alt`
+//! best alternative per clause, summed over clauses, plus proximity bonuses and the bonus
+//! of a title that holds every clause (`title_bonus`). `Scorer::alt`
 //! is the one place the formula is applied: ranking (`rank`) and explanations (`explain`)
 //! both call it, so an explanation always adds up to the score it explains.
 
@@ -7,10 +8,11 @@ use super::collect::Filter;
 #[cfg(feature = "explain")]
 use super::matching::alt_match_at;
 use super::matching::{alt_matches, proximity_pairs};
-use super::plan::{Alt, Plan, RTerm};
+use super::plan::{Alt, Clause, Plan, RTerm};
 #[cfg(feature = "explain")]
 use super::round4;
 use crate::bundle::docmeta::DocMeta;
+use crate::fields::FIELD_TITLE;
 use crate::hashing::HashMap;
 #[cfg(feature = "explain")]
 use crate::json::Json;
@@ -43,6 +45,28 @@ pub(crate) struct Scorer<'a> {
     pub meta: &'a DocMeta,
     /// `RankingParams::proximity`.
     pub proximity: f32,
+    /// `RankingParams::whole_title`.
+    pub whole_title: f32,
+}
+
+/// Whether a match of `alt` (`ks`: its terms' posting indexes) has every term in the title.
+fn in_title(alt: &Alt, ks: &[usize]) -> bool {
+    alt.terms.iter().zip(ks).all(|(t, &k)| t.pl.tf[k][FIELD_TITLE] > 0)
+}
+
+/// Whether a title of `len` words (as laid out in positions, stop words too) is about as
+/// long as the query's `clauses`: the query and at most one word more ("MCP Server" for
+/// `mcp`). A longer title holding every word says them among others — a rustdoc path
+/// (`std::collections::vec_deque::Iter` holds `iterator collect vec` through its stems), a
+/// book chapter's full name — and gains nothing.
+fn title_is_the_query(len: u8, clauses: u32) -> bool {
+    u32::from(len) <= clauses + 1
+}
+
+/// What a title holding every clause the query typed adds: `whole_title` times those
+/// clauses' best possible scores (feedback's words are not asked of a title).
+pub(crate) fn title_bonus(plan: &Plan, whole_title: f32) -> f32 {
+    whole_title * plan.positive_clauses().filter(|c| !c.expansion).map(Clause::max_score).sum::<f32>()
 }
 
 impl Scorer<'_> {
@@ -68,6 +92,8 @@ impl Scorer<'_> {
         let n = self.meta.lens.len();
         let mut acc: HashMap<u32, (f32, u64)> = HashMap::default();
         let mut best: HashMap<u32, f32> = HashMap::default();
+        // The clauses each document's title holds, one bit each as in `acc`.
+        let mut titled: HashMap<u32, u64> = HashMap::default();
         // One bit per clause of the query's own (`all` requires them); clauses added by
         // feedback only add to the score.
         let mut n_own = 0u32;
@@ -81,6 +107,9 @@ impl Scorer<'_> {
             best.clear();
             for alt in &clause.alts {
                 for (doc, ks) in alt_matches(alt) {
+                    if bit != 0 && in_title(alt, &ks) {
+                        *titled.entry(doc).or_insert(0) |= bit;
+                    }
                     let s = self.alt(alt, &ks, doc, |_, _, _| {});
                     let e = best.entry(doc).or_insert(0.0);
                     if s > *e {
@@ -102,6 +131,13 @@ impl Scorer<'_> {
             }
         }
         let full: u64 = if n_own >= 64 { u64::MAX } else { (1u64 << n_own) - 1 };
+        let bonus = title_bonus(plan, self.whole_title);
+        let named = |doc: u32| title_is_the_query(self.meta.lens[doc as usize][FIELD_TITLE], n_own);
+        for (doc, _) in titled.iter().filter(|(&doc, &mask)| mask == full && n_own > 0 && (doc as usize) < n && named(doc)) {
+            if let Some(e) = acc.get_mut(doc) {
+                e.0 += bonus;
+            }
+        }
         let mut hits: Vec<Hit> = acc
             .into_iter()
             .filter(|(doc, (_, mask))| (!all || *mask == full) && (*doc as usize) < n && filter.admits(*doc))
@@ -160,6 +196,14 @@ impl Scorer<'_> {
             let terms = Json::from(vec![pair.a.term.clone(), pair.b.term.clone()]);
             proximity.push(Json::obj([("pair", terms), ("between", (pair.between as f64).into()), ("score", round4(bonus).into())]));
         }
+        let own = plan.positive_clauses().filter(|c| !c.expansion).count() as u32;
+        let whole_title = title_is_the_query(self.meta.lens[doc as usize][FIELD_TITLE], own)
+            && plan
+                .positive_clauses()
+                .filter(|c| !c.expansion)
+                .all(|c| c.alts.iter().any(|a| alt_match_at(a, doc).is_some_and(|ks| in_title(a, &ks))));
+        let title = if whole_title { title_bonus(plan, self.whole_title) } else { 0.0 };
+        raw += title;
         let p = self.params;
         let prior = self.meta.prior(doc);
         raw *= prior;
@@ -182,17 +226,18 @@ impl Scorer<'_> {
         out.set("normalised", round4((raw / max_possible).min(1.0)).into());
         out.set("params", params);
         out.set("proximity", Json::Arr(proximity));
+        out.set("whole_title", round4(title).into());
         out
     }
 }
 
 /// The best score a document could reach for this plan — every clause and every proximity
-/// pair at its maximum — so that `score / max_possible` says how much of the query a
-/// document covers (0..1), not merely its place in the list.
-pub(crate) fn max_possible(plan: &Plan, proximity: f32) -> f32 {
+/// pair at its maximum, and a title holding the query — so that `score / max_possible` says
+/// how much of the query a document covers (0..1), not merely its place in the list.
+pub(crate) fn max_possible(plan: &Plan, proximity: f32, whole_title: f32) -> f32 {
     let clauses: f32 = plan.positive_clauses().map(|c| c.max_score()).sum();
     let pairs: f32 = proximity_pairs(&plan.clauses, &plan.positive).iter().map(|p| p.max(proximity)).sum();
-    (clauses + pairs).max(1e-6)
+    (clauses + pairs + title_bonus(plan, whole_title)).max(1e-6)
 }
 
 /// Lexical scores divided by the plan's best possible score, capped at 1.

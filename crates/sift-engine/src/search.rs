@@ -204,7 +204,13 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
     };
 
     // The lexical half, relaxed until it answers; scores normalised to 0..1.
-    let scorer = Scorer { params: &eng.manifest.params, norms: &eng.norms, meta, proximity: eng.params.proximity };
+    let scorer = Scorer {
+        params: &eng.manifest.params,
+        norms: &eng.norms,
+        meta,
+        proximity: eng.params.proximity,
+        whole_title: eng.params.whole_title,
+    };
     // With meaning fused in, the lexical side always brings `semantic_depth` candidates: a
     // page of 10 then ranks like a page of 100 (partial word matches fuse with meaning,
     // where the words of a paraphrase rarely all match).
@@ -212,7 +218,7 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
     let want = if semantic { page_end.max(eng.params.semantic_depth) } else { page_end };
     let relaxed = relax::relax(&res, &scorer, &mut plan, &filter, page_end, want)?;
     let suggestions = relax::suggestions(&res, &plan, &req.query, relaxed.hits.len())?;
-    let mut max_possible = score::max_possible(&plan, eng.params.proximity);
+    let mut max_possible = score::max_possible(&plan, eng.params.proximity, eng.params.whole_title);
     let mut lexical = relaxed.hits;
     score::normalise(&mut lexical, max_possible);
 
@@ -235,7 +241,7 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
         let model = feedback::relevance_model(&res, &first)?;
         if feedback::expand(&res, &mut plan, &model)? {
             lexical = scorer.rank(&plan, relaxed.all_terms, &filter);
-            max_possible = score::max_possible(&plan, eng.params.proximity);
+            max_possible = score::max_possible(&plan, eng.params.proximity, eng.params.whole_title);
             score::normalise(&mut lexical, max_possible);
         }
         if let Some(q2) = q.as_deref().and_then(|qv| meaning::feedback(eng, qv, &first)) {
