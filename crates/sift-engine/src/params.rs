@@ -22,11 +22,12 @@ pub struct RankingParams {
     /// The bonus of two neighbouring query words found side by side, relative to the pair's
     /// mean idf.
     pub proximity: f32,
-    /// A page whose title holds every word of the query (each clause, by any of its
-    /// alternatives) gains this share of the query's best possible word score: a page named
-    /// for what is asked comes before one that only says it more often (`mcp`: "MCP Server"
-    /// before a providers page that says MCP eight times). BM25F saturates the term's
-    /// weighted frequency as one, so many mentions in a short body outweigh a title.
+    /// A page whose title is the query — it holds every clause, by any of its alternatives,
+    /// with at most one word more — gains this share of the query's best possible word
+    /// score: a page named for what is asked comes before one that only says it more often
+    /// (`mcp`: "MCP Server" before a providers page that says MCP eight times). BM25F
+    /// saturates the term's weighted frequency as one, so many mentions in a short body
+    /// outweigh a title.
     pub whole_title: f32,
     /// Reciprocal rank fusion's constant (Cormack et al. 2009), for `multi_search`.
     pub rrf_k: f32,
