@@ -123,6 +123,10 @@ fn an_identifier_finds_its_definition_first_with_the_link_to_it() {
     assert_eq!(first_definition(&r).1, Some(("std::vec::Vec::with_capacity", "method", "std/vec/struct.Vec.html#method.with_capacity")));
     assert_eq!(search(&e, "vec.with_capacity").results[0].definition, r.results[0].definition);
     assert_eq!(search(&e, "std::vec::Vec::with_capacity").results[0].definition, r.results[0].definition);
+    // Typed with a CJK input method left on: full-width letters, separators and spaces.
+    for q in ["ｏｓ．ｇｅｔｃｗｄ", "ｏｓ：：ｇｅｔｃｗｄ", "ｏｓ\u{3000}ｇｅｔｃｗｄ"] {
+        assert_eq!(first_definition(&search(&e, q)).1.map(|d| d.2), Some("library/os.html#os.getcwd"), "{q}");
+    }
     // Written with a sigil before it or a question mark after it, as code and questions do.
     for q in ["&os.getcwd", "?getcwd", "@os.getcwd", "os.getcwd?"] {
         assert_eq!(first_definition(&search(&e, q)).1.map(|d| d.2), Some("library/os.html#os.getcwd"), "{q}");

@@ -82,6 +82,25 @@ impl ParsedQuery {
     }
 }
 
+/// The query as a CJK input method types ASCII: full-width forms (U+FF01–FF5E) and the
+/// ideographic space as their ASCII, so that `ｊｓｏｎ．ｄｕｍｐｓ` is a path, `－draft` an
+/// exclusion and `ｔｙｐｅ：ｇｕｉｄｅ` a filter. (Words fold full-width letters anyway; the
+/// operators and a path's separators would not be read as such.)
+pub fn ascii_forms(q: &str) -> std::borrow::Cow<'_, str> {
+    let full_width = |c: char| ('\u{ff01}'..='\u{ff5e}').contains(&c) || c == '\u{3000}';
+    if !q.contains(full_width) {
+        return q.into();
+    }
+    q.chars()
+        .map(|c| match c {
+            '\u{3000}' => ' ',
+            c if full_width(c) => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
+            c => c,
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// Quotation marks other than `"`, read as it.
 const TYPOGRAPHIC_QUOTES: [char; 9] = ['“', '”', '„', '‟', '«', '»', '「', '」', '＂'];
 
@@ -264,6 +283,16 @@ mod tests {
         for q in ["\"", "-", "--", "OR", "OR OR", "-\"", "\"\"", "a:", ":", "-\"x", "type:", "\u{0}", "🦀 OR"] {
             let _ = p(q);
         }
+    }
+
+    #[test]
+    fn full_width_forms_are_read_as_their_ascii() {
+        assert_eq!(ascii_forms("ｊｓｏｎ．ｄｕｍｐｓ"), "json.dumps");
+        assert_eq!(ascii_forms("Ｖｅｃ：：ｎｅｗ"), "Vec::new");
+        assert_eq!(ascii_forms("ｌｏｇｇｉｎｇ\u{3000}ｂａｓｉｃＣｏｎｆｉｇ"), "logging basicConfig", "an ideographic space");
+        assert!(matches!(ascii_forms("plain words, 日本語"), std::borrow::Cow::Borrowed(_)), "nothing to change: no copy");
+        let q = p(&ascii_forms("ｃａｃｈｅ －ｄｒａｆｔ"));
+        assert!(q.groups[1].negated, "a full-width minus excludes");
     }
 
     #[test]

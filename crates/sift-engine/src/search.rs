@@ -87,7 +87,9 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
     // The query is analysed first: a character of folding's rare blocks needs the table.
     res.require(eng.fold_table_for(&req.query))?;
     let parse = |q: &str| query::parse(q, |f| filter_fields.iter().any(|x| x == f));
-    let mut parsed = parse(&req.query);
+    // (What is searched; the response repeats the query as it came.)
+    let searched = query::ascii_forms(&req.query);
+    let mut parsed = parse(&searched);
     if let Some(words) = plan::cited(&eng.analyzer, &parsed, eng.params.feedback_min_clauses) {
         parsed = words;
     }
@@ -103,12 +105,11 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
     // (Always false in the keyword engine, so none of the semantic half is compiled in.)
     let semantic = cfg!(feature = "semantic") && weights.1 > 0.0;
     // The query's meaning: the host's text for its model, or the query's words.
-    let text =
-        if semantic { meaning.map_or_else(|| meaning::semantic_text(&req.query, filter_fields), str::to_string) } else { String::new() };
+    let text = if semantic { meaning.map_or_else(|| meaning::semantic_text(&searched, filter_fields), str::to_string) } else { String::new() };
     let first_semantic = if semantic { meaning::first_round(eng, host_vector.is_some(), &text) } else { Vec::new() };
     // A query shaped like an identifier also looks up definitions (not when meaning alone
     // is asked for).
-    let def_key = crate::symbol::query_key(&req.query, &eng.analyzer).filter(|_| weights.0 > 0.0);
+    let def_key = crate::symbol::query_key(&searched, &eng.analyzer).filter(|_| weights.0 > 0.0);
     let def_shards = def_key.as_ref().map(|k| definition::shards(eng, k)).unwrap_or_default();
 
     // Quoted text that no document contains is no constraint: it relaxes to its words
@@ -138,7 +139,7 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
         // A path that nothing is written as, or defined as (`os.getcwdd`), is its parts:
         // words, with typo tolerance — once, and the response says so.
         if unquoted.is_none() && plan.positive_clauses().all(|c| c.alts.is_empty()) {
-            if let Some((k, words)) = def_key.as_ref().zip(definition::parts_as_words(&req.query)) {
+            if let Some((k, words)) = def_key.as_ref().zip(definition::parts_as_words(&searched)) {
                 if definition::lookup(&res, k, &|_| true)?.is_empty() {
                     parsed = parse(&words);
                     let reason = ["no document contains ", req.query.trim(), "; searched for its parts: ", &words].concat();
@@ -217,14 +218,14 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
     let page_end = req.offset + req.limit;
     let want = if semantic { page_end.max(eng.params.semantic_depth) } else { page_end };
     let relaxed = relax::relax(&res, &scorer, &mut plan, &filter, page_end, want)?;
-    let suggestions = relax::suggestions(&res, &plan, &req.query, relaxed.hits.len())?;
+    let suggestions = relax::suggestions(&res, &plan, &searched, relaxed.hits.len())?;
     let mut max_possible = score::max_possible(&plan, eng.params.proximity, eng.params.whole_title);
     let mut lexical = relaxed.hits;
     score::normalise(&mut lexical, max_possible);
 
     let fallback = chain([reduced, relaxed.fallback]);
     let coverage = match by_meaning {
-        Some(_) => fusion::coverage(&eng.analyzer, &req.query, parsed.has_phrase(), &plan, &lexical, eng.manifest.doc_count, &eng.params),
+        Some(_) => fusion::coverage(&eng.analyzer, &searched, parsed.has_phrase(), &plan, &lexical, eng.manifest.doc_count, &eng.params),
         None => None,
     };
     // Paragraph-like queries: the best first answers (fused, when meaning counts) refine

@@ -115,22 +115,6 @@ pub struct QueryKey {
 /// words (`logging basicConfig`); None for anything else (punctuation, quotes).
 /// `analyzer`: the bundle's, whose stop words start no path written as words.
 pub fn query_key(query: &str, analyzer: &Analyzer) -> Option<QueryKey> {
-    // Full-width forms as their ASCII letters: code typed with a CJK input method left on
-    // (`ｊｓｏｎ．ｄｕｍｐｓ`) has full-width separators, which words fold but paths must read.
-    let ascii: String;
-    let query = if query.chars().any(|c| ('\u{ff01}'..='\u{ff5e}').contains(&c) || c == '\u{3000}') {
-        ascii = query
-            .chars()
-            .map(|c| match c {
-                '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
-                '\u{3000}' => ' ',
-                _ => c,
-            })
-            .collect();
-        &ascii
-    } else {
-        query
-    };
     let q = query.trim().trim_start_matches(['&', '?', '@']).trim_end_matches('?');
     // Any space, a no-break one pasted from a web page too.
     if q.contains(char::is_whitespace) {
@@ -260,13 +244,6 @@ mod tests {
         assert_eq!(key("os path join").unwrap().apart, None);
         assert_eq!(key("os.path join").unwrap().exact.as_deref(), Some("os.path.join."));
         assert_eq!(key("json\u{a0}dumps").unwrap().exact.as_deref(), Some("json.dumps."), "a no-break space");
-        assert_eq!(key("ｊｓｏｎ．ｄｕｍｐｓ").unwrap().exact.as_deref(), Some("json.dumps."), "full-width forms");
-        assert_eq!(key("Ｖｅｃ：：ｎｅｗ").unwrap().exact.as_deref(), Some("vec.new."));
-        assert_eq!(
-            key("ｌｏｇｇｉｎｇ\u{3000}ｂａｓｉｃＣｏｎｆｉｇ").unwrap().exact.as_deref(),
-            Some("logging.basicconfig."),
-            "an ideographic space"
-        );
         assert!(key("std Clone").unwrap().capital);
         // Words that make no definition's path find nothing by it, and stay words.
         assert_eq!(key("sort to how").unwrap().exact.as_deref(), Some("sort.to.how."));
