@@ -30,8 +30,9 @@ struct Highlight {
     /// words a part or a section holds.
     word: Vec<usize>,
     prefixes: Vec<String>,
-    /// The query's words as typed (`Plan::typed`).
+    /// The query's words as typed (`Plan::typed`), and their first letters (as `prefixes`).
     typed: Vec<String>,
+    typed_prefixes: Vec<String>,
 }
 
 impl Highlight {
@@ -55,7 +56,8 @@ impl Highlight {
             }
         }
         let prefixes = snippet::match_prefixes(terms.iter().map(|(t, _)| t));
-        Highlight { terms, word, prefixes, typed: plan.typed.clone() }
+        let typed_prefixes = snippet::match_prefixes(&plan.typed);
+        Highlight { terms, word, prefixes, typed: plan.typed.clone(), typed_prefixes }
     }
 
     /// Where the query's terms occur in `doc` (positions from the postings), per term, each
@@ -118,7 +120,17 @@ impl Highlight {
             positions.iter_mut().for_each(|(_, p)| *p = &p[..p.partition_point(|&x| x < end)]);
         }
         let in_parts = res.eng.doc_parts(doc).len() > 1;
-        let mut r = build_result(&res.eng.analyzer, sd, score, &self.terms, &self.prefixes, &self.typed, &positions, in_parts, defined_at);
+        let mut r = build_result(
+            &res.eng.analyzer,
+            sd,
+            score,
+            &self.terms,
+            &self.prefixes,
+            (&self.typed, &self.typed_prefixes),
+            &positions,
+            in_parts,
+            defined_at,
+        );
         if include_content {
             r.content = Some(res.whole(doc)?.content());
         }
@@ -217,7 +229,7 @@ fn build_result(
     score: f32,
     match_terms: &[(String, Arc<PostingList>)],
     prefixes: &[String],
-    typed: &[String],
+    (typed, typed_prefixes): (&[String], &[String]),
     term_positions: &[(usize, &[u32])],
     in_parts: bool,
     defined_at: Option<u32>,
@@ -243,13 +255,15 @@ fn build_result(
     // A heading with the query's words as typed, stop words too, in order: of sections
     // matching as many words, the one to link to (`with statement` asks for "The with
     // statement", not "The for statement", which says "statement" as often).
+    // (Only where the query's words are, and stemming only words that could be them, as
+    // snippets do: headings are most of a page's analysis.)
+    let could_be_typed = |folded: &str| typed_prefixes.iter().any(|p| folded.starts_with(p.as_str()));
     let mut toks = Vec::new();
     let as_typed: Vec<bool> = (0..sd.sections.len())
         .map(|i| {
             toks.clear();
-            // (Only where the query's words are: headings are most of a page's analysis.)
             typed.len() > 1 && quality[i].hits > 0 && {
-                analyzer.tokenize(&sd.sections[i].heading, 0, &mut toks);
+                analyzer.tokenize_filtered(&sd.sections[i].heading, &could_be_typed, 0, u32::MAX, &mut toks);
                 let heading: Vec<&str> = toks.iter().filter(|t| t.is_part()).map(|t| t.term.as_str()).collect();
                 heading.windows(typed.len()).any(|w| w == typed)
             }

@@ -105,7 +105,8 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
     // (Always false in the keyword engine, so none of the semantic half is compiled in.)
     let semantic = cfg!(feature = "semantic") && weights.1 > 0.0;
     // The query's meaning: the host's text for its model, or the query's words.
-    let text = if semantic { meaning.map_or_else(|| meaning::semantic_text(&searched, filter_fields), str::to_string) } else { String::new() };
+    let text =
+        if semantic { meaning.map_or_else(|| meaning::semantic_text(&searched, filter_fields), str::to_string) } else { String::new() };
     let first_semantic = if semantic { meaning::first_round(eng, host_vector.is_some(), &text) } else { Vec::new() };
     // A query shaped like an identifier also looks up definitions (not when meaning alone
     // is asked for).
