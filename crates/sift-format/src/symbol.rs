@@ -72,12 +72,17 @@ pub fn components(path: &str) -> Option<Vec<String>> {
     (!out.is_empty() && out.len() <= MAX_COMPONENTS).then_some(out)
 }
 
+/// The key of folded components: joined by `.` and ended by one.
+fn key_of(parts: &[String]) -> String {
+    [parts.join(".").as_str(), "."].concat()
+}
+
 /// The keys a definition of `kind` is indexed under, each with its tf (see above).
 pub fn keys(path: &str, kind: &str) -> Vec<(String, u32)> {
     let Some(parts) = components(path) else { return Vec::new() };
     let capital = u32::from(capitalized(path));
     let container = u32::from(kind == "module");
-    (0..parts.len()).map(|k| ([parts[k..].join("."), ".".into()].concat(), 2 * (k as u32 + 1 + container) + capital)).collect()
+    (0..parts.len()).map(|k| (key_of(&parts[k..]), 2 * (k as u32 + 1 + container) + capital)).collect()
 }
 
 /// A key's tf read back: (leading components left out, whether the last name is capitalised).
@@ -131,13 +136,12 @@ pub fn query_key(query: &str, analyzer: &Analyzer) -> Option<QueryKey> {
     // code: separators, `_`, `$`, a call's `()`, or a capital after the first letter.
     // (An acronym, `FFI` or `GIL`, is a word: looked up whole, not completed.)
     let looks_like_code = parts.len() > 1 || typing_sep.is_some() || written_as_code(body);
-    let joined = parts.join(".");
     let capital = capitalized(body);
     match typing_sep {
-        Some(_) => Some(QueryKey { exact: None, prefix: [joined.as_str(), "."].concat(), capital, apart: None }),
+        Some(_) => Some(QueryKey { exact: None, prefix: key_of(&parts), capital, apart: None }),
         None => {
-            let prefix = if looks_like_code { joined.clone() } else { String::new() };
-            Some(QueryKey { exact: Some([joined.as_str(), "."].concat()), prefix, capital, apart: None })
+            let prefix = if looks_like_code { parts.join(".") } else { String::new() };
+            Some(QueryKey { exact: Some(key_of(&parts)), prefix, capital, apart: None })
         }
     }
 }
@@ -167,10 +171,9 @@ fn spaced_path(q: &str, analyzer: &Analyzer) -> Option<QueryKey> {
         parts.extend(components(w)?);
     }
     let capital = words.last().is_some_and(|w| capitalized(w));
-    let key = |p: &[String]| [p.join(".").as_str(), "."].concat();
     let (container, name) = parts.split_at(parts.len() - 1);
-    let apart = words.last().is_some_and(|w| written_as_code(w)).then(|| (key(container), key(name)));
-    Some(QueryKey { exact: Some(key(&parts)), prefix: String::new(), capital, apart })
+    let apart = words.last().is_some_and(|w| written_as_code(w)).then(|| (key_of(container), key_of(name)));
+    Some(QueryKey { exact: Some(key_of(&parts)), prefix: String::new(), capital, apart })
 }
 
 #[cfg(test)]
