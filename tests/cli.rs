@@ -192,7 +192,7 @@ fn a_bundle_of_an_older_format_is_refused_with_a_message_to_rebuild_it() {
     assert!(v["error"]["message"].as_str().unwrap().contains("rebuild it with `sift build`"), "{v}");
     let o = sift(&["search", older.to_str().unwrap(), "cache"]);
     assert_eq!(o.status.code(), Some(1));
-    let expected = format!("format 13 and this sift reads format {}: rebuild it", sift_engine::bundle::FORMAT_VERSION);
+    let expected = format!("format 13 and this sift reads format {}: rebuild it", sift_format::FORMAT_VERSION);
     assert!(String::from_utf8_lossy(&o.stderr).contains(&expected));
 }
 

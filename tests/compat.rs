@@ -46,12 +46,12 @@ fn answer_step(engine: &Engine, case: &Case) -> Result<Step<()>, sift_engine::Si
 }
 
 fn frozen_dir() -> std::path::PathBuf {
-    repo_root().join("tests/frozen").join(format!("v{}", sift_engine::bundle::FORMAT_VERSION))
+    repo_root().join("tests/frozen").join(format!("v{}", sift_format::FORMAT_VERSION))
 }
 
 #[test]
 fn the_frozen_bundle_opens_and_answers_as_recorded() {
-    let version = format!("v{}", sift_engine::bundle::FORMAT_VERSION);
+    let version = format!("v{}", sift_format::FORMAT_VERSION);
     let dir = frozen_dir();
     let cases = cases_of(&version).expect("cases of the current format");
     let recorded: Vec<serde_json::Value> =

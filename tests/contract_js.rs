@@ -18,10 +18,10 @@ fn contract_js_matches_the_engine() {
 /// constants and table the engine uses. `tests/contract_js.rs` fails when the checked-in
 /// file differs, and rewrites it with `SIFT_UPDATE_CONTRACT_JS=1`.
 fn js_module() -> String {
+    use sift_base::error::ErrorCode;
     use sift_engine::contract::*;
-    use sift_engine::error::ErrorCode;
     let mut s = String::from(
-        "// Generated from crates/sift-engine/src/contract.rs and crates/sift-format/src/error.rs by tests/contract_js.rs\n\
+        "// Generated from crates/sift-engine/src/contract.rs and crates/sift-base/src/error.rs by tests/contract_js.rs\n\
          // (SIFT_UPDATE_CONTRACT_JS=1 cargo test -p sift-tests --test contract_js). Do not edit.\n\
          // A module of the package (\"sift-search/contract.js\"): sift.js re-exports LIMITS only, and\n\
          // the calls are marked pure so that a bundle drops what it does not import (ERRORS: only\n\
@@ -35,7 +35,7 @@ fn js_module() -> String {
         ("maxOffset", MAX_OFFSET, "largest offset"),
         ("maxMultiQueries", MAX_MULTI_QUERIES, "queries of one multi_search"),
         ("maxHostRounds", MAX_HOST_ROUNDS, "rounds of the host loop before giving up"),
-        ("maxShardPayload", sift_engine::bundle::MAX_SHARD_PAYLOAD, "bytes a shard's payload may inflate to"),
+        ("maxShardPayload", sift_format::MAX_SHARD_PAYLOAD, "bytes a shard's payload may inflate to"),
     ];
     s.push_str("/** The contract's limits. */\nexport const LIMITS = /* @__PURE__ */ Object.freeze({\n");
     for (name, v, what) in limits {

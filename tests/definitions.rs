@@ -2,8 +2,9 @@
 //! it first, its result linking to the entry (`definition`, and its first sub-result),
 //! whatever generator wrote the page; prose queries are answered as prose.
 
+use sift_base::SourceDoc;
 use sift_engine::contract::SearchResponse;
-use sift_engine::{SearchRequest, SourceDoc};
+use sift_engine::SearchRequest;
 use sift_extract::html::{extract, HtmlOptions};
 use sift_tests::*;
 

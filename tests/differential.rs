@@ -14,11 +14,12 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
 use reference::{Answer, Doc, Group, Item, Query, Reference};
+use sift_base::date::days_from_civil;
+use sift_base::json::ToJson;
+use sift_base::{Section, SourceDoc};
 use sift_build::{BuildOptions, BuiltBundle};
 use sift_engine::contract::{FilterValue, Scalar};
-use sift_engine::date::days_from_civil;
-use sift_engine::json::ToJson;
-use sift_engine::{Context, Engine, SearchRequest, SearchResponse, Section, SourceDoc, Step};
+use sift_engine::{Context, Engine, SearchRequest, SearchResponse, Step};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -187,11 +188,11 @@ fn open(manifest: &[u8], shards: &[(String, Vec<u8>)]) -> Engine {
 /// Write the bundle as `sift build` lays it out, then open it from the files alone.
 fn round_trip(built: &BuiltBundle, dir: &Path) -> Engine {
     std::fs::create_dir_all(dir).expect("bundle dir");
-    std::fs::write(dir.join(sift_engine::bundle::MANIFEST_FILE), built.manifest_bytes()).expect("manifest written");
+    std::fs::write(dir.join(sift_format::MANIFEST_FILE), built.manifest_bytes()).expect("manifest written");
     for (name, bytes) in &built.shards {
         std::fs::write(dir.join(name), bytes).expect("shard written");
     }
-    let manifest = std::fs::read(dir.join(sift_engine::bundle::MANIFEST_FILE)).expect("manifest read");
+    let manifest = std::fs::read(dir.join(sift_format::MANIFEST_FILE)).expect("manifest read");
     let listed = Engine::new(&manifest).expect("manifest opens").all_files();
     let shards: Vec<(String, Vec<u8>)> = listed.iter().map(|f| (f.clone(), std::fs::read(dir.join(f)).expect("shard read"))).collect();
     open(&manifest, &shards)
@@ -345,14 +346,14 @@ fn vocabulary_is_exact_only() {
     // tolerance, none a prefix of another (or of a stop word), so no fuzzy or prefix
     // expansion can apply.
     for w in VOCAB {
-        assert_eq!(sift_engine::analyzer::Analyzer::english().terms(w), vec![w.to_string()], "{w} must stem to itself");
+        assert_eq!(sift_text::analyzer::Analyzer::english().terms(w), vec![w.to_string()], "{w} must stem to itself");
         assert_eq!(sift_engine::fuzzy::max_distance(w), 0, "{w} must be too short for typos");
         for other in VOCAB.iter().chain(STOP.iter()) {
             assert!(other == &w || (!other.starts_with(w) && !w.starts_with(other)), "{w} / {other} share a prefix");
         }
     }
     for s in STOP {
-        assert!(sift_engine::analyzer::Analyzer::english().is_stopword(s), "{s} must be a stop word");
+        assert!(sift_text::analyzer::Analyzer::english().is_stopword(s), "{s} must be a stop word");
     }
 }
 

@@ -4,8 +4,8 @@
 //! Format 12: the parts lie on a grid of positions, so the manifest lists where they begin
 //! only for the few that begin off it.
 
+use sift_base::doc::{Section, SourceDoc};
 use sift_build::{build, BuildOptions, BuiltBundle};
-use sift_engine::doc::{Section, SourceDoc};
 use sift_engine::{Engine, SearchRequest, Step};
 use sift_tests::*;
 
@@ -278,16 +278,16 @@ fn built_from(docs: &[SourceDoc], part_target: usize) -> BuiltBundle {
 }
 
 /// The stored page of each part of doc 0 (the builder's own payloads, inflated).
-fn stored_parts(b: &BuiltBundle) -> Vec<sift_engine::bundle::docstore::StoredDoc> {
+fn stored_parts(b: &BuiltBundle) -> Vec<sift_format::docstore::StoredDoc> {
     b.manifest
         .doc_shards
         .iter()
         .filter(|d| d.first_doc == 0)
         .map(|d| {
             let bytes = &b.shards.iter().find(|(n, _)| *n == d.shard.file).unwrap().1;
-            let payload = sift_engine::bundle::decode_shard(bytes, sift_engine::bundle::ShardKind::Docs, &d.shard).unwrap();
+            let payload = sift_format::decode_shard(bytes, sift_format::ShardKind::Docs, &d.shard).unwrap();
             let place = b.manifest.doc_shards.iter().position(|x| x.shard.file == d.shard.file).unwrap() as u32;
-            sift_engine::bundle::docstore::StoredDoc::decode(&payload, 1, place).unwrap().remove(0)
+            sift_format::docstore::StoredDoc::decode(&payload, 1, place).unwrap().remove(0)
         })
         .collect()
 }
@@ -372,7 +372,7 @@ fn whole_page_reads_join_a_sections_pieces_back_exactly() {
 
 #[test]
 fn a_doc_shard_whose_continues_is_not_a_boolean_is_refused() {
-    use sift_engine::bundle::{decode_shard, encode_shard, ShardKind};
+    use sift_format::{decode_shard, encode_shard, ShardKind};
     let b = built_from(&one_long_section(), 1500);
     let (_, read) = run(&b, |e| e.search(&SearchRequest::new("sigma"), &ctx()));
     let second = b.manifest.doc_shards.iter().find(|d| d.shard.file == read[0]).unwrap().clone();

@@ -3,9 +3,10 @@
 //! other words is found; those words are never required, never highlighted, never undo an
 //! exclusion or a quoted phrase; short queries are left alone.
 
+use sift_base::doc::Section;
+use sift_base::SourceDoc;
 use sift_build::BuildOptions;
-use sift_engine::doc::Section;
-use sift_engine::{Engine, SearchRequest, SearchResponse, SourceDoc};
+use sift_engine::{Engine, SearchRequest, SearchResponse};
 use sift_tests::*;
 
 fn doc(id: &str, title: &str, text: &str) -> SourceDoc {

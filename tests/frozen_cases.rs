@@ -5,8 +5,8 @@
 //! Changing a case here changes nothing on disk: the recorded answers are only rewritten by
 //! running the freezer on purpose (a new frozen version, or a deliberate ranking change).
 
+use sift_base::SourceDoc;
 use sift_build::BuildOptions;
-use sift_engine::SourceDoc;
 
 /// Dimension of the toy vectors in the frozen bundle.
 pub const TOY_DIM: usize = 16;
@@ -27,7 +27,7 @@ pub fn current_options(docs: &[SourceDoc]) -> BuildOptions {
         doc_part_target: 160,
         // The seed pages are few: a dictionary anyway, as a docs site has one.
         doc_dictionary_from: 0,
-        generator: format!("sift frozen-v{}", sift_engine::bundle::FORMAT_VERSION),
+        generator: format!("sift frozen-v{}", sift_format::FORMAT_VERSION),
         semantic: Some(semantic),
         ..BuildOptions::default()
     }
@@ -52,7 +52,7 @@ const fn embedded(request: &'static str) -> Case {
 
 /// The cases recorded for the frozen bundle of the current format (`v<N>`).
 pub fn cases_of(version: &str) -> Option<Vec<&'static Case>> {
-    (version == format!("v{}", sift_engine::bundle::FORMAT_VERSION)).then(|| CASES.iter().chain(SPELLING_CASES).collect())
+    (version == format!("v{}", sift_format::FORMAT_VERSION)).then(|| CASES.iter().chain(SPELLING_CASES).collect())
 }
 
 /// Typos one edit from a word as the pages write it and further from its stem (`provders`:
@@ -116,7 +116,7 @@ pub fn load_all(engine: &mut sift_engine::Engine, mut read: impl FnMut(&str) -> 
 /// Run one case against an engine with every shard it asks for at hand, and give the
 /// answer as the contract's JSON: the response, or the error object.
 pub fn answer_case(engine: &sift_engine::Engine, case: &Case) -> serde_json::Value {
-    use sift_engine::json::ToJson;
+    use sift_base::json::ToJson;
     use sift_engine::{MultiSearchRequest, SearchRequest, Step};
     fn done<T: ToJson>(step: Result<Step<T>, sift_engine::SiftError>) -> serde_json::Value {
         match step {

@@ -1,11 +1,11 @@
-//! The engine's own JSON reader and writer (`sift_engine::json`) against serde_json, the
+//! The engine's own JSON reader and writer (`sift_base::json`) against serde_json, the
 //! independent reference: the same texts accepted and refused (but for numbers past f64's
 //! range, which the engine keeps as their text), the same values read, and what the engine
 //! writes read back unchanged. The contract's typed readers refuse what serde's derived
 //! ones refused (unknown fields, wrong types, missing `query`).
 
 use proptest::prelude::*;
-use sift_engine::json::{self, Json};
+use sift_base::json::{self, Json};
 use sift_engine::{MultiSearchRequest, SearchRequest};
 use sift_tests::value;
 

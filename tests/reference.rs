@@ -17,9 +17,9 @@
 //! `boost_recent`, pagination and facets, and relevance feedback (RM3) for queries of eight
 //! clauses or more.
 
-use sift_engine::analyzer;
-use sift_engine::bundle::docmeta::{decode_len, encode_len};
 use sift_engine::rank::{Bm25fParams, N_FIELDS};
+use sift_format::docmeta::{decode_len, encode_len};
+use sift_text::analyzer;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A document as the property tests generate it.

@@ -1,6 +1,7 @@
 //! Every pain in ../shared/seeds, as a test over the small docs set in tests/corpus.
 
-use sift_engine::{MultiSearchRequest, SearchRequest, SourceDoc, Step};
+use sift_base::SourceDoc;
+use sift_engine::{MultiSearchRequest, SearchRequest, Step};
 use sift_tests::*;
 
 #[test]
@@ -24,7 +25,7 @@ fn page_named_for_a_term_outranks_pages_that_only_mention_it() {
         id: id.into(),
         url: format!("/{id}"),
         title: title.into(),
-        sections: vec![sift_engine::doc::Section {
+        sections: vec![sift_base::doc::Section {
             heading: String::new(),
             anchor: None,
             text: "Pages of notes about the design, the build and the runtime. ".repeat(300),
@@ -277,7 +278,7 @@ fn sub_results_deep_link_to_sections() {
 /// A language reference's statements, the `for` one saying "statement" most: the stop
 /// word typed with it (`with`, `if`) is no clause, so only the heading tells them apart.
 fn statements() -> Vec<SourceDoc> {
-    let section = |kw: &str, repeats: usize| sift_engine::doc::Section {
+    let section = |kw: &str, repeats: usize| sift_base::doc::Section {
         heading: format!("The {kw} statement"),
         anchor: Some(format!("the-{kw}-statement")),
         text: format!("The {kw} statement runs code. {}", "This statement is compound; a statement like it nests. ".repeat(repeats)),
@@ -436,7 +437,7 @@ fn long_pasted_text_is_answered_with_its_most_informative_terms() {
 /// the item it sits under, and sections that would still read the same are merged.
 #[test]
 fn sub_results_are_labelled_so_they_can_be_told_apart() {
-    use sift_engine::doc::Section;
+    use sift_base::doc::Section;
     let sec = |heading: &str, anchor: &str, text: &str| Section {
         heading: heading.into(),
         anchor: Some(anchor.into()),
@@ -530,7 +531,7 @@ fn a_title_typed_with_its_stop_words_finds_the_page_that_has_them_as_typed() {
         id: id.into(),
         url: format!("/{id}.html"),
         title: format!("Notes {id}"),
-        sections: vec![sift_engine::doc::Section { heading: String::new(), anchor: None, text: text.into(), symbol: None }],
+        sections: vec![sift_base::doc::Section { heading: String::new(), anchor: None, text: text.into(), symbol: None }],
         ..Default::default()
     };
     let docs = [

@@ -5,11 +5,12 @@
 //! model on texts it was not fitted to, the full model stays an option, bad vectors and
 //! bad shards are refused. Skipped, saying why, when the model is not installed.
 
+use sift_base::SourceDoc;
+use sift_build::semantic::embed::{self as corpus, Layout};
 use sift_build::{build, BuildOptions};
-use sift_embed::corpus::{self, Layout};
 use sift_embed::model::{default_model_dir, Embedder};
 use sift_engine::contract::{FilterValue, Scalar};
-use sift_engine::{Engine, SearchRequest, SearchResponse, SiftError, SourceDoc, Step};
+use sift_engine::{Engine, SearchRequest, SearchResponse, SiftError, Step};
 use sift_tests::*;
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -18,7 +19,7 @@ struct Setup {
     e: Embedder,
     /// Embeddings made so far, so a test that builds a variant of the corpus embeds only
     /// what is new.
-    store: Mutex<HashMap<sift_embed::corpus::Key, Vec<f32>>>,
+    store: Mutex<HashMap<corpus::Key, Vec<f32>>>,
     engine: Engine,
     built: sift_build::BuiltBundle,
     /// Sentences left out of the encoder's fit (every fourth), for the parity check.
@@ -44,9 +45,10 @@ fn semantic_build_with(
     docs: &[SourceDoc],
     layout: Layout,
     held_out: &[String],
-    store: &mut HashMap<sift_embed::corpus::Key, Vec<f32>>,
+    store: &mut HashMap<corpus::Key, Vec<f32>>,
 ) -> sift_build::BuiltBundle {
-    let (mut input, _, _) = corpus::semantic_input(docs, e, "all-MiniLM-L6-v2", layout, store, &|_, _| {}).expect("corpus embeds");
+    let (mut input, _, _) =
+        corpus::semantic_input(docs, sift_tests::model(e), "all-MiniLM-L6-v2", layout, store, &|_, _| {}).expect("corpus embeds");
     if let Some(enc) = input.encoder.as_mut() {
         let held: std::collections::HashSet<Vec<u32>> = held_out.iter().map(|t| e.tokenizer().encode(t)).collect();
         enc.texts.retain(|t| !held.contains(&t.tokens));
@@ -86,7 +88,7 @@ fn ask(s: &Setup, q: &str, mode: &str) -> Result<SearchResponse, SiftError> {
 
 fn without_timings(mut r: SearchResponse) -> String {
     r.timings_ms.clear();
-    sift_engine::json::ToJson::to_json(&r).to_text()
+    sift_base::json::ToJson::to_json(&r).to_text()
 }
 
 fn done<T>(step: Step<T>) -> T {

@@ -1,9 +1,10 @@
 //! Helpers shared by the integration tests: the seed-pain corpus, an engine over it, the
 //! `sift` binary, and where `../shared` is (when it is there).
 
+use sift_base::date::days_from_civil;
+use sift_base::SourceDoc;
 use sift_build::{BuildOptions, BuiltBundle};
-use sift_engine::date::days_from_civil;
-use sift_engine::{Context, Engine, SearchRequest, SearchResponse, SiftError, SourceDoc, Step};
+use sift_engine::{Context, Engine, SearchRequest, SearchResponse, SiftError, Step};
 use std::path::{Path, PathBuf};
 
 #[path = "frozen_cases.rs"]
@@ -149,7 +150,7 @@ pub fn target_dir() -> PathBuf {
 
 /// (year, month, day) of a day count since 1970-01-01 (the format's own inverse of
 /// `days_from_civil`).
-pub use sift_engine::date::civil_from_days;
+pub use sift_base::date::civil_from_days;
 
 #[cfg(test)]
 mod tests {
@@ -157,13 +158,22 @@ mod tests {
     fn civil_dates_round_trip() {
         for days in [-1, 0, 59, 60, 365, 10_957, 20_000, 20_414, 30_000] {
             let (y, m, d) = super::civil_from_days(days);
-            assert_eq!(sift_engine::date::days_from_civil(y, m, d), days, "{days} → {y}-{m}-{d}");
+            assert_eq!(sift_base::date::days_from_civil(y, m, d), days, "{days} → {y}-{m}-{d}");
         }
     }
 }
 
-/// A value the engine wrote (`sift_engine::json`), read back by serde_json (the independent
+/// A value the engine wrote (`sift_base::json`), read back by serde_json (the independent
 /// reader the tests compare against).
-pub fn value(j: &sift_engine::json::Json) -> serde_json::Value {
+pub fn value(j: &sift_base::json::Json) -> serde_json::Value {
     serde_json::from_str(&j.to_text()).unwrap_or_else(|e| panic!("the engine wrote invalid JSON ({e}): {}", j.to_text()))
+}
+
+/// The real model as the builder calls it (`sift_build::semantic::embed::Model`).
+pub fn model(e: &sift_embed::model::Embedder) -> sift_build::semantic::embed::Model<'_> {
+    sift_build::semantic::embed::Model {
+        tokenizer: e.tokenizer().clone(),
+        dim: e.dim,
+        embed: Box::new(move |ids| e.embed_one(ids).map_err(|err| err.to_string())),
+    }
 }

@@ -3,8 +3,8 @@
 //! a half-written bundle where a site serves from.
 
 use anyhow::{anyhow, Context as _, Result};
+use sift_base::error::ErrorCode;
 use sift_build::ShardSink;
-use sift_engine::error::ErrorCode;
 use sift_engine::{Engine, SiftError, Step};
 use std::fs;
 use std::io::Write;
@@ -18,7 +18,7 @@ pub struct DiskBundle {
 
 impl DiskBundle {
     pub fn open(dir: &Path) -> Result<DiskBundle, SiftError> {
-        let mpath = dir.join(sift_engine::bundle::MANIFEST_FILE);
+        let mpath = dir.join(sift_format::MANIFEST_FILE);
         let bytes = fs::read(&mpath).map_err(|e| {
             SiftError::new(
                 ErrorCode::BundleMissing,
@@ -140,7 +140,7 @@ impl Staging {
         }
         let (main, others): (Vec<_>, Vec<_>) = manifests.iter().partition(|(folder, _)| folder.is_empty());
         for (folder, bytes) in others.iter().rev().chain(&main) {
-            total += write(&format!("{folder}{}", sift_engine::bundle::MANIFEST_FILE), bytes)?;
+            total += write(&format!("{folder}{}", sift_format::MANIFEST_FILE), bytes)?;
         }
         if main.is_empty() {
             return Err(anyhow!("no bundle to write"));
@@ -232,8 +232,8 @@ fn refuse_non_bundle(out: &Path) -> Result<()> {
         return Err(anyhow!("--out {} exists and is not a directory", out.display()));
     }
     let empty = fs::read_dir(out).map(|mut d| d.next().is_none()).unwrap_or(false);
-    let is_bundle = fs::read(out.join(sift_engine::bundle::MANIFEST_FILE))
-        .map(|b| String::from_utf8_lossy(&b).contains(sift_engine::bundle::MANIFEST_MAGIC))
+    let is_bundle = fs::read(out.join(sift_format::MANIFEST_FILE))
+        .map(|b| String::from_utf8_lossy(&b).contains(sift_format::MANIFEST_MAGIC))
         .unwrap_or(false);
     if empty || is_bundle {
         Ok(())

@@ -32,8 +32,8 @@ fn cap_bytes() -> u64 {
 }
 
 #[cfg(test)]
-use sift_embed::corpus::key;
-use sift_embed::corpus::{EmbeddingStore, Key};
+use sift_build::semantic::embed::key;
+use sift_build::semantic::embed::{EmbeddingStore, Key};
 
 /// Where caches live: `$SIFT_CACHE_DIR`, else `~/.cache/sift`.
 pub fn cache_root() -> PathBuf {
@@ -323,7 +323,7 @@ mod tests {
 
     #[test]
     fn a_build_stopped_while_embedding_keeps_what_it_checkpointed() {
-        use sift_embed::corpus::EmbeddingStore as _;
+        use sift_build::semantic::embed::EmbeddingStore as _;
         let dir = crate::sources::scratch("embcache-stop");
         let (a, b, c) = (key(&[1]), key(&[2]), key(&[3]));
         let mut build = EmbedCache::open(&dir, "m", 2);
@@ -360,7 +360,7 @@ mod tests {
 
     #[test]
     fn a_vector_that_is_not_finite_is_neither_kept_nor_read_back() {
-        use sift_embed::corpus::EmbeddingStore as _;
+        use sift_build::semantic::embed::EmbeddingStore as _;
         let dir = crate::sources::scratch("embcache-nan");
         let (a, b, c) = (key(&[1]), key(&[2]), key(&[3]));
         let mut build = EmbedCache::open(&dir, "m", 2);
@@ -386,7 +386,7 @@ mod tests {
 
     #[test]
     fn records_survive_a_reopen_a_torn_tail_is_ignored_and_parts_are_merged() {
-        use sift_embed::corpus::EmbeddingStore as _;
+        use sift_build::semantic::embed::EmbeddingStore as _;
         let dir = crate::sources::scratch("embcache");
         let mut c = EmbedCache::open(&dir, "m", 3);
         let (a, b) = (key(&[1, 2, 3]), key(&[4]));

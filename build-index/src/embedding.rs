@@ -7,10 +7,10 @@
 use crate::embed_cache::{self, EmbedCache};
 use anyhow::{anyhow, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use sift_base::SourceDoc;
+use sift_build::semantic::embed::{self as corpus, EmbedReport, Model};
 use sift_build::SemanticInput;
-use sift_embed::corpus::{self, EmbedReport};
 use sift_embed::model::{default_model_dir, Embedder};
-use sift_engine::SourceDoc;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -41,7 +41,14 @@ pub fn query_embedder() -> Option<Result<&'static Embedder, String>> {
     Some(CACHE.get_or_init(|| load(&model).map_err(|e| e.to_string())).as_ref().map_err(Clone::clone))
 }
 
-pub use sift_embed::corpus::Layout;
+pub use sift_build::semantic::embed::Layout;
+
+/// The model as the builder calls it, borrowing or owning the embedder (owned, the
+/// builder frees it once the embedding is done).
+pub fn as_model<'a, E: std::borrow::Borrow<Embedder> + Sync + 'a>(e: E) -> Model<'a> {
+    let (tokenizer, dim) = (e.borrow().tokenizer().clone(), e.borrow().dim);
+    Model { tokenizer, dim, embed: Box::new(move |ids| e.borrow().embed_one(ids).map_err(|err| err.to_string())) }
+}
 
 /// Run `f` with a progress callback `(done, total)` drawn as the embedding bar.
 pub fn with_embedding_bar<T>(quiet: bool, f: impl FnOnce(&(dyn Fn(u64, u64) + Sync)) -> T) -> T {
@@ -67,20 +74,20 @@ pub fn embed_part(docs: &[SourceDoc], model: &Path, layout: Layout, part: (u32, 
     let t0 = Instant::now();
     let e = load(model)?;
     let mut cache = EmbedCache::open_part(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, e.dim, part);
-    let (now, of_part) = with_embedding_bar(quiet, |progress| corpus::embed_part(docs, &e, layout, part, &mut cache, progress))
+    let (now, of_part) = with_embedding_bar(quiet, |progress| corpus::embed_part(docs, &as_model(&e), layout, part, &mut cache, progress))
         .map_err(|err| anyhow!("{err}"))?;
     cache.save(&[])?;
     Ok((now, of_part, t0.elapsed().as_secs_f64()))
 }
 
-/// Embed what the semantic half of a bundle needs (see `sift_embed::corpus`), with the
+/// Embed what the semantic half of a bundle needs (see `sift_build::semantic::embed`), with the
 /// embedding cache of the model as the store and a progress bar.
 pub fn semantic_input(docs: &[SourceDoc], model: &Path, layout: Layout, quiet: bool) -> Result<(SemanticInput, EmbedReport, f64)> {
     let t0 = Instant::now();
     let e = load(model)?;
     let mut cache = EmbedCache::open(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, e.dim);
     let (input, report, used) =
-        with_embedding_bar(quiet, |progress| corpus::semantic_input(docs, e, &model_name(model), layout, &mut cache, progress))
+        with_embedding_bar(quiet, |progress| corpus::semantic_input(docs, as_model(e), &model_name(model), layout, &mut cache, progress))
             .map_err(|err| anyhow!("{err}"))?;
     if let Err(err) = cache.save(&used) {
         eprintln!("warning: the embedding cache could not be saved ({err:#}); the next build embeds everything again");

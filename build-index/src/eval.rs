@@ -4,7 +4,7 @@
 use crate::bundle_io::DiskBundle;
 use crate::QueryEmbedder;
 use anyhow::{anyhow, Context as _, Result};
-use sift_engine::error::ErrorCode;
+use sift_base::error::ErrorCode;
 use sift_engine::{Context, SearchRequest};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;

@@ -8,9 +8,9 @@
 //! text is bigrammed).
 
 use anyhow::{bail, Result};
+use sift_base::SourceDoc;
 use sift_build::Pages;
-use sift_engine::analyzer::{self, Analyzer};
-use sift_engine::SourceDoc;
+use sift_text::analyzer::{self, Analyzer};
 use std::collections::BTreeMap;
 
 /// A language's pages.

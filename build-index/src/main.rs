@@ -17,10 +17,10 @@ mod watch;
 use anyhow::Result;
 use bundle_io::DiskBundle;
 use clap::{Parser, Subcommand};
+use sift_base::error::ErrorCode;
+use sift_base::json::ToJson;
 use sift_build::BuildOptions;
 use sift_engine::contract::{FilterValue, Scalar};
-use sift_engine::error::ErrorCode;
-use sift_engine::json::ToJson;
 use sift_engine::{Context, MultiSearchRequest, SearchRequest, SiftError};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -295,7 +295,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
     let docs_total: usize = groups.iter().map(|g| g.pages.len()).sum();
     // Shards go to disk as they are made: a big site's bundle is never held whole.
     let staging = bundle_io::Staging::new(&a.out)?;
-    let mut bundles: Vec<(String, sift_build::bundle::Manifest, usize)> = Vec::with_capacity(groups.len());
+    let mut bundles: Vec<(String, sift_format::Manifest, usize)> = Vec::with_capacity(groups.len());
     let spinner = if a.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new_spinner() };
     spinner.set_style(spinner_style());
     for (gi, g) in groups.into_iter().enumerate() {
@@ -385,7 +385,7 @@ fn build_language(
     steps: &steps::Steps,
     spinner: &indicatif::ProgressBar,
     sink: &mut bundle_io::FolderSink,
-) -> Result<sift_build::bundle::Manifest> {
+) -> Result<sift_format::Manifest> {
     if model.is_some() {
         steps.start("embedding");
     }

@@ -15,8 +15,8 @@ use crate::watch::{self, Shared};
 use crate::{BuildArgs, QueryEmbedder};
 use anyhow::Result;
 use serde_json::{json, Map, Value};
-use sift_engine::error::ErrorCode;
-use sift_engine::json::ToJson;
+use sift_base::error::ErrorCode;
+use sift_base::json::ToJson;
 use sift_engine::{Context, MultiSearchRequest, SearchRequest, SiftError};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -57,7 +57,7 @@ fn rpc(code: i64, message: impl Into<String>) -> RpcError {
 type Stamp = (Option<SystemTime>, u64);
 
 fn manifest_stamp(dir: &Path) -> Option<Stamp> {
-    let m = std::fs::metadata(dir.join(sift_engine::bundle::MANIFEST_FILE)).ok()?;
+    let m = std::fs::metadata(dir.join(sift_format::MANIFEST_FILE)).ok()?;
     Some((m.modified().ok(), m.len()))
 }
 
@@ -301,7 +301,7 @@ impl Server {
     fn language_folder(&mut self, lang: Option<&str>) -> Result<Option<String>, SiftError> {
         let Some(lang) = lang else { return Ok(None) };
         let m = self.bundle()?.engine.manifest();
-        let code = sift_engine::analyzer::primary_subtag(lang).unwrap_or_default();
+        let code = sift_text::analyzer::primary_subtag(lang).unwrap_or_default();
         if code == m.language {
             return Ok(None);
         }
@@ -523,7 +523,7 @@ fn one_bundle(args: &Map<String, Value>) -> Result<(), SiftError> {
     }
 }
 
-fn to_value(j: &sift_engine::json::Json) -> Value {
+fn to_value(j: &sift_base::json::Json) -> Value {
     serde_json::from_str(&j.to_text()).expect("the engine writes valid JSON")
 }
 
@@ -592,7 +592,7 @@ fn compact(r: &Value, include_content: bool, snippet_chars: usize, preview_chars
 /// Seconds since the epoch as an ISO date-time (UTC).
 fn iso_time(t: SystemTime) -> String {
     let secs = t.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
-    let (y, m, d) = sift_engine::date::civil_from_days(secs.div_euclid(86_400));
+    let (y, m, d) = sift_base::date::civil_from_days(secs.div_euclid(86_400));
     let s = secs.rem_euclid(86_400);
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", s / 3600, s % 3600 / 60, s % 60)
 }

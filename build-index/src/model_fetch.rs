@@ -6,7 +6,7 @@
 
 use crate::embed_cache::{self, EmbedCache};
 use anyhow::{anyhow, bail, Context as _, Result};
-use sift_embed::corpus::{key, Key};
+use sift_build::semantic::embed::{key, Key};
 use sift_embed::model::{default_model_dir, Embedder};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -205,10 +205,10 @@ fn embed_vocabulary(dir: &Path) -> Result<()> {
     let t0 = std::time::Instant::now();
     let e = crate::embedding::load(&model)?;
     let mut cache = EmbedCache::open_vocabulary(&embed_cache::cache_root(), &embed_cache::model_hash(&model)?, e.dim);
-    let seqs = sift_embed::corpus::vocabulary_sequences(e.tokenizer());
+    let seqs = sift_build::semantic::embed::vocabulary_sequences(e.tokenizer());
     let keyed: Vec<(Key, &[u32])> = seqs.iter().map(|s| (key(s), s.as_slice())).collect();
     let now = crate::embedding::with_embedding_bar(false, |progress| {
-        sift_embed::corpus::embed_missing(&e, keyed.iter().copied(), &mut cache, progress)
+        sift_build::semantic::embed::embed_missing(&crate::embedding::as_model(&e), keyed.iter().copied(), &mut cache, progress)
     })
     .map_err(|err| anyhow!("{err}"))?;
     let used: Vec<Key> = keyed.iter().map(|(k, _)| *k).collect();

@@ -132,7 +132,7 @@ fn resolve(bundle: &Path, www: &Path, sites: &[PathBuf], path: &str) -> Option<F
 
 pub fn run(a: &ServeArgs) -> Result<()> {
     let bundle = a.dir.canonicalize().with_context(|| format!("no bundle directory at {}", a.dir.display()))?;
-    if !bundle.join(sift_engine::bundle::MANIFEST_FILE).is_file() {
+    if !bundle.join(sift_format::MANIFEST_FILE).is_file() {
         bail!(
             "{} is not a Sift bundle (no manifest.json); build one with `sift build <SOURCE> --out {}`",
             a.dir.display(),

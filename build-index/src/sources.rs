@@ -6,8 +6,8 @@
 use anyhow::{anyhow, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use sift_base::SourceDoc;
 use sift_build::Pages;
-use sift_engine::SourceDoc;
 use sift_extract::{html, jsonl, markdown, ExtractError};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -321,7 +321,7 @@ mod tests {
     fn once_a_page_marks_its_body_unmarked_html_pages_are_left_out_and_markdown_stays() {
         let doc = |id: &str, body: Option<bool>, sorts: &[&str]| SourceDoc {
             id: id.into(),
-            annotations: sift_engine::Annotations { body, sorts: sorts.iter().map(|s| s.to_string()).collect(), ..Default::default() },
+            annotations: sift_base::Annotations { body, sorts: sorts.iter().map(|s| s.to_string()).collect(), ..Default::default() },
             ..Default::default()
         };
         let docs = [doc("a.html", Some(true), &["priority"]), doc("b.html", Some(false), &[]), doc("c.md", None, &["priority"])];

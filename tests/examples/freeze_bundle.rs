@@ -11,7 +11,7 @@ use sift_tests::{corpus_docs, repo_root};
 
 fn main() {
     let version = std::env::args().nth(1).unwrap_or_default();
-    let current = format!("v{}", sift_engine::bundle::FORMAT_VERSION);
+    let current = format!("v{}", sift_format::FORMAT_VERSION);
     if version != current {
         eprintln!("usage: freeze_bundle {current} (this build writes format {current} only; older frozen bundles stay as they are)");
         std::process::exit(2);
@@ -23,7 +23,7 @@ fn main() {
     let bundle = dir.join("bundle");
     let _ = std::fs::remove_dir_all(&bundle);
     std::fs::create_dir_all(&bundle).expect("bundle dir");
-    std::fs::write(bundle.join(sift_engine::bundle::MANIFEST_FILE), built.manifest_bytes()).expect("manifest");
+    std::fs::write(bundle.join(sift_format::MANIFEST_FILE), built.manifest_bytes()).expect("manifest");
     for (name, bytes) in &built.shards {
         std::fs::write(bundle.join(name), bytes).expect("shard");
     }

@@ -127,7 +127,7 @@ test("a page whose text has one gets the table before its snippet is cut; other 
 
 // (BERT normalises by NFD, so 𝐦𝐞𝐦𝐨𝐫𝐲 stays an unknown token for the encoder, as in the
 // model's own tokenizer; which characters the table's BERT half maps is checked for every
-// code point in sift-format's decompose tests.)
+// code point in sift-text's decompose tests.)
 test("the lean engine reads the table before its static encoder tokenises a rare-block query, and answers as the native engine", async () => {
   const v13 = path.join(ROOT, "tests/frozen/v18/bundle"); // toy vectors and a static encoder
   const e = await engine(v13, "sift_wasm");

@@ -104,7 +104,7 @@ test("a German bundle is stemmed by its language's module, without the full runt
 });
 
 test("every stemmer module loads and stems its language", async () => {
-  // Words and the stems the builder gives them (crates/sift-format checks the same table).
+  // Words and the stems the builder gives them (crates/sift-text checks the same table).
   const stems = JSON.parse(fs.readFileSync(path.join(ROOT, "tests/fixtures/stems.json"), "utf8"));
   const files = fs.readdirSync(path.join(ROOT, "www/dist/stem")).filter((f) => f.endsWith(".wasm.lzma"));
   assert.ok(files.length >= 33, `${files.length} stemmer modules`);

@@ -1,4 +1,4 @@
-// Generated from crates/sift-engine/src/contract.rs and crates/sift-format/src/error.rs by tests/contract_js.rs
+// Generated from crates/sift-engine/src/contract.rs and crates/sift-base/src/error.rs by tests/contract_js.rs
 // (SIFT_UPDATE_CONTRACT_JS=1 cargo test -p sift-tests --test contract_js). Do not edit.
 // A module of the package ("sift-search/contract.js"): sift.js re-exports LIMITS only, and
 // the calls are marked pure so that a bundle drops what it does not import (ERRORS: only

@@ -2,7 +2,7 @@
 //! `MAX_CHUNK_WORDS` words (the model reads at most 256 tokens), prefixed with the page
 //! title and the section heading so a chunk carries its context.
 
-use crate::doc::SourceDoc;
+use sift_base::doc::SourceDoc;
 
 /// About 1.3 tokens a word in English prose: 180 words stay under the 256-token limit.
 pub const MAX_CHUNK_WORDS: usize = 180;
@@ -59,7 +59,7 @@ pub fn chunks_of(doc: &SourceDoc) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doc::Section;
+    use sift_base::doc::Section;
 
     fn doc(sections: Vec<(&str, String)>) -> SourceDoc {
         SourceDoc {

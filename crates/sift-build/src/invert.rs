@@ -2,16 +2,16 @@
 //! positions, how the pages write them (the vocabulary's spellings), field lengths and
 //! section starts, analysed on every core and merged in document order.
 
-use crate::analyzer::{self, Analyzer, Token};
-use crate::bundle::docmeta;
-use crate::bundle::docstore::{visit_doc_fields, ANALYSIS_PIECE_BYTES};
-use crate::bundle::terms::TermEntry;
-use crate::doc::{SourceDoc, Weighted};
-use crate::error::SiftError;
-use crate::fields::{self, N_FIELDS};
 use crate::pages::Pages;
 use crate::par_map;
-use crate::symbol;
+use sift_base::doc::{SourceDoc, Weighted};
+use sift_base::error::SiftError;
+use sift_format::docmeta;
+use sift_format::docstore::{visit_doc_fields, ANALYSIS_PIECE_BYTES};
+use sift_format::fields::{self, N_FIELDS};
+use sift_format::terms::TermEntry;
+use sift_text::analyzer::{self, Analyzer, Token};
+use sift_text::symbol;
 use std::collections::HashMap;
 
 /// One document analysed: its terms with per-field tf and positions (sorted by term), how
@@ -102,7 +102,7 @@ fn analyse(d: &SourceDoc, analyzer: &Analyzer) -> DocAnalysis {
 }
 
 fn surface_of(text: &str, t: &Token) -> String {
-    analyzer::fold(&text[t.start..t.end]).chars().filter(|&c| crate::charclass::is_alphanumeric(c)).collect()
+    analyzer::fold(&text[t.start..t.end]).chars().filter(|&c| sift_text::charclass::is_alphanumeric(c)).collect()
 }
 
 /// The inverted index of a corpus, with what scoring and results need of each document.
@@ -218,8 +218,8 @@ impl Inverted {
 #[cfg(test)]
 mod limits {
     use super::*;
-    use crate::doc::Section;
     use crate::{build, BuildOptions};
+    use sift_base::doc::Section;
 
     #[test]
     fn a_page_stops_indexing_new_terms_at_the_cap_and_says_so() {

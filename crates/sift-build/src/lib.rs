@@ -4,15 +4,11 @@
 //! core (rayon).
 //!
 //! `build` reads as its stages: [`invert`] (analysis and inversion), [`store`] (the doc
-//! store's plan), each artifact's payloads (`crate::bundle`'s writers), the semantic half
+//! store's plan), each artifact's payloads (`sift_format`'s writers), the semantic half
 //! ([`semantic`]: projection, vector lists, the static encoder's fit), then framing, naming
 //! and the manifest.
 
-// The format's modules under their own names, so the builder reads `crate::bundle`.
-pub use sift_format::{
-    analyzer, bundle, charclass, date, decompose, doc, error, fields, hashing, json, symbol, text, wordbreak, wordpiece,
-};
-pub use sift_format::{Section, SiftError, SourceDoc};
+pub use sift_base::{Section, SiftError, SourceDoc};
 
 pub mod chunk;
 mod invert;
@@ -26,17 +22,17 @@ pub use pages::Pages;
 pub use semantic::layout::{EncoderInput, SemanticInput};
 pub use store::MAX_DOC_SHARDS;
 
-pub use crate::analyzer::Analyzer;
-use crate::bundle::docmeta::{self, DocMeta};
-use crate::bundle::encoder::{EncoderLayout, ROWS_PER_SHARD};
-use crate::bundle::filters::FilterIndex;
-use crate::bundle::manifest::EncoderRef;
-use crate::bundle::terms::{ShardWriter, TermEntry};
-use crate::bundle::vindex::{ListGroups, VectorIndex};
-use crate::bundle::{dictionary, ids, startup, vocabulary, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
-use crate::fields::{Bm25fParams, N_FIELDS};
 use invert::invert;
 use semantic::layout::lay_out;
+use sift_format::docmeta::{self, DocMeta};
+use sift_format::encoder::{EncoderLayout, ROWS_PER_SHARD};
+use sift_format::fields::{Bm25fParams, N_FIELDS};
+use sift_format::filters::FilterIndex;
+use sift_format::manifest::EncoderRef;
+use sift_format::terms::{ShardWriter, TermEntry};
+use sift_format::vindex::{ListGroups, VectorIndex};
+use sift_format::{dictionary, ids, startup, vocabulary, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
+pub use sift_text::analyzer::Analyzer;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::Range;
 use store::{each_doc_shard, plan_doc_store};
@@ -62,10 +58,10 @@ pub struct BuildOptions {
     /// show as sub-results.
     pub doc_part_target: usize,
     /// A doc store of at least this many bytes gets a preset dictionary
-    /// (`bundle::dictionary`); a smaller one is deflated plainly. Tests lower it to give a
+    /// (`sift_format::dictionary`); a smaller one is deflated plainly. Tests lower it to give a
     /// small corpus one.
     pub doc_dictionary_from: usize,
-    /// The vocabulary (`bundle::vocabulary`, what typo tolerance reads): a new shard starts
+    /// The vocabulary (`sift_format::vocabulary`, what typo tolerance reads): a new shard starts
     /// at a first letter once the current one holds this many bytes of terms, so big letters
     /// are alone and small ones together.
     pub vocabulary_target: usize,
@@ -212,7 +208,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
     opts.on_step.step("analysing and inverting the pages");
     let mut inverted = invert(pages, &opts.analyzer, opts.postings_memory, &opts.on_step, &mut warnings)?;
     // The doc store is planned first: a long page's positions move onto its parts' grid
-    // (`bundle::partition`) as the postings are written.
+    // (`sift_format::partition`) as the postings are written.
     opts.on_step.step("planning the doc store");
     let store_plan =
         plan_doc_store(pages, &inverted.section_starts, &inverted.ends, opts.doc_shard_target, opts.doc_part_target, MAX_DOC_SHARDS)?;
@@ -281,7 +277,8 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
             &mut frame_terms,
         )?;
         // Definitions' keys are not words: nothing completes or corrects to them.
-        let with_df: Vec<(&str, u32)> = terms.iter().filter(|t| !symbol::is_key(t)).map(|&t| (t, inverted.postings[t].df())).collect();
+        let with_df: Vec<(&str, u32)> =
+            terms.iter().filter(|t| !sift_text::symbol::is_key(t)).map(|&t| (t, inverted.postings[t].df())).collect();
         let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
         let vocab_payloads = vocabulary::encode(&vocabulary::entries(&opts.analyzer, &with_df, spellings), opts.vocabulary_target)?;
         let id_payloads = ids::encode(&(0..pages.len()).map(|i| pages.id(i)).collect::<Vec<_>>())?;
@@ -310,7 +307,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
     // (what is left of them is what the manifest needs).
     let mut framer = Framer { blocks: Vec::new(), shards: 0, dictionary: dictionary.as_deref() };
     let startup_at = framer.add(ShardKind::Startup, [startup_payload]);
-    let fold_at = framer.add(ShardKind::FoldTable, crate::decompose::rare_folds_bytes().into_iter().map(<[u8]>::to_vec));
+    let fold_at = framer.add(ShardKind::FoldTable, sift_text::decompose::rare_folds_bytes().into_iter().map(<[u8]>::to_vec));
     let terms_at = framer.add_staged(term_staged);
     let vocab_at = framer.add(ShardKind::Vocabulary, vocab_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
     let docs_at = framer.add_staged(doc_framed);
@@ -353,7 +350,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
                 },
                 projection: framed.refs(projection_at).remove(0),
             };
-            let staged = stage.put(named(ShardKind::VectorIndex, bundle::encode_shard(ShardKind::VectorIndex, &index.encode()?)))?;
+            let staged = stage.put(named(ShardKind::VectorIndex, sift_format::encode_shard(ShardKind::VectorIndex, &index.encode()?)))?;
             let shard = staged.0.clone();
             framed.shards.push(staged);
             Some(VectorsRef {
@@ -465,8 +462,8 @@ enum Block {
 /// A payload framed and compressed (a doc shard after the dictionary, when there is one).
 fn frame_one(kind: ShardKind, payload: &[u8], dictionary: Option<&[u8]>) -> FramedShard {
     match (kind, dictionary) {
-        (ShardKind::Docs, Some(d)) => named(kind, bundle::encode_shard_with_dictionary(kind, payload, d)),
-        _ => named(kind, bundle::encode_shard(kind, payload)),
+        (ShardKind::Docs, Some(d)) => named(kind, sift_format::encode_shard_with_dictionary(kind, payload, d)),
+        _ => named(kind, sift_format::encode_shard(kind, payload)),
     }
 }
 
@@ -574,7 +571,7 @@ impl Framed {
         }
         let files = format!("{}-{}", kind.prefix(), &h.finalize().to_hex()[..16]);
         for (n, (r, _)) in self.shards[block].iter_mut().enumerate() {
-            *r = ShardRef { file: bundle::store_file(&files, n), check: None };
+            *r = ShardRef { file: sift_format::store_file(&files, n), check: None };
         }
         files
     }
@@ -651,7 +648,7 @@ fn term_shards(
 fn doc_meta(docs: impl Iterator<Item = SourceDoc>, lens: Vec<[u8; N_FIELDS]>, warnings: &mut Vec<String>) -> DocMeta {
     let (mut dates, mut link_density) = (Vec::with_capacity(lens.len()), Vec::with_capacity(lens.len()));
     for d in docs {
-        let days = d.date.as_deref().and_then(crate::date::parse_iso_days);
+        let days = d.date.as_deref().and_then(sift_base::date::parse_iso_days);
         if d.date.is_some() && days.is_none() {
             warnings.push(format!("{}: date {:?} is not an ISO date; ignored", d.id, d.date.as_deref().unwrap_or("")));
         }
@@ -684,7 +681,7 @@ fn key_ranges<P>(payloads: &[(String, String, P)], refs: Vec<ShardRef>, with_las
         .zip(refs)
         .map(|((i, (first, last, _)), shard)| {
             let first = match i.checked_sub(1).filter(|_| !with_last) {
-                Some(before) => bundle::terms::separator(&payloads[before].1, first).to_string(),
+                Some(before) => sift_format::terms::separator(&payloads[before].1, first).to_string(),
                 None => first.clone(),
             };
             KeyRangeShardRef { shard, first, last: with_last.then(|| last.clone()) }
@@ -696,7 +693,7 @@ fn key_ranges<P>(payloads: &[(String, String, P)], refs: Vec<ShardRef>, with_las
 fn named(kind: ShardKind, bytes: Vec<u8>) -> FramedShard {
     let hash = blake3::hash(&bytes);
     let file = format!("{}-{}.bin", kind.prefix(), &hash.to_hex()[..16]);
-    let r = ShardRef::new(file.clone(), bytes.len() as u64, crate::bundle::crc32::crc32(&bytes));
+    let r = ShardRef::new(file.clone(), bytes.len() as u64, sift_base::crc32::crc32(&bytes));
     (r, (file, bytes))
 }
 

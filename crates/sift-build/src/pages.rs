@@ -17,9 +17,9 @@
 //! `SourceDoc` of a dozen allocations (a metadata map alone takes half a kilobyte): a
 //! million pages' heads would take more memory than the rest of the build.
 
-use crate::bundle::varint::{self, Reader};
-use crate::doc::{Annotations, Section, SourceDoc, Symbol, Weighted};
-use crate::error::SiftError;
+use sift_base::doc::{Annotations, Section, SourceDoc, Symbol, Weighted};
+use sift_base::error::SiftError;
+use sift_base::varint::{self, Reader};
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::ops::Range;

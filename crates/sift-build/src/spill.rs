@@ -10,8 +10,8 @@
 //! A run is a sequence of records `varint len | term | varint docs | varint len | rows`.
 //! It is written and read by the same build, so it carries no header or version.
 
-use crate::bundle::terms::{HeldRun, TermEntry};
-use crate::error::SiftError;
+use sift_base::error::SiftError;
+use sift_format::terms::{HeldRun, TermEntry};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Seek, Write};
@@ -30,9 +30,9 @@ pub(crate) fn write_run(postings: &mut HashMap<String, TermEntry>) -> Result<Fil
     for (term, entry) in terms {
         let (docs, rows) = entry.take_run();
         head.clear();
-        crate::bundle::varint::put_str(&mut head, term);
-        crate::bundle::varint::put(&mut head, u64::from(docs));
-        crate::bundle::varint::put(&mut head, rows.len() as u64);
+        sift_base::varint::put_str(&mut head, term);
+        sift_base::varint::put(&mut head, u64::from(docs));
+        sift_base::varint::put(&mut head, rows.len() as u64);
         w.write_all(&head).and_then(|()| w.write_all(&rows)).map_err(|e| io_error("cannot write", e))?;
     }
     let mut file = w.into_inner().map_err(|e| io_error("cannot write", e.into_error()))?;

@@ -2,12 +2,12 @@
 //! parts (runs of their sections, on a grid of positions: `bundle::partition`), and each
 //! shard's payload.
 
-use crate::bundle::docstore::{self, StoredDoc};
-use crate::bundle::partition::{self, PagePlan};
-use crate::doc::{Section, SourceDoc};
-use crate::error::SiftError;
 use crate::pages::Pages;
 use crate::par_map;
+use sift_base::doc::{Section, SourceDoc};
+use sift_base::error::SiftError;
+use sift_format::docstore::{self, StoredDoc};
+use sift_format::partition::{self, PagePlan};
 
 /// At most this many document-store shards, whatever the target: the manifest lists every
 /// one and every page load fetches the manifest, and static hosts cap a site's files
@@ -252,8 +252,8 @@ const UNITS_AT_A_TIME: usize = 64;
 #[cfg(test)]
 mod doc_store_shards {
     use super::*;
-    use crate::bundle::docstore::{visit_doc_fields, ANALYSIS_PIECE_BYTES};
-    use crate::doc::Section;
+    use sift_base::doc::Section;
+    use sift_format::docstore::{visit_doc_fields, ANALYSIS_PIECE_BYTES};
 
     fn pages(n: usize, words: usize) -> Vec<SourceDoc> {
         (0..n)
@@ -268,7 +268,7 @@ mod doc_store_shards {
 
     /// Each page's position layout, as the builder analyses it.
     fn layouts(docs: &[SourceDoc]) -> (Vec<Vec<u32>>, Vec<u32>) {
-        docs.iter().map(|d| visit_doc_fields(d, crate::analyzer::Analyzer::english(), ANALYSIS_PIECE_BYTES, |_, _, _, _| {})).unzip()
+        docs.iter().map(|d| visit_doc_fields(d, sift_text::analyzer::Analyzer::english(), ANALYSIS_PIECE_BYTES, |_, _, _, _| {})).unzip()
     }
 
     /// The store as the builder writes it: (first doc, docs, first position, payload).
@@ -343,7 +343,7 @@ mod doc_store_shards {
         let layout = plan.pages[0].as_ref().expect("a plan");
         assert!(store.len() > 8, "{} shards", store.len());
         let mut tokens = Vec::new();
-        visit_doc_fields(&page, crate::analyzer::Analyzer::english(), ANALYSIS_PIECE_BYTES, |_, _, toks, _| {
+        visit_doc_fields(&page, sift_text::analyzer::Analyzer::english(), ANALYSIS_PIECE_BYTES, |_, _, toks, _| {
             tokens.extend(toks.iter().map(|t| layout.remap(t.pos)))
         });
         let first: Vec<u32> = store.iter().map(|s| s.2.expect("a part")).collect();

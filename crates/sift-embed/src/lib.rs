@@ -5,8 +5,6 @@
 #[cfg(feature = "tract")]
 pub mod convert;
 #[cfg(feature = "tract")]
-pub mod corpus;
-#[cfg(feature = "tract")]
 pub mod dequantize;
 #[cfg(feature = "tract")]
 pub mod model;

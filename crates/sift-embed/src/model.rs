@@ -117,6 +117,12 @@ impl Embedder {
         self.embed_ids(&ids)
     }
 
+    /// The embedding of one tokenized text, alone (no padding: a text's vector does not
+    /// depend on what it was embedded with).
+    pub fn embed_one(&self, ids: &[u32]) -> Result<Vec<f32>, EmbedError> {
+        self.embed_ids(&[ids.to_vec()])?.pop().ok_or_else(|| EmbedError("the model gave no embedding".into()))
+    }
+
     /// Embeddings of already-tokenized texts (one batch, padded to the longest).
     pub fn embed_ids(&self, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedError> {
         if ids.is_empty() {

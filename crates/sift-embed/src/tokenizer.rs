@@ -1,9 +1,9 @@
 //! The model's tokenizer: all-MiniLM-L6-v2's `tokenizer.json` vocabulary with the WordPiece
-//! algorithm of `sift_format::wordpiece` (the same code the query-time static
+//! algorithm of `sift_text::wordpiece` (the same code the query-time static
 //! encoder runs), framed as `[CLS] … [SEP]`.
 
-use sift_format::wordpiece;
-pub use sift_format::wordpiece::MAX_TOKENS;
+use sift_text::wordpiece;
+pub use sift_text::wordpiece::MAX_TOKENS;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -18,6 +18,7 @@ impl fmt::Display for TokenizerError {
 
 impl std::error::Error for TokenizerError {}
 
+#[derive(Clone)]
 pub struct Tokenizer {
     vocab: HashMap<String, u32>,
     cls: u32,

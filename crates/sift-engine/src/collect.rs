@@ -5,10 +5,10 @@
 use super::matching::alt_matches;
 use super::plan::{AltKind, Clause};
 use super::score::{sort_hits, Hit};
-use crate::bundle::docmeta::DocMeta;
-use crate::bundle::filters::FilterIndex;
 use crate::contract::{Sort, ValidRequest};
 use crate::query::ParsedQuery;
+use sift_format::docmeta::DocMeta;
+use sift_format::filters::FilterIndex;
 use std::collections::BTreeMap;
 
 /// The hard constraints of a request: metadata filters and `since` (None: no filter at

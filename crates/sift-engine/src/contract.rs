@@ -2,10 +2,10 @@
 //! and their validation. REST, MCP, wasm and the CLI's `--json` all go through these types,
 //! so they cannot drift apart.
 
-pub use crate::doc::Document;
-use crate::error::Quoted;
-use crate::error::{ErrorCode, SiftError};
-use crate::json::{self, members, Fields, Json, Num, ToJson};
+pub use sift_base::doc::Document;
+use sift_base::error::Quoted;
+use sift_base::error::{ErrorCode, SiftError};
+use sift_base::json::{self, members, Fields, Json, Num, ToJson};
 use std::collections::BTreeMap;
 
 /// Queries longer than this are refused: a pasted paragraph or page section fits (longer
@@ -293,7 +293,7 @@ impl SearchRequest {
         let since_days = match &self.since {
             None => None,
             #[cfg(feature = "dates")]
-            Some(s) => Some(crate::date::parse_since(s, now_days)?),
+            Some(s) => Some(sift_base::date::parse_since(s, now_days)?),
             #[cfg(not(feature = "dates"))]
             Some(_) => return Err(SiftError::full_runtime_required("since")),
         };

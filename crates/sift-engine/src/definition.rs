@@ -12,8 +12,8 @@
 use super::resolve::{Flow, Resolver};
 use super::score::{sort_hits, Hit};
 use super::{Engine, ShardId};
-use crate::bundle::terms::PostingList;
-use crate::symbol::{self, QueryKey};
+use sift_format::terms::PostingList;
+use sift_text::symbol::{self, QueryKey};
 
 /// Keys a query being typed completes to, at most.
 const MAX_COMPLETIONS: usize = 24;
@@ -92,7 +92,7 @@ pub(crate) fn lookup(res: &Resolver, key: &QueryKey, admits: &dyn Fn(u32) -> boo
 fn add(found: &mut Vec<Defining>, pl: &PostingList, base: u32, capital_asked: bool, on: &dyn Fn(u32) -> bool) {
     for (i, &doc) in pl.docs.iter().enumerate() {
         let (Some(&pos), true) = (pl.positions_of(i).first(), on(doc)) else { continue };
-        let (left_out, capital) = symbol::key_tf(pl.tf[i][crate::fields::FIELD_HEADINGS]);
+        let (left_out, capital) = symbol::key_tf(pl.tf[i][sift_format::fields::FIELD_HEADINGS]);
         let case = if capital == capital_asked { 0 } else { CASE_DIFFERS };
         let d = Defining { doc, pos, rank: base + case + left_out };
         match found.iter_mut().find(|f| f.doc == doc) {

@@ -48,7 +48,7 @@ pub(crate) fn prefix_alts(res: &Resolver, folded: &str, out: &mut Vec<Alt>) -> F
             // Definitions' keys (`os.getcwd.`) sort among the words they start with: they
             // are not words, and do not use up the scan.
             let Ok(term) = std::str::from_utf8(k) else { continue };
-            if crate::symbol::is_key(term) {
+            if sift_text::symbol::is_key(term) {
                 continue;
             }
             seen += 1;

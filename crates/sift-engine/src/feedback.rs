@@ -18,9 +18,9 @@ use super::plan::{Alt, AltKind, Clause, Plan};
 use super::resolve::{Flow, Resolver};
 use super::score::Hit;
 use super::ShardId;
-use crate::analyzer::{Analyzer, Token};
-use crate::hashing::HashMap;
 use crate::params::RankingParams;
+use sift_base::hashing::HashMap;
+use sift_text::analyzer::{Analyzer, Token};
 
 /// Whether a query of `typed_clauses` positive clauses gets feedback.
 pub(crate) fn applies(typed_clauses: usize, p: &RankingParams) -> bool {

@@ -5,13 +5,13 @@
 use super::matching::alt_match_at;
 use super::plan::Plan;
 use super::score::{sort_hits, Hit};
-use crate::analyzer::{self, Analyzer};
-use crate::bundle::VectorsRef;
-use crate::charclass;
 use crate::contract::{Mode, ValidRequest};
-use crate::error::{ErrorCode, SiftError};
-use crate::hashing::HashMap;
 use crate::rank;
+use sift_base::error::{ErrorCode, SiftError};
+use sift_base::hashing::HashMap;
+use sift_format::VectorsRef;
+use sift_text::analyzer::{self, Analyzer};
+use sift_text::charclass;
 
 use crate::params::RankingParams;
 

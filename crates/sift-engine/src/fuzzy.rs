@@ -22,7 +22,7 @@ pub fn max_distance(word: &str) -> u8 {
 /// Words that look like identifiers are matched exactly: digits, or a compound.
 pub fn looks_like_identifier(raw: &str) -> bool {
     raw.chars().any(|c| c.is_ascii_digit() || c == '_' || c == '.')
-        || raw.chars().skip(1).any(crate::charclass::is_uppercase) && raw.chars().any(crate::charclass::is_lowercase)
+        || raw.chars().skip(1).any(sift_text::charclass::is_uppercase) && raw.chars().any(sift_text::charclass::is_lowercase)
 }
 
 /// Cells of a DP row: one per prefix of a word of at most `MAX_FUZZY_CHARS` characters.

@@ -29,13 +29,8 @@
 //!
 //! [`contract`] holds the requests and responses every surface speaks.
 
-// The format's modules under their own names, so the engine reads `crate::bundle`.
-pub use sift_format::{
-    analyzer, bundle, charclass, date, decompose, doc, error, fields, hashing, json, symbol, text, wordbreak, wordpiece,
-};
-pub use sift_format::{Annotations, Section, SourceDoc, Weighted};
 #[macro_use]
-extern crate sift_format;
+extern crate sift_base;
 
 mod collect;
 pub mod contract;
@@ -60,22 +55,22 @@ mod search;
 mod shards;
 pub mod snippet;
 
-use crate::analyzer::Analyzer;
-use crate::bundle::encoder::{EncoderIndex, EncoderRows, VocabGroup};
-use crate::bundle::ids::IdShard;
-use crate::bundle::terms::{PostingList, TermShard};
-use crate::bundle::vectors::VectorSet;
-use crate::bundle::vindex::Projection;
-use crate::bundle::vindex::VectorIndex;
-use crate::bundle::vocabulary::VocabShard;
-use crate::bundle::Manifest;
 use crate::contract::MAX_HOST_ROUNDS;
-use crate::error::ErrorCode;
-pub use crate::error::SiftError;
-use crate::hashing::HashMap;
 use crate::rank::NormTable;
 use resolve::{Flow, Halt};
 use shards::{slots, DocShard, Registry, ShardId, Startup};
+use sift_base::error::ErrorCode;
+pub use sift_base::error::SiftError;
+use sift_base::hashing::HashMap;
+use sift_format::encoder::{EncoderIndex, EncoderRows, VocabGroup};
+use sift_format::ids::IdShard;
+use sift_format::terms::{PostingList, TermShard};
+use sift_format::vectors::VectorSet;
+use sift_format::vindex::Projection;
+use sift_format::vindex::VectorIndex;
+use sift_format::vocabulary::VocabShard;
+use sift_format::Manifest;
+use sift_text::analyzer::Analyzer;
 use std::sync::{Arc, Mutex};
 
 pub use contract::{Document, MultiSearchRequest, MultiSearchResponse, SearchRequest, SearchResponse};
@@ -141,7 +136,7 @@ impl Engine {
     pub fn new(manifest_bytes: &[u8]) -> Result<Engine, SiftError> {
         let m = Manifest::parse(manifest_bytes)?;
         let analyzer = Analyzer::new(&m.language, &m.stop_words).map_err(|e| {
-            let msg = msg!("the bundle's language {} needs its stemmer, which this runtime leaves out: load its stemmer module first (stem/<code>.wasm.lzma; sift.js does) or use the full runtime", crate::error::Quoted(&e.0));
+            let msg = msg!("the bundle's language {} needs its stemmer, which this runtime leaves out: load its stemmer module first (stem/<code>.wasm.lzma; sift.js does) or use the full runtime", sift_base::error::Quoted(&e.0));
             SiftError::new(ErrorCode::FullRuntimeRequired, msg)
         })?;
         let mut registry = Registry::default();

@@ -5,11 +5,11 @@
 use super::resolve::{Flow, Halt, Resolver};
 use super::shards::key_range_shard;
 use super::{search, Context, Engine};
-use crate::analyzer;
-use crate::bundle::docstore::StoredDoc;
 use crate::contract::{validate_page, Document, SearchRequest, SearchResponse, MAX_QUERY_BYTES};
-use crate::error::Quoted;
-use crate::error::{ErrorCode, SiftError};
+use sift_base::error::Quoted;
+use sift_base::error::{ErrorCode, SiftError};
+use sift_format::docstore::StoredDoc;
+use sift_text::analyzer;
 use std::borrow::Cow;
 
 /// Title and heading words `related` searches with, at most.
@@ -63,7 +63,7 @@ pub(crate) fn related(eng: &Engine, id: &str, limit: Option<i64>, ctx: &Context)
     res.require(eng.fold_table_for_pages(eng.doc_parts(doc).map(|si| (doc, si))))?;
     let text = std::iter::once(stored.title.as_str()).chain(stored.sections.iter().map(|s| s.heading.as_str()));
     for t in text {
-        for w in t.split(|c: char| !crate::charclass::is_alphanumeric(c)).filter(|w| w.chars().count() > 1) {
+        for w in t.split(|c: char| !sift_text::charclass::is_alphanumeric(c)).filter(|w| w.chars().count() > 1) {
             let f = analyzer::fold(w);
             if !eng.analyzer.is_stopword(&f) && !words.contains(&f) && words.len() < RELATED_KEYWORDS {
                 words.push(f);

@@ -11,12 +11,12 @@ use super::collect::Filter;
 use super::resolve::{Flow, Resolver};
 use super::score::{sort_hits, Hit};
 use super::{shards::ShardId, Engine};
-use crate::bundle::encoder::{word_group, EncoderIndex, WORD_KEY_CHARS};
-use crate::bundle::vindex::normalise;
-use crate::hashing::HashMap;
 use crate::params::RankingParams;
 use crate::query::{self, Item};
-use crate::wordpiece::{self, Vocab, MAX_TOKENS};
+use sift_base::hashing::HashMap;
+use sift_format::encoder::{word_group, EncoderIndex, WORD_KEY_CHARS};
+use sift_format::vindex::normalise;
+use sift_text::wordpiece::{self, Vocab, MAX_TOKENS};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 

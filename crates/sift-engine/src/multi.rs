@@ -8,7 +8,7 @@ use super::{round4, Context, Engine, Step};
 use crate::contract::{
     validate_page, MultiQuerySummary, MultiSearchRequest, MultiSearchResponse, SearchResult, MAX_LIMIT, MAX_MULTI_QUERIES,
 };
-use crate::error::{ErrorCode, SiftError};
+use sift_base::error::{ErrorCode, SiftError};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub(crate) fn run(

@@ -10,10 +10,10 @@
 use super::expand;
 use super::resolve::{Flow, Resolver};
 use super::{Engine, ShardId};
-use crate::analyzer::{self, Analyzer, Token};
-use crate::bundle::terms::PostingList;
 use crate::query::{Group, Item, ParsedQuery};
 use crate::{fuzzy, rank};
+use sift_format::terms::PostingList;
+use sift_text::analyzer::{self, Analyzer, Token};
 use std::sync::Arc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,7 +201,7 @@ pub(crate) fn draft(analyzer: &Analyzer, parsed: &ParsedQuery, typo_tolerant: bo
         let fuzzy_word = match &g.items[..] {
             [Item::Word(w)] if typo_tolerant && !g.negated && !fuzzy::looks_like_identifier(w) => {
                 let f = analyzer::fold(w);
-                f.chars().all(crate::charclass::is_alphabetic).then_some(f)
+                f.chars().all(sift_text::charclass::is_alphabetic).then_some(f)
             }
             _ => None,
         };
@@ -267,7 +267,7 @@ fn item_terms(analyzer: &Analyzer, item: &Item, open: bool) -> ItemTerms {
             analyzer.tokenize(raw, 0, &mut toks);
             let joined = toks.iter().find(|t| t.joined).map(|t| t.term.clone());
             let parts = toks.into_iter().filter(Token::is_part).map(|t| t.term).collect();
-            let prefix = open.then(|| analyzer::fold(raw).chars().filter(|&c| crate::charclass::is_alphanumeric(c)).collect());
+            let prefix = open.then(|| analyzer::fold(raw).chars().filter(|&c| sift_text::charclass::is_alphanumeric(c)).collect());
             ItemTerms::Word { joined, parts, prefix }
         }
     }

@@ -9,11 +9,11 @@ use super::resolve::{Flow, Resolver};
 use super::round4;
 use super::score::Hit;
 use super::{Engine, ShardId};
-use crate::analyzer::Analyzer;
-use crate::bundle::docstore::StoredDoc;
-use crate::bundle::terms::PostingList;
 use crate::contract::{Definition, SearchResult, SubResult};
 use crate::snippet::{self, MatchQuality};
+use sift_format::docstore::StoredDoc;
+use sift_format::terms::PostingList;
+use sift_text::analyzer::Analyzer;
 use std::cmp::Reverse;
 use std::sync::Arc;
 

@@ -6,7 +6,7 @@
 //! double quotes are quotation marks: phones type `“ ”` for `"`, and pasted text brings
 //! `„ “`, `« »` and `「 」` (single quotes are not: `’` is an apostrophe).
 
-use crate::analyzer;
+use sift_text::analyzer;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Item {

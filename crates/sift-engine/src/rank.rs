@@ -7,9 +7,9 @@
 //! Field lengths are stored as one byte each (`bundle::docmeta`). `engine::score` applies
 //! these pieces, once, for ranking and explanations alike.
 
-use crate::bundle::docmeta::decode_len;
+use sift_format::docmeta::decode_len;
 
-pub use crate::fields::{Bm25fParams, FIELD_BODY, FIELD_HEADINGS, FIELD_NAMES, FIELD_PATH, FIELD_TITLE, N_FIELDS};
+pub use sift_format::fields::{Bm25fParams, FIELD_BODY, FIELD_HEADINGS, FIELD_NAMES, FIELD_PATH, FIELD_TITLE, N_FIELDS};
 
 /// Robertson–Spärck Jones idf with the +1 that keeps it positive (Lucene's form).
 pub fn idf(doc_count: u32, df: u32) -> f32 {

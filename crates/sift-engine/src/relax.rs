@@ -15,7 +15,7 @@ use super::plan::{Clause, Plan};
 use super::resolve::{Flow, Resolver};
 use super::score::{Hit, Scorer};
 use crate::contract::Fallback;
-use crate::text::{self, quoted_list};
+use sift_base::text::{self, quoted_list};
 
 /// The lexical answer: hits, best first, and what was relaxed to find them.
 pub(crate) struct Relaxed {

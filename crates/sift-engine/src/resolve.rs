@@ -7,13 +7,13 @@
 //! are asked for at once — and only then reads them.
 
 use super::{shards::ShardId, Engine, POSTINGS_KEPT};
-use crate::bundle::docmeta::DocMeta;
-use crate::bundle::docstore::StoredDoc;
-use crate::bundle::filters::FilterIndex;
-use crate::bundle::ids::IdShard;
-use crate::bundle::terms::{PostingList, TermShard};
-use crate::bundle::vocabulary::VocabShard;
-use crate::error::SiftError;
+use sift_base::error::SiftError;
+use sift_format::docmeta::DocMeta;
+use sift_format::docstore::StoredDoc;
+use sift_format::filters::FilterIndex;
+use sift_format::ids::IdShard;
+use sift_format::terms::{PostingList, TermShard};
+use sift_format::vocabulary::VocabShard;
 use std::borrow::Cow;
 use std::sync::Arc;
 

@@ -11,12 +11,12 @@ use super::matching::{alt_matches, proximity_pairs};
 use super::plan::{Alt, Clause, Plan, RTerm};
 #[cfg(feature = "explain")]
 use super::round4;
-use crate::bundle::docmeta::DocMeta;
-use crate::fields::FIELD_TITLE;
-use crate::hashing::HashMap;
-#[cfg(feature = "explain")]
-use crate::json::Json;
 use crate::rank::{self, Bm25fParams, NormTable, N_FIELDS};
+use sift_base::hashing::HashMap;
+#[cfg(feature = "explain")]
+use sift_base::json::Json;
+use sift_format::docmeta::DocMeta;
+use sift_format::fields::FIELD_TITLE;
 
 /// A scored candidate.
 #[derive(Debug, Clone, Copy)]

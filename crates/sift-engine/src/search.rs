@@ -13,14 +13,14 @@ use super::resolve::{Flow, Halt, Resolver};
 use super::round4;
 use super::score::{self, Hit, Scorer};
 use super::{shards::ShardId, Engine};
-use crate::bundle::{docmeta::DocMeta, filters::FilterIndex};
 use crate::contract::{Fallback, SearchResponse, Sort, ValidRequest, MAX_CLAUSES};
-use crate::error::SiftError;
-use crate::hashing::HashMap;
-#[cfg(feature = "explain")]
-use crate::json::Json;
 use crate::params::RankingParams;
 use crate::query;
+use sift_base::error::SiftError;
+use sift_base::hashing::HashMap;
+#[cfg(feature = "explain")]
+use sift_base::json::Json;
+use sift_format::{docmeta::DocMeta, filters::FilterIndex};
 use std::collections::BTreeMap;
 
 /// `query_vector`: the host's embedding of the query (the model's space), if it made one;
@@ -74,7 +74,7 @@ pub(crate) struct Ranked {
     page: Vec<Hit>,
     defining: Vec<definition::Defining>,
     /// Each page result's `explain`, when asked.
-    explains: Vec<Option<crate::json::Json>>,
+    explains: Vec<Option<sift_base::json::Json>>,
     /// The response but for its results.
     response: SearchResponse,
 }
@@ -110,7 +110,7 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
     let first_semantic = if semantic { meaning::first_round(eng, host_vector.is_some(), &text) } else { Vec::new() };
     // A query shaped like an identifier also looks up definitions (not when meaning alone
     // is asked for).
-    let def_key = crate::symbol::query_key(&searched, &eng.analyzer).filter(|_| weights.0 > 0.0);
+    let def_key = sift_text::symbol::query_key(&searched, &eng.analyzer).filter(|_| weights.0 > 0.0);
     let def_shards = def_key.as_ref().map(|k| definition::shards(eng, k)).unwrap_or_default();
 
     // Quoted text that no document contains is no constraint: it relaxes to its words

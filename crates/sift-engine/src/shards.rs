@@ -8,15 +8,15 @@
 //! registered when the vector index that names them is loaded.
 
 use super::Engine;
-use crate::bundle::docmeta::DocMeta;
-use crate::bundle::docstore::StoredDoc;
-use crate::bundle::filters::FilterIndex;
-use crate::bundle::frame::ShardKind;
-use crate::bundle::ids::IdShard;
-use crate::bundle::terms::{dictionary_holds_range, TermShard};
-use crate::bundle::vocabulary::VocabShard;
-use crate::bundle::{self, KeyRangeShardRef, ShardRef};
-use crate::error::{ErrorCode, SiftError};
+use sift_base::error::{ErrorCode, SiftError};
+use sift_format::docmeta::DocMeta;
+use sift_format::docstore::StoredDoc;
+use sift_format::filters::FilterIndex;
+use sift_format::frame::ShardKind;
+use sift_format::ids::IdShard;
+use sift_format::terms::{dictionary_holds_range, TermShard};
+use sift_format::vocabulary::VocabShard;
+use sift_format::{KeyRangeShardRef, ShardRef};
 use std::ops::Range;
 
 /// One shard of the bundle: its kind and its place in its store.
@@ -137,7 +137,7 @@ impl Registry {
         self.blocks.iter().zip(&self.stems).find_map(|(&(start, end), stem)| {
             let block = &self.by_file[start as usize..end as usize];
             let k = match stem {
-                Some(stem) => bundle::store_place(stem, file).filter(|&k| k < block.len())?,
+                Some(stem) => sift_format::store_place(stem, file).filter(|&k| k < block.len())?,
                 None => block.binary_search_by(|&e| self.entries[e as usize].shard.file.as_str().cmp(file)).ok()?,
             };
             Some(self.entries[block[k] as usize].id)
@@ -149,7 +149,7 @@ impl Registry {
     }
 
     pub fn is_loaded(&self, id: ShardId) -> bool {
-        self.entry(id).loaded || (id == ShardId::FoldTable && crate::decompose::rare_folds_ready())
+        self.entry(id).loaded || (id == ShardId::FoldTable && sift_text::decompose::rare_folds_ready())
     }
 
     fn set_loaded(&mut self, id: ShardId) {
@@ -189,22 +189,24 @@ impl Engine {
     pub(super) fn add(&mut self, file: &str, bytes: &[u8], payload: Option<Vec<u8>>) -> Result<(), SiftError> {
         let id = self.registry.named(file).ok_or_else(|| SiftError::corrupt(msg!("{} is not a shard of this bundle", file)))?;
         let dictionary = self.startup.as_ref().and_then(|s| s.dictionary.as_deref());
-        let with = bundle::Inflation { payload, dictionary };
-        let payload = bundle::decode_shard_with(bytes, with, id.kind(), self.registry.shard(id))?;
+        let with = sift_format::Inflation { payload, dictionary };
+        let payload = sift_format::decode_shard_with(bytes, with, id.kind(), self.registry.shard(id))?;
         let n = self.manifest.doc_count;
         match id {
             ShardId::Startup => {
-                let s = bundle::startup::decode(&payload)?;
+                let s = sift_format::startup::decode(&payload)?;
                 if s.dictionary.is_some() != self.manifest.doc_dictionary {
                     return Err(SiftError::corrupt("the startup shard and the manifest disagree on the doc store's dictionary"));
                 }
-                if s.dictionary.is_some_and(|d| d.len() > bundle::dictionary::MAX_DICTIONARY_BYTES) {
+                if s.dictionary.is_some_and(|d| d.len() > sift_format::dictionary::MAX_DICTIONARY_BYTES) {
                     return Err(SiftError::corrupt(msg!("doc store dictionary {} is implausibly large", file)));
                 }
                 let (docmeta, filters) = (DocMeta::decode(s.docmeta, n)?, FilterIndex::decode(s.filters, n)?);
                 self.startup = Some(Startup { docmeta, filters, dictionary: s.dictionary.map(<[u8]>::to_vec) });
             }
-            ShardId::FoldTable => crate::decompose::install_rare_folds(payload).map_err(|e| SiftError::corrupt(msg!("{}: {}", file, e)))?,
+            ShardId::FoldTable => {
+                sift_text::decompose::install_rare_folds(payload).map_err(|e| SiftError::corrupt(msg!("{}: {}", file, e)))?
+            }
             ShardId::Terms(i) => {
                 let shard = TermShard::decode(payload)?;
                 check_range("term", file, &self.manifest.term_shards, i, &shard.map)?;
@@ -228,7 +230,7 @@ impl Engine {
             #[cfg(feature = "semantic")]
             ShardId::VectorIndex => {
                 let dim = self.vector_dim();
-                let ix = crate::bundle::vindex::VectorIndex::decode(&payload, self.manifest.vectors.as_ref().map_or(0, |v| v.chunks))?;
+                let ix = sift_format::vindex::VectorIndex::decode(&payload, self.manifest.vectors.as_ref().map_or(0, |v| v.chunks))?;
                 if ix.dim != dim {
                     return Err(SiftError::corrupt(msg!("vector index {} has {} dimensions, the manifest says {}", file, ix.dim, dim)));
                 }
@@ -242,11 +244,11 @@ impl Engine {
             #[cfg(feature = "semantic")]
             ShardId::ListGroup(i) => {
                 let lists = self.vector_index.as_ref().map_or(0..0, |ix| ix.groups.lists(i)).len();
-                self.list_groups[i] = Some(crate::bundle::encoder::decode_row_shard(&payload, self.vector_dim(), lists, i, "list group")?);
+                self.list_groups[i] = Some(sift_format::encoder::decode_row_shard(&payload, self.vector_dim(), lists, i, "list group")?);
             }
             #[cfg(feature = "semantic")]
             ShardId::VectorList(i) => {
-                let (dim, set) = (self.vector_dim(), crate::bundle::vectors::VectorSet::decode(&payload, n, i)?);
+                let (dim, set) = (self.vector_dim(), sift_format::vectors::VectorSet::decode(&payload, n, i)?);
                 let want = self.vector_index.as_ref().map_or(0, |ix| ix.counts[i] as usize);
                 if set.dim != dim || set.len() != want {
                     return Err(SiftError::corrupt(msg!("vector list {} does not match the vector index", file)));
@@ -256,17 +258,17 @@ impl Engine {
             #[cfg(feature = "semantic")]
             ShardId::Projection => {
                 let model_dim = self.vector_index.as_ref().map_or(0, |ix| ix.model_dim);
-                self.projection = Some(crate::bundle::vindex::decode_projection(&payload, model_dim, self.vector_dim())?);
+                self.projection = Some(sift_format::vindex::decode_projection(&payload, model_dim, self.vector_dim())?);
             }
             #[cfg(feature = "semantic")]
             ShardId::EncoderVocab(i) => {
                 let n_rows = self.encoder_index.as_ref().map_or(0, |ix| ix.n_rows);
-                self.encoder_vocab[i] = Some(crate::bundle::encoder::VocabGroup::decode(payload, n_rows, i)?);
+                self.encoder_vocab[i] = Some(sift_format::encoder::VocabGroup::decode(payload, n_rows, i)?);
             }
             #[cfg(feature = "semantic")]
             ShardId::EncoderRows(i) => {
                 let expected = self.encoder_index.as_ref().map_or(0, |ix| ix.rows_in(i));
-                self.encoder_rows[i] = Some(crate::bundle::encoder::EncoderRows::decode(&payload, self.vector_dim(), expected, i)?);
+                self.encoder_rows[i] = Some(sift_format::encoder::EncoderRows::decode(&payload, self.vector_dim(), expected, i)?);
             }
             // The keyword engine registers no semantic shard, so none reaches here.
             #[cfg(not(feature = "semantic"))]
@@ -288,7 +290,7 @@ impl Engine {
 
     /// Whether this runtime lacks the rare blocks' folds and the bundle carries them.
     pub(super) fn lacks_rare_folds(&self) -> bool {
-        self.manifest.fold_table.is_some() && !crate::decompose::rare_folds_ready()
+        self.manifest.fold_table.is_some() && !sift_text::decompose::rare_folds_ready()
     }
 
     /// The fold table, when this runtime lacks the rare blocks' folds and `text` (a query)
@@ -356,7 +358,7 @@ pub(crate) fn not_read(file: &str) -> SiftError {
 }
 
 fn has_rare_block_char(text: &str) -> bool {
-    text.chars().any(crate::decompose::in_rare_blocks)
+    text.chars().any(sift_text::decompose::in_rare_blocks)
 }
 
 /// A key-range shard (`ranges[i]`, its dictionary `map`) must hold the range the manifest
@@ -370,7 +372,7 @@ fn check_range(what: &str, file: &str, ranges: &[KeyRangeShardRef], i: usize, ma
         "{} shard {} does not hold the terms from {} the manifest gives it (another shard's file under its name?)",
         what,
         file,
-        crate::error::Quoted(&ranges[i].first)
+        sift_base::error::Quoted(&ranges[i].first)
     )))
 }
 
@@ -403,11 +405,11 @@ mod tests {
     #[test]
     fn names_by_rule_are_read_and_only_as_the_rule_writes_them() {
         let mut r = Registry::default();
-        r.register_store("d-ab", &bundle::table::store_refs("d-ab", 12), ShardId::Docs);
+        r.register_store("d-ab", &sift_format::table::store_refs("d-ab", 12), ShardId::Docs);
         r.register(&refs(&["i-z.bin", "i-a.bin", "i-m.bin"]), ShardId::Ids);
         assert!(r.stems[ShardKind::Docs as usize].is_some() && r.stems[ShardKind::Ids as usize].is_none());
         for i in [0, 1, 2, 10, 11] {
-            assert_eq!(r.named(&bundle::store_file("d-ab", i)), Some(ShardId::Docs(i)));
+            assert_eq!(r.named(&sift_format::store_file("d-ab", i)), Some(ShardId::Docs(i)));
         }
         for bad in ["d-ab-12.bin", "d-ab-01.bin", "d-ab-+1.bin", "d-ab-.bin", "d-ab-1.bin.bin", "d-ab1.bin", "d-a-1.bin", "d-ab-1"] {
             assert_eq!(r.named(bad), None, "{bad}");

@@ -1,8 +1,8 @@
 //! Snippets: the best-matching window of a text, HTML-escaped, matches in `<mark>`.
 
-use crate::analyzer::{Analyzer, Token};
+use sift_text::analyzer::{Analyzer, Token};
 
-pub use crate::text::escape_html;
+pub use sift_base::text::escape_html;
 
 /// The inverse of the engine's escaping, for surfaces that render text rather than HTML:
 /// an HTML-safe string (a title or snippet) as (text, is_marked) parts, entities decoded.
@@ -124,7 +124,7 @@ pub fn snippet(
     let last = toks.iter().rposition(|t| t.pos < to).unwrap_or(toks.len() - 1).max(first);
     let start_byte = if first == 0 && !skipped { 0 } else { toks[first].start };
     let mut end_byte = toks[last].end;
-    if !text[end_byte..].chars().any(crate::charclass::is_alphanumeric) {
+    if !text[end_byte..].chars().any(sift_text::charclass::is_alphanumeric) {
         end_byte = text.len(); // only punctuation left: show it, no ellipsis
     }
     let mut html = String::new();
@@ -200,7 +200,7 @@ mod tests {
     #[test]
     fn stems_that_change_letters_still_match() {
         // "happily" stems to "happili": the prefix filter must not hide it.
-        let t = crate::analyzer::Analyzer::english().term_of("happily");
+        let t = sift_text::analyzer::Analyzer::english().term_of("happily");
         let s = snippet(Analyzer::english(), "we happily agree", &|x| x == t, &p(&[t.as_str()]), 10, None);
         assert!(s.html.contains("<mark>happily</mark>"), "{}", s.html);
     }
@@ -237,7 +237,7 @@ mod tests {
                       HTTPServer x123y ünïcödé aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, — (bits) ";
         let text = format!("{} target word here {}", filler.repeat(30), "after ".repeat(40));
         let mut toks = Vec::new();
-        crate::analyzer::Analyzer::english().tokenize(&text, 0, &mut toks);
+        sift_text::analyzer::Analyzer::english().tokenize(&text, 0, &mut toks);
         let target = toks.iter().find(|t| t.term == "target").expect("indexed").pos;
         let s = snippet(Analyzer::english(), &text, &|t| t == "target", &p(&["target"]), 10, Some(target));
         assert!(s.html.starts_with('…'), "{}", s.html);

@@ -16,7 +16,8 @@
 //!   (`<h3 id="parse"><code>parse(text)</code></h3>`, `<dt id="json.dumps">json.dumps(obj)`).
 
 use scraper::ElementRef;
-use sift_format::{symbol, Symbol};
+use sift_base::Symbol;
+use sift_text::symbol;
 
 /// What a page says about itself that its entries' paths need.
 #[derive(Debug, Default)]

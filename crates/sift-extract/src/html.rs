@@ -8,7 +8,7 @@ use crate::api::PageApi;
 use crate::{collapse_ws, decode_text, folder_of, path_words, ExtractError};
 use ego_tree::iter::Edge;
 use scraper::{ElementRef, Html, Node, Selector};
-use sift_format::{Annotations, Section, SourceDoc, Weighted};
+use sift_base::{Annotations, Section, SourceDoc, Weighted};
 use std::collections::BTreeMap;
 
 pub struct HtmlOptions {
@@ -702,7 +702,7 @@ mod tests {
 #[cfg(test)]
 mod api_entries {
     use super::*;
-    use sift_format::Symbol;
+    use sift_base::Symbol;
 
     fn symbols(html: &str, path: &str) -> Vec<(String, Option<String>, String, String)> {
         let d = extract(html.as_bytes(), path, &HtmlOptions::default()).unwrap().0;

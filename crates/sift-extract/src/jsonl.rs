@@ -4,7 +4,7 @@
 
 use crate::{collapse_ws, ExtractError};
 use serde_json::Value;
-use sift_format::{Section, SourceDoc};
+use sift_base::{Section, SourceDoc};
 use std::collections::BTreeMap;
 
 /// Parse a JSONL file a line at a time from `input` (a file's reader, or bytes), handing

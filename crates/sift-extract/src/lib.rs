@@ -1,5 +1,5 @@
 //! Source extractors: HTML (a built static site), Markdown (with YAML front matter) and
-//! JSONL records in the BEIR corpus shape, each turned into `sift_format::SourceDoc`s.
+//! JSONL records in the BEIR corpus shape, each turned into `sift_base::SourceDoc`s.
 //! Pure: they take bytes and a relative path; the CLI does the file system work.
 
 mod annotations;

@@ -3,7 +3,7 @@
 
 use crate::{collapse_ws, decode_text, folder_of, path_words, ExtractError};
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
-use sift_format::{Section, SourceDoc};
+use sift_base::{Section, SourceDoc};
 use std::collections::BTreeMap;
 use yaml_rust2::{Yaml, YamlLoader};
 
@@ -151,7 +151,7 @@ pub fn render_page(bytes: &[u8], rel_path: &str) -> Result<String, ExtractError>
     }
     let mut body = String::new();
     pulldown_cmark::html::push_html(&mut body, events.into_iter());
-    let title = sift_format::text::escape_html(&doc.title);
+    let title = sift_base::text::escape_html(&doc.title);
     let h1 = if body.contains("<h1") { String::new() } else { format!("<h1>{title}</h1>") };
     Ok(format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n<style>body{{font:16px/1.6 system-ui,sans-serif;max-width:760px;margin:0 auto;padding:1em 1.5em}}header{{display:flex;gap:1em;align-items:center;padding:.5em 0 1em;border-bottom:1px solid #ddd}}code{{background:#eee;padding:0 .2em}}:target{{background:#fff7c0}}</style>\n<script type=\"module\" src=\"/sift-search.js\"></script><script type=\"module\" src=\"/sift-highlight.js\"></script></head>\n<body><header><a href=\"/\">Home</a><sift-search bundle=\"/_sift/\"></sift-search></header>\n<main>{h1}\n{body}</main></body></html>\n"

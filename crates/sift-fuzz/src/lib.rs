@@ -6,10 +6,11 @@
 //! Every function must return for every input: errors are fine, panics, aborts, unbounded
 //! allocation and runaway time are the bugs the fuzzer hunts.
 
+use sift_base::{Section, SourceDoc};
 use sift_build::{BuildOptions, BuiltBundle};
-use sift_engine::bundle::vindex::VectorIndex;
-use sift_engine::bundle::{self, startup, ShardKind, ShardRef};
-use sift_engine::{Context, Engine, MultiSearchRequest, SearchRequest, Section, SourceDoc, Step};
+use sift_engine::{Context, Engine, MultiSearchRequest, SearchRequest, Step};
+use sift_format::vindex::VectorIndex;
+use sift_format::{startup, ShardKind, ShardRef};
 use std::collections::BTreeMap;
 
 /// Build a bundle in memory and open an engine over it with every shard loaded.
@@ -40,7 +41,7 @@ pub fn target(name: &str) -> Option<fn(&[u8])> {
 const VECTOR_DIM: usize = 8;
 
 fn ctx() -> Context {
-    Context { now_days: sift_engine::date::days_from_civil(2026, 11, 22) }
+    Context { now_days: sift_base::date::days_from_civil(2026, 11, 22) }
 }
 
 /// A small site with every feature the engine has: several sections, metadata filters,
@@ -251,7 +252,7 @@ pub fn query(data: &[u8]) {
     let parsed = sift_engine::query::parse(&text, |f| f == "type" || f == "tags");
     assert!(!parsed.open_last || !parsed.groups.is_empty());
     let mut toks = Vec::new();
-    sift_engine::analyzer::Analyzer::english().tokenize(&text, 0, &mut toks);
+    sift_text::analyzer::Analyzer::english().tokenize(&text, 0, &mut toks);
     for t in &toks {
         assert!(t.start <= t.end && t.end <= text.len() && text.is_char_boundary(t.start) && text.is_char_boundary(t.end));
     }
@@ -327,7 +328,7 @@ fn replaced(built: &BuiltBundle, target: Target, n: usize, payload: &[u8]) -> (V
     let mut manifest = built.manifest.clone();
     let mut files = built.shards.clone();
     let frame = |kind: ShardKind, payload: &[u8], sref: &mut ShardRef, files: &mut Vec<(String, Vec<u8>)>| {
-        let framed = bundle::encode_shard(kind, payload);
+        let framed = sift_format::encode_shard(kind, payload);
         if sref.check.is_some() {
             *sref = ShardRef::new(sref.file.clone(), framed.len() as u64, crc32fast::hash(&framed));
         }
@@ -337,7 +338,7 @@ fn replaced(built: &BuiltBundle, target: Target, n: usize, payload: &[u8]) -> (V
     };
     let payload_of = |r: &ShardRef, kind: ShardKind| -> Vec<u8> {
         let bytes = &built.shards.iter().find(|(name, _)| *name == r.file).expect("listed shard exists").1;
-        bundle::decode_shard(bytes, kind, r).expect("sample shard decodes")
+        sift_format::decode_shard(bytes, kind, r).expect("sample shard decodes")
     };
     let kind = match target {
         Target::Shard(kind) => kind,
@@ -430,7 +431,7 @@ pub fn sample_payloads() -> Vec<(u8, Vec<u8>)> {
     let mut out = Vec::new();
     let startup = {
         let bytes = &b.shards.iter().find(|(n, _)| *n == b.manifest.startup.file).expect("listed").1;
-        bundle::decode_shard(bytes, ShardKind::Startup, &b.manifest.startup).expect("sample startup shard decodes")
+        sift_format::decode_shard(bytes, ShardKind::Startup, &b.manifest.startup).expect("sample startup shard decodes")
     };
     for (k, target) in TARGETS_OF_BUNDLE.iter().enumerate() {
         let selector = (k + 1) as u8;
@@ -486,13 +487,13 @@ fn payload_in(b: &BuiltBundle, eng: &mut Engine, kind: ShardKind, sref: &ShardRe
     if !eng.is_loaded(startup) {
         eng.add_shard(startup, file(startup)).expect("the startup shard loads");
     }
-    let with = bundle::Inflation { payload: None, dictionary: eng.doc_dictionary() };
-    bundle::decode_shard_with(file(&sref.file), with, kind, sref).expect("sample shard decodes")
+    let with = sift_format::Inflation { payload: None, dictionary: eng.doc_dictionary() };
+    sift_format::decode_shard_with(file(&sref.file), with, kind, sref).expect("sample shard decodes")
 }
 
 /// Index one extracted page and query it by its own words.
 fn index_and_query(doc: SourceDoc) {
-    let words: Vec<String> = sift_engine::analyzer::Analyzer::english().terms(&format!(
+    let words: Vec<String> = sift_text::analyzer::Analyzer::english().terms(&format!(
         "{} {}",
         doc.title,
         doc.sections.first().map(|s| s.text.as_str()).unwrap_or("")

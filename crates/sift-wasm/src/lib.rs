@@ -4,8 +4,8 @@
 //! `{code, message}` objects inside the same text; nothing here panics on input (the core
 //! returns errors for bad requests and corrupt shards).
 
-use sift_engine::error::ErrorCode;
-use sift_engine::json::{Json, ToJson};
+use sift_base::error::ErrorCode;
+use sift_base::json::{Json, ToJson};
 #[cfg(feature = "full")]
 use sift_engine::MultiSearchRequest;
 use sift_engine::{Context, Engine, SearchRequest, SiftError, Step};
@@ -71,7 +71,7 @@ impl SiftEngine {
     #[wasm_bindgen(constructor)]
     pub fn new(manifest: &[u8]) -> SiftEngine {
         #[cfg(not(feature = "languages"))]
-        sift_engine::analyzer::set_host_stemmer(sift_engine::analyzer::HostStemmer {
+        sift_text::analyzer::set_host_stemmer(sift_text::analyzer::HostStemmer {
             has: |language| host_has_stemmer(language),
             stem: |language, word| host_stem(language, word),
         });

@@ -3,7 +3,7 @@
 //! k-means++ seeding from a fixed-seed generator — deterministic for the same vectors.
 
 use super::linalg::par_rows;
-use crate::bundle::vindex::{dot, normalise};
+use sift_format::vindex::{dot, normalise};
 
 /// Lloyd iterations after seeding.
 const ITERATIONS: usize = 12;

@@ -6,11 +6,11 @@ use super::fit::{fit, FitParams, FitReport, TrainingText};
 use super::ivf::kmeans;
 use super::linalg::par_rows;
 use super::projection::Projection;
-use crate::bundle::encoder::{encode_groups, encode_row_shard, groups_for, pack_pieces, EncoderRows, ROWS_PER_SHARD};
-use crate::bundle::vectors::VectorSet;
-use crate::bundle::vindex::encode_projection;
-use crate::error::SiftError;
-use crate::wordpiece;
+use sift_base::error::SiftError;
+use sift_format::encoder::{encode_groups, encode_row_shard, groups_for, pack_pieces, EncoderRows, ROWS_PER_SHARD};
+use sift_format::vectors::VectorSet;
+use sift_format::vindex::encode_projection;
+use sift_text::wordpiece;
 use std::collections::HashMap;
 
 /// Dimensions of the bundle's space by default: vectors three times smaller than the
@@ -325,10 +325,10 @@ fn whole_words(chunk_tokens: &[Vec<u32>], vocab: &HashMap<u32, String>, tokens: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bundle::encoder::decode_row_shard;
-    use crate::bundle::table::store_refs;
-    use crate::bundle::vindex::{normalise, probe, ListGroups, VectorIndex};
-    use crate::bundle::ShardRef;
+    use sift_format::encoder::decode_row_shard;
+    use sift_format::table::store_refs;
+    use sift_format::vindex::{normalise, probe, ListGroups, VectorIndex};
+    use sift_format::ShardRef;
 
     #[test]
     fn whole_words_are_the_words_of_two_chunks_or_more_cut_into_two_or_three_pieces() {
@@ -475,7 +475,7 @@ mod tests {
 
     /// `v` in the layout's space (dim = model_dim here, so the projection is a rotation).
     fn input_projected(v: &[f32], laid: &SemanticLayout) -> Vec<f32> {
-        let p = crate::bundle::vindex::decode_projection(&laid.projection, laid.model_dim, laid.dim).unwrap();
+        let p = sift_format::vindex::decode_projection(&laid.projection, laid.model_dim, laid.dim).unwrap();
         p.apply_normalised(v)
     }
 }

@@ -6,12 +6,14 @@
 //! bundle's dimensions); a query vector is the normalised sum of its tokens' rows. Looking
 //! up a few rows and adding them replaces running a transformer.
 //!
-//! This module fits the semantic half at build time: [`projection`] (the bundle's space),
+//! This module fits the semantic half at build time: [`embed`] (what the model embeds, with
+//! the store that caches it), [`projection`] (the bundle's space),
 //! [`ivf`] (the vector lists), [`fit`] (the static encoder, over [`linalg`]), [`training`]
 //! (its training texts), [`layout`] (all of it as payloads); [`toy`] is a deterministic
 //! stand-in model for tests. The query-time side is the engine's; the tokenizer
-//! (`sift_format::wordpiece`) is shared.
+//! (`sift_text::wordpiece`) is shared.
 
+pub mod embed;
 pub mod fit;
 pub mod ivf;
 pub mod layout;

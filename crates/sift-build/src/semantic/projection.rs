@@ -4,7 +4,7 @@
 //! the static encoder's rows — is three times smaller.
 
 use super::linalg::{par_map, symmetric_eigen};
-pub use crate::bundle::vindex::{normalise, Projection};
+pub use sift_format::vindex::{normalise, Projection};
 
 /// Chunks per block of the Gram-matrix sum (blocks are summed in order: deterministic).
 const BLOCK: usize = 1024;

@@ -7,8 +7,8 @@
 use super::fit::TrainingText;
 use super::layout::{EncoderInput, SemanticInput};
 use super::projection::normalise;
-use crate::doc::SourceDoc;
-use crate::wordpiece;
+use sift_base::doc::SourceDoc;
+use sift_text::wordpiece;
 use std::collections::{BTreeSet, HashMap};
 
 fn pattern(token: &str, dim: usize) -> Vec<f32> {

@@ -2,7 +2,7 @@
 //! titles and section headings (short, like the queries people type) and sentences. Each
 //! kind added relevance over chunks alone: sentences teach the encoder how words combine.
 
-use crate::doc::SourceDoc;
+use sift_base::doc::SourceDoc;
 use std::collections::BTreeSet;
 
 /// Sentences shorter than this many words say too little to learn from.
@@ -70,7 +70,7 @@ fn push_sentence(out: &mut Vec<String>, words: &[&str]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doc::Section;
+    use sift_base::doc::Section;
 
     #[test]
     fn sentences_titles_and_headings_once_each() {
