@@ -10,7 +10,7 @@ source "$(dirname "$0")/../scripts/env.sh"
 cd "$SIFT_ROOT"
 scripts/setup-web.sh >/dev/null
 source bench/site.sh
-cargo build --quiet --release -p sift-cli
+cargo build --quiet --release -p sift
 SIFT="$CARGO_TARGET_DIR/release/sift"
 "$SIFT" model fetch >/dev/null
 bash scripts/build-wasm.sh

@@ -27,7 +27,7 @@ for a in "$@"; do
     *) echo "bench/build.sh: unknown option $a" >&2; exit 2 ;;
   esac
 done
-cargo build --quiet --release -p sift-cli
+cargo build --quiet --release -p sift
 SIFT="$CARGO_TARGET_DIR/release/sift"
 WORK="$CARGO_TARGET_DIR/bench/build"
 rm -rf "$WORK"

@@ -124,7 +124,7 @@ def main():
     ap.add_argument("--raised-limit", action="store_true")
     args = ap.parse_args()
     if not os.path.exists(args.sift):
-        subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "sift-cli"], cwd=ROOT)
+        subprocess.check_call(["cargo", "build", "--release", "-q", "-p", "sift"], cwd=ROOT)
     cases = [
         ("200 MB HTML page (default 64 MB limit)", lambda s: case_big(s, 200), []),
         ("60 MB HTML page (under the limit)", lambda s: case_big(s, 60), []),

@@ -20,7 +20,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null \
     || { $SUDO apt-get update -q >/dev/null && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null; }
 fi
-cargo build --quiet -p sift-cli
+cargo build --quiet -p sift
 bash scripts/build-wasm.sh >/dev/null
 node bench/languages.mjs "${LANGS[@]}"
 node bench/languages-bytes.mjs

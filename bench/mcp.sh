@@ -8,7 +8,7 @@ source "$(dirname "$0")/../scripts/env.sh"
 cd "$SIFT_ROOT"
 scripts/setup-web.sh >/dev/null
 source bench/site.sh
-cargo build --quiet --release -p sift-cli
+cargo build --quiet --release -p sift
 SIFT="$CARGO_TARGET_DIR/release/sift"
 WORK="$CARGO_TARGET_DIR/bench/mcp"
 mkdir -p "$WORK"

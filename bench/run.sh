@@ -8,7 +8,7 @@ cd "$SIFT_ROOT"
 scripts/setup.sh
 source bench/site.sh
 python3 -c "import bm25s, Stemmer" 2>/dev/null || pip install --quiet bm25s PyStemmer
-cargo build --quiet --release -p sift-cli
+cargo build --quiet --release -p sift
 SIFT="$CARGO_TARGET_DIR/release/sift"
 WORK="$CARGO_TARGET_DIR/bench"
 

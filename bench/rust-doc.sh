@@ -18,7 +18,7 @@ if [ ! -d "$SITE" ]; then
   echo "bench: installing rust-doc (the Rust standard library's docs, 32,101 pages)"
   (apt-get install -y rust-doc || (apt-get update && apt-get install -y rust-doc)) > /dev/null
 fi
-cargo build --quiet --release -p sift-cli
+cargo build --quiet --release -p sift
 SIFT="$CARGO_TARGET_DIR/release/sift"
 [ -f www/dist/sift_wasm_bg.wasm.lzma ] || bash scripts/build-wasm.sh
 "$SIFT" model fetch >/dev/null

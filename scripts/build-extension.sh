@@ -9,7 +9,7 @@ source "$(dirname "$0")/env.sh"
 cd "$SIFT_ROOT"
 [ -f www/dist/sift_wasm_bg.wasm.lzma ] || SIFT_SKIP_EMBED_WASM=1 bash scripts/build-wasm.sh
 SIFT="${SIFT_BIN:-$CARGO_TARGET_DIR/debug/sift}"
-[ -x "$SIFT" ] || cargo build --quiet -p sift-cli
+[ -x "$SIFT" ] || cargo build --quiet -p sift
 OUT="${SIFT_EXT_OUT:-$SIFT_ROOT/www/extension-dist}"
 DIR="$OUT/unpacked"
 rm -rf "$DIR"

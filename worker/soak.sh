@@ -8,7 +8,7 @@ source "$(dirname "$0")/../scripts/env.sh"
 cd "$SIFT_ROOT"
 scripts/setup-web.sh >/dev/null
 [ -f www/dist/sift_wasm_bg.wasm ] || SIFT_SKIP_EMBED_WASM=1 bash scripts/build-wasm.sh
-cargo build --quiet --release -p sift-cli
+cargo build --quiet --release -p sift
 SITE="${SIFT_BENCH_SITE:-/usr/share/doc/python3.11/html}"
 [ -d "$SITE" ] || (apt-get install -y python3.11-doc || (apt-get update && apt-get install -y python3.11-doc)) >/dev/null
 WORK="$CARGO_TARGET_DIR/bench/browser"

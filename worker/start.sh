@@ -10,7 +10,7 @@ source "$(dirname "$0")/../scripts/env.sh"
 cd "$SIFT_ROOT"
 scripts/setup-web.sh >/dev/null
 [ -f www/dist/sift_wasm_bg.wasm ] || bash scripts/build-wasm.sh
-cargo build --quiet -p sift-cli
+cargo build --quiet -p sift
 SIFT="$CARGO_TARGET_DIR/debug/sift"
 BUNDLE="${SIFT_BUNDLE:-}"
 if [ -z "$BUNDLE" ]; then

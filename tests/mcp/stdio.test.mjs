@@ -12,7 +12,7 @@ import { ROOT, SIFT, sift, skipUnlessCI } from "../support.mjs";
 
 const skip = skipUnlessCI(
   !fs.existsSync(path.join(ROOT, "worker/node_modules/@modelcontextprotocol/sdk")) ? "the MCP SDK is missing (scripts/setup-web.sh installs worker/)"
-  : !fs.existsSync(SIFT) ? `no sift binary at ${SIFT} (cargo build -p sift-cli)` : false,
+  : !fs.existsSync(SIFT) ? `no sift binary at ${SIFT} (cargo build -p sift)` : false,
 );
 
 const require = createRequire(path.join(ROOT, "worker/package.json"));

@@ -17,7 +17,7 @@ function binary() {
     console.error(
       `sift: no prebuilt binary for ${platform} (the package @sift-search/cli-${platform} is not installed).\n` +
         "Install on a supported platform (linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64), " +
-        "without --no-optional, or build from source: cargo install --path build-index",
+        "without --no-optional, or build from source: cargo install --path sift",
     );
     process.exit(1);
   }
