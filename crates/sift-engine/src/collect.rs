@@ -2,10 +2,12 @@
 //! in which order (relevance or date, with an optional recency boost), which page, and the
 //! facet counts of the whole result set.
 
+use super::definition::{rank_first, Defining};
 use super::matching::alt_matches;
 use super::plan::{AltKind, Clause};
 use super::score::{sort_hits, Hit};
-use crate::contract::{Sort, ValidRequest};
+use crate::contract::{Fallback, SearchResponse, Sort, ValidRequest};
+use crate::params::RankingParams;
 use crate::query::ParsedQuery;
 use sift_format::docmeta::DocMeta;
 use sift_format::filters::FilterIndex;
@@ -148,15 +150,15 @@ fn sorted_set(mut docs: Vec<u32>) -> Vec<u32> {
     docs
 }
 
-/// Recency factor in (0.8, 1]: halves its bonus every 180 days of age. `now`: the newest
-/// date of the bundle.
-fn recency(meta: &DocMeta, doc: u32, now: i64) -> f32 {
+/// Recency factor in (`recency_floor`, 1]: the rest above the floor halves every
+/// `recency_half_life_days` of age. `now`: the newest date of the bundle.
+fn recency(meta: &DocMeta, doc: u32, now: i64, p: &RankingParams) -> f32 {
     match meta.dates[doc as usize] {
         Some(d) => {
             let age = (now - d).max(0) as f32;
-            0.8 + 0.2 * 0.5f32.powf(age / 180.0)
+            p.recency_floor + (1.0 - p.recency_floor) * 0.5f32.powf(age / p.recency_half_life_days)
         }
-        None => 0.8,
+        None => p.recency_floor,
     }
 }
 
@@ -164,11 +166,11 @@ fn recency(meta: &DocMeta, doc: u32, now: i64) -> f32 {
 /// then relevance).
 /// (Without the `dates` feature validation refuses both options; the `cfg!`s leave their
 /// code out of the browser engines.)
-pub(crate) fn order(hits: &mut [Hit], meta: &DocMeta, sort: Sort, boost_recent: bool) {
+pub(crate) fn order(hits: &mut [Hit], meta: &DocMeta, sort: Sort, boost_recent: bool, p: &RankingParams) {
     if boost_recent && cfg!(feature = "dates") {
         let newest = meta.newest_date();
         for h in hits.iter_mut() {
-            h.score *= recency(meta, h.doc, newest);
+            h.score *= recency(meta, h.doc, newest, p);
         }
     }
     match sort {
@@ -206,4 +208,63 @@ pub(crate) fn facets(index: &FilterIndex, n_docs: usize, hits: &[Hit]) -> BTreeM
         }
     }
     out
+}
+
+/// A query with filters and no words (`folder:library`, or symbols with a `since`): every
+/// page the filters admit, in the bundle's order (or by date), with facets, like a search
+/// that matched them all.
+pub(crate) fn browse(
+    req: &ValidRequest,
+    filter: &Filter,
+    meta: &DocMeta,
+    index: &FilterIndex,
+    doc_count: u32,
+    p: &RankingParams,
+) -> (Vec<Hit>, SearchResponse) {
+    let hits: Vec<Hit> = (0..doc_count).filter(|&d| filter.admits(d)).map(|doc| Hit { doc, score: 1.0 }).collect();
+    let Collected { page, total, facets } = collected(req, meta, index, doc_count, hits, &[], p);
+    let reason = if total == 0 && !filter.excluded.is_empty() {
+        "the query has no words, and no page passes its filters and exclusions"
+    } else if total == 0 {
+        "the query has no words, and no page has the values its filters ask for"
+    } else {
+        "the query has no words; listing every page its filters admit"
+    };
+    let fallback = Fallback { from: "query".into(), to: "filters".into(), reason: reason.into() };
+    (page, SearchResponse { total, facets, ..empty_response(req, fallback) })
+}
+
+/// A search's hits ordered (the defined item first by relevance), paged, counted.
+pub(crate) struct Collected {
+    pub page: Vec<Hit>,
+    pub total: usize,
+    pub facets: BTreeMap<String, BTreeMap<String, usize>>,
+}
+
+pub(crate) fn collected(
+    req: &ValidRequest,
+    meta: &DocMeta,
+    index: &FilterIndex,
+    doc_count: u32,
+    mut hits: Vec<Hit>,
+    defining: &[Defining],
+    p: &RankingParams,
+) -> Collected {
+    order(&mut hits, meta, req.sort, req.boost_recent, p);
+    if req.sort == Sort::Relevance {
+        rank_first(&mut hits, defining);
+    }
+    let page = hits.iter().skip(req.offset).take(req.limit).copied().collect();
+    Collected { page, total: hits.len(), facets: facets(index, doc_count as usize, &hits) }
+}
+
+pub(crate) fn empty_response(req: &ValidRequest, fallback: Fallback) -> SearchResponse {
+    SearchResponse {
+        limit: req.limit,
+        offset: req.offset,
+        query: req.query.trim_end().to_string(),
+        search_type: "lexical".into(),
+        fallback: Some(fallback),
+        ..Default::default()
+    }
 }

@@ -7,12 +7,6 @@ use super::resolve::{Flow, Resolver};
 use super::{Engine, ShardId};
 use crate::{fuzzy, rank};
 
-const MAX_PREFIX_EXPANSIONS: usize = 40;
-const MAX_FUZZY_EXPANSIONS: usize = 8;
-/// Dictionary entries walked per prefix before giving up (a one-letter prefix of a huge
-/// dictionary must stay cheap).
-const MAX_PREFIX_SCAN: usize = 20_000;
-
 /// Stems shorter than the typed word, by how many letters they drop: `configura` →
 /// `configur`, whose surface form `configuration` starts with what was typed.
 fn stem_cuts(folded: &str) -> Vec<String> {
@@ -52,7 +46,7 @@ pub(crate) fn prefix_alts(res: &Resolver, folded: &str, out: &mut Vec<Alt>) -> F
                 continue;
             }
             seen += 1;
-            if seen > MAX_PREFIX_SCAN {
+            if seen > res.eng.params.prefix_scan {
                 break;
             }
             let term = term.to_string();
@@ -79,7 +73,7 @@ pub(crate) fn prefix_alts(res: &Resolver, folded: &str, out: &mut Vec<Alt>) -> F
     cands.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     cands.dedup_by(|a, b| a.1 == b.1);
     let mut alts = Vec::new();
-    for (_, term) in cands.into_iter().take(MAX_PREFIX_EXPANSIONS) {
+    for (_, term) in cands.into_iter().take(res.eng.params.prefix_expansions) {
         alts.extend(plan::alt(res, &[term], false, res.eng.params.prefix, AltKind::Prefix)?);
     }
     let exact_df: u32 = out.iter().filter(|a| a.terms.len() == 1).map(|a| a.terms[0].pl.df).max().unwrap_or(0);
@@ -161,7 +155,7 @@ pub(crate) fn initial_shards(eng: &Engine, word: &str) -> Vec<ShardId> {
 }
 
 /// Fuzzy neighbours of each of `words` (folded), read from the dictionaries alone: the
-/// closest first, then the most common, at most `MAX_FUZZY_EXPANSIONS` a word. With
+/// closest first, then the most common, at most `fuzzy_expansions` a word. With
 /// `InitialFirst`, neighbours sharing a word's first letter win when one is a single edit
 /// away; otherwise the whole dictionary is read. Every word's first-letter dictionaries
 /// are asked for in one round, and the whole dictionary (for the words that need it) in at
@@ -195,7 +189,7 @@ pub(crate) fn fuzzy_neighbours(res: &Resolver, words: &[String], scope: FuzzySco
         }
         // Stable: among equals, term order.
         hits.sort_by(Neighbour::order);
-        hits.truncate(MAX_FUZZY_EXPANSIONS);
+        hits.truncate(res.eng.params.fuzzy_expansions);
     }
     Ok(found.into_iter().map(|f| f.0).collect())
 }
@@ -268,7 +262,7 @@ fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, hits: &mut Vec<Nei
         // A term or a spelling of it → its df (`VocabShard::key`).
         let vocab = res.vocab_shard(vi)?;
         for probe in [word, stemmed] {
-            for h in fuzzy::fuzzy_terms(&vocab.map, probe, d, FUZZY_HITS_PER_SHARD) {
+            for h in fuzzy::fuzzy_terms(&vocab.map, probe, d, res.eng.params.fuzzy_hits_per_shard) {
                 let k = vocab.key(&res.eng.analyzer, &h.term, h.value);
                 let (term, df, spelling, marked) = (k.term.into_owned(), k.df, k.spelling, k.written);
                 // A spelling stands for its stem: near the word as typed, it is a
@@ -308,10 +302,6 @@ fn add_hit(hits: &mut Vec<Neighbour>, hit: Neighbour) {
         Err(k) => hits.insert(k, hit),
     }
 }
-
-/// Hits taken from one vocabulary shard per probe, so a pathological dictionary cannot
-/// blow up a query.
-const FUZZY_HITS_PER_SHARD: usize = 512;
 
 /// Expansions of one typed word (prefix completions, fuzzy neighbours) act as one synonym
 /// group: each scores with the idf of the group's combined document frequency, so a rare

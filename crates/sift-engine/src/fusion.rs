@@ -4,11 +4,15 @@
 
 use super::matching::alt_match_at;
 use super::plan::Plan;
+#[cfg(feature = "explain")]
+use super::round4;
 use super::score::{sort_hits, Hit};
-use crate::contract::{Mode, ValidRequest};
+use crate::contract::{Fallback, Mode, ValidRequest};
 use crate::rank;
 use sift_base::error::{ErrorCode, SiftError};
 use sift_base::hashing::HashMap;
+#[cfg(feature = "explain")]
+use sift_base::json::Json;
 use sift_format::VectorsRef;
 use sift_text::analyzer::{self, Analyzer};
 use sift_text::charclass;
@@ -201,7 +205,7 @@ pub(crate) fn fuse(
         for h in out.iter_mut().filter(|h| h.doc != best.doc && h.score > bar) {
             if cov.get(&h.doc).is_some_and(|&c| c < p.coverage_to_outrank_meaning) {
                 // Just below the bar, in the order they had.
-                h.score = bar * (0.999 + 0.0009 * h.score / top);
+                h.score = bar * (p.demoted_to + p.demoted_spread * h.score / top);
             }
         }
     }
@@ -212,6 +216,105 @@ pub(crate) fn fuse(
 /// A result's share of reciprocal rank fusion at 0-based `rank`.
 pub(crate) fn rrf(rank: usize, p: &RankingParams) -> f32 {
     1.0 / (p.rrf_k + rank as f32 + 1.0)
+}
+
+/// The two halves as one list, and what the response says about it.
+// The per-side scores are read only by `explain` (not in the lean browser runtime).
+#[cfg_attr(not(feature = "explain"), allow(dead_code))]
+pub(crate) struct Combined {
+    pub hits: Vec<Hit>,
+    pub search_type: &'static str,
+    pub fallback: Option<Fallback>,
+    /// Each side's score per document, kept for `explain`.
+    lexical_scores: HashMap<u32, f32>,
+    semantic_scores: HashMap<u32, f32>,
+    /// How much of a short query each lexical hit covers, where fusion weighed it.
+    coverage: HashMap<u32, f32>,
+    /// How many of the best answers gave the semantic side feedback (0: it searched once).
+    pub feedback: usize,
+    /// What a document the semantic side did not reach counted there (`fusion::unreached`).
+    unreached: f32,
+}
+
+impl Combined {
+    /// How a document's fused score came about.
+    #[cfg(feature = "explain")]
+    pub fn explain(&self, doc: u32, (w_lex, w_sem): (f32, f32)) -> Json {
+        let mut x = Json::obj([("lexical", Json::from(self.lexical_scores.get(&doc).map(|s| round4(*s))))]);
+        // Only partial matches say so (full ones explain as they always did).
+        if let Some(c) = self.coverage.get(&doc).filter(|&&c| c < 1.0) {
+            x.set("coverage", round4(*c).into());
+        }
+        if self.feedback > 0 {
+            x.set("feedback_docs", self.feedback.into());
+        }
+        x.set("search_type", self.search_type.into());
+        x.set("semantic", self.semantic_scores.get(&doc).map(|s| round4(*s)).into());
+        if self.search_type == "hybrid" && !self.semantic_scores.contains_key(&doc) {
+            x.set("semantic_unreached", round4(self.unreached).into());
+        }
+        x.set("weights", Json::obj([("lexical", Json::from(w_lex)), ("semantic", Json::from(w_sem))]));
+        x
+    }
+}
+
+pub(crate) fn combine(
+    lexical: Vec<Hit>,
+    semantic: Option<Vec<Hit>>,
+    weights: (f32, f32),
+    fallback: Option<Fallback>,
+    explain: bool,
+    coverage: Option<&HashMap<u32, f32>>,
+    p: &RankingParams,
+) -> Combined {
+    let Some(sem) = semantic else {
+        return Combined {
+            hits: lexical,
+            search_type: "lexical",
+            fallback,
+            lexical_scores: HashMap::default(),
+            semantic_scores: HashMap::default(),
+            coverage: HashMap::default(),
+            feedback: 0,
+            unreached: 0.0,
+        };
+    };
+    let (lexical_scores, semantic_scores, coverage_kept, unreached) = if explain {
+        (
+            lexical.iter().map(|h| (h.doc, h.score)).collect(),
+            sem.iter().map(|h| (h.doc, h.score)).collect(),
+            coverage.cloned().unwrap_or_default(),
+            unreached(&sem, p),
+        )
+    } else {
+        (HashMap::default(), HashMap::default(), HashMap::default(), 0.0)
+    };
+    let (hits, search_type, fallback) = if weights.0 == 0.0 {
+        (sem, "semantic", None)
+    } else if !fuses(weights, &lexical) {
+        // A fallback must not dress up noise as an answer: only real similarity counts.
+        let sem: Vec<Hit> = sem.into_iter().filter(|h| h.score >= p.semantic_fallback_min).collect();
+        let fallback = if sem.is_empty() {
+            fallback
+        } else {
+            Some(Fallback {
+                from: "lexical".into(),
+                to: "semantic".into(),
+                reason: "no document contains the query's words (or similar spellings); showing results by meaning".into(),
+            })
+        };
+        (sem, "semantic", fallback)
+    } else {
+        (fuse(&lexical, &sem, weights, coverage, p), "hybrid", fallback)
+    };
+    let coverage = if search_type == "hybrid" { coverage_kept } else { HashMap::default() };
+    Combined { hits, search_type, fallback, lexical_scores, semantic_scores, coverage, feedback: 0, unreached }
+}
+
+/// Whether the two lists are fused (hybrid), given a semantic list: the lexical side has
+/// weight and found something; otherwise meaning answers alone.
+pub(crate) fn fuses((w_lex, _): (f32, f32), lexical: &[Hit]) -> bool {
+    w_lex > 0.0 && !lexical.is_empty()
 }
 
 #[cfg(test)]
@@ -288,5 +391,22 @@ mod tests {
         // No clear winner by meaning (0.45 vs 0.43): the word match keeps its place.
         let close = vec![Hit { doc: 2, score: 0.45 }, Hit { doc: 4, score: 0.43 }, Hit { doc: 1, score: 0.2 }];
         assert_eq!(order(0.33, &close)[0], 1);
+    }
+}
+
+#[cfg(all(test, feature = "explain"))]
+mod combine_tests {
+    use super::*;
+
+    #[test]
+    fn explain_says_what_a_page_the_semantic_side_did_not_reach_counted_there() {
+        let lexical = vec![Hit { doc: 1, score: 0.9 }, Hit { doc: 2, score: 0.4 }];
+        let semantic = vec![Hit { doc: 2, score: 0.6 }, Hit { doc: 3, score: 0.5 }];
+        let c = combine(lexical, Some(semantic), (0.3, 0.7), None, true, None, &crate::params::DEFAULT);
+        assert_eq!(c.search_type, "hybrid");
+        let unread = c.explain(1, (0.3, 0.7));
+        assert!(unread.get("semantic").is_some_and(Json::is_null));
+        assert_eq!(unread.get("semantic_unreached").map(Json::to_text), Some("0.5".into()), "the lowest score reached");
+        assert!(c.explain(2, (0.3, 0.7)).get("semantic_unreached").is_none(), "reached: its own score");
     }
 }

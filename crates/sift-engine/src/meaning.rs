@@ -9,7 +9,7 @@
 
 use super::collect::Filter;
 use super::resolve::{Flow, Resolver};
-use super::score::{sort_hits, Hit};
+use super::score::{prior, sort_hits, Hit};
 use super::{shards::ShardId, Engine};
 use crate::params::RankingParams;
 use crate::query::{self, Item};
@@ -61,13 +61,10 @@ fn first_piece_groups<'a>(ix: &'a EncoderIndex, words: &'a [String]) -> impl Ite
 /// The query's unit vector in the bundle's space; None when nothing in the text has a
 /// meaning the encoder knows (every word unknown to the corpus).
 pub(crate) fn query_vector(res: &Resolver, text: &str, host: Option<&[f32]>) -> Flow<Option<Vec<f32>>> {
-    let eng = res.eng;
     match host {
         Some(v) => {
             res.require([ShardId::VectorIndex])?;
-            res.require([ShardId::Projection])?;
-            let p = eng.projection.as_ref().expect("required above");
-            let q = p.apply_normalised(v);
+            let q = res.projection()?.apply_normalised(v);
             Ok(q.iter().any(|x| *x != 0.0).then_some(q))
         }
         None => encode(res, text),
@@ -78,7 +75,7 @@ pub(crate) fn query_vector(res: &Resolver, text: &str, host: Option<&[f32]>) -> 
 /// not records the group, so the search can fetch it and tokenise again. `word` is the word
 /// being cut; `continued`: a continuation of it was found.
 struct LoadedVocab<'a> {
-    eng: &'a Engine,
+    res: &'a Resolver<'a>,
     word: Cell<&'a str>,
     continued: Cell<bool>,
     missing: RefCell<BTreeSet<usize>>,
@@ -86,9 +83,9 @@ struct LoadedVocab<'a> {
 
 impl Vocab for LoadedVocab<'_> {
     fn id(&self, piece: &str) -> Option<u32> {
-        let ix = self.eng.encoder_index.as_ref()?;
+        let ix = self.res.eng.encoder_index.as_ref()?;
         let g = ix.group_of(piece);
-        let Some(group) = self.eng.encoder_vocab.get(g).and_then(Option::as_ref) else {
+        let Some(group) = self.res.encoder_vocab_if_loaded(g) else {
             let mut missing = self.missing.borrow_mut();
             missing.insert(g);
             match piece.strip_prefix("##") {
@@ -130,11 +127,11 @@ fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
     let Some(ix) = eng.encoder_index.as_ref() else { return Ok(None) };
     let words = wordpiece::words(text);
     res.require(first_piece_groups(ix, &words))?;
-    let vocab = LoadedVocab { eng, word: Cell::new(""), continued: Cell::new(false), missing: RefCell::new(BTreeSet::new()) };
+    let vocab = LoadedVocab { res, word: Cell::new(""), continued: Cell::new(false), missing: RefCell::new(BTreeSet::new()) };
     let mut rows: Vec<u32> = Vec::new();
     for word in &words {
         // A word the site uses, stored whole with its pieces: no continuation to look up.
-        let group = eng.encoder_vocab.get(word_group(word, ix.n_word_groups)).and_then(Option::as_ref);
+        let group = res.encoder_vocab_if_loaded(word_group(word, ix.n_word_groups));
         if !group.is_some_and(|g| g.whole_word(word, &mut rows)) {
             vocab.word.set(word);
             vocab.continued.set(false);
@@ -156,7 +153,7 @@ fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
     let mut q = vec![0f32; ix.dim];
     for (&r, &c) in &counts {
         let (shard, at) = ix.locate(r);
-        let row = eng.encoder_rows[shard].as_ref().expect("required above").row(at);
+        let row = res.encoder_rows(shard)?.row(at);
         for (x, v) in q.iter_mut().zip(row) {
             *x += c as f32 * v;
         }
@@ -169,10 +166,11 @@ fn encode(res: &Resolver, text: &str) -> Flow<Option<Vec<f32>>> {
 /// normalised sum of the chunk vectors of the best fused answers, normalised. Reads only
 /// vector lists already loaded, so it costs no extra round of fetches. None when nothing
 /// of those answers was loaded.
-pub(crate) fn feedback(eng: &Engine, q: &[f32], fused: &[Hit]) -> Option<Vec<f32>> {
+pub(crate) fn feedback(res: &Resolver, q: &[f32], fused: &[Hit]) -> Option<Vec<f32>> {
+    let eng = res.eng;
     let mut sum = vec![0f32; q.len()];
     for h in fused.iter().take(eng.params.rocchio_docs) {
-        for set in eng.vector_lists.iter().flatten() {
+        for (_, set) in res.loaded_vector_lists() {
             set.add_doc_vectors(h.doc, &mut sum);
         }
     }
@@ -222,7 +220,7 @@ fn doc_scores(best: HashMap<u32, TwoBest>, p: &RankingParams) -> Vec<(u32, f32)>
 
 /// `semantic_hits` over the vector lists already loaded (no probe, no fetch).
 pub(crate) fn semantic_hits_in_loaded_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter) -> Flow<Vec<Hit>> {
-    let loaded: Vec<usize> = res.eng.vector_lists.iter().enumerate().filter(|(_, l)| l.is_some()).map(|(i, _)| i).collect();
+    let loaded: Vec<usize> = res.loaded_vector_lists().map(|(l, _)| l).collect();
     best_of_lists(res, q, depth, filter, Some(loaded))
 }
 
@@ -241,7 +239,7 @@ pub(crate) fn semantic_hits(res: &Resolver, q: &[f32], depth: usize, filter: &Fi
 /// vectors, so about as many admissible ones reach the ranking.
 fn nearest_lists(res: &Resolver, q: &[f32], admitted: f64) -> Flow<Vec<usize>> {
     let eng = res.eng;
-    let ix = eng.vector_index.as_ref().expect("required by the caller");
+    let ix = res.vector_index()?;
     let budget = |probe: u32, scale: f32| {
         if admitted > 0.0 {
             (f64::from(probe) * f64::from(scale) / admitted).ceil() as usize
@@ -255,8 +253,8 @@ fn nearest_lists(res: &Resolver, q: &[f32], admitted: f64) -> Flow<Vec<usize>> {
     }
     let groups = ix.groups_for(q, budget(ix.groups.probe, p.probe_scale * p.group_scale));
     res.require(groups.iter().map(|&g| ShardId::ListGroup(g)))?;
-    let loaded = groups.iter().map(|&g| (g, eng.list_groups[g].as_deref().expect("required above")));
-    Ok(ix.lists_in(loaded, q, budget(ix.probe, p.probe_scale)))
+    let loaded = groups.iter().map(|&g| res.list_group(g).map(|centroids| (g, centroids))).collect::<Flow<Vec<_>>>()?;
+    Ok(ix.lists_in(loaded.into_iter(), q, budget(ix.probe, p.probe_scale)))
 }
 
 /// `lists`: which vector lists to read (None: probe the nearest ones).
@@ -275,7 +273,7 @@ fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists
     };
     res.require(lists.iter().map(|&l| ShardId::VectorList(l)))?;
     for l in lists {
-        let set = eng.vector_lists[l].as_ref().expect("required above");
+        let set = res.vector_list(l)?;
         for (i, cos) in set.search(q, set.len()) {
             take(set.doc_of[i], cos);
         }
@@ -283,8 +281,10 @@ fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists
     // A navigation page (mostly links) ranks below content for the same match, by meaning
     // as by words: its prior multiplies the cosine as it multiplies BM25F.
     let meta = res.docmeta()?;
-    let mut hits: Vec<Hit> =
-        doc_scores(best, &eng.params).into_iter().map(|(doc, s)| Hit { doc, score: s.clamp(0.0, 1.0) * meta.prior(doc) }).collect();
+    let mut hits: Vec<Hit> = doc_scores(best, &eng.params)
+        .into_iter()
+        .map(|(doc, s)| Hit { doc, score: s.clamp(0.0, 1.0) * prior(meta, doc, &eng.params) })
+        .collect();
     sort_hits(&mut hits);
     hits.truncate(depth);
     Ok(hits)

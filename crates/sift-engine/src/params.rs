@@ -93,6 +93,29 @@ pub struct RankingParams {
     /// Multiplies the list groups' budget alone: a large value reads every group, choosing
     /// lists as one level of centroids would (what the groups cost in relevance).
     pub group_scale: f32,
+    /// A page that is all navigation (generated indexes, source listings) weighs this much
+    /// of a content page with the same match, by words and by meaning alike; a page partly
+    /// navigation in proportion (the ramp between the link densities the doc metadata
+    /// stores as content and as navigation: `docmeta::NAV_FROM`, `NAV_FULL`).
+    pub navigation_weight: f32,
+    /// `boost_recent`: a page's score is multiplied by `recency_floor` plus the rest of 1
+    /// halved every `recency_half_life_days` of its age (the bundle's newest page is 1; a
+    /// page without a date counts as very old).
+    pub recency_floor: f32,
+    pub recency_half_life_days: f32,
+    /// A page covering little of a short query that would outrank a clear answer by meaning
+    /// is put just below it: at `demoted_to` of the answer's score, plus `demoted_spread`
+    /// of it times its own share of the best score, so such pages keep their order.
+    pub demoted_to: f32,
+    pub demoted_spread: f32,
+    /// Completions of the word being typed taken at most (the most frequent first), and
+    /// the vocabulary entries scanned for them at most.
+    pub prefix_expansions: usize,
+    pub prefix_scan: usize,
+    /// Fuzzy neighbours of a misspelt word taken at most (the closest first, then the most
+    /// common), and the candidates one vocabulary shard may give at most.
+    pub fuzzy_expansions: usize,
+    pub fuzzy_hits_per_shard: usize,
 }
 
 /// The defaults (`RankingParams::default()`).
@@ -126,6 +149,15 @@ pub const DEFAULT: RankingParams = RankingParams {
     feedback_original_weight: 0.5,
     probe_scale: 1.0,
     group_scale: 1.0,
+    navigation_weight: 0.5,
+    recency_floor: 0.8,
+    recency_half_life_days: 180.0,
+    demoted_to: 0.999,
+    demoted_spread: 0.0009,
+    prefix_expansions: 40,
+    prefix_scan: 20_000,
+    fuzzy_expansions: 8,
+    fuzzy_hits_per_shard: 512,
 };
 
 impl Default for RankingParams {
@@ -175,6 +207,15 @@ impl RankingParams {
             "feedback_docs" => self.feedback_docs = n(value)?,
             "feedback_terms" => self.feedback_terms = n(value)?,
             "feedback_original_weight" => self.feedback_original_weight = f(value)?,
+            "navigation_weight" => self.navigation_weight = f(value)?,
+            "recency_floor" => self.recency_floor = f(value)?,
+            "recency_half_life_days" => self.recency_half_life_days = f(value)?,
+            "demoted_to" => self.demoted_to = f(value)?,
+            "demoted_spread" => self.demoted_spread = f(value)?,
+            "prefix_expansions" => self.prefix_expansions = n(value)?,
+            "prefix_scan" => self.prefix_scan = n(value)?,
+            "fuzzy_expansions" => self.fuzzy_expansions = n(value)?,
+            "fuzzy_hits_per_shard" => self.fuzzy_hits_per_shard = n(value)?,
             _ => return Err(format!("no ranking parameter {name:?}")),
         }
         Ok(())

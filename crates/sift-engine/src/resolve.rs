@@ -10,9 +10,12 @@ use super::{shards::ShardId, Engine, POSTINGS_KEPT};
 use sift_base::error::SiftError;
 use sift_format::docmeta::DocMeta;
 use sift_format::docstore::StoredDoc;
+use sift_format::encoder::{EncoderRows, VocabGroup};
 use sift_format::filters::FilterIndex;
 use sift_format::ids::IdShard;
 use sift_format::terms::{PostingList, TermShard};
+use sift_format::vectors::VectorSet;
+use sift_format::vindex::{Projection, VectorIndex};
 use sift_format::vocabulary::VocabShard;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -93,6 +96,43 @@ impl<'a> Resolver<'a> {
 
     pub fn id_shard(&self, i: usize) -> Flow<&'a IdShard> {
         self.loaded(ShardId::Ids(i), self.eng.ids[i].as_ref())
+    }
+
+    /// The vector index (the caller knows the bundle has vectors).
+    pub fn vector_index(&self) -> Flow<&'a VectorIndex> {
+        self.loaded(ShardId::VectorIndex, self.eng.vector_index.as_ref())
+    }
+
+    /// The projection from the model's space to the bundle's.
+    pub fn projection(&self) -> Flow<&'a Projection> {
+        self.loaded(ShardId::Projection, self.eng.projection.as_ref())
+    }
+
+    /// Group `g` of vector lists: its lists' centroids.
+    pub fn list_group(&self, g: usize) -> Flow<&'a [f32]> {
+        self.loaded(ShardId::ListGroup(g), self.eng.list_groups.get(g).and_then(Option::as_ref)).map(Vec::as_slice)
+    }
+
+    /// Vector list `l`.
+    pub fn vector_list(&self, l: usize) -> Flow<&'a VectorSet> {
+        self.loaded(ShardId::VectorList(l), self.eng.vector_lists.get(l).and_then(Option::as_ref))
+    }
+
+    /// The vector lists loaded so far (read without fetching: feedback, `related`).
+    pub fn loaded_vector_lists(&self) -> impl Iterator<Item = (usize, &'a VectorSet)> {
+        self.eng.vector_lists.iter().enumerate().filter_map(|(l, set)| set.as_ref().map(|s| (l, s)))
+    }
+
+    /// Vocabulary group `g` of the static encoder if it is loaded (None: not yet). Read
+    /// without halting: the encoder cuts every word first and asks for all the groups it
+    /// found missing at once.
+    pub fn encoder_vocab_if_loaded(&self, g: usize) -> Option<&'a VocabGroup> {
+        self.eng.encoder_vocab.get(g).and_then(Option::as_ref)
+    }
+
+    /// Row shard `i` of the static encoder.
+    pub fn encoder_rows(&self, i: usize) -> Flow<&'a EncoderRows> {
+        self.loaded(ShardId::EncoderRows(i), self.eng.encoder_rows.get(i).and_then(Option::as_ref))
     }
 
     /// The stored document `doc` — for a page stored in parts, its first part (the page's

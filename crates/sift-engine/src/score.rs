@@ -11,6 +11,7 @@ use super::matching::{alt_matches, proximity_pairs};
 use super::plan::{Alt, Clause, Plan, RTerm};
 #[cfg(feature = "explain")]
 use super::round4;
+use crate::params::RankingParams;
 use crate::rank::{self, Bm25fParams, NormTable, N_FIELDS};
 use sift_base::hashing::HashMap;
 #[cfg(feature = "explain")]
@@ -40,13 +41,18 @@ pub(crate) struct TermScore {
 }
 
 pub(crate) struct Scorer<'a> {
-    pub params: &'a Bm25fParams,
+    /// The bundle's BM25F parameters (its manifest's).
+    pub bm25f: &'a Bm25fParams,
+    /// The engine's ranking parameters.
+    pub ranking: &'a RankingParams,
     pub norms: &'a NormTable,
     pub meta: &'a DocMeta,
-    /// `RankingParams::proximity`.
-    pub proximity: f32,
-    /// `RankingParams::whole_title`.
-    pub whole_title: f32,
+}
+
+/// A document's prior, multiplying its score by words and by meaning alike: 1 for a
+/// content page, `navigation_weight` for a page that is all navigation.
+pub(crate) fn prior(meta: &DocMeta, doc: u32, p: &RankingParams) -> f32 {
+    1.0 - (1.0 - p.navigation_weight) * meta.navigation(doc)
 }
 
 /// Whether a match of `alt` (`ks`: its terms' posting indexes) has every term in the title.
@@ -78,8 +84,8 @@ impl Scorer<'_> {
         let mut s = 0.0;
         for (t, &k) in alt.terms.iter().zip(ks) {
             let tf = &t.pl.tf[k];
-            let weighted_tf = self.norms.pseudo_tf(self.params, tf, lens);
-            let ts = TermScore { idf: t.idf, weighted_tf, score: t.idf * rank::saturate(self.params.k1, weighted_tf) };
+            let weighted_tf = self.norms.pseudo_tf(self.bm25f, tf, lens);
+            let ts = TermScore { idf: t.idf, weighted_tf, score: t.idf * rank::saturate(self.bm25f.k1, weighted_tf) };
             each(t, tf, &ts);
             s += ts.score;
         }
@@ -125,13 +131,13 @@ impl Scorer<'_> {
         }
         for pair in proximity_pairs(&plan.clauses, &plan.positive) {
             for &doc in &pair.a.pl.docs {
-                if let (Some(bonus), Some(e)) = (pair.bonus(doc, self.proximity), acc.get_mut(&doc)) {
+                if let (Some(bonus), Some(e)) = (pair.bonus(doc, self.ranking.proximity), acc.get_mut(&doc)) {
                     e.0 += bonus;
                 }
             }
         }
         let full: u64 = if n_own >= 64 { u64::MAX } else { (1u64 << n_own) - 1 };
-        let bonus = title_bonus(plan, self.whole_title);
+        let bonus = title_bonus(plan, self.ranking.whole_title);
         let named = |doc: u32| title_is_the_query(self.meta.lens[doc as usize][FIELD_TITLE], n_own);
         for (doc, _) in titled.iter().filter(|(&doc, &mask)| mask == full && n_own > 0 && (doc as usize) < n && named(doc)) {
             if let Some(e) = acc.get_mut(doc) {
@@ -141,7 +147,7 @@ impl Scorer<'_> {
         let mut hits: Vec<Hit> = acc
             .into_iter()
             .filter(|(doc, (_, mask))| (!all || *mask == full) && (*doc as usize) < n && filter.admits(*doc))
-            .map(|(doc, (score, _))| Hit { doc, score: score * self.meta.prior(doc) })
+            .map(|(doc, (score, _))| Hit { doc, score: score * prior(self.meta, doc, self.ranking) })
             .collect();
         sort_hits(&mut hits);
         hits
@@ -191,7 +197,7 @@ impl Scorer<'_> {
         }
         let mut proximity = Vec::new();
         for pair in proximity_pairs(&plan.clauses, &plan.positive) {
-            let bonus = pair.bonus(doc, self.proximity).unwrap_or(0.0);
+            let bonus = pair.bonus(doc, self.ranking.proximity).unwrap_or(0.0);
             raw += bonus;
             let terms = Json::from(vec![pair.a.term.clone(), pair.b.term.clone()]);
             proximity.push(Json::obj([("pair", terms), ("between", (pair.between as f64).into()), ("score", round4(bonus).into())]));
@@ -202,10 +208,10 @@ impl Scorer<'_> {
                 .positive_clauses()
                 .filter(|c| !c.expansion)
                 .all(|c| c.alts.iter().any(|a| alt_match_at(a, doc).is_some_and(|ks| in_title(a, &ks))));
-        let title = if whole_title { title_bonus(plan, self.whole_title) } else { 0.0 };
+        let title = if whole_title { title_bonus(plan, self.ranking.whole_title) } else { 0.0 };
         raw += title;
-        let p = self.params;
-        let prior = self.meta.prior(doc);
+        let p = self.bm25f;
+        let prior = prior(self.meta, doc, self.ranking);
         raw *= prior;
         let params = Json::obj([
             ("b", Json::from(&p.b[..])),

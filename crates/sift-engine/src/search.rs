@@ -1,6 +1,6 @@
 //! The search pipeline: a validated request in, a response out, each stage one module.
 
-use super::collect::{self, Filter};
+use super::collect::{self, Collected, Filter};
 use super::definition;
 use super::feedback;
 use super::fusion;
@@ -9,18 +9,16 @@ use super::plan;
 use super::present;
 use super::relax;
 use super::resolve::{Flow, Halt, Resolver};
-#[cfg(feature = "explain")]
-use super::round4;
 use super::score::{self, Hit, Scorer};
 use super::{shards::ShardId, Engine};
-use crate::contract::{Fallback, SearchResponse, Sort, ValidRequest, MAX_CLAUSES};
+use crate::contract::{Fallback, SearchResponse, ValidRequest, MAX_CLAUSES};
 use crate::params::RankingParams;
 use crate::query;
 use sift_base::error::SiftError;
 use sift_base::hashing::HashMap;
-#[cfg(feature = "explain")]
 use sift_base::json::Json;
 use sift_format::{docmeta::DocMeta, filters::FilterIndex};
+use sift_text::symbol::QueryKey;
 use std::collections::BTreeMap;
 
 /// `query_vector`: the host's embedding of the query (the model's space), if it made one;
@@ -79,17 +77,106 @@ pub(crate) struct Ranked {
     response: SearchResponse,
 }
 
+/// Rank a search, stage by stage: each stage is a function of what the ones before it
+/// found, and any of them may halt for shards (`?`), which the host fetches before the
+/// engine runs the stages again from the top.
 fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
-    let req = &asked.req;
-    let (query_vector, meaning) = (asked.vector.as_deref(), asked.meaning.as_deref());
     let res = Resolver::new(eng);
-    let filter_fields = &eng.manifest.filter_fields;
+    let req = &asked.req;
+    // 1. Read the query: its syntax, how much words and meaning count, what meaning reads.
+    let intent = read_query(&res, &asked)?;
+    // 2. Plan the words: clauses of alternatives (quotes and paths nothing holds relaxed).
+    let words = plan_words(&res, req, &intent)?;
+    let (mut plan, parsed) = (words.plan, words.parsed);
+    // 3. The hard constraints (filters, `since`, exclusions, quotes) and the definitions.
+    let (meta, index) = (res.docmeta()?, res.filters()?);
+    let distinct = plan.positive.len();
+    let reduced = words.long.then(|| plan.keep_most_informative(MAX_CLAUSES, &words.repeats, eng.manifest.doc_count)).flatten();
+    let reduced = reduced.map(|kept| most_informative(distinct, &kept));
+    // (`since_days` and `include_content` are never set without their features: validation
+    // refuses them. Said here too, so the code goes with the feature.)
+    let since_days = req.since_days.filter(|_| cfg!(feature = "dates"));
+    let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), since_days, &plan.clauses);
+    let defining = match &intent.def_key {
+        Some(k) => definition::lookup(&res, k, &|d| filter.admits(d))?,
+        None => Vec::new(),
+    };
+    if plan.positive.is_empty() {
+        let (page, response) = no_words(req, &parsed, &filter, meta, index, eng);
+        let defining = if filter.narrows() { Vec::new() } else { defining };
+        return Ok(Ranked { plan, page, defining, explains: Vec::new(), response, asked });
+    }
+    // 4. By meaning: the query's vector and the nearest documents. Found before the words,
+    // which need nothing of it: each round of vector shards is then asked for without
+    // scoring the words again.
+    let (q, by_meaning) = by_meaning(&res, req, &intent, &filter)?;
+    // 5. By words: BM25F, relaxed until it answers, normalised to 0..1.
+    let scorer = Scorer { bm25f: &eng.manifest.params, ranking: &eng.params, norms: &eng.norms, meta };
+    let lexical = by_words(&res, &scorer, req, &intent, &mut plan, &filter)?;
+    let coverage = by_meaning.as_ref().and_then(|_| {
+        fusion::coverage(&eng.analyzer, &intent.searched, parsed.has_phrase(), &plan, &lexical.hits, eng.manifest.doc_count, &eng.params)
+    });
+    // 6. Paragraph-like queries: relevance feedback on both sides.
+    let refined = refine(&res, &scorer, req, &intent, &mut plan, lexical, by_meaning, q.as_deref(), &filter, coverage.as_ref())?;
+    // 7. Fuse the two sides.
+    // A page's neighbours (`related`, which asks by the page's meaning) are what meaning
+    // alone finds, however far below the page itself.
+    let within = if asked.meaning.is_some() { f32::INFINITY } else { eng.params.meaning_only_within };
+    let params = RankingParams { meaning_only_within: within, ..eng.params };
+    let fallback = chain([reduced, refined.fallback]);
+    let mut combined =
+        fusion::combine(refined.lexical, refined.by_meaning, intent.weights, fallback, req.explain, coverage.as_ref(), &params);
+    combined.feedback = refined.feedback;
+    // (Quoted text relaxed to words counts in every mode: meaning alone too no longer needs it.)
+    combined.fallback = chain([words.unquoted, combined.fallback.take()]);
+    let hits = std::mem::take(&mut combined.hits);
+    // 8. Order, page, facets (the page's documents are read when it is presented).
+    let Collected { page, total, facets } = collect::collected(req, meta, index, eng.manifest.doc_count, hits, &defining, &eng.params);
+    let explains = explains(&scorer, &page, &plan, refined.max_possible, &combined, q.is_some(), intent.weights, req.explain);
+    let response = SearchResponse {
+        results: Vec::new(),
+        has_more: false,
+        total,
+        limit: req.limit,
+        offset: req.offset,
+        query: req.query.trim_end().to_string(),
+        search_type: combined.search_type.into(),
+        fallback: combined.fallback.clone(),
+        suggestions: refined.suggestions,
+        facets,
+        timings_ms: BTreeMap::new(),
+    };
+    Ok(Ranked { plan, page, defining, explains, response, asked })
+}
+
+/// Stage 1: the query as the ranking reads it.
+struct Intent {
+    /// The query as searched: read as ASCII where it was typed in full-width forms (the
+    /// response repeats it as it came).
+    searched: String,
+    parsed: query::ParsedQuery,
+    /// (lexical, semantic) weights.
+    weights: (f32, f32),
+    /// Whether meaning counts (never in the keyword engine).
+    semantic: bool,
+    /// The host's vector of the query, when it is the one to use.
+    host_vector: Option<Vec<f32>>,
+    /// The text the query's meaning is made from: the host's, or the query's words.
+    text: String,
+    /// What the semantic side reads in the first round.
+    first_semantic: Vec<ShardId>,
+    /// An identifier-shaped query's definition key, and the shards it reads.
+    def_key: Option<QueryKey>,
+    def_shards: Vec<ShardId>,
+}
+
+fn read_query(res: &Resolver, asked: &Asked) -> Flow<Intent> {
+    let eng = res.eng;
+    let req = &asked.req;
     // The query is analysed first: a character of folding's rare blocks needs the table.
     res.require(eng.fold_table_for(&req.query))?;
-    let parse = |q: &str| query::parse(q, |f| filter_fields.iter().any(|x| x == f));
-    // (What is searched; the response repeats the query as it came.)
     let searched = query::ascii_forms(&req.query);
-    let mut parsed = parse(&searched);
+    let mut parsed = parse(eng, &searched);
     if let Some(words) = plan::cited(&eng.analyzer, &parsed, eng.params.feedback_min_clauses) {
         parsed = words;
     }
@@ -100,25 +187,49 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
         &eng.params,
         eng.manifest.vectors.as_ref(),
         eng.has_query_encoder(),
-        query_vector,
+        asked.vector.as_deref(),
     )?;
     // (Always false in the keyword engine, so none of the semantic half is compiled in.)
     let semantic = cfg!(feature = "semantic") && weights.1 > 0.0;
-    // The query's meaning: the host's text for its model, or the query's words.
-    let text =
-        if semantic { meaning.map_or_else(|| meaning::semantic_text(&searched, filter_fields), str::to_string) } else { String::new() };
+    let text = match (semantic, &asked.meaning) {
+        (false, _) => String::new(),
+        (true, Some(m)) => m.clone(),
+        (true, None) => meaning::semantic_text(&searched, &eng.manifest.filter_fields),
+    };
     let first_semantic = if semantic { meaning::first_round(eng, host_vector.is_some(), &text) } else { Vec::new() };
     // A query shaped like an identifier also looks up definitions (not when meaning alone
     // is asked for).
     let def_key = sift_text::symbol::query_key(&searched, &eng.analyzer).filter(|_| weights.0 > 0.0);
     let def_shards = def_key.as_ref().map(|k| definition::shards(eng, k)).unwrap_or_default();
+    let host_vector = host_vector.map(<[f32]>::to_vec);
+    Ok(Intent { searched: searched.into_owned(), parsed, weights, semantic, host_vector, text, first_semantic, def_key, def_shards })
+}
 
+fn parse(eng: &Engine, q: &str) -> query::ParsedQuery {
+    query::parse(q, |f| eng.manifest.filter_fields.iter().any(|x| x == f))
+}
+
+/// Stage 2: the words' plan.
+struct Words {
+    plan: plan::Plan,
+    /// The query as planned (quotes or a path nothing holds relaxed to words).
+    parsed: query::ParsedQuery,
+    /// Terms a long query repeats (merged), and whether it is long.
+    repeats: Vec<u32>,
+    long: bool,
+    /// What relaxing quotes or a path did.
+    unquoted: Option<Fallback>,
+}
+
+fn plan_words(res: &Resolver, req: &ValidRequest, intent: &Intent) -> Flow<Words> {
+    let eng = res.eng;
+    let mut parsed = intent.parsed.clone();
     // Quoted text that no document contains is no constraint: it relaxes to its words
     // (ranked with proximity like any words), once, and the response says so (`unquoted`
     // also says when a path was searched as its parts).
     let mut unquoted = None;
     let (mut plan, repeats, long) = loop {
-        let drafts = plan::draft(&eng.analyzer, &parsed, weights.0 > 0.0);
+        let drafts = plan::draft(&eng.analyzer, &parsed, intent.weights.0 > 0.0);
         let typed = drafts.iter().filter(|d| !d.negated).count();
         // Paragraph-like queries are the full runtime's: a browser engine built without
         // them hands the query on rather than answer it differently. (Each clause is a
@@ -134,15 +245,16 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
         // One round for everything the plan reads: the startup shard (scoring data,
         // filters, and the doc store's dictionary the results' doc shards are read with),
         // the words' term shards, and the semantic indexes when meaning counts.
-        let shards = drafts.iter().flat_map(|d| d.shards(eng)).chain(first_semantic.iter().cloned()).chain(def_shards.iter().cloned());
+        let shards =
+            drafts.iter().flat_map(|d| d.shards(eng)).chain(intent.first_semantic.iter().cloned()).chain(intent.def_shards.iter().cloned());
         res.require([ShardId::Startup].into_iter().chain(shards))?;
-        let plan = plan::resolve(&res, &drafts)?;
+        let plan = plan::resolve(res, &drafts)?;
         // A path that nothing is written as, or defined as (`os.getcwdd`), is its parts:
         // words, with typo tolerance — once, and the response says so.
         if unquoted.is_none() && plan.positive_clauses().all(|c| c.alts.is_empty()) {
-            if let Some((k, words)) = def_key.as_ref().zip(definition::parts_as_words(&searched)) {
-                if definition::lookup(&res, k, &|_| true)?.is_empty() {
-                    parsed = parse(&words);
+            if let Some((k, words)) = intent.def_key.as_ref().zip(definition::parts_as_words(&intent.searched)) {
+                if definition::lookup(res, k, &|_| true)?.is_empty() {
+                    parsed = parse(eng, &words);
                     let reason = ["no document contains ", req.query.trim(), "; searched for its parts: ", &words].concat();
                     unquoted = Some(Fallback { from: "identifier".into(), to: "words".into(), reason });
                     continue;
@@ -157,9 +269,12 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
         unquoted = Some(phrases_as_words(&labels, apart));
     };
     plan.typed = plan::typed_terms(&eng.analyzer, &parsed);
-    let (meta, index) = (res.docmeta()?, res.filters()?);
-    let distinct = plan.positive.len();
-    let reduced = long.then(|| plan.keep_most_informative(MAX_CLAUSES, &repeats, eng.manifest.doc_count)).flatten().map(|kept| Fallback {
+    Ok(Words { plan, parsed, repeats, long, unquoted })
+}
+
+/// What a long query kept of its `distinct` terms.
+fn most_informative(distinct: usize, kept: &[String]) -> Fallback {
+    Fallback {
         from: format!("{distinct} terms"),
         to: format!("{} terms", kept.len()),
         reason: format!(
@@ -167,131 +282,161 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
             kept.len(),
             kept.join(" ")
         ),
-    });
-    // (`since_days` and `include_content` are never set without their features: validation
-    // refuses them. Said here too, so the code goes with the feature.)
-    let since_days = req.since_days.filter(|_| cfg!(feature = "dates"));
-    let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), since_days, &plan.clauses);
-    let defining = match &def_key {
-        Some(k) => definition::lookup(&res, k, &|d| filter.admits(d))?,
-        None => Vec::new(),
-    };
-    if plan.positive.is_empty() {
-        if filter.narrows() {
-            let (page, response) = browse(req, &filter, meta, index, eng.manifest.doc_count);
-            return Ok(Ranked { plan, page, defining: Vec::new(), explains: Vec::new(), response, asked });
-        }
-        let reason = if parsed.groups.iter().any(|g| g.negated) {
-            "the query only excludes terms; add a word to search for"
-        } else {
-            // Punctuation and symbols (`:=`, `->`, `@`) are not indexed: say so, rather than
-            // blame exclusions the query does not have.
-            "the query has no words, only symbols, which are not indexed; type a word"
-        };
-        let response = empty_response(req, Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() });
-        return Ok(Ranked { plan, page: Vec::new(), defining, explains: Vec::new(), response, asked });
     }
+}
 
-    // The query's meaning (its tokens' encoder rows, or the host's vector projected).
-    let q = if semantic { meaning::query_vector(&res, &text, host_vector)? } else { None };
-    // The semantic half: alone, fused with the lexical list, or as the last fallback. A
-    // query with no meaning the encoder knows is lexical (empty if meaning was all it asked).
-    // Found before the lexical half, which needs nothing of it: each round of vector shards
-    // is then asked for without scoring the words again (every call runs from the start).
-    let depth = (req.offset + req.limit).max(eng.params.semantic_depth);
-    let by_meaning = match &q {
-        Some(q) => Some(meaning::semantic_hits(&res, q, depth, &filter)?),
-        None if semantic && weights.0 == 0.0 => Some(Vec::new()),
+/// A query without words to search for: with filters, every page they admit; else a
+/// response that says why there is nothing.
+fn no_words(
+    req: &ValidRequest,
+    parsed: &query::ParsedQuery,
+    filter: &Filter,
+    meta: &DocMeta,
+    index: &FilterIndex,
+    eng: &Engine,
+) -> (Vec<Hit>, SearchResponse) {
+    if filter.narrows() {
+        return collect::browse(req, filter, meta, index, eng.manifest.doc_count, &eng.params);
+    }
+    let reason = if parsed.groups.iter().any(|g| g.negated) {
+        "the query only excludes terms; add a word to search for"
+    } else {
+        // Punctuation and symbols (`:=`, `->`, `@`) are not indexed: say so, rather than
+        // blame exclusions the query does not have.
+        "the query has no words, only symbols, which are not indexed; type a word"
+    };
+    (Vec::new(), collect::empty_response(req, Fallback { from: "query".into(), to: "nothing".into(), reason: reason.into() }))
+}
+
+/// Stage 4: the query's vector (its tokens' encoder rows, or the host's vector projected)
+/// and the documents nearest to it: the semantic half alone, fused with the words, or as
+/// the last fallback. A query with no meaning the encoder knows is lexical (empty if
+/// meaning was all it asked for).
+fn by_meaning(res: &Resolver, req: &ValidRequest, intent: &Intent, filter: &Filter) -> Flow<(Option<Vec<f32>>, Option<Vec<Hit>>)> {
+    if !intent.semantic {
+        return Ok((None, None));
+    }
+    let q = meaning::query_vector(res, &intent.text, intent.host_vector.as_deref())?;
+    let hits = match &q {
+        Some(q) => Some(meaning::semantic_hits(res, q, meaning_depth(req, &res.eng.params), filter)?),
+        None if intent.weights.0 == 0.0 => Some(Vec::new()),
         None => None,
     };
+    Ok((q, hits))
+}
 
-    // The lexical half, relaxed until it answers; scores normalised to 0..1.
-    let scorer = Scorer {
-        params: &eng.manifest.params,
-        norms: &eng.norms,
-        meta,
-        proximity: eng.params.proximity,
-        whole_title: eng.params.whole_title,
-    };
+/// Documents taken from the semantic side: enough for the page, at least `semantic_depth`.
+fn meaning_depth(req: &ValidRequest, p: &RankingParams) -> usize {
+    (req.offset + req.limit).max(p.semantic_depth)
+}
+
+/// Stage 5: the lexical half.
+struct Lexical {
+    /// Normalised to 0..1 by the best score the plan could reach.
+    hits: Vec<Hit>,
+    fallback: Option<Fallback>,
+    /// Whether every hit has every term (relaxing stopped before "any term").
+    all_terms: bool,
+    suggestions: Vec<String>,
+}
+
+fn by_words(res: &Resolver, scorer: &Scorer, req: &ValidRequest, intent: &Intent, plan: &mut plan::Plan, filter: &Filter) -> Flow<Lexical> {
+    let p = &res.eng.params;
     // With meaning fused in, the lexical side always brings `semantic_depth` candidates: a
     // page of 10 then ranks like a page of 100 (partial word matches fuse with meaning,
     // where the words of a paraphrase rarely all match).
     let page_end = req.offset + req.limit;
-    let want = if semantic { page_end.max(eng.params.semantic_depth) } else { page_end };
-    let relaxed = relax::relax(&res, &scorer, &mut plan, &filter, page_end, want)?;
-    let suggestions = relax::suggestions(&res, &plan, &searched, relaxed.hits.len())?;
-    let mut max_possible = score::max_possible(&plan, eng.params.proximity, eng.params.whole_title);
-    let mut lexical = relaxed.hits;
-    score::normalise(&mut lexical, max_possible);
+    let want = if intent.semantic { page_end.max(p.semantic_depth) } else { page_end };
+    let relaxed = relax::relax(res, scorer, plan, filter, page_end, want)?;
+    let suggestions = relax::suggestions(res, plan, &intent.searched, relaxed.hits.len())?;
+    let mut hits = relaxed.hits;
+    score::normalise(&mut hits, score::max_possible(plan, p.proximity, p.whole_title));
+    Ok(Lexical { hits, fallback: relaxed.fallback, all_terms: relaxed.all_terms, suggestions })
+}
 
-    let fallback = chain([reduced, relaxed.fallback]);
-    let coverage = match by_meaning {
-        Some(_) => fusion::coverage(&eng.analyzer, &searched, parsed.has_phrase(), &plan, &lexical, eng.manifest.doc_count, &eng.params),
-        None => None,
-    };
-    // Paragraph-like queries: the best first answers (fused, when meaning counts) refine
-    // the query on both sides — their words join the lexical query (RM3), their meaning
-    // the query's vector — and each side searches again before the one fusion below.
+/// Stage 6's output: both sides after feedback.
+struct Refined {
+    lexical: Vec<Hit>,
+    by_meaning: Option<Vec<Hit>>,
+    fallback: Option<Fallback>,
+    suggestions: Vec<String>,
+    /// The lexical side's best possible score, which normalised it.
+    max_possible: f32,
+    /// How many of the best answers gave the semantic side feedback (0: none).
+    feedback: usize,
+}
+
+/// Stage 6: paragraph-like queries' best first answers (fused, when meaning counts) refine
+/// the query on both sides — their words join the lexical query (RM3), their meaning the
+/// query's vector — and each side searches again before the one fusion.
+#[allow(clippy::too_many_arguments)]
+fn refine(
+    res: &Resolver,
+    scorer: &Scorer,
+    req: &ValidRequest,
+    intent: &Intent,
+    plan: &mut plan::Plan,
+    lexical: Lexical,
+    by_meaning: Option<Vec<Hit>>,
+    q: Option<&[f32]>,
+    filter: &Filter,
+    coverage: Option<&HashMap<u32, f32>>,
+) -> Flow<Refined> {
+    let p = &res.eng.params;
+    let Lexical { hits: mut lex, fallback, all_terms, suggestions } = lexical;
     let mut by_meaning = by_meaning;
+    let mut max_possible = score::max_possible(plan, p.proximity, p.whole_title);
     let mut feedback = 0;
-    let typed_clauses = plan.positive.len();
-    if cfg!(feature = "feedback") && fuses(weights, &lexical) && feedback::applies(typed_clauses, &eng.params) {
+    if cfg!(feature = "feedback") && fusion::fuses(intent.weights, &lex) && feedback::applies(plan.positive.len(), p) {
         let first = match &by_meaning {
-            Some(sem) => fusion::fuse(&lexical, sem, weights, coverage.as_ref(), &eng.params),
-            None => lexical.clone(),
+            Some(sem) => fusion::fuse(&lex, sem, intent.weights, coverage, p),
+            None => lex.clone(),
         };
-        let model = feedback::relevance_model(&res, &first)?;
-        if feedback::expand(&res, &mut plan, &model)? {
-            lexical = scorer.rank(&plan, relaxed.all_terms, &filter);
-            max_possible = score::max_possible(&plan, eng.params.proximity, eng.params.whole_title);
-            score::normalise(&mut lexical, max_possible);
+        let model = feedback::relevance_model(res, &first)?;
+        if feedback::expand(res, plan, &model)? {
+            lex = scorer.rank(plan, all_terms, filter);
+            max_possible = score::max_possible(plan, p.proximity, p.whole_title);
+            score::normalise(&mut lex, max_possible);
         }
-        if let Some(q2) = q.as_deref().and_then(|qv| meaning::feedback(eng, qv, &first)) {
-            by_meaning = Some(meaning::semantic_hits_in_loaded_lists(&res, &q2, depth, &filter)?);
-            feedback = eng.params.rocchio_docs;
+        if let Some(q2) = q.and_then(|qv| meaning::feedback(res, qv, &first)) {
+            by_meaning = Some(meaning::semantic_hits_in_loaded_lists(res, &q2, meaning_depth(req, p), filter)?);
+            feedback = p.rocchio_docs;
         }
     }
-    // A page's neighbours (`related`, which asks by the page's meaning) are what meaning
-    // alone finds, however far below the page itself.
-    let within = if meaning.is_some() { f32::INFINITY } else { eng.params.meaning_only_within };
-    let params = crate::params::RankingParams { meaning_only_within: within, ..eng.params };
-    let mut combined = combine(lexical, by_meaning, weights, fallback, req.explain, coverage.as_ref(), &params);
-    combined.feedback = feedback;
-    // (Quoted text relaxed to words counts in every mode: meaning alone too no longer needs it.)
-    combined.fallback = chain([unquoted, combined.fallback.take()]);
-    let hits = std::mem::take(&mut combined.hits);
+    Ok(Refined { lexical: lex, by_meaning, fallback, suggestions, max_possible, feedback })
+}
 
-    // Order, page, facets; then the stored documents of the page.
-    let Collected { page, total, facets } = collected(req, meta, index, eng.manifest.doc_count, hits, &defining);
+/// Each page result's `explain`, when asked (the full runtime's).
+#[allow(clippy::too_many_arguments)]
+fn explains(
+    scorer: &Scorer,
+    page: &[Hit],
+    plan: &plan::Plan,
+    max_possible: f32,
+    combined: &fusion::Combined,
+    meaning: bool,
+    weights: (f32, f32),
+    asked: bool,
+) -> Vec<Option<Json>> {
     #[cfg(feature = "explain")]
-    let explains = page
-        .iter()
-        .map(|h| {
-            req.explain.then(|| {
-                let mut x = scorer.explain(h.doc, &plan, max_possible, h.score);
-                if q.is_some() {
-                    x.set("fusion", combined.explain(h.doc, weights));
-                }
-                x
+    {
+        page.iter()
+            .map(|h| {
+                asked.then(|| {
+                    let mut x = scorer.explain(h.doc, plan, max_possible, h.score);
+                    if meaning {
+                        x.set("fusion", combined.explain(h.doc, weights));
+                    }
+                    x
+                })
             })
-        })
-        .collect();
+            .collect()
+    }
     #[cfg(not(feature = "explain"))]
-    let explains = Vec::new();
-    let response = SearchResponse {
-        results: Vec::new(),
-        has_more: false,
-        total,
-        limit: req.limit,
-        offset: req.offset,
-        query: req.query.trim_end().to_string(),
-        search_type: combined.search_type.into(),
-        fallback: combined.fallback.clone(),
-        suggestions,
-        facets,
-        timings_ms: BTreeMap::new(),
-    };
-    Ok(Ranked { plan, page, defining, explains, response, asked })
+    {
+        let _ = (scorer, page, plan, max_possible, combined, meaning, weights, asked);
+        Vec::new()
+    }
 }
 
 /// Quoted text relaxed to its words: `labels` as typed, `apart` when each was found but
@@ -309,171 +454,4 @@ fn phrases_as_words(labels: &[String], apart: bool) -> Fallback {
 /// The fallbacks taken, in order, as one: from the first, to the last, every reason.
 fn chain(steps: impl IntoIterator<Item = Option<Fallback>>) -> Option<Fallback> {
     steps.into_iter().flatten().reduce(|a, b| Fallback { from: a.from, to: b.to, reason: [a.reason, b.reason].join("; then ") })
-}
-
-/// The two halves as one list, and what the response says about it.
-// The per-side scores are read only by `explain` (not in the lean browser runtime).
-#[cfg_attr(not(feature = "explain"), allow(dead_code))]
-struct Combined {
-    hits: Vec<Hit>,
-    search_type: &'static str,
-    fallback: Option<Fallback>,
-    /// Each side's score per document, kept for `explain`.
-    lexical_scores: HashMap<u32, f32>,
-    semantic_scores: HashMap<u32, f32>,
-    /// How much of a short query each lexical hit covers, where fusion weighed it.
-    coverage: HashMap<u32, f32>,
-    /// How many of the best answers gave the semantic side feedback (0: it searched once).
-    feedback: usize,
-    /// What a document the semantic side did not reach counted there (`fusion::unreached`).
-    unreached: f32,
-}
-
-impl Combined {
-    /// How a document's fused score came about.
-    #[cfg(feature = "explain")]
-    fn explain(&self, doc: u32, (w_lex, w_sem): (f32, f32)) -> Json {
-        let mut x = Json::obj([("lexical", Json::from(self.lexical_scores.get(&doc).map(|s| round4(*s))))]);
-        // Only partial matches say so (full ones explain as they always did).
-        if let Some(c) = self.coverage.get(&doc).filter(|&&c| c < 1.0) {
-            x.set("coverage", round4(*c).into());
-        }
-        if self.feedback > 0 {
-            x.set("feedback_docs", self.feedback.into());
-        }
-        x.set("search_type", self.search_type.into());
-        x.set("semantic", self.semantic_scores.get(&doc).map(|s| round4(*s)).into());
-        if self.search_type == "hybrid" && !self.semantic_scores.contains_key(&doc) {
-            x.set("semantic_unreached", round4(self.unreached).into());
-        }
-        x.set("weights", Json::obj([("lexical", Json::from(w_lex)), ("semantic", Json::from(w_sem))]));
-        x
-    }
-}
-
-fn combine(
-    lexical: Vec<Hit>,
-    semantic: Option<Vec<Hit>>,
-    weights: (f32, f32),
-    fallback: Option<Fallback>,
-    explain: bool,
-    coverage: Option<&HashMap<u32, f32>>,
-    p: &RankingParams,
-) -> Combined {
-    let Some(sem) = semantic else {
-        return Combined {
-            hits: lexical,
-            search_type: "lexical",
-            fallback,
-            lexical_scores: HashMap::default(),
-            semantic_scores: HashMap::default(),
-            coverage: HashMap::default(),
-            feedback: 0,
-            unreached: 0.0,
-        };
-    };
-    let (lexical_scores, semantic_scores, coverage_kept, unreached) = if explain {
-        (
-            lexical.iter().map(|h| (h.doc, h.score)).collect(),
-            sem.iter().map(|h| (h.doc, h.score)).collect(),
-            coverage.cloned().unwrap_or_default(),
-            fusion::unreached(&sem, p),
-        )
-    } else {
-        (HashMap::default(), HashMap::default(), HashMap::default(), 0.0)
-    };
-    let (hits, search_type, fallback) = if weights.0 == 0.0 {
-        (sem, "semantic", None)
-    } else if !fuses(weights, &lexical) {
-        // A fallback must not dress up noise as an answer: only real similarity counts.
-        let sem: Vec<Hit> = sem.into_iter().filter(|h| h.score >= p.semantic_fallback_min).collect();
-        let fallback = if sem.is_empty() {
-            fallback
-        } else {
-            Some(Fallback {
-                from: "lexical".into(),
-                to: "semantic".into(),
-                reason: "no document contains the query's words (or similar spellings); showing results by meaning".into(),
-            })
-        };
-        (sem, "semantic", fallback)
-    } else {
-        (fusion::fuse(&lexical, &sem, weights, coverage, p), "hybrid", fallback)
-    };
-    let coverage = if search_type == "hybrid" { coverage_kept } else { HashMap::default() };
-    Combined { hits, search_type, fallback, lexical_scores, semantic_scores, coverage, feedback: 0, unreached }
-}
-
-/// Whether the two lists are fused (hybrid), given a semantic list: the lexical side has
-/// weight and found something; otherwise meaning answers alone.
-fn fuses((w_lex, _): (f32, f32), lexical: &[Hit]) -> bool {
-    w_lex > 0.0 && !lexical.is_empty()
-}
-
-/// A query with filters and no words (`folder:library`, or symbols with a `since`): every
-/// page the filters admit, in the bundle's order (or by date), with facets, like a search
-/// that matched them all.
-fn browse(req: &ValidRequest, filter: &Filter, meta: &DocMeta, index: &FilterIndex, doc_count: u32) -> (Vec<Hit>, SearchResponse) {
-    let hits: Vec<Hit> = (0..doc_count).filter(|&d| filter.admits(d)).map(|doc| Hit { doc, score: 1.0 }).collect();
-    let Collected { page, total, facets } = collected(req, meta, index, doc_count, hits, &[]);
-    let reason = if total == 0 && !filter.excluded.is_empty() {
-        "the query has no words, and no page passes its filters and exclusions"
-    } else if total == 0 {
-        "the query has no words, and no page has the values its filters ask for"
-    } else {
-        "the query has no words; listing every page its filters admit"
-    };
-    let fallback = Fallback { from: "query".into(), to: "filters".into(), reason: reason.into() };
-    (page, SearchResponse { total, facets, ..empty_response(req, fallback) })
-}
-
-/// A search's hits ordered (the defined item first by relevance), paged, counted.
-struct Collected {
-    page: Vec<Hit>,
-    total: usize,
-    facets: BTreeMap<String, BTreeMap<String, usize>>,
-}
-
-fn collected(
-    req: &ValidRequest,
-    meta: &DocMeta,
-    index: &FilterIndex,
-    doc_count: u32,
-    mut hits: Vec<Hit>,
-    defining: &[definition::Defining],
-) -> Collected {
-    collect::order(&mut hits, meta, req.sort, req.boost_recent);
-    if req.sort == Sort::Relevance {
-        definition::rank_first(&mut hits, defining);
-    }
-    let page = hits.iter().skip(req.offset).take(req.limit).copied().collect();
-    Collected { page, total: hits.len(), facets: collect::facets(index, doc_count as usize, &hits) }
-}
-
-fn empty_response(req: &ValidRequest, fallback: Fallback) -> SearchResponse {
-    SearchResponse {
-        limit: req.limit,
-        offset: req.offset,
-        query: req.query.trim_end().to_string(),
-        search_type: "lexical".into(),
-        fallback: Some(fallback),
-        ..Default::default()
-    }
-}
-
-#[cfg(all(test, feature = "explain"))]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn explain_says_what_a_page_the_semantic_side_did_not_reach_counted_there() {
-        let lexical = vec![Hit { doc: 1, score: 0.9 }, Hit { doc: 2, score: 0.4 }];
-        let semantic = vec![Hit { doc: 2, score: 0.6 }, Hit { doc: 3, score: 0.5 }];
-        let c = combine(lexical, Some(semantic), (0.3, 0.7), None, true, None, &crate::params::DEFAULT);
-        assert_eq!(c.search_type, "hybrid");
-        let unread = c.explain(1, (0.3, 0.7));
-        assert!(unread.get("semantic").is_some_and(Json::is_null));
-        assert_eq!(unread.get("semantic_unreached").map(Json::to_text), Some("0.5".into()), "the lowest score reached");
-        assert!(c.explain(2, (0.3, 0.7)).get("semantic_unreached").is_none(), "reached: its own score");
-    }
 }

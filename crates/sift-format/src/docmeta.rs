@@ -50,28 +50,29 @@ pub struct DocMeta {
     pub link_density: Vec<u8>,
 }
 
-/// Link density (0..1) at which navigation starts to weigh less, and where it bottoms out.
-const NAV_FROM: f32 = 0.5;
-const NAV_FULL: f32 = 0.8;
-/// The weight of a page that is all navigation.
-const NAV_WEIGHT: f32 = 0.5;
+/// Link density (0..1) up to which a page is content, and from which it is all
+/// navigation: the ramp between them is how much of a navigation page it is
+/// (`DocMeta::navigation`; the engine's `navigation_weight` says what that costs).
+pub const NAV_FROM: f32 = 0.5;
+pub const NAV_FULL: f32 = 0.8;
 
-/// Link density in 0..1, one byte, as ranking reads it: 0 wherever the prior is 1 (at most
-/// `NAV_FROM`), 255 wherever it bottoms out (from `NAV_FULL`). Most pages are the former, and
-/// their exact densities, a byte of noise each, were most of a large site's startup shard.
+/// Link density in 0..1, one byte, as ranking reads it: 0 wherever a page is content (at
+/// most `NAV_FROM`), 255 wherever it is all navigation (from `NAV_FULL`). Most pages are the
+/// former, and their exact densities, a byte of noise each, were most of a large site's
+/// startup shard.
 pub fn encode_density(d: f32) -> u8 {
     let q = (d.clamp(0.0, 1.0) * 255.0).round() as u8;
-    match prior_of(q) {
-        p if p == 1.0 => 0,
-        p if p == NAV_WEIGHT => 255,
+    match navigation_of(q) {
+        n if n == 0.0 => 0,
+        n if n == 1.0 => 255,
         _ => q,
     }
 }
 
-/// The document prior of a stored link density.
-fn prior_of(q: u8) -> f32 {
+/// How much of a navigation page a stored link density makes a page (0..1).
+fn navigation_of(q: u8) -> f32 {
     let d = f32::from(q) / 255.0;
-    1.0 - (1.0 - NAV_WEIGHT) * ((d - NAV_FROM) / (NAV_FULL - NAV_FROM)).clamp(0.0, 1.0)
+    ((d - NAV_FROM) / (NAV_FULL - NAV_FROM)).clamp(0.0, 1.0)
 }
 
 impl DocMeta {
@@ -91,10 +92,10 @@ impl DocMeta {
         out
     }
 
-    /// The document prior multiplying a lexical score: 1 for content, down to `NAV_WEIGHT` for
-    /// a page that is mostly links.
-    pub fn prior(&self, doc: u32) -> f32 {
-        self.link_density.get(doc as usize).map_or(1.0, |&q| prior_of(q))
+    /// How much of a navigation page `doc` is: 0 for content, 1 for a page that is mostly
+    /// links.
+    pub fn navigation(&self, doc: u32) -> f32 {
+        self.link_density.get(doc as usize).map_or(0.0, |&q| navigation_of(q))
     }
 
     pub fn decode(payload: &[u8], doc_count: u32) -> Result<DocMeta, SiftError> {
@@ -153,19 +154,18 @@ mod tests {
         let back = DocMeta::decode(&b, 2).unwrap();
         assert_eq!(back.link_density, nav.link_density);
         assert!(DocMeta::decode(&b[..b.len() - 1], 2).is_err());
-        assert_eq!(back.prior(0), 1.0, "content keeps its score");
-        assert_eq!(back.prior(1), 0.5, "a page of links weighs half");
-        assert!(
-            (nav.prior(0) - 1.0).abs() < 1e-6 && DocMeta { link_density: vec![encode_density(0.65)], ..DocMeta::default() }.prior(0) < 1.0
-        );
+        assert_eq!(back.navigation(0), 0.0, "content");
+        assert_eq!(back.navigation(1), 1.0, "a page of links");
+        let partly = DocMeta { link_density: vec![encode_density(0.65)], ..DocMeta::default() }.navigation(0);
+        assert!(nav.navigation(0) == 0.0 && partly > 0.0 && partly < 1.0);
     }
 
     #[test]
-    fn a_density_is_stored_as_ranking_reads_it_with_every_prior_unchanged() {
+    fn a_density_is_stored_as_ranking_reads_it_with_every_ramp_value_unchanged() {
         for i in 0..=1000 {
             let d = i as f32 / 1000.0;
             let exact = (d * 255.0).round() as u8;
-            assert_eq!(prior_of(encode_density(d)), prior_of(exact), "density {d}");
+            assert_eq!(navigation_of(encode_density(d)), navigation_of(exact), "density {d}");
         }
         assert_eq!((encode_density(0.0), encode_density(0.3), encode_density(0.49)), (0, 0, 0), "content: no density kept");
         assert_eq!((encode_density(0.8), encode_density(0.95), encode_density(1.0)), (255, 255, 255), "navigation: the floor");
