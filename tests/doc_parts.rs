@@ -386,8 +386,7 @@ fn a_doc_shard_whose_continues_is_not_a_boolean_is_refused() {
             |e| e.search(&SearchRequest::new("sigma"), &ctx()),
             |f| Ok(if f == second.shard.file { bad.clone() } else { b.shards.iter().find(|(n, _)| n == f).unwrap().1.clone() }),
         )
-        .err()
-        .expect("refused");
+        .expect_err("refused");
     assert_eq!(err.code, "bundle_corrupt");
     assert!(err.message.contains("continues") && err.message.contains("true or false"), "{}", err.message);
 }

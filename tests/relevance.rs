@@ -8,6 +8,7 @@
 //!   every BASELINES row (best: rank fusion 0.4180) and above lexical and semantic; auto at
 //!   least as good as hybrid; the full model as query embedder within 0.01 of exact f32
 //!   MiniLM (0.3817) in semantic mode.
+//!
 //! Skipped, saying why, when ../shared is absent; the semantic part when the model is.
 
 use sift_tests::*;

@@ -152,17 +152,6 @@ pub fn target_dir() -> PathBuf {
 /// `days_from_civil`).
 pub use sift_base::date::civil_from_days;
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn civil_dates_round_trip() {
-        for days in [-1, 0, 59, 60, 365, 10_957, 20_000, 20_414, 30_000] {
-            let (y, m, d) = super::civil_from_days(days);
-            assert_eq!(sift_base::date::days_from_civil(y, m, d), days, "{days} → {y}-{m}-{d}");
-        }
-    }
-}
-
 /// A value the engine wrote (`sift_base::json`), read back by serde_json (the independent
 /// reader the tests compare against).
 pub fn value(j: &sift_base::json::Json) -> serde_json::Value {
@@ -175,5 +164,16 @@ pub fn model(e: &sift_embed::model::Embedder) -> sift_build::semantic::embed::Mo
         tokenizer: e.tokenizer().clone(),
         dim: e.dim,
         embed: Box::new(move |ids| e.embed_one(ids).map_err(|err| err.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn civil_dates_round_trip() {
+        for days in [-1, 0, 59, 60, 365, 10_957, 20_000, 20_414, 30_000] {
+            let (y, m, d) = super::civil_from_days(days);
+            assert_eq!(sift_base::date::days_from_civil(y, m, d), days, "{days} → {y}-{m}-{d}");
+        }
     }
 }

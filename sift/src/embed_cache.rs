@@ -200,7 +200,7 @@ impl EmbedCache {
         if bytes.len() < 12 || &bytes[..8] != MAGIC || u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize != self.dim {
             return (Vec::new(), true);
         }
-        let mut damaged = (bytes.len() - 12) % self.record_len() != 0;
+        let mut damaged = !(bytes.len() - 12).is_multiple_of(self.record_len());
         let mut out = Vec::new();
         for rec in bytes[12..].chunks_exact(self.record_len()) {
             let (body, crc) = rec.split_at(rec.len() - 4);

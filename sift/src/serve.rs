@@ -110,7 +110,7 @@ fn resolve(bundle: &Path, www: &Path, sites: &[PathBuf], path: &str) -> Option<F
         return Some(Found::File(p));
     }
     for site in sites {
-        let Some(p) = safe_join(site, path) else { return None };
+        let p = safe_join(site, path)?;
         if p.is_file() {
             return Some(Found::File(p));
         }

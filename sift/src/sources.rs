@@ -208,7 +208,9 @@ fn settled<T>(r: std::result::Result<T, ExtractError>, skipped: impl FnOnce(Stri
     }
 }
 
-/// What became of one HTML or Markdown file.
+/// What became of one HTML or Markdown file. (Short-lived, one a file: the page's size is
+/// no cost worth a box.)
+#[allow(clippy::large_enum_variant)]
 enum Extracted {
     /// Its page, and warnings about it.
     Page(SourceDoc, Vec<String>),

@@ -363,21 +363,18 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
         }
         _ => None,
     };
-    let encoder = match encoder {
-        Some(e) => Some(EncoderRef {
-            layout: EncoderLayout {
-                dim: e.dim,
-                rows_per_shard: ROWS_PER_SHARD,
-                n_rows: e.n_rows,
-                n_word_groups: e.n_word_groups,
-                n_continuation_groups: e.n_continuation_groups,
-                group_files: framed.name_by_rule(groups_at, ShardKind::EncoderVocab),
-                row_files: framed.name_by_rule(rows_at, ShardKind::EncoderRows),
-            },
-            texts: e.report.texts as u32,
-        }),
-        None => None,
-    };
+    let encoder = encoder.map(|e| EncoderRef {
+        layout: EncoderLayout {
+            dim: e.dim,
+            rows_per_shard: ROWS_PER_SHARD,
+            n_rows: e.n_rows,
+            n_word_groups: e.n_word_groups,
+            n_continuation_groups: e.n_continuation_groups,
+            group_files: framed.name_by_rule(groups_at, ShardKind::EncoderVocab),
+            row_files: framed.name_by_rule(rows_at, ShardKind::EncoderRows),
+        },
+        texts: e.report.texts as u32,
+    });
     let doc_shards = doc_shards
         .into_iter()
         .zip(framed.refs(docs_at))

@@ -279,7 +279,7 @@ fn neighbours(res: &Resolver, shards: &[ShardId], word: &str, hits: &mut Vec<Nei
                 // the vocabulary marks as written is, and so is a term that stemming would
                 // change (it was indexed as written: a path's word, an identifier).
                 let literal = marked || res.eng.analyzer.stem(&h.term) != h.term;
-                let written = (typed.is_some() && literal).then(|| (h.distance, h.term));
+                let written = (typed.is_some() && literal).then_some((h.distance, h.term));
                 add_hit(hits, Neighbour { term, distance: h.distance, typed, written, df });
             }
         }

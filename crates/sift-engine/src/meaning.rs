@@ -254,7 +254,7 @@ fn nearest_lists(res: &Resolver, q: &[f32], admitted: f64) -> Flow<Vec<usize>> {
     let groups = ix.groups_for(q, budget(ix.groups.probe, p.probe_scale * p.group_scale));
     res.require(groups.iter().map(|&g| ShardId::ListGroup(g)))?;
     let loaded = groups.iter().map(|&g| res.list_group(g).map(|centroids| (g, centroids))).collect::<Flow<Vec<_>>>()?;
-    Ok(ix.lists_in(loaded.into_iter(), q, budget(ix.probe, p.probe_scale)))
+    Ok(ix.lists_in(loaded, q, budget(ix.probe, p.probe_scale)))
 }
 
 /// `lists`: which vector lists to read (None: probe the nearest ones).

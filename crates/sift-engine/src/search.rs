@@ -369,7 +369,6 @@ struct Refined {
 /// Stage 6: paragraph-like queries' best first answers (fused, when meaning counts) refine
 /// the query on both sides — their words join the lexical query (RM3), their meaning the
 /// query's vector — and each side searches again before the one fusion.
-#[allow(clippy::too_many_arguments)]
 fn refine(
     res: &Resolver,
     scorer: &Scorer,
@@ -407,7 +406,6 @@ fn refine(
 }
 
 /// Each page result's `explain`, when asked (the full runtime's).
-#[allow(clippy::too_many_arguments)]
 fn explains(
     scorer: &Scorer,
     page: &[Hit],

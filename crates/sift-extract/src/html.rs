@@ -11,6 +11,7 @@ use scraper::{ElementRef, Html, Node, Selector};
 use sift_base::{Annotations, Section, SourceDoc, Weighted};
 use std::collections::BTreeMap;
 
+#[derive(Default)]
 pub struct HtmlOptions {
     /// CSS selector of the main content; tried before the built-in ones.
     pub selector: Option<String>,
@@ -19,12 +20,6 @@ pub struct HtmlOptions {
     /// Index pages marked `<meta name="robots" content="noindex">` too (a staging site
     /// marks every page so); by default they are left out, as search engines leave them.
     pub index_noindex: bool,
-}
-
-impl Default for HtmlOptions {
-    fn default() -> Self {
-        HtmlOptions { selector: None, base_url: String::new(), index_noindex: false }
-    }
 }
 
 const MAIN_SELECTORS: &[&str] = &["main", "[role=main]", "article", "div.body", "#content", "body"];

@@ -62,10 +62,13 @@ pub const NAV_FULL: f32 = 0.8;
 /// startup shard.
 pub fn encode_density(d: f32) -> u8 {
     let q = (d.clamp(0.0, 1.0) * 255.0).round() as u8;
-    match navigation_of(q) {
-        n if n == 0.0 => 0,
-        n if n == 1.0 => 255,
-        _ => q,
+    let n = navigation_of(q);
+    if n == 0.0 {
+        0
+    } else if n == 1.0 {
+        255
+    } else {
+        q
     }
 }
 

@@ -472,13 +472,13 @@ fn fst_key_range(map: &fst::Map<Vec<u8>>) -> Option<(Vec<u8>, Vec<u8>)> {
     }
     let fst = map.as_fst();
     let (mut smallest, mut node) = (Vec::new(), fst.root());
-    while !node.is_final() && node.len() > 0 {
+    while !node.is_final() && !node.is_empty() {
         let t = node.transition(0);
         smallest.push(t.inp);
         node = fst.node(t.addr);
     }
     let (mut largest, mut node) = (Vec::new(), fst.root());
-    while node.len() > 0 {
+    while !node.is_empty() {
         let t = node.transition(node.len() - 1);
         largest.push(t.inp);
         node = fst.node(t.addr);

@@ -100,7 +100,7 @@ pub fn entries<'a>(analyzer: &Analyzer, terms: &[(&'a str, u32)], spellings: imp
 /// Vocabulary shard payloads of `entries` (sorted by key, from [`entries`]), with each
 /// shard's first and last key: whole first letters a shard, a new shard at a letter once
 /// the current one holds `target` bytes of keys.
-pub fn encode<'a>(terms: &[(&'a str, u64)], target: usize) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
+pub fn encode(terms: &[(&str, u64)], target: usize) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut bytes = 0;

@@ -531,20 +531,6 @@ pub fn markdown(data: &[u8]) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sample_payloads_round_trip_through_the_bundle_target() {
-        for (selector, payload) in sample_payloads() {
-            let mut input = vec![selector];
-            input.extend_from_slice(&payload);
-            bundle(&input);
-        }
-    }
-}
-
 /// The LZMA decoder the page unpacks its engines with (`sift_lzma`, run in the page as
 /// wasm): any file is decoded or refused without a panic, and a file that decodes was
 /// decoded whole — every output byte written from the stream, none left from before (the
@@ -588,5 +574,19 @@ pub fn code_streams(data: &[u8]) {
         let mut back = vec![0; joined_size(&form).expect("a split form's header")];
         join(&form, &mut back).expect("a split form joins");
         assert!(back == data, "a split module joined to other bytes");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sample_payloads_round_trip_through_the_bundle_target() {
+        for (selector, payload) in sample_payloads() {
+            let mut input = vec![selector];
+            input.extend_from_slice(&payload);
+            bundle(&input);
+        }
     }
 }

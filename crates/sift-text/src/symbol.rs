@@ -194,7 +194,7 @@ mod tests {
         );
         assert_eq!(k.iter().map(|(_, tf)| key_tf(*tf)).collect::<Vec<_>>(), [(0, false), (1, false), (2, false), (3, false)]);
         assert_eq!(keys("os.getcwd()", "function"), [("os.getcwd.".to_string(), 2), ("getcwd.".to_string(), 4)]);
-        assert_eq!(keys("std::clone::Clone", "function").iter().map(|(_, tf)| key_tf(*tf)).last(), Some((2, true)));
+        assert_eq!(keys("std::clone::Clone", "function").iter().map(|(_, tf)| key_tf(*tf)).next_back(), Some((2, true)));
         assert_eq!(keys("vec!", "macro")[0].0, "vec.");
         assert_eq!(
             keys("std::vec", "module").iter().map(|(_, tf)| key_tf(*tf).0).collect::<Vec<_>>(),

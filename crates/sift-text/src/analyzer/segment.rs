@@ -136,11 +136,11 @@ impl AsciiCompounds<'_> {
                 Wb::MidLetter | Wb::MidNumLet | Wb::MidNum => {
                     let y = b.get(j + 1).map(|&c| wb(c));
                     // WB6/WB7: letter (MidLetter | MidNumLet) letter; WB11/WB12: digit (MidNum | MidNumLet) digit.
-                    let joins = match (prev, x, y) {
-                        (Wb::Letter, Wb::MidLetter | Wb::MidNumLet, Some(Wb::Letter)) => true,
-                        (Wb::Numeric, Wb::MidNum | Wb::MidNumLet, Some(Wb::Numeric)) => true,
-                        _ => false,
-                    };
+                    let joins = matches!(
+                        (prev, x, y),
+                        (Wb::Letter, Wb::MidLetter | Wb::MidNumLet, Some(Wb::Letter))
+                            | (Wb::Numeric, Wb::MidNum | Wb::MidNumLet, Some(Wb::Numeric))
+                    );
                     if !joins {
                         break;
                     }

@@ -189,7 +189,7 @@ mod tests {
             let b = if cp < 0x10FFFF { of(cp + 1) } else { none };
             // Pairs (a, b) repeated: worth it when they cover more than the plain run.
             let pairs = if b != a {
-                (0..).take_while(|&k| cp + 2 * k + 1 <= 0x10FFFF && of(cp + 2 * k) == a && of(cp + 2 * k + 1) == b).count() as u32
+                (0..).take_while(|&k| cp + 2 * k < 0x10FFFF && of(cp + 2 * k) == a && of(cp + 2 * k + 1) == b).count() as u32
             } else {
                 0
             };
