@@ -7,7 +7,7 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$SIFT_ROOT"
 # Only what the demo needs: the engine wasm answers keyword and hybrid queries with the
-# bundle's static encoder, so neither the tract wasm build, wasm-pack nor Chromium is needed.
+# bundle's static encoder, so neither the tract wasm build nor Chromium is needed.
 export SIFT_SETUP_DEMO=1 SIFT_SKIP_EMBED_WASM=1
 t0=$SECONDS; lap() { echo "demo: $1 after $((SECONDS - t0)) s"; }
 scripts/setup-web.sh

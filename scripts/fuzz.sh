@@ -49,16 +49,15 @@ fi
 export RUSTC_BOOTSTRAP=1
 fuzz_target_dir="$CARGO_TARGET_DIR/fuzz"
 
-echo "== building fuzz targets: ${targets[*]}"
-for t in "${targets[@]}"; do
-  cargo fuzz build --fuzz-dir fuzz --target-dir "$fuzz_target_dir" "$t"
-done
+echo "== building fuzz targets (all, in one cargo run: nothing is rebuilt that did not change)"
+cargo fuzz build --fuzz-dir fuzz --target-dir "$fuzz_target_dir"
 [ "$build_only" = 1 ] && exit 0
 
 declare -A max_len=([query]=4096 [request_json]=4096 [bundle]=16384 [html]=65536 [markdown]=65536 [lzma]=65536 [code_streams]=16384)
 summary="$CARGO_TARGET_DIR/fuzz-summary.txt"
-failed=0
-for t in "${targets[@]}"; do
+# One target: fuzz it, write its line to the summary, fail on a crash or a new artifact.
+fuzz_one() {
+  local t="$1" corpus artifacts log before rc runs cov files found line
   corpus="$CARGO_TARGET_DIR/fuzz-corpus/$t"
   if [ "$smoke" = 1 ]; then
     corpus="$CARGO_TARGET_DIR/fuzz-smoke-corpus/$t"
@@ -82,9 +81,24 @@ for t in "${targets[@]}"; do
   line="$(date -u +%FT%TZ) $t ${seconds}s rc=$rc runs=${runs:-?} ${cov} corpus=$files new_artifacts=$found"
   echo "$line" | tee -a "$summary"
   if [ "$rc" != 0 ] || [ "$found" != 0 ]; then
-    failed=1
     echo "fuzz.sh: $t FAILED; the input is in $artifacts/:" >&2
     grep -E 'ERROR|panicked|SUMMARY|Test unit written' "$log" | head -20 >&2 || true
+    return 1
+  fi
+}
+# Smoke runs go side by side, one a core (each target is one process); long runs one
+# after another, each with the machine to itself.
+jobs=1
+[ "$smoke" = 1 ] && jobs="$(nproc)"
+failed=0
+pids=()
+for t in "${targets[@]}"; do
+  fuzz_one "$t" &
+  pids+=($!)
+  if [ "${#pids[@]}" -ge "$jobs" ]; then
+    wait "${pids[0]}" || failed=1
+    pids=("${pids[@]:1}")
   fi
 done
+for p in "${pids[@]}"; do wait "$p" || failed=1; done
 exit "$failed"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent setup of the web toolchain: wasm-bindgen-cli (the exact version in Cargo.lock),
-# wasm-pack, Debian's Chromium for the browser tests, and the npm packages of www/ and
-# worker/. Each step checks before it installs; nothing downloads binaries from GitHub.
+# Debian's Chromium for the browser tests, and the npm packages of www/ and worker/. Each
+# step checks before it installs; nothing downloads binaries from GitHub.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$SIFT_ROOT"
@@ -21,13 +21,9 @@ if [ "$have_bindgen" != "$want_bindgen" ]; then
   cargo install wasm-bindgen-cli --version "$want_bindgen" --force --debug
 fi
 
-# SIFT_SETUP_DEMO=1: only what scripts/demo.sh needs (no wasm-pack, Chromium or worker
-# packages: the demo's runtime is the engine wasm, built with cargo and wasm-bindgen).
+# SIFT_SETUP_DEMO=1: only what scripts/demo.sh needs (no Chromium or worker packages: the
+# demo's runtime is the engine wasm, built with cargo and wasm-bindgen).
 DEMO="${SIFT_SETUP_DEMO:-}"
-if [ "$DEMO" != 1 ] && ! command -v wasm-pack >/dev/null 2>&1; then
-  echo "setup-web: installing wasm-pack (about 8 minutes, once per machine)"
-  cargo install wasm-pack
-fi
 
 if [ "$DEMO" != 1 ] && [ "${SIFT_SKIP_CHROMIUM:-}" != 1 ] && ! [ -x /usr/bin/chromium ]; then
   echo "setup-web: installing Debian's chromium"

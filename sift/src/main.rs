@@ -8,6 +8,7 @@ mod eval;
 mod http;
 mod languages;
 mod mcp;
+mod model_bench;
 mod model_fetch;
 mod serve;
 mod sources;

@@ -45,7 +45,8 @@ pub enum ModelCmd {
     },
     /// Print the model directory.
     Path,
-    /// Measure query-embedding latency and chunk-embedding throughput.
+    /// Tokens per second of the model in tract, beside ONNX Runtime (when Python can
+    /// import it) on the same file and sequences.
     Bench {
         /// Model file (default: the installed f32 model).
         #[arg(long)]
@@ -66,7 +67,7 @@ pub fn run(a: &ModelArgs) -> Result<()> {
             }
             Ok(())
         }
-        ModelCmd::Bench { model } => bench(model.clone()),
+        ModelCmd::Bench { model } => crate::model_bench::bench(model.clone()),
     }
 }
 
@@ -218,58 +219,6 @@ fn embed_vocabulary(dir: &Path) -> Result<()> {
             "embedded the model's {} tokens alone (the static encoder's prior, once per model) in {:.1}s",
             now,
             t0.elapsed().as_secs_f64()
-        );
-    }
-    Ok(())
-}
-
-/// Query latency (one short text, as a search box sends) and build throughput (batches of
-/// paragraph-sized chunks on every core), for the f32 and int8 models.
-fn bench(model: Option<PathBuf>) -> Result<()> {
-    let models: Vec<PathBuf> = match model {
-        Some(m) => vec![m],
-        None => ["model-f32.onnx", "model-int8.onnx"].iter().map(|f| default_model_dir().join(f)).collect(),
-    };
-    let queries = [
-        "how do I deploy my app",
-        "asyncio event loop",
-        "what is a context manager",
-        "read a file line by line",
-        "sort a list of dicts by key",
-    ];
-    let paragraph = "The event loop is the core of every asyncio application. Event loops run asynchronous tasks and callbacks, perform network IO operations, and run subprocesses. Application developers should typically use the high-level asyncio functions, such as asyncio.run(), and should rarely need to reference the loop object or call its methods. This section is intended mostly for authors of lower-level code, libraries, and frameworks, who need finer control over the event loop behavior.";
-    for m in models {
-        if !m.exists() {
-            bail!("{} not found (run `sift model fetch`)", m.display());
-        }
-        let t0 = std::time::Instant::now();
-        let e = crate::embedding::load(&m)?;
-        let load_ms = t0.elapsed().as_secs_f64() * 1000.0;
-        let mut lat = Vec::new();
-        for round in 0..12 {
-            for q in queries {
-                let t = std::time::Instant::now();
-                e.embed(&[q]).map_err(|e| anyhow!("{e}"))?;
-                if round > 1 {
-                    lat.push(t.elapsed().as_secs_f64() * 1000.0);
-                }
-            }
-        }
-        lat.sort_by(f64::total_cmp);
-        let p = |q: f64| lat[((lat.len() - 1) as f64 * q).round() as usize];
-        let chunks: Vec<&str> = vec![paragraph; 256];
-        let t = std::time::Instant::now();
-        use rayon::prelude::*;
-        chunks.par_chunks(32).try_for_each(|b| e.embed(b).map(|_| ()).map_err(|e| anyhow!("{e}")))?;
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "{}: {} bytes, load {load_ms:.0} ms, query embedding p50 {:.2} ms p95 {:.2} ms, build throughput {:.1} chunks/s (~100-token chunks, batches of 32, {} threads)",
-            m.file_name().unwrap_or_default().to_string_lossy(),
-            m.metadata().map(|x| x.len()).unwrap_or(0),
-            p(0.5),
-            p(0.95),
-            256.0 / secs,
-            rayon::current_num_threads()
         );
     }
     Ok(())
