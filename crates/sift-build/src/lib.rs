@@ -11,22 +11,26 @@
 pub use sift_base::{Section, SiftError, SourceDoc};
 
 pub mod chunk;
+mod frame;
 mod invert;
+mod options;
 pub mod pages;
 pub mod semantic;
 mod spill;
 mod store;
 
 pub use invert::MAX_TERMS_PER_DOC;
+pub use options::{BuildEvent, BuildOptions, OnStep};
 pub use pages::Pages;
 pub use semantic::layout::{EncoderInput, SemanticInput};
 pub use store::MAX_DOC_SHARDS;
 
+use frame::{frame_doc_store, named, Framer, Stage, FRAMED_AT_A_TIME};
 use invert::invert;
 use semantic::layout::lay_out;
 use sift_format::docmeta::{self, DocMeta};
 use sift_format::encoder::{EncoderLayout, ROWS_PER_SHARD};
-use sift_format::fields::{Bm25fParams, N_FIELDS};
+use sift_format::fields::N_FIELDS;
 use sift_format::filters::FilterIndex;
 use sift_format::manifest::EncoderRef;
 use sift_format::terms::{ShardWriter, TermEntry};
@@ -34,103 +38,7 @@ use sift_format::vindex::{ListGroups, VectorIndex};
 use sift_format::{dictionary, ids, startup, vocabulary, DocShardRef, KeyRangeShardRef, Manifest, ShardKind, ShardRef, VectorsRef};
 pub use sift_text::analyzer::Analyzer;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::ops::Range;
 use store::{each_doc_shard, plan_doc_store};
-
-#[derive(Debug, Clone)]
-pub struct BuildOptions {
-    pub params: Bm25fParams,
-    /// Fields usable in `filters`/`facets`. `None`: every metadata field whose values look
-    /// like categories (short, repeated).
-    pub filter_fields: Option<Vec<String>>,
-    /// Target decoded size of a term shard's postings, in bytes. A query reads one shard
-    /// per word (more for prefixes), so this is most of its term bytes; each shard costs
-    /// the manifest its separator. Smaller shards make a longer manifest, larger ones read
-    /// more a word (bench/results/decisions.md).
-    pub term_shard_target: usize,
-    /// Target decoded size of a document-store shard, in bytes. A result reads the shard
-    /// holding its page, so a page bigger than this is alone in its shard and a first page
-    /// of results reads ten pages, not ten pages and their neighbours.
-    pub doc_shard_target: usize,
-    /// A page whose text is bigger than this, in bytes, is stored in parts of about this
-    /// size (runs of its sections; 0: never), so a result fetches only the part its snippet
-    /// comes from. Smaller parts read fewer bytes and hold fewer of a page's sections to
-    /// show as sub-results.
-    pub doc_part_target: usize,
-    /// A doc store of at least this many bytes gets a preset dictionary
-    /// (`sift_format::dictionary`); a smaller one is deflated plainly. Tests lower it to give a
-    /// small corpus one.
-    pub doc_dictionary_from: usize,
-    /// The vocabulary (`sift_format::vocabulary`, what typo tolerance reads): a new shard starts
-    /// at a first letter once the current one holds this many bytes of terms, so big letters
-    /// are alone and small ones together.
-    pub vocabulary_target: usize,
-    /// Recorded in the manifest (`sift 0.1.0`).
-    pub generator: String,
-    /// The semantic half, when building with an embedder: the chunks' embeddings and the
-    /// static encoder's training data, made by the host.
-    pub semantic: Option<SemanticInput>,
-    /// Told the name of each step as it starts (a host's progress display).
-    pub on_step: OnStep,
-    /// How the pages' text is analysed (their language's stemmer and stop words).
-    pub analyzer: Analyzer,
-    /// Bytes of postings held in memory before they are written to disk as a run
-    /// (`spill`): what keeps a big site's build in bounded memory. The bundle's bytes are
-    /// the same whatever it is.
-    pub postings_memory: usize,
-}
-
-/// What a build tells its host as it goes (`BuildOptions::on_step`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BuildEvent<'a> {
-    /// A step starts.
-    Step(&'a str),
-    /// `done` of the current step's `total` units (pages, terms, shards) are done.
-    Progress { done: u64, total: u64 },
-}
-
-/// A host's progress callback (`BuildOptions::on_step`); none by default.
-#[derive(Clone, Default)]
-pub struct OnStep(pub Option<std::sync::Arc<dyn Fn(BuildEvent<'_>) + Send + Sync>>);
-
-impl OnStep {
-    fn step(&self, what: &str) {
-        if let Some(f) = &self.0 {
-            f(BuildEvent::Step(what))
-        }
-    }
-
-    fn progress(&self, done: usize, total: usize) {
-        if let Some(f) = &self.0 {
-            f(BuildEvent::Progress { done: done as u64, total: total as u64 })
-        }
-    }
-}
-
-impl std::fmt::Debug for OnStep {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() { "OnStep(Some)" } else { "OnStep(None)" })
-    }
-}
-
-impl Default for BuildOptions {
-    fn default() -> Self {
-        BuildOptions {
-            params: Bm25fParams::default(),
-            filter_fields: None,
-            term_shard_target: 4 * 1024,
-            doc_shard_target: 4 * 1024,
-            doc_part_target: 5 * 1024,
-            doc_dictionary_from: dictionary::MIN_STORE_BYTES,
-            vocabulary_target: vocabulary::VOCABULARY_TARGET,
-            generator: format!("sift {}", env!("CARGO_PKG_VERSION")),
-            semantic: None,
-            on_step: OnStep::default(),
-            analyzer: Analyzer::english().clone(),
-            postings_memory: 256 << 20,
-        }
-    }
-}
 
 /// The bundle as it will be written: file name → bytes, plus the manifest.
 pub struct BuiltBundle {
@@ -251,7 +159,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
     };
     let mut terms: Vec<&str> = inverted.postings.keys().map(String::as_str).collect();
     terms.sort_unstable();
-    let mut stage = Stage { sink, staged: 0 };
+    let mut stage = Stage::new(sink);
     let encode_the_rest = || -> Result<_, SiftError> {
         opts.on_step.step("encoding the terms, the vocabulary and the doc store");
         let postings = Postings { terms: &terms, entries: &inverted.postings, runs: std::mem::take(&mut inverted.runs) };
@@ -305,7 +213,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
     // Framed, each kind's shards a block of their own. The rare blocks' folding table goes
     // into every bundle for runtimes that leave it out. The framer takes the payloads
     // (what is left of them is what the manifest needs).
-    let mut framer = Framer { blocks: Vec::new(), shards: 0, dictionary: dictionary.as_deref() };
+    let mut framer = Framer::new(dictionary.as_deref());
     let startup_at = framer.add(ShardKind::Startup, [startup_payload]);
     let fold_at = framer.add(ShardKind::FoldTable, sift_text::decompose::rare_folds_bytes().into_iter().map(<[u8]>::to_vec));
     let terms_at = framer.add_staged(term_staged);
@@ -408,170 +316,6 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
         stage.sink.rename(staged, &shard.file)?;
     }
     Ok((manifest, warnings))
-}
-
-/// The sink, and how many shards went into it under a staging name.
-struct Stage<'s> {
-    sink: &'s mut (dyn ShardSink + Send),
-    staged: usize,
-}
-
-impl Stage<'_> {
-    /// Put a framed shard into the sink under a staging name of its own (two shards can
-    /// have the same content), which is returned with its manifest entry.
-    fn put(&mut self, (shard, (_, bytes)): FramedShard) -> Result<StagedShard, SiftError> {
-        let staged = format!("staged-{}.bin", self.staged);
-        self.staged += 1;
-        self.sink.put(&staged, bytes)?;
-        Ok((shard, staged))
-    }
-
-    /// Payloads of one kind framed and compressed on every core, then put into the sink in
-    /// order.
-    fn frame(&mut self, kind: ShardKind, payloads: Vec<Vec<u8>>, dictionary: Option<&[u8]>) -> Result<Vec<StagedShard>, SiftError> {
-        use rayon::prelude::*;
-        let framed: Vec<FramedShard> = payloads.into_par_iter().map(|p| frame_one(kind, &p, dictionary)).collect();
-        framed.into_iter().map(|f| self.put(f)).collect()
-    }
-}
-
-/// Shard payloads to frame (or framed already), each kind's a block of its own.
-struct Framer<'a> {
-    blocks: Vec<Block>,
-    /// Shards in the blocks so far.
-    shards: usize,
-    /// The doc store's dictionary, which doc shards are compressed after.
-    dictionary: Option<&'a [u8]>,
-}
-
-/// A shard framed under its content name, with its manifest entry.
-type FramedShard = (ShardRef, (String, Vec<u8>));
-
-/// A shard in the sink: its manifest entry (whose file is the name it will have) and its
-/// staging name.
-type StagedShard = (ShardRef, String);
-
-enum Block {
-    Payloads(ShardKind, Vec<Vec<u8>>),
-    Staged(Vec<StagedShard>),
-}
-
-/// A payload framed and compressed (a doc shard after the dictionary, when there is one).
-fn frame_one(kind: ShardKind, payload: &[u8], dictionary: Option<&[u8]>) -> FramedShard {
-    match (kind, dictionary) {
-        (ShardKind::Docs, Some(d)) => named(kind, sift_format::encode_shard_with_dictionary(kind, payload, d)),
-        _ => named(kind, sift_format::encode_shard(kind, payload)),
-    }
-}
-
-/// The doc store's shards compressed as they are made, a batch at a time on every core, and
-/// put into the sink: each one's (first doc, docs, first position of a part), and the
-/// staged shards.
-fn frame_doc_store(
-    pages: &Pages,
-    section_starts: &[Vec<u32>],
-    plan: &store::StorePlan,
-    dictionary: Option<&[u8]>,
-    on_step: &OnStep,
-    stage: &mut Stage,
-) -> Result<(Vec<(u32, u32, Option<u32>)>, Vec<StagedShard>), SiftError> {
-    let (mut places, mut staged, mut batch) = (Vec::new(), Vec::new(), Vec::new());
-    let total = plan.shard_count();
-    let mut compress = |batch: &mut Vec<Vec<u8>>, staged: &mut Vec<StagedShard>| -> Result<(), SiftError> {
-        staged.extend(stage.frame(ShardKind::Docs, std::mem::take(batch), dictionary)?);
-        on_step.progress(staged.len(), total);
-        Ok(())
-    };
-    each_doc_shard(
-        pages,
-        section_starts,
-        plan,
-        |_| true,
-        |_, (first_doc, n, first_pos, payload)| {
-            places.push((first_doc, n, first_pos));
-            batch.push(payload);
-            if batch.len() == FRAMED_AT_A_TIME {
-                compress(&mut batch, &mut staged)?;
-            }
-            Ok(())
-        },
-    )?;
-    compress(&mut batch, &mut staged)?;
-    Ok((places, staged))
-}
-
-/// Payloads framed at a time: each is freed once framed, so a big site's bundle is not
-/// held both ways at once.
-const FRAMED_AT_A_TIME: usize = 256;
-
-impl Framer<'_> {
-    /// Add a kind's payloads; the block they take.
-    fn add(&mut self, kind: ShardKind, payloads: impl IntoIterator<Item = Vec<u8>>) -> Range<usize> {
-        let payloads: Vec<Vec<u8>> = payloads.into_iter().collect();
-        self.block(payloads.len(), Block::Payloads(kind, payloads))
-    }
-
-    /// Add shards in the sink already (the doc store's, the terms'); the block they take.
-    fn add_staged(&mut self, staged: Vec<StagedShard>) -> Range<usize> {
-        self.block(staged.len(), Block::Staged(staged))
-    }
-
-    fn block(&mut self, n: usize, block: Block) -> Range<usize> {
-        self.blocks.push(block);
-        self.shards += n;
-        self.shards - n..self.shards
-    }
-
-    /// Every payload framed and compressed (on every core, a batch at a time, each freed
-    /// once framed) and put into the sink.
-    fn frame(self, on_step: &OnStep, stage: &mut Stage) -> Result<Framed, SiftError> {
-        let mut shards = Vec::with_capacity(self.shards);
-        on_step.progress(0, self.shards);
-        for block in self.blocks {
-            match block {
-                Block::Staged(staged) => shards.extend(staged),
-                Block::Payloads(kind, payloads) => {
-                    let mut payloads = payloads.into_iter();
-                    loop {
-                        let batch: Vec<Vec<u8>> = payloads.by_ref().take(FRAMED_AT_A_TIME).collect();
-                        if batch.is_empty() {
-                            break;
-                        }
-                        shards.extend(stage.frame(kind, batch, self.dictionary)?);
-                        on_step.progress(shards.len(), self.shards);
-                    }
-                }
-            }
-        }
-        Ok(Framed { shards })
-    }
-}
-
-/// The shards in the sink, with their manifest entries.
-struct Framed {
-    shards: Vec<StagedShard>,
-}
-
-impl Framed {
-    fn refs(&self, block: Range<usize>) -> Vec<ShardRef> {
-        self.shards[block].iter().map(|(r, _)| r.clone()).collect()
-    }
-
-    /// Name a store's shards by rule, `<prefix>-<hash>-<n>.bin`, the hash being over their
-    /// content names (so any change to the store renames every shard of it: still safe to
-    /// cache forever); the manifest then lists them without a size and checksum each.
-    /// Returns `<prefix>-<hash>`.
-    fn name_by_rule(&mut self, block: Range<usize>, kind: ShardKind) -> String {
-        let mut h = blake3::Hasher::new();
-        for (r, _) in &self.shards[block.clone()] {
-            h.update(r.file.as_bytes());
-        }
-        let files = format!("{}-{}", kind.prefix(), &h.finalize().to_hex()[..16]);
-        for (n, (r, _)) in self.shards[block].iter_mut().enumerate() {
-            *r = ShardRef { file: sift_format::store_file(&files, n), check: None };
-        }
-        files
-    }
 }
 
 /// Every document has an id, and no two the same.
@@ -686,14 +430,6 @@ fn key_ranges<P>(payloads: &[(String, String, P)], refs: Vec<ShardRef>, with_las
         .collect()
 }
 
-/// A framed shard under its content name, with its manifest entry.
-fn named(kind: ShardKind, bytes: Vec<u8>) -> FramedShard {
-    let hash = blake3::hash(&bytes);
-    let file = format!("{}-{}.bin", kind.prefix(), &hash.to_hex()[..16]);
-    let r = ShardRef::new(file.clone(), bytes.len() as u64, sift_base::crc32::crc32(&bytes));
-    (r, (file, bytes))
-}
-
 /// Filterable fields: the ones asked for and the ones pages tag as filters
 /// (`data-sift-filter`); else every metadata field that looks like a category: values of at
 /// most 100 chars, and not (almost) one distinct value per document.
@@ -738,129 +474,4 @@ fn choose_filter_fields(docs: impl Iterator<Item = SourceDoc>, asked: Option<&[S
 }
 
 #[cfg(test)]
-mod term_store {
-    use super::*;
-
-    fn pages(n: usize) -> Vec<SourceDoc> {
-        let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "the", "theta", "iota", "kappa", "lambda", "Kappas"];
-        (0..n)
-            .map(|i| {
-                let text: Vec<String> =
-                    (0..40 + i % 300).map(|k| format!("{} w{}", words[(i * 7 + k) % words.len()], (i * k) % 997)).collect();
-                SourceDoc {
-                    id: format!("p{i}.html"),
-                    title: format!("Page {} {}", i, words[i % words.len()]),
-                    sections: vec![
-                        Section { heading: "Intro".into(), anchor: Some("intro".into()), text: text.join(" "), symbol: None },
-                        Section {
-                            heading: "More".into(),
-                            anchor: Some("more".into()),
-                            text: text[..text.len() / 2].join(". "),
-                            symbol: None,
-                        },
-                    ],
-                    ..Default::default()
-                }
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_build_tells_its_host_each_step_and_how_far_it_is() {
-        let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let seen = events.clone();
-        let on_step = OnStep(Some(std::sync::Arc::new(move |e: BuildEvent<'_>| {
-            let e = match e {
-                BuildEvent::Step(what) => format!("step {what}"),
-                BuildEvent::Progress { done, total } => format!("{done}/{total}"),
-            };
-            seen.lock().unwrap().push(e);
-        })));
-        build(&pages(1100), &BuildOptions { on_step, ..Default::default() }).unwrap();
-        let events = events.lock().unwrap().join(", ");
-        // A site this small is analysed in eighths.
-        let eighths = "138/1100, 276/1100, 414/1100, 552/1100, 690/1100, 828/1100, 966/1100, 1100/1100";
-        assert!(
-            events.starts_with(&format!("step analysing and inverting the pages, {eighths}, step planning the doc store, ")),
-            "{events}"
-        );
-        assert!(events.contains("step encoding the terms, the vocabulary and the doc store, 0/"), "{events}");
-        assert!(events.contains("step compressing the shards, 0/"), "{events}");
-    }
-
-    #[test]
-    fn a_build_short_of_memory_writes_the_same_bundle() {
-        // Three batches of pages, some long enough to be stored in parts (their positions
-        // move as their postings are written), and postings taken to disk after each batch.
-        let docs = pages(1300);
-        let opts = BuildOptions { doc_part_target: 2048, ..Default::default() };
-        let held = build(&docs, &opts).unwrap();
-        let spilled = build(&docs, &BuildOptions { postings_memory: 1, ..opts }).unwrap();
-        assert!(held.manifest.part_positions.is_some(), "some page is stored in parts");
-        assert_eq!(held.manifest_bytes(), spilled.manifest_bytes());
-        assert!(held.shards == spilled.shards, "the shards differ");
-    }
-
-    /// 2,000 terms in 30 documents; with runs taken to disk after documents 9 and 20.
-    fn postings(runs: bool) -> (HashMap<String, TermEntry>, Vec<std::fs::File>) {
-        let mut postings: HashMap<String, TermEntry> = HashMap::new();
-        let mut files = Vec::new();
-        for doc in 0..30u32 {
-            for t in (0..2000u32).filter(|t| (t + doc) % 3 == 0) {
-                postings.entry(format!("term{t:05}")).or_default().push(doc * 300 + t, [0, 0, 0, 2], &[doc, doc + 40 * t]);
-            }
-            if runs && (doc == 9 || doc == 20) {
-                files.push(spill::write_run(&mut postings).unwrap());
-            }
-        }
-        (postings, files)
-    }
-
-    /// Every term shard, collected.
-    fn all(postings: Postings, cap: usize) -> Result<Vec<(String, String, Vec<u8>)>, SiftError> {
-        let mut out = Vec::new();
-        term_shards(postings, 64, cap, &|_, p| p, &OnStep::default(), &mut |batch| {
-            out.extend(batch);
-            Ok(())
-        })
-        .map(|()| out)
-    }
-
-    #[test]
-    fn term_shards_are_the_same_whether_postings_were_taken_to_disk_or_not() {
-        let (held, _) = postings(false);
-        let mut terms: Vec<&str> = held.keys().map(String::as_str).collect();
-        terms.sort_unstable();
-        for cap in [usize::MAX, 20] {
-            let whole = all(Postings { terms: &terms, entries: &held, runs: Vec::new() }, cap).unwrap();
-            let (spilled, runs) = postings(true);
-            assert_eq!(runs.len(), 2);
-            let cut = all(Postings { terms: &terms, entries: &spilled, runs }, cap).unwrap();
-            assert!(whole == cut, "cap {cap}: the shards differ");
-        }
-        // A run holding a term the list lacks is an error, not a silent loss.
-        let (spilled, runs) = postings(true);
-        assert!(all(Postings { terms: &terms[1..], entries: &spilled, runs }, 20).is_err());
-    }
-
-    #[test]
-    fn the_term_shard_count_is_capped_by_raising_the_target() {
-        let (postings, _) = postings(false);
-        let mut terms: Vec<&str> = postings.keys().map(String::as_str).collect();
-        terms.sort_unstable();
-        let shards = |cap: usize| all(Postings { terms: &terms, entries: &postings, runs: Vec::new() }, cap).unwrap();
-        let uncapped = shards(usize::MAX).len();
-        assert!(uncapped > 500, "{uncapped} shards");
-        for cap in [1, 10, 100, 400] {
-            let got = shards(cap);
-            assert!(got.len() <= cap, "cap {cap}: {} shards", got.len());
-            // Every term still in one shard, in order.
-            let firsts: Vec<&str> = got.iter().map(|s| s.0.as_str()).collect();
-            assert!(firsts.windows(2).all(|w| w[0] < w[1]));
-            assert_eq!(got[0].0, "term00000");
-            assert_eq!(got.last().unwrap().1, "term01999");
-            let cut = got.len();
-            assert!(cut * 2 > cap.min(uncapped), "cap {cap}: {cut} shards, far fewer than allowed");
-        }
-    }
-}
+mod tests;
