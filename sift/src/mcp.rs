@@ -16,7 +16,8 @@ use crate::{BuildArgs, QueryEmbedder};
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 use sift_base::error::ErrorCode;
-use sift_base::json::ToJson;
+use sift_base::json::{Json, ToJson};
+use sift_engine::agent::{self, AgentSizes};
 use sift_engine::{Context, MultiSearchRequest, SearchRequest, SiftError};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -356,52 +357,8 @@ impl Server {
                 format!("no document with id {}; ids come from search results", Value::from(id)),
             ));
         };
-        let doc = to_value(&doc.to_json());
-        let sections = list(&doc["sections"]);
-        let text = sections
-            .iter()
-            .map(|s| {
-                let (h, t) = (s["heading"].as_str().unwrap_or(""), s["text"].as_str().unwrap_or(""));
-                if h.is_empty() {
-                    t.to_string()
-                } else {
-                    format!("## {h}\n{t}")
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n\n");
-        // Offsets count UTF-16 code units, as the worker's do (JavaScript strings), so an
-        // offset from either server reads on in both.
-        let units: Vec<u16> = text.encode_utf16().collect();
-        let start = offset.min(units.len());
-        let end = (start + max_chars).min(units.len());
-        let part = String::from_utf16_lossy(&units[start..end]);
-        let next = (end < units.len()).then_some(end);
-        let url = doc["url"].as_str().unwrap_or("").to_string();
-        let heads: Vec<Value> = sections
-            .iter()
-            .filter(|s| s["heading"].as_str().is_some_and(|h| !h.is_empty()))
-            .map(|s| {
-                let link = match s["anchor"].as_str() {
-                    Some(a) if !a.is_empty() => format!("{url}#{a}"),
-                    _ => url.clone(),
-                };
-                json!({ "heading": s["heading"], "url": link })
-            })
-            .collect();
-        let structured = json!({
-            "id": doc["id"], "title": doc["title"], "url": url,
-            "metadata": if doc["metadata"].is_null() { json!({}) } else { doc["metadata"].clone() },
-            "date": doc["date"],
-            "sections": heads, "offset": offset, "total_chars": units.len(), "next_offset": next, "text": part,
-        });
-        let hint = match next {
-            None => "end of document".to_string(),
-            Some(n) => format!("truncated: call get_document with {{\"id\": {}, \"offset\": {n}}} to read on", Value::from(id.as_str())),
-        };
-        let title = doc["title"].as_str().unwrap_or("");
-        let text = format!("{title} — {url}\n(characters {offset}–{} of {}; {hint})\n\n{part}", offset + (end - start), units.len());
-        Ok(json!({ "content": [{ "type": "text", "text": text }], "structuredContent": structured }))
+        let (structured, text) = agent::document_part(&doc.to_json(), offset, max_chars);
+        Ok(json!({ "content": [{ "type": "text", "text": text }], "structuredContent": to_value(&structured) }))
     }
 
     fn related(&mut self, args: &Map<String, Value>) -> Result<Value, SiftError> {
@@ -465,8 +422,8 @@ impl Server {
 
     /// A response's results as an agent's context wants them (see [`compact`]).
     fn compact_all(&self, res: &Value, include_content: bool) -> Vec<Value> {
-        let (snippet, preview) = (self.size("snippet_chars"), self.size("content_preview_chars"));
-        list(&res["results"]).iter().map(|r| compact(r, include_content, snippet, preview)).collect()
+        let sizes = AgentSizes { snippet_chars: self.size("snippet_chars"), content_preview_chars: self.size("content_preview_chars") };
+        list(&res["results"]).iter().map(|r| to_value(&agent::compact_result(&from_value(r), include_content, sizes))).collect()
     }
 
     /// The arguments `tool` takes (its schema's properties).
@@ -523,8 +480,12 @@ fn one_bundle(args: &Map<String, Value>) -> Result<(), SiftError> {
     }
 }
 
-fn to_value(j: &sift_base::json::Json) -> Value {
+fn to_value(j: &Json) -> Value {
     serde_json::from_str(&j.to_text()).expect("the engine writes valid JSON")
+}
+
+fn from_value(v: &Value) -> Json {
+    sift_base::json::parse(v.to_string().as_bytes()).expect("serde_json writes valid JSON")
 }
 
 fn list(v: &Value) -> &[Value] {
@@ -539,54 +500,6 @@ fn tool_result(structured: Value, text: &str) -> Value {
         String::from_utf8(out).expect("JSON is UTF-8")
     };
     json!({ "content": [{ "type": "text", "text": format!("{text}\n{pretty}") }], "structuredContent": structured })
-}
-
-/// Plain text of an HTML-safe string (marks dropped, entities decoded).
-fn plain(v: &Value) -> String {
-    sift_engine::snippet::marked_parts(v.as_str().unwrap_or("")).into_iter().map(|(t, _)| t).collect()
-}
-
-/// At most `n` UTF-16 code units (the worker's measure), an ellipsis ending a cut.
-fn clip(s: &str, n: usize) -> String {
-    let units: Vec<u16> = s.encode_utf16().collect();
-    if units.len() <= n {
-        return s.to_string();
-    }
-    format!("{}…", String::from_utf16_lossy(&units[..n - 1]))
-}
-
-/// A result as an agent's context wants it: plain text, short snippet, section links.
-fn compact(r: &Value, include_content: bool, snippet_chars: usize, preview_chars: usize) -> Value {
-    let mut out = Map::new();
-    out.insert("id".into(), r["id"].clone());
-    out.insert("title".into(), json!(plain(&r["title"])));
-    out.insert("url".into(), r["url"].clone());
-    out.insert("score".into(), r["score"].clone());
-    out.insert("snippet".into(), json!(clip(&plain(&r["snippet"]), snippet_chars)));
-    for k in ["type", "date"] {
-        if r[k].as_str().is_some_and(|s| !s.is_empty()) {
-            out.insert(k.into(), r[k].clone());
-        }
-    }
-    let subs = list(&r["sub_results"]);
-    if !subs.is_empty() {
-        out.insert("sections".into(), subs.iter().map(|s| json!({ "title": plain(&s["title"]), "url": s["url"] })).collect());
-    }
-    // An identifier's definition: what an agent most wants to cite (the entry's link).
-    for k in ["definition", "queries"] {
-        if !r[k].is_null() {
-            out.insert(k.into(), r[k].clone());
-        }
-    }
-    if let (true, Some(content)) = (include_content, r["content"].as_str()) {
-        out.insert("content".into(), json!(clip(content, preview_chars)));
-        let total = content.encode_utf16().count();
-        if total > preview_chars {
-            let hint = format!("call get_document with {{\"id\": {}, \"offset\": {}}} to read on", r["id"], preview_chars - 1);
-            out.insert("content_truncated".into(), json!({ "total_chars": total, "hint": hint }));
-        }
-    }
-    Value::Object(out)
 }
 
 /// Seconds since the epoch as an ISO date-time (UTC).
@@ -673,10 +586,7 @@ mod tests {
     }
 
     #[test]
-    fn clip_counts_utf16_units_like_the_worker() {
-        assert_eq!(clip("abcdef", 4), "abc…");
-        assert_eq!(clip("abc", 4), "abc");
-        assert_eq!(clip("é𝄞xyz", 4), "é𝄞…");
+    fn times_are_iso_dates_in_utc() {
         assert_eq!(iso_time(SystemTime::UNIX_EPOCH + Duration::from_secs(86_400 + 3_661)), "1970-01-02T01:01:01Z");
     }
 }

@@ -3,7 +3,7 @@
 // Tools: search, multi_search, get_document, related — previews sized for an agent's context,
 // with a hint on how to read more.
 
-import { SiftError, asSiftError, plainText as plain } from "../../www/dist/sift.js";
+import { SiftError, asSiftError } from "../../www/dist/sift.js";
 import { statusOf } from "../../www/dist/contract.js";
 
 // The tools, their schemas and the answer sizes are data shared with `sift mcp` (the
@@ -12,8 +12,6 @@ import SPEC from "./mcp-tools.json" with { type: "json" };
 
 const PROTOCOL_VERSIONS = SPEC.protocol_versions;
 const SERVER_INFO = SPEC.server_info;
-const SNIPPET_CHARS = SPEC.snippet_chars;
-const CONTENT_PREVIEW_CHARS = SPEC.content_preview_chars;
 const DOC_DEFAULT_CHARS = SPEC.doc_default_chars;
 const DOC_MAX_CHARS = SPEC.doc_max_chars;
 
@@ -27,25 +25,9 @@ class RpcError extends Error {
   }
 }
 
-const clip = (s, n) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
-
-function compactResult(r, includeContent) {
-  const out = { id: r.id, title: plain(r.title), url: r.url, score: r.score, snippet: clip(plain(r.snippet), SNIPPET_CHARS) };
-  if (r.bundle) out.bundle = r.bundle; // a worker of several bundles: which one (get_document's `bundle`)
-  if (r.type) out.type = r.type;
-  if (r.date) out.date = r.date;
-  if (r.sub_results?.length) out.sections = r.sub_results.map((s) => ({ title: plain(s.title), url: s.url }));
-  // An identifier's definition: what an agent most wants to cite (the entry's link).
-  if (r.definition) out.definition = r.definition;
-  if (r.queries) out.queries = r.queries;
-  if (includeContent && typeof r.content === "string") {
-    out.content = clip(r.content, CONTENT_PREVIEW_CHARS);
-    if (r.content.length > CONTENT_PREVIEW_CHARS) {
-      out.content_truncated = { total_chars: r.content.length, hint: `call get_document with {"id": ${JSON.stringify(r.id)}, "offset": ${CONTENT_PREVIEW_CHARS - 1}} to read on` };
-    }
-  }
-  return out;
-}
+// Results and documents are shaped for an agent by the engine (Sift#agentResults,
+// Sift#agentDocument: `sift_engine::agent`), as `sift mcp` shapes them.
+const SIZES = { snippet_chars: SPEC.snippet_chars, content_preview_chars: SPEC.content_preview_chars };
 
 function searchSummary(res) {
   const head = `${res.total} result${res.total === 1 ? "" : "s"} for ${JSON.stringify(res.query ?? "")} (${res.search_type})`;
@@ -106,7 +88,7 @@ async function callTool(name, rawArgs, host) {
       const structured = { total: res.total, has_more: res.has_more };
       if (name === "search") Object.assign(structured, { offset: res.offset, search_type: res.search_type });
       else structured.queries = res.queries;
-      structured.results = res.results.map((r) => compactResult(r, name === "search" && args.include_content));
+      structured.results = await (await host.sift()).agentResults(res.results, name === "search" && args.include_content, SIZES);
       if (res.bundles) structured.bundles = res.bundles;
       if (name === "multi_search") return toolResult(structured, `${res.total} results merged from ${res.queries.length} queries`);
       if (res.fallback) structured.fallback = res.fallback;
@@ -126,21 +108,13 @@ async function callTool(name, rawArgs, host) {
       }
       const doc = await s.getDocument(id);
       if (!doc) throw new SiftError("not_found", `no document with id ${JSON.stringify(id)}; ids come from search results`);
-      const text = doc.sections.map((sec) => (sec.heading ? `## ${sec.heading}\n${sec.text}` : sec.text)).join("\n\n");
-      const part = text.slice(offset, offset + max_chars);
-      const next = offset + part.length < text.length ? offset + part.length : null;
-      const structured = {
-        id: doc.id, title: doc.title, url: doc.url, metadata: doc.metadata ?? {}, date: doc.date ?? null,
-        sections: doc.sections.filter((x) => x.heading).map((x) => ({ heading: x.heading, url: x.anchor ? `${doc.url}#${x.anchor}` : doc.url })),
-        offset, total_chars: text.length, next_offset: next, text: part,
-      };
-      const hint = next === null ? "end of document" : `truncated: call get_document with {"id": ${JSON.stringify(id)}, "offset": ${next}} to read on`;
-      return { content: [{ type: "text", text: `${doc.title} — ${doc.url}\n(characters ${offset}–${offset + part.length} of ${text.length}; ${hint})\n\n${part}` }], structuredContent: structured };
+      const { structured, text } = await s.agentDocument(doc, offset, max_chars);
+      return { content: [{ type: "text", text }], structuredContent: structured };
     }
     // related
     if (typeof args.id !== "string" || !args.id) throw new SiftError("invalid_request", "related needs an id string (from search results)");
     const res = await s.related(args.id, { limit: args.limit ?? 5 });
-    return toolResult({ total: res.total, results: res.results.map((r) => compactResult(r, false)) }, `Pages related to ${args.id}`);
+    return toolResult({ total: res.total, results: await s.agentResults(res.results, false, SIZES) }, `Pages related to ${args.id}`);
   } catch (e) {
     if (e instanceof RpcError) throw e;
     return toolError(asSiftError(e));

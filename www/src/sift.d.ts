@@ -177,6 +177,10 @@ export declare class Sift {
   multiSearch(request: MultiSearchRequest): Promise<MultiSearchResponse>;
   getDocument(id: string): Promise<Document | null>;
   related(id: string, options?: { limit?: number }): Promise<SearchResponse>;
+  /** Results compacted for an agent's context, as the MCP tools answer them (full runtime). */
+  agentResults(results: SearchResult[], includeContent: boolean, sizes: { snippet_chars: number; content_preview_chars: number }): Promise<Record<string, unknown>[]>;
+  /** Part of a document from `offset` (characters), as the MCP tool get_document answers it. */
+  agentDocument(doc: Document, offset: number, maxChars: number): Promise<{ structured: Record<string, unknown>; text: string }>;
 }
 
 /** The contract's limits (generated from the engine: contract.js, which also has the error

@@ -510,6 +510,24 @@ export class Sift {
     return (await this.#drive((e) => e.getDocument(id), await this.#fullSlot())) ?? null;
   }
 
+  /**
+   * Results (of this Sift or a group's) compacted for an agent's context, and part of a
+   * document (`getDocument`'s) from `offset`: the MCP tools' shapes, made by the engine
+   * (`sift_engine::agent`) so the worker and `sift mcp` answer alike. `sizes`:
+   * `{snippet_chars, content_preview_chars}` (worker/src/mcp-tools.json).
+   */
+  async agentResults(results, includeContent, sizes) {
+    const slot = await this.#fullSlot();
+    const one = (r) => engineStep(slot.engine.agentResult(JSON.stringify(r), !!includeContent, sizes.snippet_chars, sizes.content_preview_chars)).done;
+    return results.map((r) => this.#call(() => one(r), slot));
+  }
+
+  /** `{structured, text}`: the part of `doc` from `offset`, at most `maxChars` characters. */
+  async agentDocument(doc, offset, maxChars) {
+    const slot = await this.#fullSlot();
+    return this.#call(() => engineStep(slot.engine.agentDocument(JSON.stringify(doc), offset, maxChars)).done, slot);
+  }
+
   /** Pages like the page `id` (by meaning when the bundle has vectors), without it. */
   async related(id, { limit } = {}) {
     if (typeof id !== "string" || id === "") throw new SiftError("invalid_request", "related takes a document id string");

@@ -32,6 +32,7 @@
 #[macro_use]
 extern crate sift_base;
 
+pub mod agent;
 mod collect;
 pub mod contract;
 mod definition;

@@ -7,7 +7,7 @@
 use sift_base::error::ErrorCode;
 use sift_base::json::{Json, ToJson};
 #[cfg(feature = "full")]
-use sift_engine::MultiSearchRequest;
+use sift_engine::{agent, MultiSearchRequest};
 use sift_engine::{Context, Engine, SearchRequest, SiftError, Step};
 use wasm_bindgen::prelude::*;
 
@@ -28,6 +28,11 @@ fn answer<T: ToJson>(step: Result<Step<T>, SiftError>) -> String {
         Step::Done(v) => ("done", v.to_json()),
         Step::Need(files) => ("need", Json::from(files)),
     }))
+}
+
+#[cfg(feature = "full")]
+fn json_of(text: &str) -> Result<Json, SiftError> {
+    sift_base::json::parse(text.as_bytes()).map_err(|e| SiftError::invalid(format!("not JSON: {e}")))
 }
 
 fn done(r: Result<Json, SiftError>) -> String {
@@ -170,6 +175,24 @@ impl SiftEngine {
     pub fn related(&self, id: &str, limit: Option<f64>, now_days: f64) -> String {
         let limit = limit.map(|l| if l.is_finite() { l as i64 } else { -1 });
         answer(self.engine.related(id, limit, &Context { now_days: now_days as i64 }))
+    }
+
+    /// A result (the contract's JSON, from any bundle) compacted for an agent's context:
+    /// `{done: result}` (`sift_engine::agent`, one shaping for both MCP servers).
+    #[wasm_bindgen(js_name = agentResult)]
+    pub fn agent_result(&self, result: &str, include_content: bool, snippet_chars: usize, content_preview_chars: usize) -> String {
+        let sizes = agent::AgentSizes { snippet_chars, content_preview_chars };
+        done(json_of(result).map(|r| agent::compact_result(&r, include_content, sizes)))
+    }
+
+    /// Part of a document (as `getDocument` answers it) for an agent:
+    /// `{done: {structured, text}}`.
+    #[wasm_bindgen(js_name = agentDocument)]
+    pub fn agent_document(&self, doc: &str, offset: usize, max_chars: usize) -> String {
+        done(json_of(doc).map(|d| {
+            let (structured, text) = agent::document_part(&d, offset, max_chars);
+            Json::obj([("structured", structured), ("text", Json::Str(text))])
+        }))
     }
 
     /// `vectors`: the host's embedding of each query, when it embeds queries with the
