@@ -8,133 +8,24 @@
 // and nothing stored). The input is an ARIA combobox controlling a listbox of options.
 // Everything lives in a shadow root, so the page's CSS cannot break it, and every string
 // from the index is rendered as text: only the engine's <mark> tags become elements.
+// Its parts beside it (bundled into this one file for pages): the stylesheet
+// (sift-search-style.js), the words (sift-search-words.js), the recent searches and
+// favourites (sift-search-history.js) and DOM helpers (sift-search-dom.js).
 
-import { Sift, asSiftError, markedParts, primaryLanguage, LIMITS } from "./sift.js";
+import { Sift, asSiftError, LIMITS } from "./sift.js";
+import { EN, FALLBACK_KEYS, say, wordsFor } from "./sift-search-words.js";
+import { STYLE } from "./sift-search-style.js";
+import { h, appendMarked, typing, highlightTerms, shownPath } from "./sift-search-dom.js";
+import { SearchHistory, historyRows, historyKey } from "./sift-search-history.js";
 
-// The box's words. Other languages' are in sift-search-i18n.js, loaded only by a box whose
-// page is in one of them (the keys and placeholders are described there).
-const EN = {
-  search: "Search", placeholder: "Search the docs", close: "Esc (close the search)", filters: "Filters",
-  results: "Search results", pages: "Pages", none: "No results for “{q}”.", dym: "Did you mean ", dymEnd: "?",
-  retry: "Try again", unavailable: "Search is unavailable: {m} ", save: "Save “{q}” as a favourite",
-  saveTitle: "Save as a favourite", remove: "Remove “{q}” from {list}", removeTitle: "Remove", favourites: "Favourites",
-  recent: "Recent searches", count: { one: "{n} result", other: "{n} results" }, keyword: "keyword", hybrid: "hybrid",
-  semantic: "semantic", semOn: "semantic search on", semLoading: "loading semantic search…",
-  semFailed: "semantic search unavailable (keywords only)", in: "in {page}",
-};
-const FALLBACK_KEYS = { fuzzy: "fbFuzzy", "any term": "fbAny", nothing: "fbNothing", words: "fbWords", semantic: "fbMeaning", filters: "fbFilters" };
 
-const STYLE = `
-:host { all: initial; display: inline-block; font-family: var(--sift-font, system-ui, -apple-system, "Segoe UI", sans-serif);
-  --_bg: var(--sift-bg, #ffffff); --_fg: var(--sift-fg, #1b1f24); --_muted: var(--sift-muted, #5b6470);
-  --_accent: var(--sift-accent, #3451b2); --_border: var(--sift-border, #d6dae0); --_mark: var(--sift-mark-bg, #fff2a8);
-  --_mark-fg: var(--sift-mark-fg, #1b1f24); --_sel: var(--sift-selected-bg, #e8edfb); --_radius: var(--sift-radius, 10px);
-  --_backdrop: var(--sift-backdrop, rgba(20, 24, 31, .45)); }
-:host([theme="dark"]) { --_bg: var(--sift-bg, #1d2128); --_fg: var(--sift-fg, #e6e9ee); --_muted: var(--sift-muted, #9aa3ae);
-  --_accent: var(--sift-accent, #8ea8ff); --_border: var(--sift-border, #373d48); --_mark: var(--sift-mark-bg, #5c4d00);
-  --_mark-fg: var(--sift-mark-fg, #fff6cc); --_sel: var(--sift-selected-bg, #2c3442); --_backdrop: var(--sift-backdrop, rgba(0, 0, 0, .6)); }
-@media (prefers-color-scheme: dark) { :host(:not([theme="light"])) { --_bg: var(--sift-bg, #1d2128); --_fg: var(--sift-fg, #e6e9ee);
-  --_muted: var(--sift-muted, #9aa3ae); --_accent: var(--sift-accent, #8ea8ff); --_border: var(--sift-border, #373d48);
-  --_mark: var(--sift-mark-bg, #5c4d00); --_mark-fg: var(--sift-mark-fg, #fff6cc); --_sel: var(--sift-selected-bg, #2c3442);
-  --_backdrop: var(--sift-backdrop, rgba(0, 0, 0, .6)); } }
-*, *::before, *::after { box-sizing: border-box; }
-/* Inherited properties set on the host by the page (color, letter-spacing, text-transform,
-   line-height, even with !important) stop here: the subtree starts from initial values. */
-.root { all: initial; display: contents; font-family: var(--sift-font, system-ui, -apple-system, "Segoe UI", sans-serif);
-  font-size: 15px; line-height: 1.45; color: var(--_fg); }
-.trigger { all: unset; cursor: pointer; display: inline-flex; align-items: center; gap: .5em; padding: .45em .7em; min-width: 12em;
-  border: 1px solid var(--_border); border-radius: var(--_radius); background: var(--_bg); color: var(--_muted); font: inherit; font-size: 14px; }
-.trigger:focus-visible { outline: 2px solid var(--_accent); outline-offset: 2px; }
-kbd { font: 12px ui-monospace, monospace; border: 1px solid var(--_border); border-radius: 4px; padding: 0 .35em; margin-inline-start: auto; color: var(--_muted); }
-dialog { all: revert; position: fixed; inset: 8vh 0 auto 0; margin: 0 auto; width: min(720px, calc(100vw - 24px)); max-height: 80vh; padding: 0;
-  border: 1px solid var(--_border); border-radius: var(--_radius); background: var(--_bg); color: var(--_fg); font-size: 15px;
-  line-height: 1.45; font-family: inherit; box-shadow: 0 18px 50px rgba(0, 0, 0, .25); overflow: hidden; }
-dialog[open] { display: flex; flex-direction: column; }
-dialog::backdrop { background: var(--_backdrop); }
-.bar { display: flex; align-items: center; gap: .5em; padding: .7em .9em; border-bottom: 1px solid var(--_border); }
-input { all: unset; flex: 1; font: inherit; font-size: 17px; color: var(--_fg); min-width: 0; }
-input::placeholder { color: var(--_muted); }
-.close { all: unset; cursor: pointer; font: 12px ui-monospace, monospace; border: 1px solid var(--_border); border-radius: 4px; padding: .1em .4em; color: var(--_muted); }
-.facets { display: flex; flex-wrap: wrap; gap: .4em; padding: .5em .9em 0; }
-.facets:empty { display: none; }
-.chip { all: unset; cursor: pointer; font-size: 13px; padding: .15em .6em; border: 1px solid var(--_border); border-radius: 999px; color: var(--_muted); }
-.chip[aria-pressed="true"] { background: var(--_accent); border-color: var(--_accent); color: var(--_bg); }
-.chip:focus-visible { outline: 2px solid var(--_accent); outline-offset: 1px; }
-.notice { padding: .5em .9em 0; font-size: 13px; color: var(--_muted); }
-.notice:empty { display: none; }
-.notice button { all: unset; cursor: pointer; color: var(--_accent); text-decoration: underline; }
-.error { color: #c62828; }
-:host([theme="dark"]) .error { color: #ff8a80; }
-[role="listbox"] { list-style: none; margin: 0; padding: .4em; overflow-y: auto; flex: 1; }
-[role="option"] { display: block; padding: .5em .7em; border-radius: calc(var(--_radius) - 4px); cursor: pointer; color: var(--_fg); }
-[role="option"][aria-selected="true"] { background: var(--_sel); }
-[role="option"].sub { margin-inline-start: 1.4em; padding-top: .3em; padding-bottom: .3em; border-inline-start: 2px solid var(--_border); border-radius: 0; border-start-end-radius: 6px; border-end-end-radius: 6px; }
-.title { font-weight: 600; }
-.sub .title { font-weight: 500; font-size: 14px; }
-.where { font-size: 12px; color: var(--_muted); margin-inline-start: .4em; font-weight: 400; }
-.snippet { font-size: 13.5px; color: var(--_muted); margin-top: .15em; overflow: hidden; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; }
-mark { background: var(--_mark); color: var(--_mark-fg); border-radius: 2px; padding: 0 1px; }
-.footer { display: flex; gap: 1em; justify-content: space-between; padding: .45em .9em; border-top: 1px solid var(--_border); font-size: 12px; color: var(--_muted); }
-.empty { padding: 1.2em .9em; color: var(--_muted); }
-[role="group"] { margin: 0; padding: 0; }
-.group { padding: .6em .7em .2em; font-size: 12px; font-weight: 600; letter-spacing: .04em; text-transform: uppercase; color: var(--_muted); }
-[role="listbox"]:empty { display: none; }
-.history { overflow-y: auto; padding: .2em .4em .5em; flex: 1; }
-.history:empty { display: none; }
-.history h2 { margin: .6em .7em .2em; font-size: 12px; font-weight: 600; letter-spacing: .04em; text-transform: uppercase; color: var(--_muted); }
-.history ul { list-style: none; margin: 0; padding: 0; }
-.history li { display: flex; align-items: center; gap: .2em; border-radius: calc(var(--_radius) - 4px); }
-.history li:hover, .history li:focus-within { background: var(--_sel); }
-.history button { all: unset; cursor: pointer; border-radius: 6px; color: var(--_fg); }
-.history button:focus-visible { outline: 2px solid var(--_accent); outline-offset: -2px; }
-.history .again { flex: 1; padding: .5em .7em; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-.history .again .where { margin-inline-start: .6em; }
-.history .act { padding: .35em .6em; color: var(--_muted); font-size: 15px; }
-/* A phone: the box is the whole screen, with room for a thumb. */
-@media (max-width: 640px) {
-  dialog { inset: 0; width: 100vw; max-width: 100vw; height: 100dvh; max-height: 100dvh; border: 0; border-radius: 0; }
-  .bar { padding: .8em; }
-  [role="option"], .history .again { padding-top: .7em; padding-bottom: .7em; }
-  .history .act { padding: .7em .8em; }
-  kbd { display: none; }
-  .trigger { min-width: 0; }
-}
-`;
-const HISTORY_MAX = 7; // recent searches kept, as DocSearch keeps them
-const FAVOURITES_MAX = 20;
 
-/** Append the engine's escaped-with-<mark> HTML to `el` as text nodes and <mark> elements. */
-function appendMarked(el, html) {
-  for (const { text, mark } of markedParts(html)) {
-    if (mark) {
-      const m = document.createElement("mark");
-      m.textContent = text;
-      el.append(m);
-    } else el.append(document.createTextNode(text));
-  }
-}
-
-const h = (tag, attrs = {}, ...kids) => {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === "class") el.className = v;
-    else el.setAttribute(k, v === true ? "" : String(v));
-  }
-  el.append(...kids);
-  return el;
-};
 
 // How long a search may hold the keystrokes typed during it (see #search): longer than a
 // cold hybrid search with the runtime's loading on a mobile link (about 2 s).
 const STALL_MS = 2500;
 let instances = 0;
 
-/** Whether a key event comes from where the reader types (a field, an editable element). */
-function typing(e) {
-  const t = e.composedPath?.()[0] ?? e.target;
-  return !!t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName ?? ""));
-}
 
 export class SiftSearchElement extends HTMLElement {
   static observedAttributes = ["bundle", "semantic", "embedder", "placeholder", "history"];
@@ -168,29 +59,16 @@ export class SiftSearchElement extends HTMLElement {
 
   /** A string in the box's language, with `{name}`s filled from `vars`. */
   #t(key, vars = {}) {
-    let text = this.#strings[key] ?? EN[key];
-    if (typeof text === "object") {
-      const forms = text;
-      text = forms[new Intl.PluralRules(this.#lang).select(vars.n)] ?? forms.other;
-    }
-    return text.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
+    return say(this.#strings, this.#lang, key, vars);
   }
 
   /** Load the words of a page not in English, then show them. */
   #localise() {
-    const tag = this.#pageLang;
-    const primary = primaryLanguage(tag);
-    if (primary === "en") return;
-    import("./sift-search-i18n.js").then(({ STRINGS, RTL }) => {
-      const script = /-(hant|tw|hk|mo)\b/.test(tag) && primary === "zh" ? "zh-tw" : tag.split("-").slice(0, 2).join("-");
-      const key = [tag, script, primary].find((k) => STRINGS[k]);
-      if (key) {
-        this.#strings = { ...EN, ...STRINGS[key] };
-        this.#lang = key;
-      }
-      const dir = RTL.includes(primary) ? "rtl" : "ltr";
-      this.#els.dialog.setAttribute("dir", dir);
-      this.#els.trigger.setAttribute("dir", dir);
+    wordsFor(this.#pageLang).then((w) => {
+      if (!w) return;
+      [this.#strings, this.#lang] = [w.strings, w.lang];
+      this.#els.dialog.setAttribute("dir", w.dir);
+      this.#els.trigger.setAttribute("dir", w.dir);
       this.#applyStrings();
     }, () => {}); // the English words stay
   }
@@ -492,7 +370,7 @@ export class SiftSearchElement extends HTMLElement {
       const opts = [];
       for (const [r, i] of members) {
         const where = h("span", { class: "where" });
-        where.textContent = r.type ? `${r.type} · ${this.#path(r.url)}` : this.#path(r.url);
+        where.textContent = r.type ? `${r.type} · ${shownPath(r.url)}` : shownPath(r.url);
         const title = h("div", { class: "title", dir: "auto" });
         appendMarked(title, r.title);
         const pageTitle = title.textContent;
@@ -541,15 +419,6 @@ export class SiftSearchElement extends HTMLElement {
     status.textContent = `${this.#t("count", { n: res.total })}${ms !== undefined ? ` · ${ms} ms` : ""} · ${kind}`;
     if (keepActive) requestAnimationFrame(() => (list.style.minHeight = ""));
     this.dispatchEvent(new CustomEvent("sift-results", { detail: res }));
-  }
-
-  #path(url) {
-    try {
-      const u = new URL(url, location.href);
-      return u.origin === location.origin ? u.pathname + u.hash : u.href;
-    } catch (_) {
-      return String(url);
-    }
   }
 
   #renderNotice(res) {
@@ -667,92 +536,35 @@ export class SiftSearchElement extends HTMLElement {
     return this.getAttribute("history") !== "off";
   }
 
-  // Recent searches and favourites of this bundle: {recent: [], favourites: []}, each entry
-  // {query, title, url}. Storage that fails (private mode, quota, a corrupt value) is as if
-  // empty: the box works without it.
-  get #storageKey() {
-    return `sift-search:${new URL(this.getAttribute("bundle") ?? "/_sift/", location.href).href}`;
-  }
-
-  #loadHistory() {
-    try {
-      const v = JSON.parse(localStorage.getItem(this.#storageKey) ?? "{}");
-      const ok = (l) => (Array.isArray(l) ? l.filter((x) => x && typeof x.query === "string" && typeof x.url === "string") : []);
-      return { recent: ok(v.recent).slice(0, HISTORY_MAX), favourites: ok(v.favourites).slice(0, FAVOURITES_MAX) };
-    } catch (_) {
-      return { recent: [], favourites: [] };
-    }
-  }
-
-  #saveHistory(hist) {
-    try {
-      localStorage.setItem(this.#storageKey, JSON.stringify(hist));
-    } catch (_) {
-      /* storage full or denied: not remembered */
-    }
+  // Recent searches and favourites of this bundle, kept in this browser.
+  get #history() {
+    const key = `sift-search:${new URL(this.getAttribute("bundle") ?? "/_sift/", location.href).href}`;
+    return new SearchHistory(key);
   }
 
   #remember(entry) {
-    if (!this.#historyOn) return;
-    const hist = this.#loadHistory();
-    const same = (x) => x.query === entry.query && x.url === entry.url;
-    if (hist.favourites.some(same)) return;
-    hist.recent = [entry, ...hist.recent.filter((x) => !same(x))].slice(0, HISTORY_MAX);
-    this.#saveHistory(hist);
+    if (this.#historyOn) this.#history.remember(entry);
   }
 
   #showHistory() {
-    const { history } = this.#els;
-    if (!this.#historyOn || this.#els.input.value.trim()) {
+    const { history, input } = this.#els;
+    if (!this.#historyOn || input.value.trim()) {
       history.replaceChildren();
       return;
     }
-    const hist = this.#loadHistory();
-    const section = (kind, label, entries) => {
-      if (!entries.length) return [];
-      const id = `${this.#ids}-h-${kind}`;
-      const rows = entries.map((x, i) => {
-        const again = h("button", { type: "button", class: "again", "data-url": x.url }, x.query, h("span", { class: "where" }, x.title));
-        again.addEventListener("click", (e) => this.#navigate(x.url, this.#terms(x.query, null), e));
-        const acts = [];
-        if (kind === "recent") {
-          const star = h("button", { type: "button", class: "act", "aria-label": this.#t("save", { q: x.query }), title: this.#t("saveTitle") }, "☆");
-          star.addEventListener("click", () => this.#editHistory((hs) => {
-            hs.recent.splice(i, 1);
-            hs.favourites = [x, ...hs.favourites].slice(0, FAVOURITES_MAX);
-          }, kind, i));
-          acts.push(star);
-        }
-        const remove = h("button", { type: "button", class: "act", "aria-label": this.#t("remove", { q: x.query, list: label.toLowerCase() }), title: this.#t("removeTitle") }, "×");
-        remove.addEventListener("click", () => this.#editHistory((hs) => hs[kind].splice(i, 1), kind, i));
-        return h("li", {}, again, ...acts, remove);
-      });
-      return [h("h2", { id }, label), h("ul", { "aria-labelledby": id }, ...rows)];
+    const t = (key, vars) => this.#t(key, vars);
+    const open = (x, e) => this.#navigate(x.url, highlightTerms(x.query, null), e);
+    const edit = (change, kind, i) => {
+      this.#history.edit(change);
+      this.#showHistory();
+      const rows = [...history.querySelectorAll(".again")];
+      (rows[Math.min(i, rows.length - 1)] ?? input).focus();
     };
-    history.replaceChildren(...section("favourites", this.#t("favourites"), hist.favourites), ...section("recent", this.#t("recent"), hist.recent));
-  }
-
-  // Change the stored lists, redraw, and keep the focus near the row that changed.
-  #editHistory(change, kind, i) {
-    const hist = this.#loadHistory();
-    change(hist);
-    this.#saveHistory(hist);
-    this.#showHistory();
-    const rows = [...this.#els.history.querySelectorAll(".again")];
-    (rows[Math.min(i, rows.length - 1)] ?? this.#els.input).focus();
+    history.replaceChildren(...historyRows(this.#history.load(), { ids: this.#ids, t, open, edit }));
   }
 
   #onHistoryKey(e) {
-    const rows = [...this.#els.history.querySelectorAll(".again")];
-    const at = rows.indexOf(e.target);
-    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
-      e.preventDefault();
-      const next = at + (e.key === "ArrowDown" ? 1 : -1);
-      (next < 0 ? this.#els.input : rows[Math.min(next, rows.length - 1)])?.focus();
-    } else if (e.key === "Delete" && at >= 0) {
-      e.preventDefault();
-      e.target.closest("li").querySelector(".act:last-child").click();
-    }
+    historyKey(e, this.#els.history, this.#els.input);
   }
 
   // Open an option's page: remembered as a recent search, with the terms to mark there.
@@ -761,16 +573,7 @@ export class SiftSearchElement extends HTMLElement {
     if (!url) return;
     const query = this.#els.input.value.trim();
     if (query) this.#remember({ query, title: li.dataset.title ?? "", url });
-    this.#navigate(url, this.#terms(query, li), e);
-  }
-
-  /** The words to mark on the page: the query's, and the forms the result matched. */
-  #terms(query, li) {
-    const words = query.replace(/\b(OR|AND|NOT)\b/g, " ").split(/\s+/)
-      .filter((w) => w && !w.startsWith("-"))
-      .map((w) => w.replace(/^[a-z_]+:(?!:)/i, "").replace(/["()*]/g, ""));
-    for (const m of li?.querySelectorAll("mark") ?? []) words.push(m.textContent);
-    return [...new Set(words.map((w) => w.trim().toLowerCase()).filter((w) => w.length > 1))].slice(0, 12);
+    this.#navigate(url, highlightTerms(query, li), e);
   }
 
   #navigate(url, terms, e) {
