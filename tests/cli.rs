@@ -529,6 +529,18 @@ fn a_rebuild_from_the_embedding_cache_or_from_a_split_embedding_equals_a_clean_b
     let d = scratch("cli-embed-cache");
     let src = d.join("src");
     copy_tree(&repo_root().join("tests/corpus"), &src);
+    // Each cache folder starts as `sift model fetch` leaves a machine's: with the model's
+    // vocabulary embedded (each token alone), which a build would otherwise embed first.
+    let hash = sift_build::semantic::cache::model_hash(&model_dir.join("model-f32.onnx")).unwrap();
+    let vocabulary = sift_build::semantic::cache::cache_root().join(format!("embeddings/{hash}.vocabulary.bin"));
+    let seeded = |name: &str| -> std::path::PathBuf {
+        let cache = d.join(name);
+        if vocabulary.exists() {
+            fs::create_dir_all(cache.join("embeddings")).unwrap();
+            fs::copy(&vocabulary, cache.join(format!("embeddings/{hash}.vocabulary.bin"))).unwrap();
+        }
+        cache
+    };
     let build = |cache: &Path, out: &Path| -> String {
         let o = Command::new(env!("CARGO_BIN_EXE_sift"))
             .args(["build", src.to_str().unwrap(), "--out", out.to_str().unwrap()])
@@ -548,7 +560,7 @@ fn a_rebuild_from_the_embedding_cache_or_from_a_split_embedding_equals_a_clean_b
         };
         (num(" now,"), num(" from the cache"))
     };
-    let first = build(&d.join("cache"), &d.join("first"));
+    let first = build(&seeded("cache"), &d.join("first"));
     let (now, _) = counts(&first);
     assert!(now > 0, "a cold cache embeds everything: {first}");
     let page = src.join("guides/deploy.md");
@@ -558,8 +570,10 @@ fn a_rebuild_from_the_embedding_cache_or_from_a_split_embedding_equals_a_clean_b
     let (now2, stored2) = counts(&again);
     assert!(now2 > 0 && now2 * 10 < now, "only the edited page's texts are embedded again: {now2} of {now}");
     assert!(stored2 > 0);
-    let clean = build(&d.join("empty-cache"), &d.join("clean"));
-    assert_eq!(counts(&clean).1, 0, "the clean build used no cache");
+    let clean = build(&seeded("empty-cache"), &d.join("clean"));
+    let (clean_now, clean_stored) = counts(&clean);
+    assert_eq!(clean_now + clean_stored, now2 + stored2, "the clean build wants the incremental one's sequences");
+    assert!(clean_now > now2 * 10, "and embeds all of them but the vocabulary: {clean_now}");
     assert_eq!(dir_bytes(&d.join("incremental")), dir_bytes(&d.join("clean")), "incremental and clean builds are byte-identical");
     assert_ne!(dir_bytes(&d.join("first")), dir_bytes(&d.join("clean")), "the edit changed the bundle");
 
@@ -568,7 +582,7 @@ fn a_rebuild_from_the_embedding_cache_or_from_a_split_embedding_equals_a_clean_b
     // clean build writes.
     let mut embedded_by_parts = 0;
     for i in 1..=3 {
-        let machine = d.join(format!("machine-{i}"));
+        let machine = seeded(&format!("machine-{i}"));
         let o = Command::new(env!("CARGO_BIN_EXE_sift"))
             .args(["embed", src.to_str().unwrap(), "--part", &format!("{i}/3")])
             .env("SIFT_CACHE_DIR", &machine)
@@ -585,7 +599,11 @@ fn a_rebuild_from_the_embedding_cache_or_from_a_split_embedding_equals_a_clean_b
     let split = build(&d.join("split"), &d.join("from-parts"));
     assert_eq!(counts(&split).0, 0, "the build after a split embedding embeds nothing new: {split}");
     assert_eq!(dir_bytes(&d.join("from-parts")), dir_bytes(&d.join("clean")), "a split embedding gives the clean build's bundle");
-    let left: Vec<_> = fs::read_dir(d.join("split/embeddings")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let left: Vec<_> = fs::read_dir(d.join("split/embeddings"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| !n.to_string_lossy().ends_with(".vocabulary.bin"))
+        .collect();
     assert_eq!(left.len(), 1, "the parts were merged into the cache file and removed: {left:?}");
     assert_eq!(counts(&build(&d.join("split"), &d.join("again"))).0, 0, "the merged cache holds everything");
 

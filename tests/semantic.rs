@@ -6,49 +6,51 @@
 //! bad shards are refused. Skipped, saying why, when the model is not installed.
 
 use sift_base::SourceDoc;
+use sift_build::semantic::cache::{self, EmbedCache};
 use sift_build::semantic::embed::{self as corpus, Layout};
 use sift_build::{build, BuildOptions};
 use sift_embed::model::{default_model_dir, Embedder};
 use sift_engine::contract::{FilterValue, Scalar};
 use sift_engine::{Engine, SearchRequest, SearchResponse, SiftError, Step};
 use sift_tests::*;
-use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 struct Setup {
     e: Embedder,
-    /// Embeddings made so far, so a test that builds a variant of the corpus embeds only
-    /// what is new.
-    store: Mutex<HashMap<corpus::Key, Vec<f32>>>,
+    /// The machine's embedding cache, as `sift build` uses it: a test that builds a variant
+    /// of the corpus embeds only what is new, and a run only what no earlier run embedded
+    /// (the vocabulary is `sift model fetch`'s).
+    store: Mutex<EmbedCache>,
     engine: Engine,
     built: sift_build::BuiltBundle,
     /// Sentences left out of the encoder's fit (every fourth), for the parity check.
     held_out: Vec<String>,
 }
 
-fn embedder() -> Option<Embedder> {
+fn embedder() -> Option<(Embedder, EmbedCache)> {
     let dir = default_model_dir();
     let model = dir.join("model-f32.onnx");
     if !model.exists() {
         sift_tests::cannot_test(&format!("{} not found (run `sift model fetch`)", model.display()));
         return None;
     }
-    Some(Embedder::load(&model, &dir.join("tokenizer.json")).expect("model loads"))
+    let e = Embedder::load(&model, &dir.join("tokenizer.json")).expect("model loads");
+    let store = EmbedCache::open(&cache::cache_root(), &cache::model_hash(&model).expect("model hashes"), e.dim);
+    Some((e, store))
 }
 
-fn semantic_build(e: &Embedder, docs: &[SourceDoc], layout: Layout, held_out: &[String]) -> sift_build::BuiltBundle {
-    semantic_build_with(e, docs, layout, held_out, &mut HashMap::new())
-}
-
-fn semantic_build_with(
+fn semantic_build(
     e: &Embedder,
     docs: &[SourceDoc],
     layout: Layout,
     held_out: &[String],
-    store: &mut HashMap<corpus::Key, Vec<f32>>,
+    store: &mut EmbedCache,
 ) -> sift_build::BuiltBundle {
-    let (mut input, _, _) =
+    let (mut input, _, used) =
         corpus::semantic_input(docs, sift_tests::model(e), "all-MiniLM-L6-v2", layout, store, &|_, _| {}).expect("corpus embeds");
+    if let Err(err) = store.save(&used) {
+        eprintln!("warning: the embedding cache could not be saved ({err}); the next run embeds again");
+    }
     if let Some(enc) = input.encoder.as_mut() {
         let held: std::collections::HashSet<Vec<u32>> = held_out.iter().map(|t| e.tokenizer().encode(t)).collect();
         enc.texts.retain(|t| !held.contains(&t.tokens));
@@ -66,13 +68,12 @@ fn setup() -> Option<&'static Setup> {
     static SETUP: OnceLock<Option<Setup>> = OnceLock::new();
     SETUP
         .get_or_init(|| {
-            let e = embedder()?;
+            let (e, mut store) = embedder()?;
             let docs = corpus_docs();
             let sentences: Vec<String> =
                 docs.iter().flat_map(|d| d.sections.iter()).flat_map(|s| sift_build::semantic::training::sentences(&s.text)).collect();
             let held_out: Vec<String> = sentences.into_iter().step_by(4).collect();
-            let mut store = HashMap::new();
-            let built = semantic_build_with(&e, &docs, Layout::default(), &held_out, &mut store);
+            let built = semantic_build(&e, &docs, Layout::default(), &held_out, &mut store);
             Some(Setup { engine: open(&built), e, store: Mutex::new(store), built, held_out })
         })
         .as_ref()
@@ -254,7 +255,7 @@ fn hybrid_results_respect_filters_and_explain_the_fusion() {
 fn without_an_encoder_the_host_must_embed_and_bad_shards_are_refused() {
     let Some(s) = setup() else { return };
     let docs = corpus_docs();
-    let built = semantic_build(&s.e, &docs, Layout { encoder: false, ..Layout::default() }, &[]);
+    let built = semantic_build(&s.e, &docs, Layout { encoder: false, ..Layout::default() }, &[], &mut s.store.lock().unwrap());
     let engine = open(&built);
     assert!(!engine.has_query_encoder());
     let req = SearchRequest { query: "cache".into(), mode: Some("hybrid".into()), ..Default::default() };
@@ -282,7 +283,7 @@ fn without_an_encoder_the_host_must_embed_and_bad_shards_are_refused() {
 fn builds_with_vectors_are_deterministic() {
     let Some(s) = setup() else { return };
     let docs = corpus_docs();
-    let again = semantic_build(&s.e, &docs, Layout::default(), &s.held_out);
+    let again = semantic_build(&s.e, &docs, Layout::default(), &s.held_out, &mut s.store.lock().unwrap());
     assert_eq!(again.manifest_bytes(), s.built.manifest_bytes());
     assert_eq!(again.shards, s.built.shards);
     assert_eq!(
@@ -312,7 +313,7 @@ fn a_page_sharing_one_word_of_a_short_query_does_not_outrank_its_clear_meaning()
                  and folded before lookup.\n";
     let mut docs = corpus_docs();
     docs.push(sift_extract::markdown::extract(stray.as_bytes(), "ranking.md", "/").unwrap().0);
-    let built = semantic_build_with(&s.e, &docs, Layout::default(), &[], &mut s.store.lock().unwrap());
+    let built = semantic_build(&s.e, &docs, Layout::default(), &[], &mut s.store.lock().unwrap());
     let engine = open(&built);
     let ask = |q: &str| {
         let req = SearchRequest { query: q.into(), mode: Some("hybrid".into()), explain: Some(true), ..Default::default() };
