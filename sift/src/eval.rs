@@ -189,7 +189,7 @@ pub fn run(a: &EvalArgs) -> Result<()> {
     let mut ranking = sift_engine::RankingParams::default();
     for p in &a.params {
         let (name, value) = p.split_once('=').ok_or_else(|| anyhow!("--param takes NAME=VALUE, not {p:?}"))?;
-        ranking.set(name, value).map_err(|e| anyhow!("--param: {e}"))?;
+        ranking.set(name, value).map_err(|e| anyhow!("--param: {}", e.message))?;
     }
     bundle.engine.set_ranking(ranking);
     let queries = read_queries(&a.queries)?;

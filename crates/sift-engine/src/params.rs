@@ -7,6 +7,9 @@
 //! BM25F's own parameters (k1, b and the field weights) are the bundle's: its manifest
 //! records what it was built with (`sift build --k1`, `--field-weights`, `--field-b`).
 
+#[cfg(feature = "explain")]
+use sift_base::SiftError;
+
 /// How the engine weighs what it finds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RankingParams {
@@ -170,12 +173,13 @@ impl RankingParams {
     /// Set one parameter by its name (a pair as `lexical,semantic`): what `sift eval
     /// --param` takes. Native hosts only: the browser engines keep the defaults.
     #[cfg(feature = "explain")]
-    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
-        let f = |v: &str| v.trim().parse::<f32>().map_err(|_| format!("{name}: {v:?} is not a number"));
-        let n = |v: &str| v.trim().parse::<usize>().map_err(|_| format!("{name}: {v:?} is not a count"));
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), SiftError> {
+        let bad = |what: &str, v: &str| SiftError::invalid(format!("{name}: {v:?} is not {what}"));
+        let f = |v: &str| v.trim().parse::<f32>().map_err(|_| bad("a number", v));
+        let n = |v: &str| v.trim().parse::<usize>().map_err(|_| bad("a count", v));
         let pair = |v: &str| match v.split_once(',') {
             Some((a, b)) => Ok((f(a)?, f(b)?)),
-            None => Err(format!("{name}: {v:?} is not a pair lexical,semantic")),
+            None => Err(bad("a pair lexical,semantic", v)),
         };
         match name {
             "exact" => self.exact = f(value)?,
@@ -216,7 +220,7 @@ impl RankingParams {
             "prefix_scan" => self.prefix_scan = n(value)?,
             "fuzzy_expansions" => self.fuzzy_expansions = n(value)?,
             "fuzzy_hits_per_shard" => self.fuzzy_hits_per_shard = n(value)?,
-            _ => return Err(format!("no ranking parameter {name:?}")),
+            _ => return Err(SiftError::invalid(format!("no ranking parameter {name:?}"))),
         }
         Ok(())
     }
