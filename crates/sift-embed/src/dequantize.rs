@@ -10,6 +10,7 @@
 //! query, which put the worker's isolate over 128 MB. [`gather_before_dequantize`] gathers
 //! the int8 rows and their scales first and dequantizes only the rows a query reads.
 
+use crate::EmbedError;
 use std::collections::{HashMap, HashSet};
 use tract_onnx::pb::{tensor_proto::DataType, GraphProto, NodeProto, TensorProto};
 
@@ -76,7 +77,7 @@ fn drop_unused_initializers(graph: &mut GraphProto) {
 /// with the table kept int8. Only tables with a zero point of 0 and one scale per row (or one
 /// for the whole table), read by nothing but `Gather` along axis 0, are rewritten. Returns how
 /// many tables were.
-pub fn gather_before_dequantize(graph: &mut GraphProto) -> Result<usize, String> {
+pub fn gather_before_dequantize(graph: &mut GraphProto) -> Result<usize, EmbedError> {
     // dq output → (dq node, q, s, one scale per row)
     let mut rewrites: HashMap<String, (usize, String, String, bool)> = HashMap::new();
     for (ni, inits) in constant_dequantize_nodes(graph) {
@@ -174,7 +175,7 @@ pub fn gather_before_dequantize(graph: &mut GraphProto) -> Result<usize, String>
 
 /// Replace every `DequantizeLinear` whose inputs are all initializers with its f32 result.
 /// Returns how many nodes were folded.
-pub fn fold_constant_dequantize(graph: &mut GraphProto) -> Result<usize, String> {
+pub fn fold_constant_dequantize(graph: &mut GraphProto) -> Result<usize, EmbedError> {
     let mut new_inits = Vec::new();
     let mut folded = HashSet::new();
     for (ni, inits) in constant_dequantize_nodes(graph) {
@@ -187,7 +188,7 @@ pub fn fold_constant_dequantize(graph: &mut GraphProto) -> Result<usize, String>
             None => vec![0.0; scale.len()],
         };
         if zero.len() != scale.len() || scale.is_empty() {
-            return Err(format!("DequantizeLinear {}: scale and zero point differ in length", node.name));
+            return Err(format!("DequantizeLinear {}: scale and zero point differ in length", node.name).into());
         }
         let dims: Vec<usize> = q.dims.iter().map(|&d| d as usize).collect();
         // Per-tensor (one scale) or per-axis (one scale per index along `axis`).
@@ -197,7 +198,7 @@ pub fn fold_constant_dequantize(graph: &mut GraphProto) -> Result<usize, String>
             let axis = int_attr(node, "axis", 1);
             let axis = if axis < 0 { axis + dims.len() as i64 } else { axis } as usize;
             if axis >= dims.len() || dims[axis] != scale.len() {
-                return Err(format!("DequantizeLinear {}: {} scales for axis {axis} of {:?}", node.name, scale.len(), dims));
+                return Err(format!("DequantizeLinear {}: {} scales for axis {axis} of {:?}", node.name, scale.len(), dims).into());
             }
             (dims[axis + 1..].iter().product::<usize>(), dims[axis])
         };
@@ -352,7 +353,7 @@ mod tests {
     #[test]
     fn inconsistent_scales_are_an_error_not_a_panic() {
         let mut g = graph(1, &[0.5, 1.0]);
-        assert!(fold_constant_dequantize(&mut g).unwrap_err().contains("2 scales for axis 1"));
+        assert!(fold_constant_dequantize(&mut g).unwrap_err().0.contains("2 scales for axis 1"));
         let mut g = graph(7, &[0.5, 1.0, 2.0]);
         assert!(fold_constant_dequantize(&mut g).is_err());
     }

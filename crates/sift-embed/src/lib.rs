@@ -6,8 +6,10 @@
 pub mod convert;
 #[cfg(feature = "tract")]
 pub mod dequantize;
+mod error;
 #[cfg(feature = "tract")]
 pub mod model;
 pub mod tokenizer;
 
-pub use tokenizer::{Tokenizer, TokenizerError};
+pub use error::EmbedError;
+pub use tokenizer::Tokenizer;

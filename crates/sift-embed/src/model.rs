@@ -2,22 +2,12 @@
 //! Texts are embedded in batches padded to the longest text of the batch.
 
 use crate::tokenizer::Tokenizer;
-use std::fmt;
 #[cfg(not(target_family = "wasm"))]
 use std::path::Path;
 use std::path::PathBuf;
 use tract_onnx::prelude::*;
 
-#[derive(Debug)]
-pub struct EmbedError(pub String);
-
-impl fmt::Display for EmbedError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for EmbedError {}
+pub use crate::EmbedError;
 
 /// Where `sift model fetch` puts the default model: `$SIFT_MODEL_DIR`, else
 /// `~/.cache/sift/models/all-minilm-l6-v2`.
@@ -88,9 +78,9 @@ impl Embedder {
         if let Some(graph) = proto.graph.as_mut() {
             // Embedding tables stay int8 in both modes: only the rows a query reads are
             // dequantized (a 47 MB f32 table otherwise).
-            crate::dequantize::gather_before_dequantize(graph).map_err(EmbedError)?;
+            crate::dequantize::gather_before_dequantize(graph)?;
             if weights == Weights::Expand {
-                crate::dequantize::fold_constant_dequantize(graph).map_err(EmbedError)?;
+                crate::dequantize::fold_constant_dequantize(graph)?;
             }
         }
         let err = |e: TractError| EmbedError(format!("the model cannot be loaded: {e}"));

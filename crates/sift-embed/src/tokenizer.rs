@@ -2,21 +2,10 @@
 //! algorithm of `sift_text::wordpiece` (the same code the query-time static
 //! encoder runs), framed as `[CLS] … [SEP]`.
 
+use crate::EmbedError;
 use sift_text::wordpiece;
 pub use sift_text::wordpiece::MAX_TOKENS;
 use std::collections::HashMap;
-use std::fmt;
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct TokenizerError(pub String);
-
-impl fmt::Display for TokenizerError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for TokenizerError {}
 
 #[derive(Clone)]
 pub struct Tokenizer {
@@ -28,20 +17,20 @@ pub struct Tokenizer {
 
 impl Tokenizer {
     /// Load from a Hugging Face `tokenizer.json` (the WordPiece vocabulary is read from it).
-    pub fn from_json(bytes: &[u8]) -> Result<Tokenizer, TokenizerError> {
+    pub fn from_json(bytes: &[u8]) -> Result<Tokenizer, EmbedError> {
         let v: serde_json::Value =
-            serde_json::from_slice(bytes).map_err(|e| TokenizerError(format!("tokenizer.json is not valid JSON: {e}")))?;
+            serde_json::from_slice(bytes).map_err(|e| EmbedError(format!("tokenizer.json is not valid JSON: {e}")))?;
         let model = &v["model"];
         if model["type"] != "WordPiece" {
-            return Err(TokenizerError("tokenizer.json is not a WordPiece tokenizer".into()));
+            return Err(EmbedError("tokenizer.json is not a WordPiece tokenizer".into()));
         }
-        let vocab_json = model["vocab"].as_object().ok_or_else(|| TokenizerError("tokenizer.json has no vocabulary".into()))?;
+        let vocab_json = model["vocab"].as_object().ok_or_else(|| EmbedError("tokenizer.json has no vocabulary".into()))?;
         let mut vocab = HashMap::with_capacity(vocab_json.len());
         for (tok, id) in vocab_json {
-            let id = id.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(|| TokenizerError(format!("bad id for token {tok:?}")))?;
+            let id = id.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(|| EmbedError(format!("bad id for token {tok:?}")))?;
             vocab.insert(tok.clone(), id);
         }
-        let get = |t: &str| vocab.get(t).copied().ok_or_else(|| TokenizerError(format!("vocabulary has no {t} token")));
+        let get = |t: &str| vocab.get(t).copied().ok_or_else(|| EmbedError(format!("vocabulary has no {t} token")));
         Ok(Tokenizer { cls: get("[CLS]")?, sep: get("[SEP]")?, unk: get("[UNK]")?, vocab })
     }
 
