@@ -205,7 +205,7 @@ impl Engine {
                 self.startup = Some(Startup { docmeta, filters, dictionary: s.dictionary.map(<[u8]>::to_vec) });
             }
             ShardId::FoldTable => {
-                sift_text::decompose::install_rare_folds(payload).map_err(|e| SiftError::corrupt(msg!("{}: {}", file, e)))?
+                sift_text::decompose::install_rare_folds(payload).map_err(|e| SiftError::corrupt(msg!("{}: {}", file, e.message)))?
             }
             ShardId::Terms(i) => {
                 let shard = TermShard::decode(payload)?;

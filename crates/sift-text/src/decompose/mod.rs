@@ -139,13 +139,13 @@ pub fn rare_folds_bytes() -> Option<&'static [u8]> {
 /// Install a bundle's copy of `rare.bin` (once per process; the tables are the same for
 /// every bundle of this version). Refused unless it is the table this runtime was built
 /// with, byte for byte.
-pub fn install_rare_folds(bytes: Vec<u8>) -> Result<(), String> {
+pub fn install_rare_folds(bytes: Vec<u8>) -> Result<(), sift_base::SiftError> {
     if bytes.len() != RARE_FOLDS_LEN || sift_base::crc32::crc32(&bytes) != RARE_FOLDS_CRC32 {
-        return Err(msg!(
+        return Err(sift_base::SiftError::corrupt(msg!(
             "the fold table ({} bytes) is not this runtime's ({} bytes): a bundle built by another version of sift; rebuild it",
             bytes.len(),
             RARE_FOLDS_LEN
-        ));
+        )));
     }
     if !rare_folds_ready() {
         RARE_TABLES.get_or_init(|| RareTables::decode(Box::leak(bytes.into_boxed_slice())));
@@ -307,7 +307,7 @@ mod tests {
         let ours = rare_folds_bytes().expect("native tests build with rare-folds").to_vec();
         let mut other = ours.clone();
         other[10] ^= 1;
-        assert!(install_rare_folds(other).unwrap_err().contains("rebuild"));
+        assert!(install_rare_folds(other).unwrap_err().message.contains("rebuild"));
         assert!(install_rare_folds(ours[..100].to_vec()).is_err());
         assert!(install_rare_folds(Vec::new()).is_err());
         install_rare_folds(ours).unwrap();
