@@ -14,6 +14,12 @@ impl Arg for str {
     }
 }
 
+impl Arg for crate::json::JsonError {
+    fn push_to(&self, out: &mut String) {
+        out.push_str(&self.0);
+    }
+}
+
 impl Arg for String {
     fn push_to(&self, out: &mut String) {
         out.push_str(self);

@@ -116,6 +116,7 @@ impl SearchRequest {
     /// Decode a JSON request body; malformed JSON and unknown fields are clear errors.
     pub fn from_json(body: &[u8]) -> Result<SearchRequest, SiftError> {
         json::parse(body)
+            .map_err(String::from)
             .and_then(|v| SearchRequest::from_value(&v, "search request"))
             .map_err(|e| SiftError::new(ErrorCode::InvalidJson, msg!("request body is not a valid search request: {}", e)))
     }

@@ -23,7 +23,7 @@ use crate::fields;
 use sift_base::doc::{Section, SourceDoc};
 use sift_base::error::Quoted;
 use sift_base::error::SiftError;
-use sift_base::json::{self, Fields, Json, ToJson};
+use sift_base::json::{self, Fields, Json, JsonError, ToJson};
 use sift_text::analyzer::{self, Analyzer, Token};
 use std::collections::BTreeMap;
 
@@ -70,7 +70,7 @@ impl StoredDoc {
     /// Doc shard `shard` of its store, holding `expected` documents; the payload must name
     /// the same place.
     pub fn decode(payload: &[u8], expected: u32, shard: u32) -> Result<Vec<StoredDoc>, SiftError> {
-        let corrupt = |e: String| SiftError::corrupt(msg!("document store: {}", e));
+        let corrupt = |e: JsonError| SiftError::corrupt(msg!("document store: {}", e));
         let v = json::parse(payload).map_err(corrupt)?;
         let f = Fields::of(&v, "doc shard", Some(&["shard", "docs"])).map_err(corrupt)?;
         let named = f.uint("shard", u64::from(u32::MAX)).map_err(corrupt)?;
@@ -83,9 +83,10 @@ impl StoredDoc {
         }
         let items = match f.need("docs").map_err(corrupt)? {
             Json::Arr(items) => items,
-            v => return Err(corrupt(msg!("a shard's docs must be an array of documents, not {}", v.kind()))),
+            v => return Err(corrupt(msg!("a shard's docs must be an array of documents, not {}", v.kind()).into())),
         };
-        let docs: Vec<StoredDoc> = items.iter().map(StoredDoc::from_json).collect::<Result<_, _>>().map_err(corrupt)?;
+        let docs: Vec<StoredDoc> =
+            items.iter().map(StoredDoc::from_json).collect::<Result<_, _>>().map_err(|e: String| corrupt(e.into()))?;
         if docs.len() != expected as usize {
             return Err(SiftError::corrupt("document store shard holds the wrong number of documents"));
         }

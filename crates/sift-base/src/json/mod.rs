@@ -26,7 +26,7 @@
 mod read;
 mod write;
 
-pub use read::{as_i64, as_u64, parse, string_in, Fields};
+pub use read::{as_i64, as_u64, parse, string_in, Fields, JsonError};
 
 /// Objects and arrays nested deeper than this are refused (a stack guard; serde_json's
 /// limit, which allows 127 levels, too).

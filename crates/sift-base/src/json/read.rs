@@ -3,9 +3,41 @@
 use super::{Json, Num, MAX_DEPTH};
 use crate::error::Quoted;
 
+/// What is wrong with a JSON text or value, said for a person (`expected ',' or '}' at
+/// line 1 column 17`, `request: unknown field "x"`). Hosts make it the contract's error
+/// with the code that fits: `invalid_json` for a request, `bundle_corrupt` for a bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError(pub String);
+
+impl std::fmt::Display for JsonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A reader's own checks (a value out of range, a name it does not know) say what is
+/// wrong as text, beside the JSON's.
+impl From<String> for JsonError {
+    fn from(message: String) -> Self {
+        JsonError(message)
+    }
+}
+
+impl PartialEq<&str> for JsonError {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl From<JsonError> for String {
+    fn from(e: JsonError) -> Self {
+        e.0
+    }
+}
+
 /// Parse a whole JSON text (surrounding whitespace allowed, nothing else). Errors say what
 /// was expected and where (`expected ',' or '}' at line 1 column 17`).
-pub fn parse(bytes: &[u8]) -> Result<Json, String> {
+pub fn parse(bytes: &[u8]) -> Result<Json, JsonError> {
     let text = std::str::from_utf8(bytes).map_err(|e| {
         let (line, col) = line_col(bytes, e.valid_up_to());
         msg!("invalid UTF-8 at line {} column {}", line, col)
@@ -15,7 +47,7 @@ pub fn parse(bytes: &[u8]) -> Result<Json, String> {
     let v = p.value()?;
     p.ws();
     if p.i < p.s.len() {
-        return Err(p.err("trailing characters"));
+        return Err(JsonError(p.err("trailing characters")));
     }
     Ok(v)
 }
@@ -268,17 +300,17 @@ pub struct Fields<'a> {
 impl<'a> Fields<'a> {
     /// `what`: the object's name in error messages; `known`: its member names, or None to
     /// ignore members it does not know (a manifest written by a newer build).
-    pub fn of(v: &'a Json, what: &'a str, known: Option<&[&str]>) -> Result<Fields<'a>, String> {
+    pub fn of(v: &'a Json, what: &'a str, known: Option<&[&str]>) -> Result<Fields<'a>, JsonError> {
         let Json::Obj(members) = v else {
-            return Err(msg!("{} must be an object, not {}", what, v.kind()));
+            return Err(JsonError(msg!("{} must be an object, not {}", what, v.kind())));
         };
         for (i, (k, _)) in members.iter().enumerate() {
             if members[..i].iter().any(|(p, _)| p == k) {
-                return Err(msg!("{}: the field {} appears twice", what, Quoted(k)));
+                return Err(JsonError(msg!("{}: the field {} appears twice", what, Quoted(k))));
             }
             if let Some(known) = known {
                 if !known.contains(&k.as_str()) {
-                    return Err(msg!("{}: unknown field {}; expected one of {}", what, Quoted(k), known.join(", ")));
+                    return Err(JsonError(msg!("{}: unknown field {}; expected one of {}", what, Quoted(k), known.join(", "))));
                 }
             }
         }
@@ -291,8 +323,8 @@ impl<'a> Fields<'a> {
     }
 
     /// A member that must be present.
-    pub fn need(&self, name: &str) -> Result<&'a Json, String> {
-        self.get(name).ok_or_else(|| self.missing(name))
+    pub fn need(&self, name: &str) -> Result<&'a Json, JsonError> {
+        self.get(name).ok_or_else(|| JsonError(self.missing(name)))
     }
 
     /// What [`Fields::need`] says of a member that is not there.
@@ -300,35 +332,35 @@ impl<'a> Fields<'a> {
         msg!("{}: missing field {}", self.what, Quoted(name))
     }
 
-    fn typed<T>(&self, name: &str, v: &Json, want: &str, got: Option<T>) -> Result<T, String> {
-        got.ok_or_else(|| msg!("{}: field {} must be {}, not {}", self.what, Quoted(name), want, v.kind()))
+    fn typed<T>(&self, name: &str, v: &Json, want: &str, got: Option<T>) -> Result<T, JsonError> {
+        got.ok_or_else(|| JsonError(msg!("{}: field {} must be {}, not {}", self.what, Quoted(name), want, v.kind())))
     }
 
-    pub fn opt_str(&self, name: &str) -> Result<Option<String>, String> {
+    pub fn opt_str(&self, name: &str) -> Result<Option<String>, JsonError> {
         self.get(name).map(|v| self.typed(name, v, "a string", v.as_str().map(str::to_string))).transpose()
     }
 
-    pub fn str(&self, name: &str) -> Result<String, String> {
+    pub fn str(&self, name: &str) -> Result<String, JsonError> {
         let v = self.need(name)?;
         self.typed(name, v, "a string", v.as_str().map(str::to_string))
     }
 
-    pub fn opt_bool(&self, name: &str) -> Result<Option<bool>, String> {
+    pub fn opt_bool(&self, name: &str) -> Result<Option<bool>, JsonError> {
         self.get(name).map(|v| self.typed(name, v, "true or false", if let Json::Bool(b) = v { Some(*b) } else { None })).transpose()
     }
 
     /// An integer member (a number with a fraction or exponent is refused).
-    pub fn opt_i64(&self, name: &str) -> Result<Option<i64>, String> {
+    pub fn opt_i64(&self, name: &str) -> Result<Option<i64>, JsonError> {
         self.get(name).map(|v| self.typed(name, v, "an integer", as_i64(v))).transpose()
     }
 
     /// A whole number in `0..=max`.
-    pub fn uint(&self, name: &str, max: u64) -> Result<u64, String> {
+    pub fn uint(&self, name: &str, max: u64) -> Result<u64, JsonError> {
         let v = self.need(name)?;
         self.typed(name, v, &msg!("a whole number up to {}", max), as_u64(v).filter(|&u| u <= max))
     }
 
-    pub fn opt_uint(&self, name: &str, max: u64) -> Result<Option<u64>, String> {
+    pub fn opt_uint(&self, name: &str, max: u64) -> Result<Option<u64>, JsonError> {
         match self.get(name) {
             None => Ok(None),
             Some(_) => self.uint(name, max).map(Some),
@@ -336,11 +368,11 @@ impl<'a> Fields<'a> {
     }
 
     /// An array member (absent or null: empty), each item read by `item`.
-    pub fn list<T>(&self, name: &str, item: impl Fn(&'a Json) -> Result<T, String>) -> Result<Vec<T>, String> {
+    pub fn list<T, E: Into<JsonError>>(&self, name: &str, item: impl Fn(&'a Json) -> Result<T, E>) -> Result<Vec<T>, JsonError> {
         match self.get(name) {
             None => Ok(Vec::new()),
-            Some(Json::Arr(items)) => items.iter().map(item).collect(),
-            Some(v) => Err(msg!("{}: field {} must be an array, not {}", self.what, Quoted(name), v.kind())),
+            Some(Json::Arr(items)) => items.iter().map(|x| item(x).map_err(Into::into)).collect(),
+            Some(v) => Err(JsonError(msg!("{}: field {} must be an array, not {}", self.what, Quoted(name), v.kind()))),
         }
     }
 }
@@ -362,8 +394,8 @@ pub fn as_u64(v: &Json) -> Option<u64> {
 }
 
 /// A string, or an error naming what it is in.
-pub fn string_in(v: &Json, what: &str) -> Result<String, String> {
-    v.as_str().map(str::to_string).ok_or_else(|| msg!("{} must be a string, not {}", what, v.kind()))
+pub fn string_in(v: &Json, what: &str) -> Result<String, JsonError> {
+    v.as_str().map(str::to_string).ok_or_else(|| JsonError(msg!("{} must be a string, not {}", what, v.kind())))
 }
 
 #[cfg(test)]
@@ -422,7 +454,7 @@ mod tests {
             assert!(parse(bad.as_bytes()).is_err(), "{bad:?} parsed");
         }
         assert_eq!(parse(b"[1,\n 2 x]").unwrap_err(), "expected ',' or ']' at line 2 column 4");
-        assert!(parse(&[b'"', 0xff, b'"']).unwrap_err().starts_with("invalid UTF-8"));
+        assert!(parse(&[b'"', 0xff, b'"']).unwrap_err().0.starts_with("invalid UTF-8"));
     }
 
     #[test]
@@ -430,7 +462,7 @@ mod tests {
         let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
         assert!(parse(deep(MAX_DEPTH).as_bytes()).is_ok());
         assert_eq!(MAX_DEPTH, 127, "serde_json's limit");
-        assert!(parse(deep(MAX_DEPTH + 1).as_bytes()).unwrap_err().contains("nested more than"));
+        assert!(parse(deep(MAX_DEPTH + 1).as_bytes()).unwrap_err().0.contains("nested more than"));
         // Far deeper than the stack could take is an error, not a crash.
         assert!(parse(deep(100_000).as_bytes()).is_err());
     }
@@ -446,8 +478,8 @@ mod tests {
         assert_eq!(f.str("nope").unwrap_err(), "request: missing field \"nope\"");
         let e = Fields::of(&v, "request", Some(&["query"])).err().unwrap();
         assert_eq!(e, "request: unknown field \"limit\"; expected one of query");
-        assert!(Fields::of(&ok(r#"{"a":1,"a":2}"#), "x", None).err().unwrap().contains("appears twice"));
-        assert!(Fields::of(&ok("[]"), "request", None).err().unwrap().contains("must be an object, not an array"));
+        assert!(Fields::of(&ok(r#"{"a":1,"a":2}"#), "x", None).err().unwrap().0.contains("appears twice"));
+        assert!(Fields::of(&ok("[]"), "request", None).err().unwrap().0.contains("must be an object, not an array"));
         let f = Fields::of(&v, "m", None).unwrap();
         assert!(f.opt_i64("query").is_err());
         assert_eq!(as_i64(&ok("1.0")), None, "an integer field refuses a float");

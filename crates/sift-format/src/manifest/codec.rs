@@ -4,7 +4,7 @@
 use super::*;
 
 fn u32_of(f: &Fields, name: &str) -> Result<u32, String> {
-    f.uint(name, u64::from(u32::MAX)).map(|v| v as u32)
+    Ok(f.uint(name, u64::from(u32::MAX))? as u32)
 }
 
 /// A member that is an array of exactly `N` unsigned integers up to `max`.
