@@ -2,7 +2,7 @@
 //! What the bundle keeps of it for display is `bundle::docstore::StoredDoc`; what a client
 //! reads back (`get_document`) is a `Document`.
 
-use crate::json::{members, Fields, Json, ToJson};
+use crate::json::{members, Fields, Json, JsonError, ToJson};
 use std::collections::BTreeMap;
 
 /// One section of a page: the text under a heading. The first section of a page may have no
@@ -29,7 +29,7 @@ pub struct Symbol {
 impl Section {
     /// A section as the document store and the contract write it (`heading`, `anchor`,
     /// `symbol` and `kind` only when present).
-    pub fn from_json(v: &Json) -> Result<Section, String> {
+    pub fn from_json(v: &Json) -> Result<Section, JsonError> {
         let f = Fields::of(v, "section", None)?;
         Ok(Section {
             heading: f.opt_str("heading")?.unwrap_or_default(),
