@@ -23,7 +23,7 @@ fn from_milli(x: u64) -> f32 {
 
 impl Bm25fParams {
     /// The parameters as the manifest stores them: thousandths.
-    pub fn from_json(v: &Json) -> Result<Bm25fParams, String> {
+    pub(super) fn from_json(v: &Json) -> Result<Bm25fParams, String> {
         let f = Fields::of(v, "params", None)?;
         let k1 = f.uint("k1_milli", 1_000_000)?;
         let (b, weight) = (uints::<N_FIELDS>(&f, "b_milli", 1000)?, uints::<N_FIELDS>(&f, "weight_milli", 1_000_000)?);
