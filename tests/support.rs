@@ -163,7 +163,7 @@ pub fn model(e: &sift_embed::model::Embedder) -> sift_build::semantic::embed::Mo
     sift_build::semantic::embed::Model {
         tokenizer: e.tokenizer().clone(),
         dim: e.dim,
-        embed: Box::new(move |ids| e.embed_one(ids).map_err(|err| err.to_string())),
+        embed: Box::new(move |ids| e.embed_one(ids)),
     }
 }
 

@@ -47,7 +47,7 @@ pub use sift_build::semantic::embed::Layout;
 /// builder frees it once the embedding is done).
 pub fn as_model<'a, E: std::borrow::Borrow<Embedder> + Sync + 'a>(e: E) -> Model<'a> {
     let (tokenizer, dim) = (e.borrow().tokenizer().clone(), e.borrow().dim);
-    Model { tokenizer, dim, embed: Box::new(move |ids| e.borrow().embed_one(ids).map_err(|err| err.to_string())) }
+    Model { tokenizer, dim, embed: Box::new(move |ids| e.borrow().embed_one(ids)) }
 }
 
 /// Run `f` with a progress callback `(done, total)` drawn as the embedding bar.

@@ -16,7 +16,7 @@ use super::layout::{EncoderInput, SemanticInput};
 use crate::par_map;
 use sift_base::error::{ErrorCode, SiftError};
 use sift_base::SourceDoc;
-use sift_embed::Tokenizer;
+use sift_embed::{EmbedError, Tokenizer};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A store key: the first 16 bytes of the BLAKE3 hash of the token ids (LE u32).
@@ -28,12 +28,12 @@ pub struct Model<'a> {
     pub tokenizer: Tokenizer,
     /// The dimension of its vectors.
     pub dim: usize,
-    pub embed: Box<dyn Fn(&[u32]) -> Result<Vec<f32>, String> + Sync + 'a>,
+    pub embed: Box<dyn Fn(&[u32]) -> Result<Vec<f32>, EmbedError> + Sync + 'a>,
 }
 
 impl Model<'_> {
     fn embed(&self, ids: &[u32]) -> Result<Vec<f32>, SiftError> {
-        (self.embed)(ids).map_err(|e| SiftError::new(ErrorCode::EmbedderUnavailable, e))
+        (self.embed)(ids).map_err(|e| SiftError::new(ErrorCode::EmbedderUnavailable, e.0))
     }
 }
 
