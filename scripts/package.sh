@@ -9,7 +9,8 @@
 # aarch64-unknown-linux-gnu" also cross-builds Linux arm64 (bench/package-arm64.sh runs it
 # under qemu); macOS and Windows binaries come from runners of those systems (the same
 # script there); every platform below is listed as an optional dependency either way.
-# SIFT_PACKAGE_PROFILE=dev packages a debug build.
+# SIFT_PACKAGE_PROFILE=dev packages a debug build; SIFT_PACKAGE_BIN packages that binary
+# (this machine's platform) instead of building one (scripts/test.sh: the one its tests ran).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$SIFT_ROOT"
@@ -40,7 +41,9 @@ t0=$SECONDS
 for target in $TARGETS; do
   read -r os cpu exe <<<"$(npm_platform "$target")"
   dir="$([ "$PROFILE" = dev ] && echo debug || echo "$PROFILE")"
-  if [ "$target" = "$HOST" ]; then
+  if [ "$target" = "$HOST" ] && [ -n "${SIFT_PACKAGE_BIN:-}" ]; then
+    bin="$SIFT_PACKAGE_BIN"
+  elif [ "$target" = "$HOST" ]; then
     cargo build --quiet --profile "$PROFILE" -p sift
     bin="$CARGO_TARGET_DIR/$dir/$exe"
   else

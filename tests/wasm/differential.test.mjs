@@ -18,8 +18,10 @@ const CASES = path.join(SAMPLE, "cases.json");
 
 // Made again on every run: the native engine's answers are this tree's, and a sample left
 // by an earlier build (the same format, another engine) would compare against stale ones.
+// (No -p: the example is built as the workspace's default members build it, the features
+// `cargo test` gives every dependency, so nothing is compiled a second way.)
 function ensureSample() {
-  execFileSync("cargo", ["run", "-q", "-p", "sift-tests", "--example", "wasm_sample"], {
+  execFileSync("cargo", ["run", "-q", "--example", "wasm_sample"], {
     cwd: ROOT,
     stdio: "inherit",
     env: { ...process.env, CARGO_TARGET_DIR: TARGET },
