@@ -7,6 +7,7 @@
 # Each run's steps come from scripts/test.sh's $CARGO_TARGET_DIR/test-times.txt.
 #
 #   bash bench/test-time.sh            cold, then warm
+#   bash bench/test-time.sh --cold     cold only
 #   bash bench/test-time.sh --warm     warm only, in this clone and its usual target dir
 #
 # The cold run sets CI=true (as .ci/run does): a test that cannot find its data fails.
@@ -54,5 +55,6 @@ fi
 rm -rf "$CLONE" "$WORK/target"
 git clone -q "$ROOT" "$CLONE"
 run cold "$CLONE" "$WORK/target"
+[ "${1:-}" = "--cold" ] && exit 0
 edit_engine "$CLONE"
 run warm "$CLONE" "$WORK/target"
