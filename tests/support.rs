@@ -160,11 +160,7 @@ pub fn value(j: &sift_base::json::Json) -> serde_json::Value {
 
 /// The real model as the builder calls it (`sift_build::semantic::embed::Model`).
 pub fn model(e: &sift_embed::model::Embedder) -> sift_build::semantic::embed::Model<'_> {
-    sift_build::semantic::embed::Model {
-        tokenizer: e.tokenizer().clone(),
-        dim: e.dim,
-        embed: Box::new(move |ids| e.embed_one(ids)),
-    }
+    sift_build::semantic::embed::Model { tokenizer: e.tokenizer().clone(), dim: e.dim, embed: Box::new(move |ids| e.embed_one(ids)) }
 }
 
 #[cfg(test)]
