@@ -6,10 +6,10 @@
 # Each step is timed into $CARGO_TARGET_DIR/test-times.txt (bench/test-time.sh prints it).
 # Everything heavy is built once per run and only when its inputs changed: one cargo
 # target directory for the native work (dev profile: the tests, the CLI they drive and
-# the packages they install, built once as one selection), the wasm builds cached by cargo and by the hash of what
-# they are made from (scripts/build-wasm.sh), the fuzz targets by cargo. No nightly
-# toolchain is needed: the wasm engines are built on stable here (the published ones are
-# the size build, bench/sizes.sh).
+# the packages they install, built once as one selection), the wasm builds cached by cargo
+# and by the hash of what they are made from (scripts/build-wasm.sh), the fuzz targets by
+# cargo. No nightly toolchain is needed: the wasm engines are built on stable here (the
+# published ones are the size build: scripts/build-wasm.sh where nightly is installed).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$SIFT_ROOT"
