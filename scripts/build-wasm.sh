@@ -43,6 +43,9 @@ OPT_FEATURES=(--enable-bulk-memory --enable-sign-ext --enable-nontrapping-float-
 # Without nightly (or with SIFT_WASM_STABLE=1) it is built on stable: the same engine, larger.
 SIZE_BUILD=0
 if sift_has_size_toolchain; then SIZE_BUILD=1; fi
+# The engines' cargo profile on stable: wasm-release, or what SIFT_WASM_PROFILE names
+# (scripts/test.sh: wasm-test, the same code without LTO, for a fast rebuild).
+ENGINE_PROFILE="${SIFT_WASM_PROFILE:-wasm-release}"
 # wasm-opt's passes for the engines, chosen by gzip size (what is downloaded), not raw size:
 # control flow flattened and rebuilt (`--flatten --rereloop`), then -Os twice: the raw file
 # is no smaller, but the rebuilt code repeats itself more, which gzip and LZMA like. The
@@ -78,8 +81,8 @@ engine() { # name, wasm-bindgen out-name, cargo target dir, cargo feature args..
     wasm="$target/size/wasm32-unknown-unknown/wasm-release/sift_wasm.wasm"
   else
     if [ "$SIZE_BUILD" = 1 ]; then echo "build-wasm: warning: the nightly size build failed; building $name on stable"; fi
-    CARGO_TARGET_DIR="$target" cargo build --quiet --lib -p sift-wasm --target wasm32-unknown-unknown --profile wasm-release "$@"
-    wasm="$target/wasm32-unknown-unknown/wasm-release/sift_wasm.wasm"
+    CARGO_TARGET_DIR="$target" cargo build --quiet --lib -p sift-wasm --target wasm32-unknown-unknown --profile "$ENGINE_PROFILE" "$@"
+    wasm="$target/wasm32-unknown-unknown/$ENGINE_PROFILE/sift_wasm.wasm"
   fi
   local key
   key="engine-$name-$(hash_of "$wasm")"

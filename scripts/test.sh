@@ -13,7 +13,7 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$SIFT_ROOT"
-export SIFT_WASM_STABLE=1
+export SIFT_WASM_STABLE=1 SIFT_WASM_PROFILE=wasm-test
 TIMES="$CARGO_TARGET_DIR/test-times.txt"
 mkdir -p "$CARGO_TARGET_DIR"
 : >"$TIMES"
