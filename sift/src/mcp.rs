@@ -262,8 +262,9 @@ impl Server {
                 run(&mut self.languages.get_mut(&folder).expect("just opened").0)?
             }
         };
-        let res = to_value(&res.to_json());
+        let res = res.to_json();
         let results = self.compact_all(&res, include_content);
+        let res = to_value(&res);
         let mut s = Map::new();
         for k in ["total", "has_more", "offset", "search_type"] {
             s.insert(k.into(), res[k].clone());
@@ -327,8 +328,9 @@ impl Server {
                 req.queries.iter().map(|q| crate::query_vector(b, q, QueryEmbedder::Static)).collect::<Result<_, _>>()?;
             b.drive(|e| e.multi_search_with(&req, &ctx, Some(&vectors)))
         })?;
-        let res = to_value(&res.to_json());
+        let res = res.to_json();
         let results = self.compact_all(&res, false);
+        let res = to_value(&res);
         let text = format!("{} results merged from {} queries", res["total"], list(&res["queries"]).len());
         Ok(tool_result(json!({ "total": res["total"], "has_more": res["has_more"], "queries": res["queries"], "results": results }), &text))
     }
@@ -372,8 +374,9 @@ impl Server {
         };
         let ctx = Context { now_days: crate::now_days() };
         let res = self.with_bundle(|b| b.drive(|e| e.related(&id, Some(limit), &ctx)))?;
-        let res = to_value(&res.to_json());
+        let res = res.to_json();
         let results = self.compact_all(&res, false);
+        let res = to_value(&res);
         Ok(tool_result(json!({ "total": res["total"], "results": results }), &format!("Pages related to {id}")))
     }
 
@@ -420,10 +423,15 @@ impl Server {
         Ok(tool_result(Value::Object(s), &text))
     }
 
-    /// A response's results as an agent's context wants them (see [`compact`]).
-    fn compact_all(&self, res: &Value, include_content: bool) -> Vec<Value> {
+    /// A response's results (the engine's JSON) as an agent's context wants them
+    /// (`sift_engine::agent`).
+    fn compact_all(&self, res: &Json, include_content: bool) -> Vec<Value> {
         let sizes = AgentSizes { snippet_chars: self.size("snippet_chars"), content_preview_chars: self.size("content_preview_chars") };
-        list(&res["results"]).iter().map(|r| to_value(&agent::compact_result(&from_value(r), include_content, sizes))).collect()
+        let results: &[Json] = match res.get("results") {
+            Some(Json::Arr(r)) => r,
+            _ => &[],
+        };
+        results.iter().map(|r| to_value(&agent::compact_result(r, include_content, sizes))).collect()
     }
 
     /// The arguments `tool` takes (its schema's properties).
@@ -482,10 +490,6 @@ fn one_bundle(args: &Map<String, Value>) -> Result<(), SiftError> {
 
 fn to_value(j: &Json) -> Value {
     serde_json::from_str(&j.to_text()).expect("the engine writes valid JSON")
-}
-
-fn from_value(v: &Value) -> Json {
-    sift_base::json::parse(v.to_string().as_bytes()).expect("serde_json writes valid JSON")
 }
 
 fn list(v: &Value) -> &[Value] {
