@@ -208,7 +208,7 @@ impl EmbedCache {
         let mut out = Vec::new();
         for rec in bytes[12..].chunks_exact(self.record_len()) {
             let (body, crc) = rec.split_at(rec.len() - 4);
-            if sift_base::crc32::crc32(body).to_le_bytes() != crc {
+            if crc32fast::hash(body).to_le_bytes() != crc {
                 damaged = true;
                 break;
             }
@@ -242,7 +242,7 @@ impl EmbedCache {
         for x in v {
             out.extend_from_slice(&x.to_le_bytes());
         }
-        let crc = sift_base::crc32::crc32(&out[start..]);
+        let crc = crc32fast::hash(&out[start..]);
         out.extend_from_slice(&crc.to_le_bytes());
     }
 
