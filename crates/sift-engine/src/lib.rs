@@ -274,7 +274,8 @@ impl Engine {
     /// or the host model's vector projected. None when the text has no meaning the encoder
     /// knows, or the bundle has no vectors.
     pub fn embed_query(&self, text: &str, host_vector: Option<&[f32]>) -> Result<Step<Option<Vec<f32>>>, SiftError> {
-        if !self.has_vectors() {
+        // (The feature tested as well: the keyword engine then compiles none of the encoder.)
+        if !cfg!(feature = "semantic") || !self.has_vectors() {
             return Ok(Step::Done(None));
         }
         let res = resolve::Resolver::new(self);

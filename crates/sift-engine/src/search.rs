@@ -313,7 +313,10 @@ fn no_words(
 /// the last fallback. A query with no meaning the encoder knows is lexical (empty if
 /// meaning was all it asked for).
 fn by_meaning(res: &Resolver, req: &ValidRequest, intent: &Intent, filter: &Filter) -> Flow<(Option<Vec<f32>>, Option<Vec<Hit>>)> {
-    if !intent.semantic {
+    // The feature is tested here too, not only in `intent.semantic`: through the struct the
+    // compiler no longer sees that the keyword engine never gets past this line, and would
+    // compile the semantic half into it.
+    if !cfg!(feature = "semantic") || !intent.semantic {
         return Ok((None, None));
     }
     let q = meaning::query_vector(res, &intent.text, intent.host_vector.as_deref())?;
@@ -397,7 +400,7 @@ fn refine(
             max_possible = score::max_possible(plan, p.proximity, p.whole_title);
             score::normalise(&mut lex, max_possible);
         }
-        if let Some(q2) = q.and_then(|qv| meaning::feedback(res, qv, &first)) {
+        if let Some(q2) = q.filter(|_| cfg!(feature = "semantic")).and_then(|qv| meaning::feedback(res, qv, &first)) {
             by_meaning = Some(meaning::semantic_hits_in_loaded_lists(res, &q2, meaning_depth(req, p), filter)?);
             feedback = p.rocchio_docs;
         }
