@@ -22,7 +22,7 @@ mod store;
 pub use invert::MAX_TERMS_PER_DOC;
 pub use options::{BuildEvent, BuildOptions, OnStep};
 pub use pages::Pages;
-pub use semantic::layout::{EncoderInput, SemanticInput};
+pub use semantic::layout::{DocVectors, EncoderInput, SemanticInput};
 pub use store::MAX_DOC_SHARDS;
 
 use frame::{frame_doc_store, named, Framer, Stage, FRAMED_AT_A_TIME};

@@ -2,7 +2,7 @@
 //! space, the chunk vectors partitioned into lists, and the fitted query encoder — as
 //! payloads the builder frames into shards.
 
-use super::fit::{fit, FitParams, FitReport, TrainingText};
+use super::fit::{fit, FitParams, FitReport, FittedEncoder, TrainingText};
 use super::ivf::kmeans;
 use super::linalg::par_rows;
 use super::projection::Projection;
@@ -44,8 +44,11 @@ pub struct SemanticInput {
     /// Its vectors' dimensions.
     pub model_dim: usize,
     /// `per_doc[d][c]`: the model's embedding of chunk `c` of document `d`
-    /// (`chunk::chunks_of` order), L2-normalised.
+    /// (`chunk::chunks_of` order), L2-normalised; empty where the model did not read the
+    /// chunk (`DocVectors::Fitted` only).
     pub per_doc: Vec<Vec<Vec<f32>>>,
+    /// Where the chunks' vectors in the bundle come from.
+    pub doc_vectors: DocVectors,
     /// Dimensions of the bundle's space (`DEFAULT_DIM`).
     pub dim: usize,
     /// Force this many lists (None: one list up to `FLAT_MAX_CHUNKS`, else lists of about
@@ -57,6 +60,19 @@ pub struct SemanticInput {
     pub group_from_lists: usize,
     /// The static encoder's training data (None: no encoder; hosts embed queries themselves).
     pub encoder: Option<EncoderInput>,
+}
+
+/// Where the bundle's chunk vectors come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DocVectors {
+    /// The model's embedding of every chunk.
+    #[default]
+    Model,
+    /// The static encoder's: fitted to what the model read (a sample of the site's texts,
+    /// `embed::Layout::model_budget`), applied to every chunk as the engine applies it to
+    /// a query. The model's own vectors of the sampled chunks are not used: beside the
+    /// encoder's they rank apart (bench/results/2026-12-06-meaning-at-keyword-cost-first-measures.md).
+    Fitted,
 }
 
 /// The corpus texts and token embeddings the static encoder is fitted to.
@@ -138,24 +154,54 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
         return Err(SiftError::invalid(format!("{n_docs} documents but vectors for {}", input.per_doc.len())));
     }
     let model_dim = input.model_dim;
-    let mut chunks: Vec<(u32, &[f32])> = Vec::new();
+    let fitted = input.doc_vectors == DocVectors::Fitted;
+    if fitted && input.encoder.is_none() {
+        return Err(SiftError::invalid("chunk vectors from the static encoder need the encoder's training data"));
+    }
+    // Each chunk with the model's vector of it, if the model read it.
+    let mut chunks: Vec<(u32, Option<&[f32]>)> = Vec::new();
     for (d, per_chunk) in input.per_doc.iter().enumerate() {
         for v in per_chunk {
+            if v.is_empty() && fitted {
+                chunks.push((d as u32, None));
+                continue;
+            }
             if v.len() != model_dim || v.iter().any(|x| !x.is_finite()) {
                 return Err(SiftError::invalid(format!("a chunk vector of document {d} is not {model_dim} finite numbers")));
             }
-            chunks.push((d as u32, v.as_slice()));
+            chunks.push((d as u32, Some(v.as_slice())));
         }
     }
     if chunks.is_empty() {
         return Err(SiftError::invalid("no chunk vectors to index"));
     }
+    let embedded: Vec<&[f32]> = chunks.iter().filter_map(|c| c.1).collect();
+    if embedded.is_empty() {
+        return Err(SiftError::invalid("the model read none of the chunks: the bundle's space cannot be fitted"));
+    }
     let dim = input.dim.clamp(1, model_dim);
-    let refs: Vec<&[f32]> = chunks.iter().map(|c| c.1).collect();
     let clock = Clock::start();
-    let projection = super::projection::fit(&refs, model_dim, dim);
+    let projection = super::projection::fit(&embedded, model_dim, dim);
     clock.lap("projection");
-    let projected: Vec<f32> = par_rows(chunks.len(), |i| projection.apply_normalised(chunks[i].1)).concat();
+    let vectors: Vec<Option<&[f32]>> = chunks.iter().map(|c| c.1).collect();
+    let encoder = match &input.encoder {
+        Some(e) => Some((e, fit_encoder(e, &vectors, &projection, fitted)?)),
+        None => None,
+    };
+    clock.lap("encoder fit");
+    let projected: Vec<f32> = match (&encoder, vectors.iter().copied().collect::<Option<Vec<&[f32]>>>()) {
+        (Some((e, encoder)), _) if fitted => {
+            let row_of: HashMap<u32, usize> = encoder.tokens.iter().enumerate().map(|(r, &t)| (t, r)).collect();
+            let encode = encoder.encoder(&row_of);
+            par_rows(chunks.len(), |i| encode(&e.chunk_tokens[i])).concat()
+        }
+        (_, Some(model)) => par_rows(chunks.len(), |i| projection.apply_normalised(model[i])).concat(),
+        (_, None) => return Err(SiftError::invalid("a chunk has no vector")),
+    };
+    let encoder = match encoder {
+        Some((e, fitted)) => Some(lay_out_encoder(e, fitted)?),
+        None => None,
+    };
 
     let n_lists =
         input.lists.unwrap_or(if chunks.len() <= FLAT_MAX_CHUNKS { 1 } else { chunks.len().div_ceil(LIST_CHUNKS) }).clamp(1, chunks.len());
@@ -181,12 +227,6 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
             encode_row_shard(&rows, dim, g)
         })
         .collect();
-
-    let encoder = match &input.encoder {
-        Some(e) => Some(lay_out_encoder(e, &refs, &projection)?),
-        None => None,
-    };
-    clock.lap("encoder fit");
     Ok(SemanticLayout {
         model_dim,
         dim,
@@ -237,24 +277,34 @@ fn group_lists(centroids: &[f32], dim: usize, n_lists: usize, from_lists: usize)
     Groups { members, number, centroids }
 }
 
-/// `chunks`: the chunk vectors, in `per_doc` order (checked by the caller).
-fn lay_out_encoder(input: &EncoderInput, chunks: &[&[f32]], projection: &Projection) -> Result<EncoderLayout, SiftError> {
+/// `chunks`: the chunk vectors, in `per_doc` order (checked by the caller), None where the
+/// model did not read the chunk. `documents`: the encoder makes the chunks' vectors too.
+fn fit_encoder(
+    input: &EncoderInput,
+    chunks: &[Option<&[f32]>],
+    projection: &Projection,
+    documents: bool,
+) -> Result<FittedEncoder, SiftError> {
     if input.chunk_tokens.len() != chunks.len() {
         return Err(SiftError::invalid(format!("{} chunk vectors but token ids for {} chunks", chunks.len(), input.chunk_tokens.len())));
     }
-    for t in &input.texts {
+    for t in input.texts.iter().filter(|t| !documents || !t.embedding.is_empty()) {
         if t.embedding.len() != projection.model_dim || t.embedding.iter().any(|x| !x.is_finite()) {
             return Err(SiftError::invalid(format!("an encoder training text's embedding is not {} finite numbers", projection.model_dim)));
         }
     }
-    let texts: Vec<(&[u32], &[f32])> = input
+    let texts: Vec<(&[u32], Option<&[f32]>)> = input
         .chunk_tokens
         .iter()
         .map(Vec::as_slice)
         .zip(chunks.iter().copied())
-        .chain(input.texts.iter().map(|t| (t.tokens.as_slice(), t.embedding.as_slice())))
+        .chain(input.texts.iter().map(|t| (t.tokens.as_slice(), Some(t.embedding.as_slice()).filter(|e| !e.is_empty()))))
         .collect();
-    let fitted = fit(&texts, &|t| input.prior.get(&t).cloned(), projection, &input.special, &input.extra, FitParams::default());
+    let params = if documents { FitParams::for_documents() } else { FitParams::default() };
+    Ok(fit(&texts, &|t| input.prior.get(&t).cloned(), projection, &input.special, &input.extra, params))
+}
+
+fn lay_out_encoder(input: &EncoderInput, fitted: FittedEncoder) -> Result<EncoderLayout, SiftError> {
     let tokens = fitted
         .tokens
         .iter()
@@ -385,6 +435,7 @@ mod tests {
         let dim = 16;
         let per_doc = topics(1500, dim);
         let input = SemanticInput {
+            doc_vectors: DocVectors::Model,
             model: "toy".into(),
             model_dim: dim,
             per_doc: per_doc.clone(),
@@ -451,10 +502,37 @@ mod tests {
     }
 
     #[test]
+    fn fitted_chunk_vectors_need_the_encoder_and_a_chunk_the_model_read() {
+        let dim = 16;
+        let mut input = SemanticInput {
+            doc_vectors: DocVectors::Fitted,
+            model: "toy".into(),
+            model_dim: dim,
+            per_doc: topics(10, dim),
+            dim,
+            lists: None,
+            probe: 256,
+            group_from_lists: 2,
+            encoder: None,
+        };
+        let err = lay_out(&input, 10).err().expect("refused");
+        assert!(err.message.contains("need the encoder"), "{}", err.message);
+        input.encoder = Some(EncoderInput::default());
+        input.per_doc.iter_mut().flatten().for_each(Vec::clear);
+        let err = lay_out(&input, 10).err().expect("refused");
+        assert!(err.message.contains("the model read none of the chunks"), "{}", err.message);
+        // With the model's vectors, a chunk without one is refused as before.
+        input.doc_vectors = DocVectors::Model;
+        let err = lay_out(&input, 10).err().expect("refused");
+        assert!(err.message.contains("is not 16 finite numbers"), "{}", err.message);
+    }
+
+    #[test]
     fn below_the_grouping_threshold_the_index_holds_every_lists_centroid() {
         let dim = 16;
         let per_doc = topics(600, dim);
         let mut input = SemanticInput {
+            doc_vectors: DocVectors::Model,
             model: "toy".into(),
             model_dim: dim,
             per_doc,

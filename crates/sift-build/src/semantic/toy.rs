@@ -58,6 +58,7 @@ pub fn semantic_input(docs: &[SourceDoc], dim: usize) -> SemanticInput {
         model: format!("toy-fnv-{dim}"),
         model_dim: dim,
         per_doc: chunks.iter().map(|cs| cs.iter().map(|c| embed(c, dim)).collect()).collect(),
+        doc_vectors: super::layout::DocVectors::Model,
         dim,
         lists: None,
         probe: super::layout::DEFAULT_PROBE,
