@@ -10,9 +10,17 @@
 //! `EmbeddingStore` by the hash of their token ids: the CLI's store is a file cache, tests
 //! use memory. The same keys split the work over machines (`part_of`): each embeds its
 //! part into the store, and the build then finds everything there.
+//!
+//! The model's share is bounded by a budget of tokens (`Layout::model_budget`): a site
+//! whose chunks and training texts fit in it is read whole, and its chunks' vectors are
+//! the model's; a larger one is sampled — titles, headings and sentences up to half the
+//! budget, then the chunks, each in the order of its key (a hash of its tokens: neither
+//! page order nor an edit elsewhere moves it), each that still fits (`sample`) — and every
+//! chunk's vector is the static encoder's, fitted to the sample (`DocVectors::Fitted`). The tokens of the vocabulary alone are not counted:
+//! `sift model fetch` embeds them once per model.
 
 use super::fit::TrainingText;
-use super::layout::{EncoderInput, SemanticInput};
+use super::layout::{DocVectors, EncoderInput, SemanticInput};
 use crate::par_map;
 use sift_base::error::{ErrorCode, SiftError};
 use sift_base::SourceDoc;
@@ -97,12 +105,20 @@ pub struct Layout {
     pub probe: usize,
     /// Fit a static query encoder (else hosts embed queries with the model).
     pub encoder: bool,
+    /// Tokens the model reads at most (None: every chunk and training text, however many).
+    /// Over it, the chunks' vectors are fitted (module doc); without an encoder the model
+    /// reads everything.
+    pub model_budget: Option<usize>,
 }
+
+/// The model's budget by default, in tokens: about a minute and a half of two cores
+/// (tract reads about 5,000 tokens a second on them).
+pub const MODEL_BUDGET: usize = 400_000;
 
 impl Default for Layout {
     fn default() -> Self {
         use super::layout::{DEFAULT_DIM, DEFAULT_PROBE};
-        Layout { dim: DEFAULT_DIM, lists: None, probe: DEFAULT_PROBE, encoder: true }
+        Layout { dim: DEFAULT_DIM, lists: None, probe: DEFAULT_PROBE, encoder: true, model_budget: Some(MODEL_BUDGET) }
     }
 }
 
@@ -116,6 +132,12 @@ pub struct EmbedReport {
     /// Sequences embedded now, and found in the store.
     pub embedded: usize,
     pub stored: usize,
+    /// Where the chunks' vectors come from.
+    pub doc_vectors: DocVectors,
+    /// Tokens of the chunks and training texts (each distinct one once), and of those the
+    /// tokens the model read (all of them, or the sample the budget allows).
+    pub site_tokens: usize,
+    pub read_tokens: usize,
 }
 
 /// The token sequences the semantic half of a bundle needs embedded: every chunk, and for
@@ -128,6 +150,10 @@ pub struct Sequences {
     special: Vec<u32>,
     extra: Vec<u32>,
     encoder: bool,
+    /// The chunks and texts the model reads when the site is over the budget.
+    sample: Option<BTreeSet<Key>>,
+    site_tokens: usize,
+    read_tokens: usize,
 }
 
 impl Sequences {
@@ -145,7 +171,37 @@ impl Sequences {
         };
         let [cls, sep, _] = tok.special_ids();
         let token_ids: Vec<Vec<u32>> = tokens.iter().map(|&t| vec![cls, t, sep]).collect();
-        Sequences { chunk_ids, training_ids, tokens, token_ids, special, extra, encoder: layout.encoder }
+        let chunks: BTreeMap<Key, usize> = chunk_ids.iter().flatten().map(|ids| (key(ids), ids.len())).collect();
+        let texts: BTreeMap<Key, usize> =
+            training_ids.iter().map(|ids| (key(ids), ids.len())).filter(|(k, _)| !chunks.contains_key(k)).collect();
+        let site_tokens = chunks.values().chain(texts.values()).sum();
+        let (sample, read_tokens) = match layout.model_budget {
+            Some(budget) if layout.encoder && site_tokens > budget => {
+                let (taken, read) = sample(&chunks, &texts, budget);
+                (Some(taken), read)
+            }
+            _ => (None, site_tokens),
+        };
+        Sequences { chunk_ids, training_ids, tokens, token_ids, special, extra, encoder: layout.encoder, sample, site_tokens, read_tokens }
+    }
+
+    /// A sample without a chunk leaves the bundle's space nothing to be fitted to.
+    fn check_sample(&self, layout: Layout) -> Result<(), SiftError> {
+        let has_chunk = self.chunk_ids.iter().flatten().any(|ids| self.reads(&key(ids)));
+        match (has_chunk, layout.model_budget) {
+            (false, Some(budget)) if self.chunk_ids.iter().any(|c| !c.is_empty()) => {
+                let shortest = self.chunk_ids.iter().flatten().map(Vec::len).min().unwrap_or(0);
+                Err(SiftError::invalid(format!(
+                    "the model's budget of {budget} tokens holds none of the site's chunks (the shortest has {shortest}): raise it"
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the model reads this chunk or text (all of them, unless sampled).
+    fn reads(&self, k: &Key) -> bool {
+        self.sample.as_ref().is_none_or(|s| s.contains(k))
     }
 
     /// The strings of the tokens the encoder gets rows for (empty without an encoder).
@@ -154,14 +210,44 @@ impl Sequences {
         self.tokens.iter().filter_map(|t| by_id.get(t).map(|s| (*t, (*s).clone()))).collect()
     }
 
-    /// Every distinct sequence once, by key.
+    /// Every distinct sequence the model reads once, by key.
     pub fn wanted(&self) -> BTreeMap<Key, &[u32]> {
         let mut wanted: BTreeMap<Key, &[u32]> = BTreeMap::new();
-        for ids in self.chunk_ids.iter().flatten().chain(&self.training_ids).chain(&self.token_ids) {
+        for ids in self.chunk_ids.iter().flatten().chain(&self.training_ids) {
+            let k = key(ids);
+            if self.reads(&k) {
+                wanted.entry(k).or_insert(ids);
+            }
+        }
+        for ids in &self.token_ids {
             wanted.entry(key(ids)).or_insert(ids);
         }
         wanted
     }
+}
+
+/// The sample the model reads from a site over its budget (key → tokens): the titles,
+/// headings and sentences (`texts`) take up to half of `budget`, then the chunks and the
+/// texts left take the rest; each in the order of its key, each that still fits. Half and
+/// half, because the encoder learns the queries' side from the short texts and the
+/// documents' from the chunks: texts first ranked best on the docs' known items, chunks
+/// first on Cranfield and CACM (bench/results/2026-12-07-meaning-at-keyword-cost.md).
+/// Returns the sample and its tokens.
+fn sample(chunks: &BTreeMap<Key, usize>, texts: &BTreeMap<Key, usize>, budget: usize) -> (BTreeSet<Key>, usize) {
+    let mut taken = BTreeSet::new();
+    let mut read = 0;
+    let mut take = |(k, &n): (&Key, &usize), limit: usize| {
+        if read + n <= limit && taken.insert(*k) {
+            read += n;
+        }
+    };
+    for t in texts {
+        take(t, budget / 2);
+    }
+    for t in chunks.iter().chain(texts) {
+        take(t, budget);
+    }
+    (taken, read)
 }
 
 /// The special tokens ([CLS], [SEP], [UNK], [PAD], [MASK]): no encoder row of their own.
@@ -244,6 +330,7 @@ pub fn semantic_input(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<(SemanticInput, EmbedReport, Vec<Key>), SiftError> {
     let seqs = Sequences::of(docs, &model.tokenizer, layout);
+    seqs.check_sample(layout)?;
     let wanted = seqs.wanted();
     let embedded = embed_missing(&model, wanted.iter().map(|(k, v)| (*k, *v)), store, progress)?;
     let used: Vec<Key> = wanted.into_keys().collect();
@@ -267,6 +354,7 @@ pub fn embed_part(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<(usize, usize), SiftError> {
     let seqs = Sequences::of(docs, &model.tokenizer, layout);
+    seqs.check_sample(layout)?;
     let mine: Vec<(Key, &[u32])> = seqs.wanted().into_iter().filter(|(k, _)| part_of(k, of) + 1 == part).collect();
     let n = mine.len();
     Ok((embed_missing(model, mine, store, progress)?, n))
@@ -282,31 +370,41 @@ fn assemble(
     layout: Layout,
     store: &dyn EmbeddingStore,
 ) -> (SemanticInput, EmbedReport) {
-    let vector = |ids: &[u32]| -> Vec<f32> { store.get(&key(ids)).cloned().unwrap_or_default() };
+    let stored = |ids: &[u32]| -> Vec<f32> { store.get(&key(ids)).cloned().unwrap_or_default() };
+    // What the model did not read has no vector (not one a store may hold from before).
+    let vector = |ids: &[u32]| -> Vec<f32> {
+        let k = key(ids);
+        if seqs.reads(&k) {
+            stored(ids)
+        } else {
+            Vec::new()
+        }
+    };
     let per_doc: Vec<Vec<Vec<f32>>> = seqs.chunk_ids.iter().map(|cs| cs.iter().map(|ids| vector(ids)).collect()).collect();
+    let training: Vec<Vec<f32>> = seqs.training_ids.iter().map(|ids| vector(ids)).collect();
+    let doc_vectors = if seqs.sample.is_some() { DocVectors::Fitted } else { DocVectors::Model };
     let report = EmbedReport {
         chunks: seqs.chunk_ids.iter().map(Vec::len).sum(),
         texts: seqs.training_ids.len(),
         tokens: seqs.token_ids.len(),
         embedded: 0,
         stored: 0,
+        doc_vectors,
+        site_tokens: seqs.site_tokens,
+        read_tokens: seqs.read_tokens,
     };
-    let Sequences { chunk_ids, training_ids, tokens, token_ids, special, extra, encoder } = seqs;
+    let Sequences { chunk_ids, training_ids, tokens, token_ids, special, extra, encoder, .. } = seqs;
     let encoder = encoder.then(|| {
-        let texts: Vec<TrainingText> = training_ids
-            .into_iter()
-            .map(|ids| {
-                let embedding = vector(&ids);
-                TrainingText { tokens: ids, embedding }
-            })
-            .collect();
-        let prior: HashMap<u32, Vec<f32>> = tokens.iter().zip(&token_ids).map(|(&t, ids)| (t, vector(ids))).collect();
+        let texts: Vec<TrainingText> =
+            training_ids.into_iter().zip(training).map(|(tokens, embedding)| TrainingText { tokens, embedding }).collect();
+        let prior: HashMap<u32, Vec<f32>> = tokens.iter().zip(&token_ids).map(|(&t, ids)| (t, stored(ids))).collect();
         EncoderInput { chunk_tokens: chunk_ids.into_iter().flatten().collect(), texts, prior, vocab, special, extra }
     });
     let input = SemanticInput {
         model: model_name.to_string(),
         model_dim,
         per_doc,
+        doc_vectors,
         dim: layout.dim,
         lists: layout.lists,
         probe: layout.probe,
@@ -319,6 +417,22 @@ fn assemble(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sample_gives_the_short_texts_half_the_budget_and_the_chunks_the_rest() {
+        let k = |i: u8| [i; 16];
+        let chunks: BTreeMap<Key, usize> = [(k(3), 40), (k(1), 50), (k(2), 30)].into_iter().collect();
+        let texts: BTreeMap<Key, usize> = [(k(0), 5), (k(9), 20), (k(7), 30)].into_iter().collect();
+        // Texts in key order up to 50: 0 (5), 7 (35), 9 (over 50: left). Then the chunks
+        // and the texts left up to 100: chunk 1 (85), 2 and 3 (over), text 9 (over).
+        let (taken, read) = sample(&chunks, &texts, 100);
+        assert_eq!(taken, [k(0), k(7), k(1)].into_iter().collect());
+        assert_eq!(read, 85);
+        // Without texts the chunks take it all; a budget that holds everything takes all.
+        assert_eq!(sample(&chunks, &BTreeMap::new(), 100), ([k(1), k(2)].into_iter().collect(), 80));
+        let (taken, read) = sample(&chunks, &texts, 1000);
+        assert_eq!((taken.len(), read), (6, 175));
+    }
 
     #[test]
     fn every_plain_word_and_every_ascii_letter_gets_a_row() {
