@@ -158,6 +158,8 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         vector_lists: None,
         vector_probe: sift_build::semantic::layout::DEFAULT_PROBE,
         no_encoder: false,
+        model_budget: sift_build::semantic::embed::MODEL_BUDGET,
+        full_model: false,
         doc_shard_kb: sift_build::BuildOptions::default().doc_shard_target / 1024,
         doc_part_kb: sift_build::BuildOptions::default().doc_part_target / 1024,
         term_shard_kb: sift_build::BuildOptions::default().term_shard_target / 1024,

@@ -71,6 +71,16 @@ pub struct BuildArgs {
     /// Build no static query encoder (hosts must then embed queries with the model).
     #[arg(long)]
     pub no_encoder: bool,
+    /// Tokens the model reads at most. A site over it has the model read a sample of that
+    /// size (short texts up to half of it, then chunks, chosen by hash) and every chunk's
+    /// vector made by the static encoder fitted to the sample: the build's model time
+    /// stops growing with the site.
+    #[arg(long, default_value_t = sift_build::semantic::embed::MODEL_BUDGET)]
+    pub model_budget: usize,
+    /// The model reads every chunk and training text, however many (no budget): the
+    /// chunks' vectors are the model's own, at a model pass over the whole site.
+    #[arg(long)]
+    pub full_model: bool,
     /// Text per document-store shard, kB: smaller shards mean fewer bytes fetched for a
     /// first page of results, more files (raised when the store would need more than
     /// 4,096 shards).
@@ -147,9 +157,15 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
             m
         }
     };
-    let layout = embedding::Layout { dim: a.vector_dim, lists: a.vector_lists, probe: a.vector_probe, encoder: !a.no_encoder };
-    if layout.dim == 0 || layout.lists == Some(0) {
-        anyhow::bail!("--vector-dim and --vector-lists must be at least 1");
+    let layout = embedding::Layout {
+        dim: a.vector_dim,
+        lists: a.vector_lists,
+        probe: a.vector_probe,
+        encoder: !a.no_encoder,
+        model_budget: (!a.full_model).then_some(a.model_budget),
+    };
+    if layout.dim == 0 || layout.lists == Some(0) || layout.model_budget == Some(0) {
+        anyhow::bail!("--vector-dim, --vector-lists and --model-budget must be at least 1");
     }
     let mut lang_warnings = Vec::new();
     let groups = languages::split(collected.pages, a.language.as_deref(), &mut lang_warnings)?;
@@ -269,6 +285,7 @@ fn build_language(
                     seconds,
                     if r.embedded > 0 { format!(" ({:.1} texts/s)", r.embedded as f64 / seconds.max(1e-9)) } else { String::new() }
                 );
+                eprintln!("{}", embedding::vectors_note(&r, layout));
             }
             Some(v)
         }

@@ -124,6 +124,12 @@ pub struct EmbedArgs {
     /// The build will fit no static query encoder (its texts need no embedding).
     #[arg(long)]
     pub no_encoder: bool,
+    /// As for `sift build`: tokens the model reads at most (the same sample on every part).
+    #[arg(long, default_value_t = sift_build::semantic::embed::MODEL_BUDGET)]
+    pub model_budget: usize,
+    /// As for `sift build`: the model reads every chunk and training text.
+    #[arg(long)]
+    pub full_model: bool,
     /// No progress bar or summary.
     #[arg(long, short)]
     pub quiet: bool,
@@ -137,6 +143,21 @@ fn parse_part(s: &str) -> Result<(u32, u32), String> {
         return Err(bad());
     }
     Ok((i, n))
+}
+
+/// What the build did for the chunks' vectors, and why, in a line.
+pub fn vectors_note(r: &EmbedReport, layout: Layout) -> String {
+    match (r.doc_vectors, layout.model_budget) {
+        (sift_build::DocVectors::Fitted, Some(budget)) => format!(
+            "vectors: the site's texts hold {} tokens, over the model's budget of {budget}: the model read a sample of {} and every \
+             chunk's vector is the static encoder's, fitted to it (--full-model: the model reads every chunk)",
+            r.site_tokens, r.read_tokens
+        ),
+        (_, Some(budget)) => {
+            format!("vectors: the model read every chunk (the site's {} tokens are within its budget of {budget})", r.site_tokens)
+        }
+        _ => format!("vectors: the model read every chunk ({} tokens; --full-model)", r.site_tokens),
+    }
 }
 
 /// `sift embed`: one part of a split embedding.
@@ -156,7 +177,10 @@ pub fn embed(a: &EmbedArgs) -> Result<()> {
         Some(m) => m.clone(),
         None => default_model().ok_or_else(|| anyhow::anyhow!("no embedding model installed: run `sift model fetch` first"))?,
     };
-    let layout = Layout { encoder: !a.no_encoder, ..Default::default() };
+    if a.model_budget == 0 {
+        anyhow::bail!("--model-budget must be at least 1");
+    }
+    let layout = Layout { encoder: !a.no_encoder, model_budget: (!a.full_model).then_some(a.model_budget), ..Default::default() };
     let (now, of_part, seconds) = embed_part(&collected.pages.all()?, &model, layout, a.part, a.quiet)?;
     if !a.quiet {
         eprintln!(
