@@ -293,6 +293,43 @@ fn builds_with_vectors_are_deterministic() {
 }
 
 #[test]
+fn a_site_over_the_models_budget_is_sampled_and_every_chunk_gets_the_encoders_vector() {
+    let Some(s) = setup() else { return };
+    let docs = corpus_docs();
+    let store = &mut s.store.lock().unwrap();
+    let full = corpus::semantic_input(&docs, sift_tests::model(&s.e), "all-MiniLM-L6-v2", Layout::default(), &mut **store, &|_, _| {})
+        .expect("corpus embeds")
+        .1;
+    assert_eq!(full.doc_vectors, sift_build::DocVectors::Model, "the seed corpus fits in the default budget");
+    assert_eq!(full.read_tokens, full.site_tokens);
+    // A third of the site's tokens: half of it titles, headings and sentences, then chunks.
+    let budget = full.site_tokens / 3;
+    let layout = Layout { model_budget: Some(budget), ..Layout::default() };
+    let (input, report, _) =
+        corpus::semantic_input(&docs, sift_tests::model(&s.e), "all-MiniLM-L6-v2", layout, &mut **store, &|_, _| {}).expect("corpus embeds");
+    assert_eq!(report.doc_vectors, sift_build::DocVectors::Fitted);
+    assert!(report.read_tokens <= budget && report.read_tokens > budget / 2, "{report:?}");
+    let read = input.per_doc.iter().flatten().filter(|v| !v.is_empty()).count();
+    assert!(read > 0 && read < report.chunks, "{read} of {} chunks read", report.chunks);
+    let texts = &input.encoder.as_ref().unwrap().texts;
+    let texts_read = texts.iter().filter(|t| !t.embedding.is_empty()).count();
+    assert!(texts_read > 0 && texts_read < texts.len(), "{texts_read} of {} texts read", texts.len());
+    let built = build(&docs, &BuildOptions { semantic: Some(input.clone()), ..Default::default() }).expect("builds");
+    assert_eq!(built.manifest.vectors.as_ref().unwrap().chunks as usize, report.chunks, "every chunk has a vector");
+    let again = build(&docs, &BuildOptions { semantic: Some(input), ..Default::default() }).expect("builds");
+    assert_eq!(again.shards, built.shards, "deterministic");
+    // Meaning still finds the page a paraphrase means.
+    let engine = open(&built);
+    let req = SearchRequest { query: "remember results of earlier calls".into(), mode: Some("semantic".into()), ..Default::default() };
+    let r = done(engine.search(&req, &ctx()).unwrap());
+    assert_eq!(r.results[0].id, "reference/memo.md", "{:?}", ids(&r));
+    // A budget that holds no chunk is refused, saying what to do.
+    let layout = Layout { model_budget: Some(2), ..Layout::default() };
+    let err = corpus::semantic_input(&docs, sift_tests::model(&s.e), "all-MiniLM-L6-v2", layout, &mut **store, &|_, _| {}).unwrap_err();
+    assert!(err.message.contains("budget of 2 tokens holds none of the site's chunks"), "{}", err.message);
+}
+
+#[test]
 fn related_pages_by_meaning_find_the_sibling_topic() {
     let Some(s) = setup() else { return };
     let id = ask(s, "Caching", "lexical").unwrap().results[0].id.clone();

@@ -78,17 +78,52 @@ fn a_rebuild_from_the_embedding_cache_or_from_a_split_embedding_equals_a_clean_b
     // vocabulary embedded (each token alone), which a build would otherwise embed first.
     let hash = sift_build::semantic::cache::model_hash(&model_dir.join("model-f32.onnx")).unwrap();
     let vocabulary = sift_build::semantic::cache::cache_root().join(format!("embeddings/{hash}.vocabulary.bin"));
-    let seeded = |name: &str| -> std::path::PathBuf {
-        let cache = d.join(name);
+    let seeded = |cache: &Path| -> std::path::PathBuf {
+        let cache = cache.to_path_buf();
         if vocabulary.exists() {
             fs::create_dir_all(cache.join("embeddings")).unwrap();
             fs::copy(&vocabulary, cache.join(format!("embeddings/{hash}.vocabulary.bin"))).unwrap();
         }
         cache
     };
+    rebuilds_equal_a_clean_build(&d.join("model-path"), &src, &seeded, &[]);
+    // The same over the model's budget (a third of the site's tokens): the sample is the
+    // same whichever build or part takes it.
+    rebuilds_equal_a_clean_build(&d.join("budgeted"), &src, &seeded, &["--model-budget", "240"]);
+
+    // Bad parts and a missing model are clear errors that write nothing.
+    for (part, model) in [("0/3", None), ("4/3", None), ("2", None), ("a/b", None), ("1/3", Some("/nonexistent/model.onnx"))] {
+        let mut args = vec!["embed", src.to_str().unwrap(), "--part", part];
+        if let Some(m) = model {
+            args.extend(["--embedder", m]);
+        }
+        let o = Command::new(env!("CARGO_BIN_EXE_sift")).args(&args).env("SIFT_CACHE_DIR", d.join("bad")).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && (err.contains("--part takes i/n") || err.contains("not found")), "{part}: {err}");
+        assert!(!d.join("bad/embeddings").exists(), "{part}: a failed embed wrote nothing");
+    }
+    // So are budgets that are no number, zero, or too small to hold a chunk.
+    let out = d.join("bad-out");
+    for (budget, says) in [("lots", "invalid value"), ("0", "must be at least 1"), ("2", "holds none of the site's chunks")] {
+        let build = ["build", src.to_str().unwrap(), "--out", out.to_str().unwrap(), "--model-budget", budget];
+        let embed = ["embed", src.to_str().unwrap(), "--part", "1/2", "--model-budget", budget];
+        for args in [&build[..], &embed[..]] {
+            let o = Command::new(env!("CARGO_BIN_EXE_sift")).args(args).env("SIFT_CACHE_DIR", d.join("bad")).output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success() && err.contains(says), "{args:?}: {err}");
+            assert!(!out.exists(), "{args:?}: no bundle written");
+        }
+    }
+}
+
+/// Build `src` (its guides/deploy.md is edited on the way), then again from the cache, from
+/// an empty cache and from a cache made by three `sift embed --part`s: the same bundle.
+fn rebuilds_equal_a_clean_build(d: &Path, src: &Path, seeded: &dyn Fn(&Path) -> std::path::PathBuf, budget: &[&str]) {
+    let text_before = fs::read_to_string(src.join("guides/deploy.md")).unwrap();
     let build = |cache: &Path, out: &Path| -> String {
         let o = Command::new(env!("CARGO_BIN_EXE_sift"))
             .args(["build", src.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .args(budget)
             .env("SIFT_CACHE_DIR", cache)
             .output()
             .unwrap();
@@ -105,20 +140,24 @@ fn a_rebuild_from_the_embedding_cache_or_from_a_split_embedding_equals_a_clean_b
         };
         (num(" now,"), num(" from the cache"))
     };
-    let first = build(&seeded("cache"), &d.join("first"));
+    let first = build(&seeded(&d.join("cache")), &d.join("first"));
     let (now, _) = counts(&first);
     assert!(now > 0, "a cold cache embeds everything: {first}");
+    assert_eq!(first.contains("over the model's budget"), !budget.is_empty(), "{first}");
     let page = src.join("guides/deploy.md");
-    let text = fs::read_to_string(&page).unwrap();
+    let text = text_before.clone();
     fs::write(&page, format!("{text}\n\n## Rollback\n\nTo undo a release, redeploy the previous bundle directory.\n")).unwrap();
     let again = build(&d.join("cache"), &d.join("incremental"));
     let (now2, stored2) = counts(&again);
-    assert!(now2 > 0 && now2 * 10 < now, "only the edited page's texts are embedded again: {now2} of {now}");
+    // (Over the budget the sample is a few texts: the edited page's are fewer still.)
+    let few = if budget.is_empty() { now2 * 10 < now } else { now2 < now };
+    assert!(few, "only the edited page's texts are embedded again: {now2} of {now}");
     assert!(stored2 > 0);
-    let clean = build(&seeded("empty-cache"), &d.join("clean"));
+    let clean = build(&seeded(&d.join("empty-cache")), &d.join("clean"));
     let (clean_now, clean_stored) = counts(&clean);
     assert_eq!(clean_now + clean_stored, now2 + stored2, "the clean build wants the incremental one's sequences");
-    assert!(clean_now > now2 * 10, "and embeds all of them but the vocabulary: {clean_now}");
+    let all = if budget.is_empty() { clean_now > now2 * 10 } else { clean_now > now2 };
+    assert!(all, "and embeds all of them but the vocabulary: {clean_now}");
     assert_eq!(dir_bytes(&d.join("incremental")), dir_bytes(&d.join("clean")), "incremental and clean builds are byte-identical");
     assert_ne!(dir_bytes(&d.join("first")), dir_bytes(&d.join("clean")), "the edit changed the bundle");
 
@@ -127,9 +166,10 @@ fn a_rebuild_from_the_embedding_cache_or_from_a_split_embedding_equals_a_clean_b
     // clean build writes.
     let mut embedded_by_parts = 0;
     for i in 1..=3 {
-        let machine = seeded(&format!("machine-{i}"));
+        let machine = seeded(&d.join(format!("machine-{i}")));
         let o = Command::new(env!("CARGO_BIN_EXE_sift"))
             .args(["embed", src.to_str().unwrap(), "--part", &format!("{i}/3")])
+            .args(budget)
             .env("SIFT_CACHE_DIR", &machine)
             .output()
             .unwrap();
@@ -152,15 +192,5 @@ fn a_rebuild_from_the_embedding_cache_or_from_a_split_embedding_equals_a_clean_b
     assert_eq!(left.len(), 1, "the parts were merged into the cache file and removed: {left:?}");
     assert_eq!(counts(&build(&d.join("split"), &d.join("again"))).0, 0, "the merged cache holds everything");
 
-    // Bad parts and a missing model are clear errors that write nothing.
-    for (part, model) in [("0/3", None), ("4/3", None), ("2", None), ("a/b", None), ("1/3", Some("/nonexistent/model.onnx"))] {
-        let mut args = vec!["embed", src.to_str().unwrap(), "--part", part];
-        if let Some(m) = model {
-            args.extend(["--embedder", m]);
-        }
-        let o = Command::new(env!("CARGO_BIN_EXE_sift")).args(&args).env("SIFT_CACHE_DIR", d.join("bad")).output().unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success() && (err.contains("--part takes i/n") || err.contains("not found")), "{part}: {err}");
-        assert!(!d.join("bad/embeddings").exists(), "{part}: a failed embed wrote nothing");
-    }
+    fs::write(src.join("guides/deploy.md"), text_before).unwrap();
 }
