@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks (numbers, not pass/fail): Sift vs Pagefind on the Python documentation, Sift's
-# query latency, and relevance on Cranfield and CACM next to a standard BM25 computed with bm25s.
+# query latency, relevance on Cranfield and CACM next to a standard BM25 computed with bm25s,
+# and what meaning costs and buys on every collection in ../shared/data and the Python docs'
+# known items: lexical, the model path and the budgeted path in one table (bench/meaning.py;
+# SIFT_BENCH_CLEAN=1 times each build from an empty embedding cache).
 # Installs what it needs (idempotent): python3.11-doc, Pagefind from npm, bm25s from PyPI.
 set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"
@@ -27,4 +30,18 @@ if [ "${#COLLECTIONS[@]}" -gt 0 ]; then
   echo
   echo "== relevance on test collections (nDCG@10 etc.; the goals: docs/architecture.md, the relevance section)"
   python3 bench/relevance.py "$SIFT" "$WORK/relevance" "${COLLECTIONS[@]}"
+fi
+
+# Meaning: lexical, the model path (--full-model) and the budgeted default, every collection.
+ALL=()
+for c in adi cacm cranfield lisa med npl time; do
+  [ -d "$SIFT_ROOT/../shared/data/$c" ] && ALL+=("$SIFT_ROOT/../shared/data/$c")
+done
+if [ "${#ALL[@]}" -gt 0 ] && [ -f "${SIFT_MODEL_DIR:-$HOME/.cache/sift/models/all-minilm-l6-v2}/model-f32.onnx" ]; then
+  echo
+  CLEAN=()
+  [ "${SIFT_BENCH_CLEAN:-}" = 1 ] && CLEAN=(--clean)
+  python3 bench/meaning.py "$SIFT" "$WORK/meaning" "${CLEAN[@]}" --site "$SITE" --known bench/known-item/python-docs "${ALL[@]}"
+else
+  echo "(no collections in ../shared/data or no model installed: the meaning table skipped)"
 fi
