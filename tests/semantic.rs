@@ -305,8 +305,8 @@ fn a_site_over_the_models_budget_is_sampled_and_every_chunk_gets_the_encoders_ve
     // A third of the site's tokens: half of it titles, headings and sentences, then chunks.
     let budget = full.site_tokens / 3;
     let layout = Layout { model_budget: Some(budget), ..Layout::default() };
-    let (input, report, _) =
-        corpus::semantic_input(&docs, sift_tests::model(&s.e), "all-MiniLM-L6-v2", layout, &mut **store, &|_, _| {}).expect("corpus embeds");
+    let (input, report, _) = corpus::semantic_input(&docs, sift_tests::model(&s.e), "all-MiniLM-L6-v2", layout, &mut **store, &|_, _| {})
+        .expect("corpus embeds");
     assert_eq!(report.doc_vectors, sift_build::DocVectors::Fitted);
     assert!(report.read_tokens <= budget && report.read_tokens > budget / 2, "{report:?}");
     let read = input.per_doc.iter().flatten().filter(|v| !v.is_empty()).count();

@@ -167,7 +167,11 @@ pub fn fit(
     let a = Sparse::from_rows(&rows, tokens.len());
     // AᵀY in the model's space, then projected: cheaper than projecting every text.
     let model_dim = projection.model_dim;
-    let aty: Vec<f32> = a.mul_t_rows(model_dim, |r| texts[used[r]].1.unwrap_or_default()).chunks_exact(model_dim).flat_map(|r| projection.apply(r)).collect();
+    let aty: Vec<f32> = a
+        .mul_t_rows(model_dim, |r| texts[used[r]].1.unwrap_or_default())
+        .chunks_exact(model_dim)
+        .flat_map(|r| projection.apply(r))
+        .collect();
 
     // The prior: single-token embeddings minus their frequency-weighted mean.
     let priors: Vec<Option<Vec<f32>>> = tokens.iter().map(|&t| prior(t)).collect();
