@@ -1,6 +1,12 @@
 //! Partitioning the chunk vectors into lists (an inverted file, IVF), so a query reads only
 //! the lists nearest to it. Spherical k-means: cosine assignment, normalised centroids,
 //! k-means++ seeding from a fixed-seed generator — deterministic for the same vectors.
+//!
+//! Its cost is vectors × lists × dimensions per round, and lists grow with the site (a list
+//! per 64 chunks): from [`TWO_LEVELS_FROM`] lists on, k-means runs in two levels — √lists
+//! clusters of all the vectors, then each cluster's share of the lists within it — which
+//! costs vectors × 2√lists: 100,000 pages' 326,000 chunks in 5,093 lists took a quarter of an
+//! hour flat (bench/results/2026-12-07-meaning-at-keyword-cost.md).
 
 use super::linalg::par_rows;
 use sift_format::vindex::{dot, normalise};
@@ -35,9 +41,76 @@ pub fn nearest(centroids: &[f32], dim: usize, v: &[f32]) -> usize {
     best.1
 }
 
+/// From this many lists, k-means runs in two levels (module doc).
+pub const TWO_LEVELS_FROM: usize = 1024;
+/// Vectors the first level learns each of its clusters from (FAISS trains on as many).
+const SAMPLE_PER_CLUSTER: usize = 256;
+
 /// `lists` centroids (row-major, `lists × dim`) and each vector's list. `vectors`:
 /// `n × dim`, unit length.
 pub fn kmeans(vectors: &[f32], dim: usize, lists: usize) -> (Vec<f32>, Vec<u32>) {
+    let n = vectors.len() / dim;
+    let lists = lists.clamp(1, n.max(1));
+    if lists < TWO_LEVELS_FROM {
+        return flat(vectors, dim, lists);
+    }
+    // The clusters are learnt from an even sample of the vectors (at most
+    // `SAMPLE_PER_CLUSTER` a cluster), then every vector goes to its nearest.
+    let clusters = (lists as f64).sqrt().round() as usize;
+    let step = (n / (SAMPLE_PER_CLUSTER * clusters)).max(1);
+    let sample: Vec<f32> = vectors.chunks_exact(dim).step_by(step).flatten().copied().collect();
+    let (top_centroids, _) = flat(&sample, dim, clusters);
+    let top = par_rows(n, |i| nearest(&top_centroids, dim, &vectors[i * dim..(i + 1) * dim]) as u32);
+    let mut members: Vec<Vec<usize>> = Vec::new();
+    for (i, &c) in top.iter().enumerate() {
+        members.resize(members.len().max(c as usize + 1), Vec::new());
+        members[c as usize].push(i);
+    }
+    let shares = apportion(&members.iter().map(Vec::len).collect::<Vec<usize>>(), lists);
+    let mut centroids = Vec::with_capacity(lists * dim);
+    let mut assign = vec![0u32; n];
+    for (m, &k) in members.iter().zip(&shares) {
+        if k == 0 {
+            continue;
+        }
+        let sub: Vec<f32> = m.iter().flat_map(|&i| vectors[i * dim..(i + 1) * dim].iter().copied()).collect();
+        let (c, a) = flat(&sub, dim, k);
+        let first = (centroids.len() / dim) as u32;
+        for (&i, &l) in m.iter().zip(&a) {
+            assign[i] = first + l;
+        }
+        centroids.extend(c);
+    }
+    (centroids, assign)
+}
+
+/// `total` lists shared among clusters of `sizes` vectors in proportion (largest
+/// remainders), each non-empty cluster at least one and at most a list per vector.
+fn apportion(sizes: &[usize], total: usize) -> Vec<usize> {
+    let n: usize = sizes.iter().sum();
+    let exact: Vec<f64> = sizes.iter().map(|&s| total as f64 * s as f64 / n.max(1) as f64).collect();
+    let mut k: Vec<usize> = sizes.iter().zip(&exact).map(|(&s, &e)| if s == 0 { 0 } else { (e.floor() as usize).clamp(1, s) }).collect();
+    let owed = |k: &[usize], c: usize| exact[c] - k[c] as f64;
+    let mut sum: usize = k.iter().sum();
+    while sum < total {
+        let Some(c) = (0..k.len()).filter(|&c| k[c] < sizes[c]).max_by(|&a, &b| owed(&k, a).total_cmp(&owed(&k, b)).then(b.cmp(&a))) else {
+            break;
+        };
+        k[c] += 1;
+        sum += 1;
+    }
+    while sum > total {
+        let Some(c) = (0..k.len()).filter(|&c| k[c] > 1).min_by(|&a, &b| owed(&k, a).total_cmp(&owed(&k, b)).then(a.cmp(&b))) else {
+            break;
+        };
+        k[c] -= 1;
+        sum -= 1;
+    }
+    k
+}
+
+/// One level of k-means: `lists` (at most n) centroids and each vector's list.
+fn flat(vectors: &[f32], dim: usize, lists: usize) -> (Vec<f32>, Vec<u32>) {
     let n = vectors.len() / dim;
     let lists = lists.clamp(1, n.max(1));
     let row = |i: usize| &vectors[i * dim..(i + 1) * dim];
@@ -127,5 +200,35 @@ mod tests {
         seen.dedup();
         assert_eq!(seen.len(), 4, "four clusters, four lists");
         assert_eq!(kmeans(&x, dim, 4), (c, a), "deterministic");
+    }
+
+    #[test]
+    fn many_lists_are_made_in_two_levels_each_cluster_its_share() {
+        let dim = 8;
+        let mut rng = Rng(11);
+        let x: Vec<f32> = (0..6000)
+            .flat_map(|_| {
+                let mut v: Vec<f32> = (0..dim).map(|_| rng.unit() as f32 - 0.5).collect();
+                normalise(&mut v);
+                v
+            })
+            .collect();
+        let lists = TWO_LEVELS_FROM + 76;
+        let (c, a) = kmeans(&x, dim, lists);
+        assert_eq!(c.len(), lists * dim, "as many lists as asked");
+        let mut used = vec![0usize; lists];
+        for &l in &a {
+            used[l as usize] += 1;
+        }
+        assert!(used.iter().all(|&u| u > 0), "no list is empty");
+        assert_eq!(kmeans(&x, dim, lists), (c, a), "deterministic");
+    }
+
+    #[test]
+    fn lists_are_shared_in_proportion_each_cluster_one_at_least() {
+        assert_eq!(apportion(&[50, 30, 20], 10), vec![5, 3, 2]);
+        assert_eq!(apportion(&[97, 2, 1], 10), vec![8, 1, 1], "the small clusters get one each");
+        assert_eq!(apportion(&[5, 0, 5], 12), vec![5, 0, 5], "no more lists than vectors");
+        assert_eq!(apportion(&[45, 35, 20], 7), vec![3, 3, 1], "the largest remainders get the rest");
     }
 }
