@@ -343,6 +343,8 @@ struct Lexical {
     /// Whether every hit has every term (relaxing stopped before "any term").
     all_terms: bool,
     suggestions: Vec<String>,
+    /// The best score the plan could reach, which normalised the hits.
+    max_possible: f32,
 }
 
 fn by_words(res: &Resolver, scorer: &Scorer, req: &ValidRequest, intent: &Intent, plan: &mut plan::Plan, filter: &Filter) -> Flow<Lexical> {
@@ -355,8 +357,9 @@ fn by_words(res: &Resolver, scorer: &Scorer, req: &ValidRequest, intent: &Intent
     let relaxed = relax::relax(res, scorer, plan, filter, page_end, want)?;
     let suggestions = relax::suggestions(res, plan, &intent.searched, relaxed.hits.len())?;
     let mut hits = relaxed.hits;
-    score::normalise(&mut hits, score::max_possible(plan, p.proximity, p.whole_title));
-    Ok(Lexical { hits, fallback: relaxed.fallback, all_terms: relaxed.all_terms, suggestions })
+    let max_possible = score::max_possible(plan, p.proximity, p.whole_title);
+    score::normalise(&mut hits, max_possible);
+    Ok(Lexical { hits, fallback: relaxed.fallback, all_terms: relaxed.all_terms, suggestions, max_possible })
 }
 
 /// Stage 6's output: both sides after feedback.
@@ -387,9 +390,8 @@ fn refine(
     coverage: Option<&HashMap<u32, f32>>,
 ) -> Flow<Refined> {
     let p = &res.eng.params;
-    let Lexical { hits: mut lex, fallback, all_terms, suggestions } = lexical;
+    let Lexical { hits: mut lex, fallback, all_terms, suggestions, mut max_possible } = lexical;
     let mut by_meaning = by_meaning;
-    let mut max_possible = score::max_possible(plan, p.proximity, p.whole_title);
     let mut feedback = 0;
     if cfg!(feature = "feedback") && fusion::fuses(intent.weights, &lex) && feedback::applies(plan.positive.len(), p) {
         let first = match &by_meaning {
