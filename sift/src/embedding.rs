@@ -153,6 +153,11 @@ pub fn vectors_note(r: &EmbedReport, layout: Layout) -> String {
              chunk's vector is the static encoder's, fitted to it (--full-model: the model reads every chunk)",
             r.site_tokens, r.read_tokens
         ),
+        (_, Some(budget)) if r.site_tokens > budget => format!(
+            "vectors: the model read every chunk ({} tokens, over its budget of {budget}: without the static encoder \
+             (--no-encoder) nothing else can make the chunks' vectors)",
+            r.site_tokens
+        ),
         (_, Some(budget)) => {
             format!("vectors: the model read every chunk (the site's {} tokens are within its budget of {budget})", r.site_tokens)
         }

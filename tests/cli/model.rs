@@ -102,7 +102,16 @@ fn a_rebuild_from_the_embedding_cache_or_from_a_split_embedding_equals_a_clean_b
         assert!(!o.status.success() && (err.contains("--part takes i/n") || err.contains("not found")), "{part}: {err}");
         assert!(!d.join("bad/embeddings").exists(), "{part}: a failed embed wrote nothing");
     }
-    // So are budgets that are no number, zero, or too small to hold a chunk.
+    // Without the encoder nothing else makes the chunks' vectors: the model reads them all,
+    // budget or not, and the build says so.
+    let o = Command::new(env!("CARGO_BIN_EXE_sift"))
+        .args(["build", src.to_str().unwrap(), "--out", d.join("no-encoder").to_str().unwrap(), "--no-encoder", "--model-budget", "240"])
+        .env("SIFT_CACHE_DIR", seeded(&d.join("no-encoder-cache")))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success() && err.contains("over its budget of 240: without the static encoder"), "{err}");
+    // Budgets that are no number, zero, or too small to hold a chunk are clear errors.
     let out = d.join("bad-out");
     for (budget, says) in [("lots", "invalid value"), ("0", "must be at least 1"), ("2", "holds none of the site's chunks")] {
         let build = ["build", src.to_str().unwrap(), "--out", out.to_str().unwrap(), "--model-budget", budget];
