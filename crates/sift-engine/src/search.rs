@@ -87,12 +87,11 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
     let intent = read_query(&res, &asked)?;
     // 2. Plan the words: clauses of alternatives (quotes and paths nothing holds relaxed).
     let words = plan_words(&res, req, &intent)?;
+    let long = words.long();
     let (mut plan, parsed) = (words.plan, words.parsed);
     // 3. The hard constraints (filters, `since`, exclusions, quotes) and the definitions.
     let (meta, index) = (res.docmeta()?, res.filters()?);
     let distinct = plan.positive.len();
-    // (The feature tested again: through `Words` the compiler no longer sees it.)
-    let long = cfg!(feature = "feedback") && words.long;
     let reduced = long.then(|| plan.keep_most_informative(MAX_CLAUSES, &words.repeats, eng.manifest.doc_count)).flatten();
     let reduced = reduced.map(|kept| most_informative(distinct, &kept));
     // (`since_days` and `include_content` are never set without their features: validation
@@ -159,7 +158,7 @@ struct Intent {
     parsed: query::ParsedQuery,
     /// (lexical, semantic) weights.
     weights: (f32, f32),
-    /// Whether meaning counts (never in the keyword engine).
+    /// Whether meaning counts: read through [`Intent::semantic`].
     semantic: bool,
     /// The host's vector of the query, when it is the one to use.
     host_vector: Option<Vec<f32>>,
@@ -170,6 +169,15 @@ struct Intent {
     /// An identifier-shaped query's definition key, and the shards it reads.
     def_key: Option<QueryKey>,
     def_shards: Vec<ShardId>,
+}
+
+impl Intent {
+    /// Whether meaning counts: never in the keyword engine. The feature is tested where the
+    /// flag is read too: through the struct the compiler would no longer see that the
+    /// keyword engine never gets past it, and would compile the semantic half into it.
+    fn semantic(&self) -> bool {
+        cfg!(feature = "semantic") && self.semantic
+    }
 }
 
 fn read_query(res: &Resolver, asked: &Asked) -> Flow<Intent> {
@@ -216,11 +224,19 @@ struct Words {
     plan: plan::Plan,
     /// The query as planned (quotes or a path nothing holds relaxed to words).
     parsed: query::ParsedQuery,
-    /// Terms a long query repeats (merged), and whether it is long.
+    /// Terms a long query repeats (merged), and whether it is long ([`Words::long`]).
     repeats: Vec<u32>,
     long: bool,
     /// What relaxing quotes or a path did.
     unquoted: Option<Fallback>,
+}
+
+impl Words {
+    /// Whether the query is long enough to be reduced to its most informative terms: only
+    /// with the `feedback` feature, tested here for the reason [`Intent::semantic`] gives.
+    fn long(&self) -> bool {
+        cfg!(feature = "feedback") && self.long
+    }
 }
 
 fn plan_words(res: &Resolver, req: &ValidRequest, intent: &Intent) -> Flow<Words> {
@@ -315,10 +331,7 @@ fn no_words(
 /// the last fallback. A query with no meaning the encoder knows is lexical (empty if
 /// meaning was all it asked for).
 fn by_meaning(res: &Resolver, req: &ValidRequest, intent: &Intent, filter: &Filter) -> Flow<(Option<Vec<f32>>, Option<Vec<Hit>>)> {
-    // The feature is tested here too, not only in `intent.semantic`: through the struct the
-    // compiler no longer sees that the keyword engine never gets past this line, and would
-    // compile the semantic half into it.
-    if !cfg!(feature = "semantic") || !intent.semantic {
+    if !intent.semantic() {
         return Ok((None, None));
     }
     let q = meaning::query_vector(res, &intent.text, intent.host_vector.as_deref())?;
@@ -353,7 +366,7 @@ fn by_words(res: &Resolver, scorer: &Scorer, req: &ValidRequest, intent: &Intent
     // page of 10 then ranks like a page of 100 (partial word matches fuse with meaning,
     // where the words of a paraphrase rarely all match).
     let page_end = req.offset + req.limit;
-    let want = if intent.semantic { page_end.max(p.semantic_depth) } else { page_end };
+    let want = if intent.semantic() { page_end.max(p.semantic_depth) } else { page_end };
     let relaxed = relax::relax(res, scorer, plan, filter, page_end, want)?;
     let suggestions = relax::suggestions(res, plan, &intent.searched, relaxed.hits.len())?;
     let mut hits = relaxed.hits;
@@ -404,7 +417,7 @@ fn refine(
             max_possible = score::max_possible(plan, p.proximity, p.whole_title);
             score::normalise(&mut lex, max_possible);
         }
-        if let Some(q2) = q.filter(|_| cfg!(feature = "semantic")).and_then(|qv| meaning::feedback(res, qv, &first)) {
+        if let Some(q2) = q.and_then(|qv| meaning::feedback(res, qv, &first)) {
             by_meaning = Some(meaning::semantic_hits_in_loaded_lists(res, &q2, meaning_depth(req, p), filter)?);
             feedback = p.rocchio_docs;
         }
