@@ -70,16 +70,10 @@ pub struct FittedEncoder {
 }
 
 impl FittedEncoder {
-    /// A text's unit vector as the engine makes a query's: its tokens' rows summed (a token
-    /// without a row adds nothing), normalised; zeros when none has a row.
-    pub fn encode(&self, tokens: &[u32]) -> Vec<f32> {
+    /// What makes a text's unit vector as the engine makes a query's: its tokens' rows
+    /// summed (a token without a row adds nothing), normalised; zeros when none has a row.
+    pub fn encoder(&self) -> impl Fn(&[u32]) -> Vec<f32> + Sync + '_ {
         let row_of: HashMap<u32, usize> = self.tokens.iter().enumerate().map(|(r, &t)| (t, r)).collect();
-        let encode = self.encoder(&row_of);
-        encode(tokens)
-    }
-
-    /// [`FittedEncoder::encode`] with the row index made once, for many texts.
-    pub fn encoder<'a>(&'a self, row_of: &'a HashMap<u32, usize>) -> impl Fn(&[u32]) -> Vec<f32> + Sync + 'a {
         move |tokens| {
             let mut v = vec![0f32; self.dim];
             for r in tokens.iter().filter_map(|t| row_of.get(t)) {

@@ -158,24 +158,23 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
     if fitted && input.encoder.is_none() {
         return Err(SiftError::invalid("chunk vectors from the static encoder need the encoder's training data"));
     }
-    // Each chunk with the model's vector of it, if the model read it.
-    let mut chunks: Vec<(u32, Option<&[f32]>)> = Vec::new();
+    // Each chunk's document, and the model's vector of it if the model read it.
+    let (mut chunk_docs, mut vectors): (Vec<u32>, Vec<Option<&[f32]>>) = (Vec::new(), Vec::new());
     for (d, per_chunk) in input.per_doc.iter().enumerate() {
         for v in per_chunk {
-            if v.is_empty() && fitted {
-                chunks.push((d as u32, None));
-                continue;
-            }
-            if v.len() != model_dim || v.iter().any(|x| !x.is_finite()) {
+            let read = !(v.is_empty() && fitted);
+            if read && (v.len() != model_dim || v.iter().any(|x| !x.is_finite())) {
                 return Err(SiftError::invalid(format!("a chunk vector of document {d} is not {model_dim} finite numbers")));
             }
-            chunks.push((d as u32, Some(v.as_slice())));
+            chunk_docs.push(d as u32);
+            vectors.push(read.then_some(v.as_slice()));
         }
     }
-    if chunks.is_empty() {
+    if chunk_docs.is_empty() {
         return Err(SiftError::invalid("no chunk vectors to index"));
     }
-    let embedded: Vec<&[f32]> = chunks.iter().filter_map(|c| c.1).collect();
+    let n_chunks = chunk_docs.len();
+    let embedded: Vec<&[f32]> = vectors.iter().flatten().copied().collect();
     if embedded.is_empty() {
         return Err(SiftError::invalid("the model read none of the chunks: the bundle's space cannot be fitted"));
     }
@@ -183,41 +182,38 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
     let clock = Clock::start();
     let projection = super::projection::fit(&embedded, model_dim, dim);
     clock.lap("projection");
-    let vectors: Vec<Option<&[f32]>> = chunks.iter().map(|c| c.1).collect();
     let encoder = match &input.encoder {
         Some(e) => Some((e, fit_encoder(e, &vectors, &projection, fitted)?)),
         None => None,
     };
     clock.lap("encoder fit");
-    let projected: Vec<f32> = match (&encoder, vectors.iter().copied().collect::<Option<Vec<&[f32]>>>()) {
-        (Some((e, encoder)), _) if fitted => {
-            let row_of: HashMap<u32, usize> = encoder.tokens.iter().enumerate().map(|(r, &t)| (t, r)).collect();
-            let encode = encoder.encoder(&row_of);
-            par_rows(chunks.len(), |i| encode(&e.chunk_tokens[i])).concat()
+    let projected: Vec<f32> = match &encoder {
+        Some((e, encoder)) if fitted => {
+            let encode = encoder.encoder();
+            par_rows(n_chunks, |i| encode(&e.chunk_tokens[i])).concat()
         }
-        (_, Some(model)) => par_rows(chunks.len(), |i| projection.apply_normalised(model[i])).concat(),
-        (_, None) => return Err(SiftError::invalid("a chunk has no vector")),
+        // The model's vector of every chunk (each was checked above).
+        _ => par_rows(n_chunks, |i| vectors[i].map(|v| projection.apply_normalised(v)).unwrap_or_default()).concat(),
     };
     let encoder = match encoder {
         Some((e, fitted)) => Some(lay_out_encoder(e, fitted)?),
         None => None,
     };
 
-    let n_lists =
-        input.lists.unwrap_or(if chunks.len() <= FLAT_MAX_CHUNKS { 1 } else { chunks.len().div_ceil(LIST_CHUNKS) }).clamp(1, chunks.len());
-    let (centroids, assign) = if n_lists == 1 { (Vec::new(), vec![0u32; chunks.len()]) } else { kmeans(&projected, dim, n_lists) };
+    let n_lists = input.lists.unwrap_or(if n_chunks <= FLAT_MAX_CHUNKS { 1 } else { n_chunks.div_ceil(LIST_CHUNKS) }).clamp(1, n_chunks);
+    let (centroids, assign) = if n_lists == 1 { (Vec::new(), vec![0u32; n_chunks]) } else { kmeans(&projected, dim, n_lists) };
     let groups = group_lists(&centroids, dim, n_lists, input.group_from_lists);
     clock.lap("lists");
     // Lists are numbered group by group, so a group is a run of list numbers.
     let mut sets: Vec<VectorSet> = (0..n_lists).map(|_| VectorSet::new(dim)).collect();
-    for (i, (doc, _)) in chunks.iter().enumerate() {
+    for (i, doc) in chunk_docs.iter().enumerate() {
         sets[groups.number[assign[i] as usize]].push(*doc, &projected[i * dim..(i + 1) * dim])?;
     }
     // A list k-means left empty keeps its centroid (it is never the only nearest) but has
     // no vectors: it is still written, so list numbers stay dense.
     let counts: Vec<u32> = sets.iter().map(|s| s.len() as u32).collect();
     let lists = sets.iter().enumerate().map(|(i, s)| s.encode(i)).collect();
-    let group_vectors: usize = chunks.len().div_ceil(groups.members.len().max(1));
+    let group_vectors: usize = n_chunks.div_ceil(groups.members.len().max(1));
     let group_payloads = groups
         .members
         .iter()
@@ -230,7 +226,7 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
     Ok(SemanticLayout {
         model_dim,
         dim,
-        chunks: chunks.len(),
+        chunks: n_chunks,
         probe: input.probe,
         lists,
         counts,
