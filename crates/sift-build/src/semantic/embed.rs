@@ -157,8 +157,10 @@ pub struct Sequences {
 }
 
 impl Sequences {
-    /// Tokenize what a bundle of `docs` needs (on every core with `parallel`).
-    pub fn of(docs: &[SourceDoc], tok: &Tokenizer, layout: Layout) -> Sequences {
+    /// Tokenize what a bundle of `docs` needs (on every core), and choose the sample when
+    /// the site is over the budget: refused when the budget holds none of its chunks (the
+    /// bundle's space is fitted to the chunks the model read).
+    pub fn of(docs: &[SourceDoc], tok: &Tokenizer, layout: Layout) -> Result<Sequences, SiftError> {
         let chunk_ids: Vec<Vec<Vec<u32>>> = par_map(docs, |d| crate::chunk::chunks_of(d).iter().map(|c| tok.encode(c)).collect());
         let training_ids: Vec<Vec<u32>> =
             if layout.encoder { par_map(&super::training::training_texts(docs), |t| tok.encode(t)) } else { Vec::new() };
@@ -178,25 +180,28 @@ impl Sequences {
         let (sample, read_tokens) = match layout.model_budget {
             Some(budget) if layout.encoder && site_tokens > budget => {
                 let (taken, read) = sample(&chunks, &texts, budget);
+                if !chunks.is_empty() && !chunks.keys().any(|k| taken.contains(k)) {
+                    let shortest = chunks.values().min().copied().unwrap_or(0);
+                    return Err(SiftError::invalid(format!(
+                        "the model's budget of {budget} tokens holds none of the site's chunks (the shortest has {shortest}): raise it"
+                    )));
+                }
                 (Some(taken), read)
             }
             _ => (None, site_tokens),
         };
-        Sequences { chunk_ids, training_ids, tokens, token_ids, special, extra, encoder: layout.encoder, sample, site_tokens, read_tokens }
-    }
-
-    /// A sample without a chunk leaves the bundle's space nothing to be fitted to.
-    fn check_sample(&self, layout: Layout) -> Result<(), SiftError> {
-        let has_chunk = self.chunk_ids.iter().flatten().any(|ids| self.reads(&key(ids)));
-        match (has_chunk, layout.model_budget) {
-            (false, Some(budget)) if self.chunk_ids.iter().any(|c| !c.is_empty()) => {
-                let shortest = self.chunk_ids.iter().flatten().map(Vec::len).min().unwrap_or(0);
-                Err(SiftError::invalid(format!(
-                    "the model's budget of {budget} tokens holds none of the site's chunks (the shortest has {shortest}): raise it"
-                )))
-            }
-            _ => Ok(()),
-        }
+        Ok(Sequences {
+            chunk_ids,
+            training_ids,
+            tokens,
+            token_ids,
+            special,
+            extra,
+            encoder: layout.encoder,
+            sample,
+            site_tokens,
+            read_tokens,
+        })
     }
 
     /// Whether the model reads this chunk or text (all of them, unless sampled).
@@ -329,8 +334,7 @@ pub fn semantic_input(
     store: &mut dyn EmbeddingStore,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<(SemanticInput, EmbedReport, Vec<Key>), SiftError> {
-    let seqs = Sequences::of(docs, &model.tokenizer, layout);
-    seqs.check_sample(layout)?;
+    let seqs = Sequences::of(docs, &model.tokenizer, layout)?;
     let wanted = seqs.wanted();
     let embedded = embed_missing(&model, wanted.iter().map(|(k, v)| (*k, *v)), store, progress)?;
     let used: Vec<Key> = wanted.into_keys().collect();
@@ -353,8 +357,7 @@ pub fn embed_part(
     store: &mut dyn EmbeddingStore,
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<(usize, usize), SiftError> {
-    let seqs = Sequences::of(docs, &model.tokenizer, layout);
-    seqs.check_sample(layout)?;
+    let seqs = Sequences::of(docs, &model.tokenizer, layout)?;
     let mine: Vec<(Key, &[u32])> = seqs.wanted().into_iter().filter(|(k, _)| part_of(k, of) + 1 == part).collect();
     let n = mine.len();
     Ok((embed_missing(model, mine, store, progress)?, n))
@@ -370,12 +373,12 @@ fn assemble(
     layout: Layout,
     store: &dyn EmbeddingStore,
 ) -> (SemanticInput, EmbedReport) {
-    let stored = |ids: &[u32]| -> Vec<f32> { store.get(&key(ids)).cloned().unwrap_or_default() };
+    let stored = |k: &Key| -> Vec<f32> { store.get(k).cloned().unwrap_or_default() };
     // What the model did not read has no vector (not one a store may hold from before).
     let vector = |ids: &[u32]| -> Vec<f32> {
         let k = key(ids);
         if seqs.reads(&k) {
-            stored(ids)
+            stored(&k)
         } else {
             Vec::new()
         }
@@ -397,7 +400,7 @@ fn assemble(
     let encoder = encoder.then(|| {
         let texts: Vec<TrainingText> =
             training_ids.into_iter().zip(training).map(|(tokens, embedding)| TrainingText { tokens, embedding }).collect();
-        let prior: HashMap<u32, Vec<f32>> = tokens.iter().zip(&token_ids).map(|(&t, ids)| (t, stored(ids))).collect();
+        let prior: HashMap<u32, Vec<f32>> = tokens.iter().zip(&token_ids).map(|(&t, ids)| (t, stored(&key(ids)))).collect();
         EncoderInput { chunk_tokens: chunk_ids.into_iter().flatten().collect(), texts, prior, vocab, special, extra }
     });
     let input = SemanticInput {
