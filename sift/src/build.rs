@@ -75,7 +75,7 @@ pub struct BuildArgs {
     /// size (short texts up to half of it, then chunks, chosen by hash) and every chunk's
     /// vector made by the static encoder fitted to the sample: the build's model time
     /// stops growing with the site.
-    #[arg(long, default_value_t = sift_build::semantic::embed::MODEL_BUDGET)]
+    #[arg(long, default_value_t = sift_build::semantic::embed::MODEL_BUDGET, value_parser = embedding::parse_model_budget)]
     pub model_budget: usize,
     /// The model reads every chunk and training text, however many (no budget): the
     /// chunks' vectors are the model's own, at a model pass over the whole site.
@@ -164,8 +164,8 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
         encoder: !a.no_encoder,
         model_budget: (!a.full_model).then_some(a.model_budget),
     };
-    if layout.dim == 0 || layout.lists == Some(0) || layout.model_budget == Some(0) {
-        anyhow::bail!("--vector-dim, --vector-lists and --model-budget must be at least 1");
+    if layout.dim == 0 || layout.lists == Some(0) {
+        anyhow::bail!("--vector-dim and --vector-lists must be at least 1");
     }
     let mut lang_warnings = Vec::new();
     let groups = languages::split(collected.pages, a.language.as_deref(), &mut lang_warnings)?;

@@ -125,7 +125,7 @@ pub struct EmbedArgs {
     #[arg(long)]
     pub no_encoder: bool,
     /// As for `sift build`: tokens the model reads at most (the same sample on every part).
-    #[arg(long, default_value_t = sift_build::semantic::embed::MODEL_BUDGET)]
+    #[arg(long, default_value_t = sift_build::semantic::embed::MODEL_BUDGET, value_parser = parse_model_budget)]
     pub model_budget: usize,
     /// As for `sift build`: the model reads every chunk and training text.
     #[arg(long)]
@@ -143,6 +143,15 @@ fn parse_part(s: &str) -> Result<(u32, u32), String> {
         return Err(bad());
     }
     Ok((i, n))
+}
+
+/// `--model-budget` (`sift build` and `sift embed`): a count of tokens, at least 1.
+pub fn parse_model_budget(raw: &str) -> Result<usize, String> {
+    match raw.parse::<usize>() {
+        Ok(0) => Err("the model's budget must be at least 1 token".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("expected a number of tokens, got {raw:?}")),
+    }
 }
 
 /// What the build did for the chunks' vectors, and why, in a line.
@@ -182,9 +191,6 @@ pub fn embed(a: &EmbedArgs) -> Result<()> {
         Some(m) => m.clone(),
         None => default_model().ok_or_else(|| anyhow::anyhow!("no embedding model installed: run `sift model fetch` first"))?,
     };
-    if a.model_budget == 0 {
-        anyhow::bail!("--model-budget must be at least 1");
-    }
     let layout = Layout { encoder: !a.no_encoder, model_budget: (!a.full_model).then_some(a.model_budget), ..Default::default() };
     let (now, of_part, seconds) = embed_part(&collected.pages.all()?, &model, layout, a.part, a.quiet)?;
     if !a.quiet {
