@@ -200,11 +200,20 @@ fn a_term_shard_under_another_term_shards_name_is_refused() {
     every_flip_is_refused(&mut e, first, &bytes_of(first), 5);
 }
 
+/// A bundle's manifest as JSON, to damage.
+fn manifest_json(b: &sift_build::BuiltBundle) -> serde_json::Value {
+    serde_json::from_slice(&b.manifest_bytes()).unwrap()
+}
+
+/// The engine's refusal of a damaged manifest (it must refuse it).
+fn refused(m: &serde_json::Value) -> sift_engine::SiftError {
+    Engine::new(m.to_string().as_bytes()).err().expect("refused")
+}
+
 #[test]
 fn a_malformed_term_store_is_a_clear_error() {
     let b = built();
-    let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
-    let refused = |m: &serde_json::Value| Engine::new(m.to_string().as_bytes()).err().expect("refused");
+    let m = manifest_json(&b);
     let mut disorder = m.clone();
     disorder["term_store"]["first"].as_array_mut().unwrap().swap(0, 1);
     assert!(refused(&disorder).message.contains("term shards are not in order"));
@@ -329,8 +338,7 @@ fn a_startup_shard_that_disagrees_with_its_manifest_is_refused() {
 #[test]
 fn a_malformed_doc_store_is_a_clear_error() {
     let b = built();
-    let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
-    let refused = |m: &serde_json::Value| Engine::new(m.to_string().as_bytes()).err().expect("refused");
+    let m = manifest_json(&b);
     let mut orphan = m.clone();
     orphan["doc_store"]["docs"][0] = 0.into();
     assert!(refused(&orphan).message.contains("further part that follows no part"), "{}", refused(&orphan).message);

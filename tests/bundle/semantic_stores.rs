@@ -308,8 +308,7 @@ fn a_semantic_child_under_another_ones_name_is_refused() {
 #[test]
 fn a_malformed_encoder_layout_is_a_clear_error() {
     let b = semantic_built(&corpus_docs());
-    let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
-    let refused = |v: &serde_json::Value| Engine::new(v.to_string().as_bytes()).err().expect("refused");
+    let m = manifest_json(&b);
     let mut no_size = m.clone();
     no_size["encoder"].as_object_mut().unwrap().remove("rows_per_shard");
     assert_eq!(refused(&no_size).code, "bundle_corrupt");

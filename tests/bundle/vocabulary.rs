@@ -177,8 +177,7 @@ fn vocabulary_shards_are_named_by_rule_hold_whole_letters_and_are_checked() {
 #[test]
 fn a_malformed_vocabulary_is_a_clear_error() {
     let b = many_term_shards();
-    let m: serde_json::Value = serde_json::from_slice(&b.manifest_bytes()).unwrap();
-    let refused = |m: &serde_json::Value| Engine::new(m.to_string().as_bytes()).err().expect("refused");
+    let m = manifest_json(&b);
     let mut disorder = m.clone();
     disorder["vocabulary"]["first"].as_array_mut().unwrap().swap(0, 1);
     assert!(refused(&disorder).message.contains("vocabulary shards are not in order"));
