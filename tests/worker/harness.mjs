@@ -66,8 +66,35 @@ export function workerdCpuMs(pgid) {
   return ms;
 }
 
-/** Resolves with {url, stop, pid} once /health answers (`ready(status)`: 200 unless given). */
-export async function startWorker({ bundle, entry = "worker", vars = {}, ready = (status) => status === 200 }) {
+/** Process groups of the workers started and not stopped: ended when the test file ends. */
+const running = new Set();
+process.on("exit", () => {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, "SIGTERM");
+    } catch (_) {
+      /* already gone */
+    }
+  }
+});
+
+/**
+ * Resolves with {url, stop, pid} once /health answers (`ready(status)`: 200 unless given).
+ * A port another process took between `freePort` and wrangler's listen is tried again on a
+ * new one. A worker a failed test never stopped does not keep its test file running: it is
+ * not waited for, and is ended when the file ends.
+ */
+export async function startWorker(options) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (e) {
+      if (attempt >= 3 || !/Address already in use/.test(e.message)) throw e;
+    }
+  }
+}
+
+async function startOnce({ bundle, entry = "worker", vars = {}, ready = (status) => status === 200 }) {
   const port = await freePort();
   const extra = Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const child = spawn("bash", [path.join(ROOT, "worker/start.sh"), ...extra], {
@@ -75,13 +102,28 @@ export async function startWorker({ bundle, entry = "worker", vars = {}, ready =
     stdio: ["ignore", "pipe", "pipe"],
     detached: true, // its own process group: stop() ends wrangler and workerd together
   });
+  running.add(child.pid);
+  child.unref();
   let log = "";
-  child.stdout.on("data", (d) => (log += d));
-  child.stderr.on("data", (d) => (log += d));
+  for (const out of [child.stdout, child.stderr]) {
+    out.on("data", (d) => (log += d));
+    out.unref();
+  }
+  const stop = () => {
+    running.delete(child.pid);
+    try {
+      process.kill(-child.pid, "SIGTERM");
+    } catch (_) {
+      /* already gone */
+    }
+  };
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 90000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the worker exited (${child.exitCode}):\n${log}`);
+    if (child.exitCode !== null) {
+      running.delete(child.pid);
+      throw new Error(`the worker exited (${child.exitCode}):\n${log}`);
+    }
     try {
       const r = await fetch(`${url}/health`);
       if (ready(r.status)) break;
@@ -89,21 +131,10 @@ export async function startWorker({ bundle, entry = "worker", vars = {}, ready =
       /* not listening yet */
     }
     if (Date.now() > deadline) {
-      process.kill(-child.pid, "SIGTERM");
+      stop();
       throw new Error(`the worker did not answer /health within 90 s:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  return {
-    url,
-    pid: child.pid,
-    log: () => log,
-    stop: () => {
-      try {
-        process.kill(-child.pid, "SIGTERM");
-      } catch (_) {
-        /* already gone */
-      }
-    },
-  };
+  return { url, pid: child.pid, log: () => log, stop };
 }
