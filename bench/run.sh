@@ -32,11 +32,19 @@ if [ "${#COLLECTIONS[@]}" -gt 0 ]; then
   python3 bench/relevance.py "$SIFT" "$WORK/relevance" "${COLLECTIONS[@]}"
 fi
 
-# Meaning: lexical, the model path (--full-model) and the budgeted default, every collection.
 ALL=()
 for c in adi cacm cranfield lisa med npl time; do
   [ -d "$SIFT_ROOT/../shared/data/$c" ] && ALL+=("$SIFT_ROOT/../shared/data/$c")
 done
+# Lexical parameters chosen on every collection at once and leave-one-collection-out, side
+# by side, against each collection's best BM25 row (bench/loo.py).
+if [ "${#ALL[@]}" -gt 1 ]; then
+  echo
+  echo "== lexical ranking parameters: in sample and leave one collection out"
+  python3 bench/loo.py "$SIFT" "$WORK/loo" "${ALL[@]}"
+fi
+
+# Meaning: lexical, the model path (--full-model) and the budgeted default, every collection.
 if [ "${#ALL[@]}" -gt 0 ] && [ -f "${SIFT_MODEL_DIR:-$HOME/.cache/sift/models/all-minilm-l6-v2}/model-f32.onnx" ]; then
   echo
   CLEAN=()

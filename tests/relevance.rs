@@ -84,7 +84,8 @@ fn cranfield_every_mode_beats_its_baseline() {
     assert_eq!(lexical["queries"], 225);
     assert_eq!(lexical["empty"], 0, "every query has an answer");
     assert!(ndcg(&lexical) >= BM25_NDCG10, "lexical nDCG@10 {} below standard BM25 {BM25_NDCG10}", ndcg(&lexical));
-    // 0.4032 measured with RM3 feedback for paragraph-like queries (0.3863 without).
+    // 0.4033 measured with RM3 feedback for paragraph-like queries, λ 0.7 for answers by
+    // words alone (0.3848 without feedback).
     assert!(ndcg(&lexical) >= 0.40, "lexical nDCG@10 {} below 0.40: relevance feedback lost", ndcg(&lexical));
     assert!(lexical["recall@100"].as_f64().unwrap() >= 0.7354, "Recall@100 below BM25's 0.7354: {lexical}");
 

@@ -88,8 +88,14 @@ pub struct RankingParams {
     /// Best first answers the relevance model is estimated from, and the words it adds.
     pub feedback_docs: usize,
     pub feedback_terms: usize,
-    /// The query's own share of the expanded query's weight (RM3's λ).
+    /// The query's own share of the expanded query's weight (RM3's λ) when the first
+    /// answers are fused with meaning: the words of the best of them are trusted more.
     pub feedback_original_weight: f32,
+    /// RM3's λ when the first answers come from words alone (lexical mode, a bundle without
+    /// vectors): they are less often the right pages, so their words weigh less. Chosen
+    /// leave-one-collection-out (`bench/loo.py`): at the fused value it lost ADI, LISA,
+    /// NPL and TIME to plain BM25.
+    pub feedback_words_only_weight: f32,
     /// Multiplies the bundle's vector budgets (the vectors a query reads, and the list
     /// groups' vectors it chooses lists from): more reads more lists, for more bytes.
     pub probe_scale: f32,
@@ -150,6 +156,7 @@ pub const DEFAULT: RankingParams = RankingParams {
     feedback_docs: 5,
     feedback_terms: 10,
     feedback_original_weight: 0.5,
+    feedback_words_only_weight: 0.7,
     probe_scale: 1.0,
     group_scale: 1.0,
     navigation_weight: 0.5,
@@ -211,6 +218,7 @@ impl RankingParams {
             "feedback_docs" => self.feedback_docs = n(value)?,
             "feedback_terms" => self.feedback_terms = n(value)?,
             "feedback_original_weight" => self.feedback_original_weight = f(value)?,
+            "feedback_words_only_weight" => self.feedback_words_only_weight = f(value)?,
             "navigation_weight" => self.navigation_weight = f(value)?,
             "recency_floor" => self.recency_floor = f(value)?,
             "recency_half_life_days" => self.recency_half_life_days = f(value)?,
