@@ -1,5 +1,8 @@
 //! One bundle per language. Pages say their language (`<html lang>`, a `lang` or
-//! `language` front-matter or JSONL field); `--language` says it for all of them. The
+//! `language` front-matter or JSONL field, else a file name such as `index.ru.html`);
+//! `--language` says it for all of them. Pages that say none are read as the language
+//! their text is written in, one for all of them (the one most of a sample of them is
+//! clearly in, by `whatlang`), else English: Debian's manuals, say, declare none. The
 //! site's main language (the one most pages are in) is built at the output folder, each
 //! other language in a folder named by its code beside the main bundle's files, listed in
 //! the main manifest (`languages`), so a host that knows its page's language opens that
@@ -27,8 +30,76 @@ fn declared(d: &SourceDoc) -> Option<&str> {
     ["language", "lang"].iter().find_map(|k| d.metadata.get(*k).and_then(|v| v.first())).map(|s| s.as_str())
 }
 
+/// Languages whose code a file name may carry (`index.ru.html`): the ones Sift analyses, so
+/// that `app.js.html` or `setup.py.md` say nothing.
+fn analysed(code: &str) -> bool {
+    code == "en" || analyzer::STEMMED_LANGUAGES.contains(&code) || BIGRAMMED.contains(&code)
+}
+
+/// The language a page's file name says, as content negotiation names translations
+/// (`index.ru.html`, `guide.pt-br.md`).
+fn named(d: &SourceDoc) -> Option<String> {
+    let file = d.id.rsplit(['/', '\\']).next()?;
+    let stem = file.rsplit_once('.')?.0;
+    let code = analyzer::primary_subtag(stem.rsplit_once('.')?.1)?;
+    analysed(&code).then_some(code)
+}
+
+/// Pages of a site sampled for the language of its text.
+const SAMPLE: usize = 64;
+/// Text of each sampled page read (whatlang is sure of a language long before).
+const SAMPLE_BYTES: usize = 4096;
+
+/// The language the pages `undeclared` are written in: the one most of a sample of them
+/// is clearly in (whatlang's reliable guesses), when that is a language code Sift knows.
+fn detected(pages: &mut Pages, undeclared: &[usize]) -> Result<Option<String>> {
+    if undeclared.is_empty() {
+        return Ok(None);
+    }
+    pages.finish()?;
+    let step = undeclared.len().div_ceil(SAMPLE);
+    let mut votes: BTreeMap<String, usize> = BTreeMap::new();
+    for &i in undeclared.iter().step_by(step) {
+        let page = pages.page(i)?;
+        let mut text = page.title.clone();
+        for s in &page.sections {
+            if text.len() >= SAMPLE_BYTES {
+                break;
+            }
+            text.push('\n');
+            text.push_str(&s.heading);
+            text.push('\n');
+            text.push_str(&s.text);
+        }
+        let cut = (0..=SAMPLE_BYTES.min(text.len())).rev().find(|&n| text.is_char_boundary(n)).unwrap_or(0);
+        let Some(info) = whatlang::detect(&text[..cut]).filter(whatlang::Info::is_reliable) else { continue };
+        if let Some(code) = iso_639_1(info.lang()) {
+            *votes.entry(code.to_string()).or_default() += 1;
+        }
+    }
+    Ok(votes.into_iter().max_by_key(|(c, n)| (*n, c == "en")).map(|(c, _)| c))
+}
+
+/// whatlang's languages (ISO 639-3) by their ISO 639-1 codes, the ones pages are tagged with.
+fn iso_639_1(lang: whatlang::Lang) -> Option<&'static str> {
+    #[rustfmt::skip]
+    const CODES: &[(&str, &str)] = &[
+        ("afr", "af"), ("aka", "ak"), ("amh", "am"), ("ara", "ar"), ("aze", "az"), ("bel", "be"), ("ben", "bn"),
+        ("bul", "bg"), ("cat", "ca"), ("ces", "cs"), ("cmn", "zh"), ("cym", "cy"), ("dan", "da"), ("deu", "de"),
+        ("ell", "el"), ("eng", "en"), ("epo", "eo"), ("est", "et"), ("fin", "fi"), ("fra", "fr"), ("guj", "gu"),
+        ("heb", "he"), ("hin", "hi"), ("hrv", "hr"), ("hun", "hu"), ("hye", "hy"), ("ind", "id"), ("ita", "it"),
+        ("jav", "jv"), ("jpn", "ja"), ("kan", "kn"), ("kat", "ka"), ("khm", "km"), ("kor", "ko"), ("lat", "la"),
+        ("lav", "lv"), ("lit", "lt"), ("mal", "ml"), ("mar", "mr"), ("mkd", "mk"), ("mya", "my"), ("nep", "ne"),
+        ("nld", "nl"), ("nob", "nb"), ("ori", "or"), ("pan", "pa"), ("pes", "fa"), ("pol", "pl"), ("por", "pt"),
+        ("ron", "ro"), ("rus", "ru"), ("sin", "si"), ("slk", "sk"), ("slv", "sl"), ("sna", "sn"), ("spa", "es"),
+        ("srp", "sr"), ("swe", "sv"), ("tam", "ta"), ("tel", "te"), ("tgl", "tl"), ("tha", "th"), ("tuk", "tk"),
+        ("tur", "tr"), ("ukr", "uk"), ("urd", "ur"), ("uzb", "uz"), ("vie", "vi"), ("yid", "yi"), ("zul", "zu"),
+    ];
+    CODES.iter().find(|(three, _)| *three == lang.code()).map(|(_, two)| *two)
+}
+
 /// Group `pages` by language, the main one first. `forced`: every page in that language.
-pub fn split(pages: Pages, forced: Option<&str>, warnings: &mut Vec<String>) -> Result<Vec<LanguageGroup>> {
+pub fn split(mut pages: Pages, forced: Option<&str>, warnings: &mut Vec<String>) -> Result<Vec<LanguageGroup>> {
     if let Some(tag) = forced {
         let Some(code) = analyzer::primary_subtag(tag) else {
             bail!("--language {tag:?} is not a language code (en, de, pt-BR, zh-Hans, ...)");
@@ -37,10 +108,10 @@ pub fn split(pages: Pages, forced: Option<&str>, warnings: &mut Vec<String>) -> 
         return Ok(vec![LanguageGroup { code, pages }]);
     }
     let mut bad: BTreeMap<String, usize> = BTreeMap::new();
-    let codes: Vec<Option<String>> = pages
+    let mut codes: Vec<Option<String>> = pages
         .heads()
         .map(|d| {
-            let tag = declared(&d)?;
+            let Some(tag) = declared(&d) else { return named(&d) };
             let code = analyzer::primary_subtag(tag);
             if code.is_none() {
                 *bad.entry(tag.to_string()).or_default() += 1;
@@ -48,6 +119,15 @@ pub fn split(pages: Pages, forced: Option<&str>, warnings: &mut Vec<String>) -> 
             code
         })
         .collect();
+    let undeclared: Vec<usize> = (0..codes.len()).filter(|&i| codes[i].is_none()).collect();
+    if let Some(code) = detected(&mut pages, &undeclared)? {
+        if code != "en" {
+            warnings.push(format!("{} page(s) declare no language: indexed as {code}, the language of their text", undeclared.len()));
+        }
+        for &i in &undeclared {
+            codes[i] = Some(code.clone());
+        }
+    }
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for c in codes.iter().flatten() {
         *counts.entry(c.as_str()).or_default() += 1;
@@ -104,6 +184,52 @@ mod tests {
             d.metadata.insert("language".into(), vec![l.into()]);
         }
         d
+    }
+
+    fn written(id: &str, text: &str) -> SourceDoc {
+        let section = sift_base::doc::Section { heading: String::new(), anchor: None, text: text.into(), symbol: None };
+        SourceDoc { id: id.into(), title: id.into(), sections: vec![section], ..Default::default() }
+    }
+
+    const RUSSIAN: &str = "Сборка пакета из исходного кода начинается с распаковки архива. Затем сопровождающий \
+        проверяет, что программа собирается без ошибок, и только после этого готовит файлы в каталоге debian.";
+    const ENGLISH: &str = "Building a package from source starts with unpacking the archive. The maintainer then \
+        checks that the program builds without errors, and only then prepares the files in the debian directory.";
+
+    #[test]
+    fn pages_that_declare_no_language_are_read_as_the_language_of_their_text() {
+        let mut w = Vec::new();
+        let g = split(vec![written("build.html", RUSSIAN), written("first.html", RUSSIAN)], None, &mut w).unwrap();
+        assert_eq!((g.len(), g[0].code.as_str()), (1, "ru"));
+        assert!(w.iter().any(|m| m.contains("2 page(s) declare no language: indexed as ru")), "{w:?}");
+
+        let mut w = Vec::new();
+        let g = split(vec![written("a", ENGLISH), written("b", RUSSIAN), written("c", ENGLISH)], None, &mut w).unwrap();
+        assert_eq!((g.len(), g[0].code.as_str()), (1, "en"), "one language for all of them: the one most are in");
+        assert!(w.is_empty(), "English needs no word: {w:?}");
+    }
+
+    #[test]
+    fn a_declared_language_wins_over_the_text_and_unclear_text_is_english() {
+        let mut d = written("a", RUSSIAN);
+        d.metadata.insert("lang".into(), vec!["de".into()]);
+        let g = split(vec![d], None, &mut Vec::new()).unwrap();
+        assert_eq!(g[0].code, "de");
+        let g = split(vec![written("a", "x = 1; y = 2"), written("b", "")], None, &mut Vec::new()).unwrap();
+        assert_eq!(g[0].code, "en");
+        let g = split(vec![written("a", RUSSIAN)], Some("en"), &mut Vec::new()).unwrap();
+        assert_eq!(g[0].code, "en", "--language says it for every page");
+    }
+
+    #[test]
+    fn a_file_name_says_the_language_of_a_page_that_declares_none() {
+        let docs = vec![page("guide/index.ru.html", None), page("guide/index.de.html", None), page("first.pt-br.md", None)];
+        let g = split(docs, None, &mut Vec::new()).unwrap();
+        let codes: Vec<&str> = g.iter().map(|g| g.code.as_str()).collect();
+        assert_eq!(codes, ["de", "pt", "ru"]);
+        // A second extension that is no language Sift analyses says nothing.
+        let g = split(vec![page("app.js.html", None), page("setup.py.md", None)], None, &mut Vec::new()).unwrap();
+        assert_eq!((g.len(), g[0].code.as_str()), (1, "en"));
     }
 
     fn ids(g: &LanguageGroup) -> Vec<String> {
