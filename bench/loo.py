@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Lexical ranking parameters chosen leave-one-collection-out: a grid of BM25F's
-k1 and title weight (build time) and RM3's λ for answers by words alone, the query's own
-words' share (`feedback_words_only_weight`, query time; `off`: no feedback), every collection's lexical nDCG@10 for each, against the best BM25
+k1 and title weight (build time) and RM3's λ, the query's own words' share
+(`feedback_original_weight`, query time; `off`: no feedback), every collection's lexical nDCG@10 for each, against the best BM25
 row of its BASELINES.md (bm25s).
 
 Two columns. In sample: the one set that does best on all collections at once. Leave one
@@ -33,7 +33,7 @@ def bm25_best(c):
 
 
 def ndcg(bundle, c, feedback):
-    param = ["--param", "feedback_min_clauses=1000"] if feedback == "off" else ["--param", f"feedback_words_only_weight={feedback}"]
+    param = ["--param", "feedback_min_clauses=1000"] if feedback == "off" else ["--param", f"feedback_original_weight={feedback}"]
     out = subprocess.run(
         [sift, "eval", bundle, "--queries", f"{c}/queries.jsonl", "--qrels", f"{c}/qrels/test.tsv", "--mode", "lexical", "--json", *param],
         check=True, capture_output=True, text=True).stdout

@@ -2,9 +2,8 @@
 //! Abdul-Jaleel et al. 2004). A paragraph-like query names its subject in words the
 //! relevant pages often do not use; the pages it finds first do use them. The words that
 //! dominate the best first answers — the relevance model P(w|R) = Σ_d P(w|d)·P(d|q) — join
-//! the query as optional clauses, weighted so that the query's own words keep at least half the
-//! mass (`feedback_original_weight`, `feedback_words_only_weight`), and the lexical side
-//! ranks again.
+//! the query as optional clauses, weighted so that the query's own words keep most of the
+//! mass (`feedback_original_weight`), and the lexical side ranks again.
 //!
 //! Only for paragraph-like queries ([`applies`]): a short query names one thing, and
 //! feedback on it drifts. It costs two rounds of fetches (the answers' doc shards, then the
@@ -86,14 +85,11 @@ fn content_term(analyzer: &Analyzer, t: &Token) -> bool {
 /// Add the relevance model to the plan (RM3): a word already in the query weighs more, a
 /// new word becomes an optional `expansion` clause. Each of the query's `n` clauses weighs
 /// λ/n and the model (1−λ), so relative to a clause of the query a model word with
-/// probability p weighs (1−λ)/λ · n · p. `fused`: whether the first answers were fused with
-/// meaning (λ `feedback_original_weight`, else `feedback_words_only_weight`). Reads the new
-/// words' term shards. Returns whether the plan changed. Words the query excludes are left
-/// out.
-pub(crate) fn expand(res: &Resolver, plan: &mut Plan, model: &[(String, f32)], fused: bool) -> Flow<bool> {
+/// probability p weighs (1−λ)/λ · n · p. Reads the new words' term shards. Returns whether
+/// the plan changed. Words the query excludes are left out.
+pub(crate) fn expand(res: &Resolver, plan: &mut Plan, model: &[(String, f32)]) -> Flow<bool> {
     let n = plan.positive_clauses().filter(|c| !c.expansion).count() as f32;
-    let p = &res.eng.params;
-    let w = if fused { p.feedback_original_weight } else { p.feedback_words_only_weight };
+    let w = res.eng.params.feedback_original_weight;
     let scale = (1.0 - w) / w * n;
     res.require(model.iter().filter_map(|(t, _)| res.eng.shard_for_term(t)).map(ShardId::Terms))?;
     let mut changed = false;

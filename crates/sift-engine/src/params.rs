@@ -88,14 +88,11 @@ pub struct RankingParams {
     /// Best first answers the relevance model is estimated from, and the words it adds.
     pub feedback_docs: usize,
     pub feedback_terms: usize,
-    /// The query's own share of the expanded query's weight (RM3's λ) when the first
-    /// answers are fused with meaning: the words of the best of them are trusted more.
+    /// The query's own share of the expanded query's weight (RM3's λ). Chosen
+    /// leave-one-collection-out (`bench/loo.py`): at half, the first answers' words drifted
+    /// the query, and lexical search lost ADI, LISA and TIME to plain BM25; hybrid search
+    /// gains from the change on six of seven collections too.
     pub feedback_original_weight: f32,
-    /// RM3's λ when the first answers come from words alone (lexical mode, a bundle without
-    /// vectors): they are less often the right pages, so their words weigh less. Chosen
-    /// leave-one-collection-out (`bench/loo.py`): at the fused value it lost ADI, LISA,
-    /// NPL and TIME to plain BM25.
-    pub feedback_words_only_weight: f32,
     /// Multiplies the bundle's vector budgets (the vectors a query reads, and the list
     /// groups' vectors it chooses lists from): more reads more lists, for more bytes.
     pub probe_scale: f32,
@@ -155,8 +152,7 @@ pub const DEFAULT: RankingParams = RankingParams {
     feedback_min_clauses: 8,
     feedback_docs: 5,
     feedback_terms: 10,
-    feedback_original_weight: 0.5,
-    feedback_words_only_weight: 0.7,
+    feedback_original_weight: 0.7,
     probe_scale: 1.0,
     group_scale: 1.0,
     navigation_weight: 0.5,
@@ -218,7 +214,6 @@ impl RankingParams {
             "feedback_docs" => self.feedback_docs = n(value)?,
             "feedback_terms" => self.feedback_terms = n(value)?,
             "feedback_original_weight" => self.feedback_original_weight = f(value)?,
-            "feedback_words_only_weight" => self.feedback_words_only_weight = f(value)?,
             "navigation_weight" => self.navigation_weight = f(value)?,
             "recency_floor" => self.recency_floor = f(value)?,
             "recency_half_life_days" => self.recency_half_life_days = f(value)?,

@@ -412,7 +412,7 @@ fn refine(
             None => lex.clone(),
         };
         let model = feedback::relevance_model(res, &first)?;
-        if feedback::expand(res, plan, &model, by_meaning.is_some())? {
+        if feedback::expand(res, plan, &model)? {
             lex = scorer.rank(plan, all_terms, filter);
             max_possible = score::max_possible(plan, p.proximity, p.whole_title);
             score::normalise(&mut lex, max_possible);
