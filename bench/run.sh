@@ -50,6 +50,12 @@ if [ "${#ALL[@]}" -gt 0 ] && [ -f "${SIFT_MODEL_DIR:-$HOME/.cache/sift/models/al
   CLEAN=()
   [ "${SIFT_BENCH_CLEAN:-}" = 1 ] && CLEAN=(--clean)
   python3 bench/meaning.py "$SIFT" "$WORK/meaning" "${CLEAN[@]}" --site "$SITE" --known bench/known-item/python-docs "${ALL[@]}"
+  # Vector recall against an exact search, on the bundles as `sift build` makes them.
+  echo
+  echo "== vector recall: what the vectors a query reads find of what every vector finds"
+  PAIRS=()
+  for c in "${ALL[@]}"; do PAIRS+=("$WORK/meaning/$(basename "$c")-budgeted:$c"); done
+  python3 bench/recall.py "$SIFT" "$WORK/recall" "${PAIRS[@]}"
 else
   echo "(no collections in ../shared/data or no model installed: the meaning table skipped)"
 fi
