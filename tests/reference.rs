@@ -166,6 +166,8 @@ const FEEDBACK_MIN_CLAUSES: usize = 8;
 const FEEDBACK_DOCS: usize = 5;
 const FEEDBACK_TERMS: usize = 10;
 const FEEDBACK_TOKENS: usize = 1000;
+/// RM3's λ: the typed clauses' share of the expanded query's weight.
+const FEEDBACK_ORIGINAL_WEIGHT: f64 = 0.7;
 
 impl Reference {
     pub fn new(docs: &[Doc], filter_fields: &[&str]) -> Reference {
@@ -409,8 +411,8 @@ impl Reference {
         // best answers, P(w|R) = Σ_d P(w|d)·P(d|q) over the FEEDBACK_DOCS best (P(d|q) their
         // share of the scores; P(w|d) a content word's share of the page's first
         // FEEDBACK_TOKENS words of title, headings and bodies), its FEEDBACK_TERMS most
-        // probable words with probability p, weigh n·p beside each of the n typed clauses:
-        // a typed word's clause by 1 + n·p, any other word as an optional clause.
+        // probable words with probability p, weigh (1−λ)/λ·n·p beside each of the n typed
+        // clauses: a typed word's clause by 1 + that, any other word as an optional clause.
         let mut ambiguous = false;
         let mut denom = denom;
         if positive.len() >= FEEDBACK_MIN_CLAUSES && !hits.is_empty() {
@@ -443,7 +445,8 @@ impl Reference {
                 negative.iter().any(|g| g.items.iter().any(|i| matches!(i, Item::Word(_)) && Self::item_terms(i) == [t.to_string()]))
             };
             for (t, p) in model.into_iter().filter(|(t, _)| !excluded(t)) {
-                let w = positive.len() as f64 * p / z;
+                let lambda = FEEDBACK_ORIGINAL_WEIGHT;
+                let w = (1.0 - lambda) / lambda * positive.len() as f64 * p / z;
                 let own = positive.iter().position(|g| {
                     g.items.iter().map(Self::item_terms).any(|terms| terms.len() == 1 && terms[0] == t && self.resolves(&terms))
                 });
