@@ -36,7 +36,7 @@ for q in queries:
     if not rels:
         continue
     toks = bm25s.tokenize([q["text"]], stopwords="en", stemmer=stemmer, show_progress=False)
-    res, _ = retriever.retrieve(toks, k=100, show_progress=False)
+    res, _ = retriever.retrieve(toks, k=min(100, len(ids)), show_progress=False)
     ranked = [ids[i] for i in res[0]]
     g = lambda i: rels.get(i, 0.0)
     dcg = sum(g(x) / math.log2(k + 2) for k, x in enumerate(ranked[:10]))

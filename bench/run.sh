@@ -21,9 +21,11 @@ HYB=()
 [ -f "$WORK/browser/sift-hybrid/manifest.json" ] && HYB=(--hybrid "$WORK/browser/sift-hybrid")
 "$SIFT" bench --site "$SITE" --pagefind "$PAGEFIND" --work "$WORK" "${HYB[@]}" "$@"
 
-# Relevance: a table per test collection and mode, bm25s beside it (bench/relevance.py).
+# Relevance: a table per test collection and mode, bm25s, MiniLM and their rank fusion beside
+# it (bench/relevance.py).
+python3 -c "import onnxruntime, tokenizers" 2>/dev/null || pip install --quiet onnxruntime tokenizers
 COLLECTIONS=()
-for c in cranfield cacm; do
+for c in adi cacm cranfield lisa med npl time; do
   if [ -d "$SIFT_ROOT/../shared/data/$c" ]; then COLLECTIONS+=("$SIFT_ROOT/../shared/data/$c"); else echo "(../shared/data/$c not found: skipped)"; fi
 done
 if [ "${#COLLECTIONS[@]}" -gt 0 ]; then
