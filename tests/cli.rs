@@ -506,6 +506,47 @@ fn a_site_in_several_languages_builds_a_bundle_per_language_each_stemmed_its_way
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a language code"), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!d.join("bad").exists(), "nothing written");
 }
+#[test]
+fn pages_that_declare_no_language_are_stemmed_as_the_language_they_are_written_in() {
+    // Debian's manuals: no `lang` anywhere; a Russian reader types the words inflected.
+    let d = scratch("cli-undeclared-language");
+    let site = d.join("site");
+    fs::create_dir_all(&site).unwrap();
+    let page = |name: &str, title: &str, body: &str| {
+        let html = format!("<html><head><title>{title}</title></head><body><main><h1>{title}</h1><p>{body}</p></main></body></html>");
+        fs::write(site.join(name), html).unwrap();
+    };
+    page("build.html", "Сборка пакета", "Полная пересборка пакета выполняется командой debuild из каталога с исходным кодом.");
+    page("check.html", "Проверка пакета", "Перед отправкой пакет проверяют на ошибки с помощью lintian и сценариев сопровождающего.");
+    page("upload.html", "Отправка пакета", "Пакет отправляют в архив после проверки всех файлов и подписи изменений.");
+    let b = d.join("b");
+    let o = sift(&["build", site.to_str().unwrap(), "--out", b.to_str().unwrap(), "--no-embedder"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("3 page(s) declare no language: indexed as ru"), "the build says what it read them as: {err}");
+    let m: serde_json::Value = serde_json::from_slice(&fs::read(b.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["language"], "ru");
+    let first = |q: &str| -> String {
+        let o = sift(&["search", b.to_str().unwrap(), q, "--json"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        json(&o)["results"][0]["id"].as_str().unwrap_or("").to_string()
+    };
+    assert_eq!(first("полной пересборки"), "build.html", "пересборки is пересборка");
+    assert_eq!(first("проверки пакетов"), "check.html");
+    assert_eq!(first("отправке"), "upload.html");
+    // A page named as a translation (`*.ru.html`) says its language by its name; pages whose
+    // text says nothing clearly join the site's main language.
+    fs::rename(site.join("upload.html"), site.join("upload.ru.html")).unwrap();
+    fs::write(site.join("build.html"), "<html><body><main><p>debuild</p></main></body></html>").unwrap();
+    fs::write(site.join("check.html"), "<html><body><main><p>lintian</p></main></body></html>").unwrap();
+    let o = sift(&["build", site.to_str().unwrap(), "--out", b.to_str().unwrap(), "--no-embedder"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("declare no language"), "nothing was read from their text");
+    let m: serde_json::Value = serde_json::from_slice(&fs::read(b.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!((m["language"].as_str(), m["doc_count"].as_u64(), m.get("languages")), (Some("ru"), Some(3), None));
+    assert_eq!(first("отправки"), "upload.ru.html");
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
     for entry in fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {

@@ -1,8 +1,8 @@
 //! One bundle per language. Pages say their language (`<html lang>`, a `lang` or
 //! `language` front-matter or JSONL field, else a file name such as `index.ru.html`);
 //! `--language` says it for all of them. Pages that say none are read as the language
-//! their text is written in, one for all of them (the one most of a sample of them is
-//! clearly in, by `whatlang`), else English: Debian's manuals, say, declare none. The
+//! their text is written in, one for all of them (whatlang's reliable guess on a sample of
+//! them read together), else English: Debian's manuals, say, declare none. The
 //! site's main language (the one most pages are in) is built at the output folder, each
 //! other language in a folder named by its code beside the main bundle's files, listed in
 //! the main manifest (`languages`), so a host that knows its page's language opens that
@@ -50,15 +50,16 @@ const SAMPLE: usize = 64;
 /// Text of each sampled page read (whatlang is sure of a language long before).
 const SAMPLE_BYTES: usize = 4096;
 
-/// The language the pages `undeclared` are written in: the one most of a sample of them
-/// is clearly in (whatlang's reliable guesses), when that is a language code Sift knows.
+/// The language the pages `undeclared` are written in: whatlang's reliable guess on a
+/// sample of them read together (each page's opening, so no page outweighs the others and
+/// a site of short pages still says enough), when it is a language code Sift knows.
 fn detected(pages: &mut Pages, undeclared: &[usize]) -> Result<Option<String>> {
     if undeclared.is_empty() {
         return Ok(None);
     }
     pages.finish()?;
     let step = undeclared.len().div_ceil(SAMPLE);
-    let mut votes: BTreeMap<String, usize> = BTreeMap::new();
+    let mut sample = String::new();
     for &i in undeclared.iter().step_by(step) {
         let page = pages.page(i)?;
         let mut text = page.title.clone();
@@ -72,12 +73,11 @@ fn detected(pages: &mut Pages, undeclared: &[usize]) -> Result<Option<String>> {
             text.push_str(&s.text);
         }
         let cut = (0..=SAMPLE_BYTES.min(text.len())).rev().find(|&n| text.is_char_boundary(n)).unwrap_or(0);
-        let Some(info) = whatlang::detect(&text[..cut]).filter(whatlang::Info::is_reliable) else { continue };
-        if let Some(code) = iso_639_1(info.lang()) {
-            *votes.entry(code.to_string()).or_default() += 1;
-        }
+        sample.push_str(&text[..cut]);
+        sample.push('\n');
     }
-    Ok(votes.into_iter().max_by_key(|(c, n)| (*n, c == "en")).map(|(c, _)| c))
+    let info = whatlang::detect(&sample).filter(whatlang::Info::is_reliable);
+    Ok(info.and_then(|i| iso_639_1(i.lang())).map(str::to_string))
 }
 
 /// whatlang's languages (ISO 639-3) by their ISO 639-1 codes, the ones pages are tagged with.
