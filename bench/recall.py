@@ -5,7 +5,8 @@ queries, recall@100 of `sift eval --mode semantic` against the same with every l
 (`probe_scale` and `group_scale` large), at the bundle's probe and at 2, 4 and 8 times it,
 with semantic and hybrid nDCG@10 beside each.
 
-Usage: bench/recall.py <sift binary> <work dir> <bundle>:<collection dir>..."""
+Usage: bench/recall.py <sift binary> <work dir> <bundle>:<collection dir>...
+(or <bundle>:<queries.jsonl>:<qrels.tsv> for a query set outside a collection's folder)"""
 import json, os, subprocess, sys
 
 sift, work, pairs = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -15,8 +16,9 @@ os.makedirs(work, exist_ok=True)
 
 
 def ranked(bundle, c, mode, params, name):
+    queries, qrels = c if isinstance(c, tuple) else (f"{c}/queries.jsonl", f"{c}/qrels/test.tsv")
     run = os.path.join(work, f"{name}.run")
-    out = subprocess.run([sift, "eval", bundle, "--queries", f"{c}/queries.jsonl", "--qrels", f"{c}/qrels/test.tsv", "--mode", mode,
+    out = subprocess.run([sift, "eval", bundle, "--queries", queries, "--qrels", qrels, "--mode", mode,
                           "--json", "--run", run, *params], check=True, capture_output=True, text=True).stdout
     lists = {}
     for line in open(run):
@@ -28,8 +30,11 @@ def ranked(bundle, c, mode, params, name):
 print("| collection | chunks | vectors read | recall@100 vs exact | semantic nDCG@10 | hybrid nDCG@10 |")
 print("|---|---|---|---|---|---|")
 for pair in pairs:
-    bundle, c = pair.split(":", 1)
-    name = os.path.basename(c.rstrip("/"))
+    bundle, *rest = pair.split(":")
+    if len(rest) == 2:
+        c, name = tuple(rest), os.path.basename(rest[0])[: -len(".jsonl")]
+    else:
+        c, name = rest[0], os.path.basename(rest[0].rstrip("/"))
     vectors = json.load(open(os.path.join(bundle, "manifest.json"))).get("vectors")
     if not vectors:
         print(f"| {name} | (no vectors: skipped) | | | | |")

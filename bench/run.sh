@@ -57,6 +57,9 @@ if [ "${#ALL[@]}" -gt 0 ] && [ -f "${SIFT_MODEL_DIR:-$HOME/.cache/sift/models/al
   echo "== vector recall: what the vectors a query reads find of what every vector finds"
   PAIRS=()
   for c in "${ALL[@]}"; do PAIRS+=("$WORK/meaning/$(basename "$c")-budgeted:$c"); done
+  for q in bench/known-item/python-docs-*.jsonl; do
+    PAIRS+=("$WORK/meaning/$(basename "$SITE")-budgeted:$q:bench/known-item/python-docs-qrels.tsv")
+  done
   python3 bench/recall.py "$SIFT" "$WORK/recall" "${PAIRS[@]}"
 else
   echo "(no collections in ../shared/data or no model installed: the meaning table skipped)"
