@@ -72,8 +72,7 @@ fn detected(pages: &mut Pages, undeclared: &[usize]) -> Result<Option<String>> {
             text.push('\n');
             text.push_str(&s.text);
         }
-        let cut = (0..=SAMPLE_BYTES.min(text.len())).rev().find(|&n| text.is_char_boundary(n)).unwrap_or(0);
-        sample.push_str(&text[..cut]);
+        sample.push_str(&text[..text.floor_char_boundary(SAMPLE_BYTES)]);
         sample.push('\n');
     }
     let info = whatlang::detect(&sample).filter(whatlang::Info::is_reliable);
@@ -108,18 +107,24 @@ pub fn split(mut pages: Pages, forced: Option<&str>, warnings: &mut Vec<String>)
         return Ok(vec![LanguageGroup { code, pages }]);
     }
     let mut bad: BTreeMap<String, usize> = BTreeMap::new();
-    let mut codes: Vec<Option<String>> = pages
+    // Each page's code, and whether it said anything (a tag that is no code joins the main
+    // language, as its warning says; only pages that say nothing are read for their text).
+    let (mut codes, said): (Vec<Option<String>>, Vec<bool>) = pages
         .heads()
         .map(|d| {
-            let Some(tag) = declared(&d) else { return named(&d) };
+            let Some(tag) = declared(&d) else {
+                let code = named(&d);
+                let said = code.is_some();
+                return (code, said);
+            };
             let code = analyzer::primary_subtag(tag);
             if code.is_none() {
                 *bad.entry(tag.to_string()).or_default() += 1;
             }
-            code
+            (code, true)
         })
-        .collect();
-    let undeclared: Vec<usize> = (0..codes.len()).filter(|&i| codes[i].is_none()).collect();
+        .unzip();
+    let undeclared: Vec<usize> = (0..codes.len()).filter(|&i| !said[i]).collect();
     if let Some(code) = detected(&mut pages, &undeclared)? {
         if code != "en" {
             warnings.push(format!("{} page(s) declare no language: indexed as {code}, the language of their text", undeclared.len()));
@@ -219,6 +224,17 @@ mod tests {
         assert_eq!(g[0].code, "en");
         let g = split(vec![written("a", RUSSIAN)], Some("en"), &mut Vec::new()).unwrap();
         assert_eq!(g[0].code, "en", "--language says it for every page");
+    }
+
+    #[test]
+    fn a_page_whose_language_tag_is_no_code_joins_the_main_language_whatever_its_text() {
+        let mut d = written("b", RUSSIAN);
+        d.metadata.insert("lang".into(), vec!["russian".into()]);
+        let mut w = Vec::new();
+        let g = split(vec![page("a", Some("de")), d], None, &mut w).unwrap();
+        assert_eq!((g.len(), g[0].code.as_str()), (1, "de"));
+        assert!(w.iter().any(|m| m.contains("\"russian\", which is no language code: indexed as de")), "{w:?}");
+        assert!(!w.iter().any(|m| m.contains("declare no language")), "its text is not read: {w:?}");
     }
 
     #[test]
