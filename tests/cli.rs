@@ -18,6 +18,18 @@ fn json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", stdout(o)))
 }
 
+/// A bundle's manifest, as JSON.
+fn manifest(bundle: &Path) -> serde_json::Value {
+    serde_json::from_slice(&fs::read(bundle.join("manifest.json")).unwrap()).unwrap()
+}
+
+/// The ids `sift search` answers `q` with, best first.
+fn search_ids(bundle: &Path, q: &str) -> Vec<String> {
+    let o = sift(&["search", bundle.to_str().unwrap(), q, "--json"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    json(&o)["results"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_string()).collect()
+}
+
 fn build_corpus(out: &Path) {
     let corpus = repo_root().join("tests/corpus");
     // Keyword-only: these tests check the lexical contract (tests/semantic.rs and
@@ -481,31 +493,27 @@ fn a_site_in_several_languages_builds_a_bundle_per_language_each_stemmed_its_way
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("no stemmer for the language \"xx\""), "{err}");
-    let main: serde_json::Value = serde_json::from_slice(&fs::read(b.join("manifest.json")).unwrap()).unwrap();
+    let main = manifest(&b);
     assert_eq!(main["language"], "en");
     assert_eq!(main["languages"], serde_json::json!({"fr": "fr/", "ru": "ru/", "xx": "xx/"}));
-    let ids = |bundle: &Path, q: &str| -> Vec<String> {
-        let o = sift(&["search", bundle.to_str().unwrap(), q, "--json"]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        json(&o)["results"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap().to_string()).collect()
-    };
-    assert_eq!(ids(&b.join("fr"), "configuration"), ["fr/a.html"], "French stemming");
-    assert_eq!(ids(&b.join("ru"), "документация"), ["ru/a.html"], "Russian stemming: документации is документация");
-    assert_eq!(ids(&b.join("ru"), "пакет"), ["ru/a.html"]);
-    assert_eq!(ids(&b.join("xx"), "zorblat"), ["xx/a.html"]);
-    assert!(ids(&b, "fichiers").is_empty(), "the English bundle holds the English pages only");
-    assert_eq!(ids(&b, "configuration"), ["en/a.html"]);
+    assert_eq!(search_ids(&b.join("fr"), "configuration"), ["fr/a.html"], "French stemming");
+    assert_eq!(search_ids(&b.join("ru"), "документация"), ["ru/a.html"], "Russian stemming: документации is документация");
+    assert_eq!(search_ids(&b.join("ru"), "пакет"), ["ru/a.html"]);
+    assert_eq!(search_ids(&b.join("xx"), "zorblat"), ["xx/a.html"]);
+    assert!(search_ids(&b, "fichiers").is_empty(), "the English bundle holds the English pages only");
+    assert_eq!(search_ids(&b, "configuration"), ["en/a.html"]);
     // --language: one bundle, every page in that language; a bad code is refused.
     let one = d.join("one");
     let o = sift(&["build", site.to_str().unwrap(), "--out", one.to_str().unwrap(), "--no-embedder", "--language", "fr-CA", "--quiet"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let m: serde_json::Value = serde_json::from_slice(&fs::read(one.join("manifest.json")).unwrap()).unwrap();
+    let m = manifest(&one);
     assert_eq!((m["language"].as_str(), m["doc_count"].as_u64(), m.get("languages")), (Some("fr"), Some(6), None));
     let o = sift(&["build", site.to_str().unwrap(), "--out", d.join("bad").to_str().unwrap(), "--no-embedder", "--language", "français"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("not a language code"), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!d.join("bad").exists(), "nothing written");
 }
+
 #[test]
 fn pages_that_declare_no_language_are_stemmed_as_the_language_they_are_written_in() {
     // Debian's manuals: no `lang` anywhere; a Russian reader types the words inflected.
@@ -524,13 +532,9 @@ fn pages_that_declare_no_language_are_stemmed_as_the_language_they_are_written_i
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("3 page(s) declare no language: indexed as ru"), "the build says what it read them as: {err}");
-    let m: serde_json::Value = serde_json::from_slice(&fs::read(b.join("manifest.json")).unwrap()).unwrap();
+    let m = manifest(&b);
     assert_eq!(m["language"], "ru");
-    let first = |q: &str| -> String {
-        let o = sift(&["search", b.to_str().unwrap(), q, "--json"]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        json(&o)["results"][0]["id"].as_str().unwrap_or("").to_string()
-    };
+    let first = |q: &str| search_ids(&b, q).first().cloned().unwrap_or_default();
     assert_eq!(first("полной пересборки"), "build.html", "пересборки is пересборка");
     assert_eq!(first("проверки пакетов"), "check.html");
     assert_eq!(first("отправке"), "upload.html");
@@ -542,7 +546,7 @@ fn pages_that_declare_no_language_are_stemmed_as_the_language_they_are_written_i
     let o = sift(&["build", site.to_str().unwrap(), "--out", b.to_str().unwrap(), "--no-embedder"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(!String::from_utf8_lossy(&o.stderr).contains("declare no language"), "nothing was read from their text");
-    let m: serde_json::Value = serde_json::from_slice(&fs::read(b.join("manifest.json")).unwrap()).unwrap();
+    let m = manifest(&b);
     assert_eq!((m["language"].as_str(), m["doc_count"].as_u64(), m.get("languages")), (Some("ru"), Some(3), None));
     assert_eq!(first("отправки"), "upload.ru.html");
 }
