@@ -11,7 +11,7 @@ Usage: bench/fusion_baseline.py <collection dir> <cache dir>
 Prints {"dense": {metrics}, "fusion": {metrics}, "bm25": "<the row>"} as JSON. The
 documents' embeddings are cached in <cache dir> by the corpus' hash.
 Needs: pip install bm25s PyStemmer onnxruntime tokenizers (bench/run.sh installs them)."""
-import hashlib, json, math, os, re, sys
+import hashlib, json, os, sys
 
 import bm25s
 import numpy as np
@@ -19,33 +19,15 @@ import onnxruntime as ort
 import Stemmer
 from tokenizers import Tokenizer
 
+from beir import best_bm25_row, load, metrics, text
+
 d, cache = sys.argv[1], sys.argv[2]
 model_dir = os.environ.get("SIFT_MODEL_DIR", os.path.expanduser("~/.cache/sift/models/all-minilm-l6-v2"))
 MAX_TOKENS, RRF_K, DEPTH, BATCH = 256, 60, 100, 32
 
-docs = [json.loads(l) for l in open(f"{d}/corpus.jsonl")]
-queries = [json.loads(l) for l in open(f"{d}/queries.jsonl")]
-qrels = {}
-for i, line in enumerate(open(f"{d}/qrels/test.tsv")):
-    q, c, s = line.rstrip("\n").split("\t")[:3]
-    if i == 0 and not s.strip().lstrip("-").isdigit():
-        continue
-    if float(s) > 0:
-        qrels.setdefault(q, {})[c] = float(s)
+docs, queries, qrels = load(d)
 ids = [x["_id"] for x in docs]
-texts = [(x.get("title", "") + " " + x.get("text", "")).strip() for x in docs]
-
-
-def best_bm25_row():
-    """k1, stop words and name of the best BM25 row of BASELINES.md."""
-    best = (0.0, "1.2", "en", "")
-    for line in open(f"{d}/BASELINES.md"):
-        cells = [x.strip() for x in line.strip().strip("|").split("|")]
-        if len(cells) > 1 and cells[0].lower().startswith("bm25") and re.fullmatch(r"[0-9.]+", cells[1]):
-            k1 = re.search(r"k1[ =]([0-9.]+)", cells[0]).group(1)
-            stop = "en_plus" if ("en_plus" in cells[0] or "179" in cells[0]) else "en"
-            best = max(best, (float(cells[1]), k1, stop, cells[0]))
-    return best[1:]
+texts = [text(x) for x in docs]
 
 
 # The package's tokenizer.json pads every text to 128 tokens and cuts there; the model
@@ -85,33 +67,10 @@ else:
     np.save(path, doc_vectors)
 query_vectors = embed([q["text"] for q in queries])
 
-k1, stop, row = best_bm25_row()
+_, k1, stop, row = best_bm25_row(d)
 stemmer = Stemmer.Stemmer("english")
 retriever = bm25s.BM25(k1=float(k1), b=0.75, method="lucene")
 retriever.index(bm25s.tokenize(texts, stopwords=stop, stemmer=stemmer, show_progress=False), show_progress=False)
-
-
-def metrics(runs):
-    tot = [0.0, 0.0, 0.0, 0.0]
-    n = 0
-    for q in queries:
-        rels = qrels.get(q["_id"])
-        if not rels:
-            continue
-        ranked = runs[q["_id"]]
-        g = lambda i: rels.get(i, 0.0)
-        dcg = sum(g(x) / math.log2(k + 2) for k, x in enumerate(ranked[:10]))
-        idcg = sum(v / math.log2(k + 2) for k, v in enumerate(sorted(rels.values(), reverse=True)[:10]))
-        mrr = next((1 / (k + 1) for k, x in enumerate(ranked[:10]) if g(x) > 0), 0.0)
-        rec = sum(1 for x in ranked[:DEPTH] if g(x) > 0) / len(rels)
-        hits, ap = 0, 0.0
-        for k, x in enumerate(ranked[:DEPTH]):
-            if g(x) > 0:
-                hits += 1
-                ap += hits / (k + 1)
-        tot = [tot[0] + dcg / idcg, tot[1] + mrr, tot[2] + rec, tot[3] + ap / len(rels)]
-        n += 1
-    return {"ndcg@10": round(tot[0] / n, 4), "mrr@10": round(tot[1] / n, 4), "recall@100": round(tot[2] / n, 4), "map@100": round(tot[3] / n, 4)}
 
 
 dense, fused = {}, {}
@@ -126,4 +85,4 @@ for qi, q in enumerate(queries):
         for rank, doc in enumerate(ranking):
             rrf[doc] = rrf.get(doc, 0.0) + 1.0 / (RRF_K + rank + 1)
     fused[q["_id"]] = sorted(rrf, key=lambda x: (-rrf[x], x))[:DEPTH]
-print(json.dumps({"dense": metrics(dense), "fusion": metrics(fused), "bm25": row}))
+print(json.dumps({"dense": metrics(queries, qrels, dense), "fusion": metrics(queries, qrels, fused), "bm25": row}))

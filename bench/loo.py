@@ -10,7 +10,9 @@ differ, the choice overfits. A set is chosen by how many collections it brings t
 BM25 row or above (the goal is every one), then by its least margin over those rows.
 
 Usage: bench/loo.py <sift binary> <work dir> <collection dir>..."""
-import itertools, json, os, re, subprocess, sys
+import itertools, json, os, subprocess, sys
+
+from beir import best_bm25_row
 
 sift, work, collections = sys.argv[1], sys.argv[2], sys.argv[3:]
 # A k1 below 1.5 wins NPL but costs the Python docs' known items, and title weights other
@@ -22,16 +24,6 @@ FEEDBACK = ["0.5", "0.6", "0.7", "0.8", "0.9", "off"]
 DEFAULT = ("1.5", "3", "0.5")  # before issue 78
 
 
-def bm25_best(c):
-    """The best nDCG@10 of the BM25 rows of a collection's BASELINES.md."""
-    best = 0.0
-    for line in open(os.path.join(c, "BASELINES.md")):
-        cells = [x.strip() for x in line.strip().strip("|").split("|")]
-        if len(cells) > 1 and cells[0].lower().startswith("bm25") and re.fullmatch(r"[0-9.]+", cells[1]):
-            best = max(best, float(cells[1]))
-    return best
-
-
 def ndcg(bundle, c, feedback):
     param = ["--param", "feedback_min_clauses=1000"] if feedback == "off" else ["--param", f"feedback_original_weight={feedback}"]
     out = subprocess.run(
@@ -41,7 +33,7 @@ def ndcg(bundle, c, feedback):
 
 
 names = [os.path.basename(c.rstrip("/")) for c in collections]
-best = {n: bm25_best(c) for n, c in zip(names, collections)}
+best = {n: best_bm25_row(c)[0] for n, c in zip(names, collections)}
 scores = {}  # (k1, title, feedback) -> {collection: nDCG@10}
 cache = os.path.join(work, "scores.json")
 if os.environ.get("SIFT_LOO_CACHED") and os.path.exists(cache):
