@@ -3,6 +3,7 @@
 mod bench;
 mod build;
 mod bundle_io;
+mod delta;
 mod embedding;
 mod eval;
 mod http;

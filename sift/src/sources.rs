@@ -157,6 +157,49 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
     Ok(Collected { pages, warnings, files: jobs.len(), noindex })
 }
 
+/// A page's id as `collect` gives it: its path within the source folder that holds it (a
+/// source given as a file: its name). None for a file no source holds, or no page file
+/// (`.jsonl` corpora hold many pages: not one file's id).
+pub fn page_id(path: &Path, sources: &[PathBuf]) -> Option<String> {
+    if !matches!(kind_of(path)?, Kind::Html | Kind::Markdown) {
+        return None;
+    }
+    sources.iter().find_map(|src| {
+        if src == path {
+            return Some(path.file_name()?.to_string_lossy().into_owned());
+        }
+        let rel = path.strip_prefix(src).ok()?;
+        Some(rel.to_string_lossy().replace('\\', "/"))
+    })
+}
+
+/// Whether a source is a JSONL corpus (its file, or a folder holding one).
+pub fn is_corpus(path: &Path) -> bool {
+    kind_of(path) == Some(Kind::Jsonl)
+}
+
+/// The pages of these HTML and Markdown files (`(path, id)`), extracted as `collect` does;
+/// a file that cannot be read, is binary or is marked noindex is left out with a warning.
+pub fn extract_files(files: &[(PathBuf, String)], opts: &SourceOptions) -> (Vec<SourceDoc>, Vec<String>) {
+    let html_opts =
+        html::HtmlOptions { selector: opts.selector.clone(), base_url: opts.base_url.clone(), index_noindex: opts.index_noindex };
+    let mut docs = Vec::new();
+    let mut warnings = Vec::new();
+    for (path, rel) in files {
+        let Some(kind) = kind_of(path) else { continue };
+        match extract_one(path, rel, kind, &html_opts, opts) {
+            Ok(Extracted::Page(d, w)) => {
+                docs.push(d);
+                warnings.extend(w);
+            }
+            Ok(Extracted::Skipped(why)) => warnings.push(why),
+            Ok(Extracted::NoIndex) => warnings.push(format!("{rel}: marked noindex; left out")),
+            Err(e) => warnings.push(format!("{rel}: {e:#}; skipped")),
+        }
+    }
+    (docs, warnings)
+}
+
 /// Files extracted at a time (on every core) before their pages are handed over.
 const FILES_AT_A_TIME: usize = 256;
 

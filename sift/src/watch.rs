@@ -3,12 +3,14 @@
 //! The sources are polled (size and modification time of every file, a few times a second):
 //! no platform file-event API, so it behaves the same on every system and on network and
 //! container mounts where events go missing. A change is built once the files have stopped
-//! changing for one poll (an editor's save is often several writes). A rebuild reads and
-//! indexes every page again, and takes each text's vector from the embedding cache, so only
-//! changed text is embedded. The bundle is swapped in atomically; servers reading it
-//! (`sift mcp`, `sift serve`) see the old bundle or the new one, never half of one. A
-//! failed rebuild keeps the last good bundle and says why.
+//! changing for one poll (an editor's save is often several writes). A change is written as
+//! a delta beside the last full build (`delta.rs`: only the changed pages are read and
+//! indexed), and past a size the site is built in full again (each text's vector from the
+//! embedding cache, so only changed text is embedded). Either is swapped in atomically;
+//! servers reading the bundle (`sift mcp`, `sift serve`) see the old one or the new one,
+//! never half of one. A failed change keeps the last good bundle and says why.
 
+use crate::delta::{self, Files};
 use crate::BuildArgs;
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -45,7 +47,7 @@ pub type Shared = Arc<Mutex<WatchState>>;
 
 /// Every file under the sources that a build reads or might read (hidden files and the
 /// bundle itself left out): path → (size, modified).
-fn snapshot(sources: &[PathBuf], out: &Path) -> BTreeMap<PathBuf, (u64, Option<SystemTime>)> {
+fn snapshot(sources: &[PathBuf], out: &Path) -> Files {
     let out = fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
     let mut files = BTreeMap::new();
     for src in sources {
@@ -65,8 +67,9 @@ fn snapshot(sources: &[PathBuf], out: &Path) -> BTreeMap<PathBuf, (u64, Option<S
     files
 }
 
-/// One build, recorded in `state`; errors are reported, not returned.
-fn build_once(args: &BuildArgs, state: &Shared, why: &str) {
+/// One full build, recorded in `state`; errors are reported, not returned. `files`: the
+/// sources as they were before it read them. Returns the base later changes are deltas of.
+fn build_once(args: &BuildArgs, state: &Shared, why: &str, files: &Files) -> Option<delta::Base> {
     state.lock().expect("watch state").building = true;
     let t = Instant::now();
     let r = crate::build(args);
@@ -75,8 +78,7 @@ fn build_once(args: &BuildArgs, state: &Shared, why: &str) {
     s.builds += 1;
     match r {
         Ok(report) => {
-            let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-            s.last_ok = Some((report.docs, t.elapsed().as_secs_f64(), now));
+            s.last_ok = Some((report.docs, t.elapsed().as_secs_f64(), unix_now()));
             s.last_error = None;
             eprintln!(
                 "sift watch: {why}: built {} documents into {} in {:.2}s",
@@ -84,44 +86,96 @@ fn build_once(args: &BuildArgs, state: &Shared, why: &str) {
                 args.out.display(),
                 t.elapsed().as_secs_f64()
             );
+            match delta::Base::read(&args.out, files.clone()) {
+                Ok(base) => Some(base),
+                Err(e) => {
+                    eprintln!("sift watch: the next change is built in full: {e:#}");
+                    None
+                }
+            }
         }
         Err(e) => {
             eprintln!("sift watch: {why}: the build failed, the previous bundle stays: {e:#}");
             s.last_error = Some(format!("{e:#}"));
+            None
         }
     }
 }
 
-/// Build now (when `initial`), then poll and rebuild on changes, forever.
+fn unix_now() -> u64 {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// A change: written as a delta of the last full build when it can be, else built in full.
+fn update(args: &BuildArgs, state: &Shared, why: &str, base: Option<delta::Base>, now: &Files) -> Option<delta::Base> {
+    let Some(mut base) = base else { return build_once(args, state, why, now) };
+    let t = Instant::now();
+    match delta::write(args, &mut base, now) {
+        Ok(Ok(w)) => {
+            for warning in &w.warnings {
+                eprintln!("sift watch: warning: {warning} (read again when it changes)");
+            }
+            let mut s = state.lock().expect("watch state");
+            s.builds += 1;
+            let docs = base.manifest.doc_count as usize - w.removed + w.pages;
+            s.last_ok = Some((docs, t.elapsed().as_secs_f64(), unix_now()));
+            s.last_error = None;
+            let words_only = if base.manifest.vectors.is_some() { " (found by their words until the next full build)" } else { "" };
+            eprintln!(
+                "sift watch: {why}: {} page(s) since the last full build{words_only}, {} replaced or removed: written beside it in {:.2}s",
+                w.pages,
+                w.removed,
+                t.elapsed().as_secs_f64()
+            );
+            Some(base)
+        }
+        Ok(Err(reason)) => build_once(args, state, &format!("{why} ({reason})"), now),
+        Err(e) => {
+            eprintln!("sift watch: {why}: the change could not be written, the previous bundle stays: {e:#}");
+            state.lock().expect("watch state").last_error = Some(format!("{e:#}"));
+            Some(base)
+        }
+    }
+}
+
+/// Build now (when `initial`), then poll and write each change, forever.
 pub fn watch_loop(args: &BuildArgs, poll: Duration, state: &Shared, initial: bool) -> ! {
     let mut seen = snapshot(&args.sources, &args.out);
-    if initial {
-        build_once(args, state, "start");
-    }
+    let mut base = if initial { build_once(args, state, "start", &seen) } else { delta::Base::read(&args.out, seen.clone()).ok() };
     loop {
         std::thread::sleep(poll);
         let now = snapshot(&args.sources, &args.out);
         if now == seen {
             continue;
         }
-        // Wait until a poll sees no further change (a save in several writes builds once).
+        // Wait until the changed files stop changing for a poll (a save in several writes
+        // builds once). Only they are looked at again: on a large site a walk of every
+        // file is most of the time an edit takes to be searchable.
         let mut settled = now;
         loop {
             std::thread::sleep(poll);
-            let again = snapshot(&args.sources, &args.out);
-            if again == settled {
+            let mut moved = false;
+            for (path, was) in settled.iter_mut().filter(|(p, v)| seen.get(*p) != Some(*v)) {
+                let is = fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| (m.len(), m.modified().ok()));
+                moved |= is.as_ref() != Some(was);
+                if let Some(is) = is {
+                    *was = is;
+                }
+            }
+            if !moved {
                 break;
             }
-            settled = again;
+            // (A file gone meanwhile: the walk says so.)
+            settled = snapshot(&args.sources, &args.out);
         }
         let changed = changed_files(&seen, &settled);
         seen = settled;
-        build_once(args, state, &changed);
+        base = update(args, state, &changed, base, &seen);
     }
 }
 
 /// "3 files changed (guide/a.md, …)" for the log.
-fn changed_files(a: &BTreeMap<PathBuf, (u64, Option<SystemTime>)>, b: &BTreeMap<PathBuf, (u64, Option<SystemTime>)>) -> String {
+fn changed_files(a: &Files, b: &Files) -> String {
     let mut names: Vec<String> = a.keys().filter(|k| !b.contains_key(*k)).map(|k| format!("{} (removed)", k.display())).collect();
     names.extend(b.iter().filter(|(k, v)| a.get(*k) != Some(v)).map(|(k, _)| k.display().to_string()));
     let n = names.len();

@@ -34,7 +34,7 @@ async function search(e, dir, query, serve = (f, bytes) => bytes) {
     rounds.push(step.need);
     for (const f of step.need) {
       const bytes = serve(f, new Uint8Array(fs.readFileSync(path.join(dir, f))));
-      engineStep(e.addShard(f, bytes, await inflatedPayload(bytes, e.docDictionary())));
+      engineStep(e.addShard(f, bytes, await inflatedPayload(bytes, e.docDictionary(f))));
     }
   }
   throw new Error("too many rounds");

@@ -100,9 +100,10 @@ test("doc shards compressed after the store's dictionary inflate with it, and no
   const e = new SiftEngine(new Uint8Array(fs.readFileSync(path.join(BUNDLE, "manifest.json"))));
   const startup = new Uint8Array(fs.readFileSync(path.join(BUNDLE, dictFile)));
   JSON.parse(e.addShard(dictFile, startup, await inflatedPayload(startup)));
-  const dictionary = e.docDictionary();
+  const docFile = `${manifest.doc_store.files}-0.bin`;
+  const dictionary = e.docDictionary(docFile);
   assert.ok(dictionary && dictionary.length > 0, "the frozen bundle's startup shard holds a dictionary");
-  const doc = new Uint8Array(fs.readFileSync(path.join(BUNDLE, `${manifest.doc_store.files}-0.bin`)));
+  const doc = new Uint8Array(fs.readFileSync(path.join(BUNDLE, docFile)));
   assert.equal(doc[7], 2, "codec 2: deflate after the dictionary");
   const payload = await inflatedPayload(doc, dictionary);
   assert.equal(payload.length, new DataView(doc.buffer, doc.byteOffset).getUint32(8, true));
@@ -138,7 +139,7 @@ test("a round's shards are inflated as they arrive and added in the engine's ord
       const answer = JSON.parse(e.addShard(file, b, payload));
       assert.ok(!answer.error, JSON.stringify(answer));
     },
-    dictionary: () => e.docDictionary(),
+    dictionary: (file) => e.docDictionary(file),
   };
   // The doc shard arrives first; the startup shard, which holds the dictionary, later.
   const late = new Promise((resolve) => setTimeout(() => resolve(bytes[0]), 30));

@@ -35,7 +35,7 @@ async function search(e, req) {
   for (let round = 0; round < 16; round++) {
     const step = engineStep(e.search(JSON.stringify(req), 20000, undefined));
     if (step.done) return step.done;
-    for (const f of step.need) engineStep(e.addShard(f, read(f), await inflatedPayload(read(f), e.docDictionary())));
+    for (const f of step.need) engineStep(e.addShard(f, read(f), await inflatedPayload(read(f), e.docDictionary(f))));
   }
   throw new Error("too many rounds");
 }

@@ -95,7 +95,7 @@ test("a page answers through the packed engine exactly as the plain .wasm does",
       shardBytes: async (f) => bundleFile(f),
       isLoaded: (f) => e.isLoaded(f),
       addShard: (f, bytes, payload) => engineStep(e.addShard(f, bytes, payload)),
-      dictionary: () => e.docDictionary(),
+      dictionary: (file) => e.docDictionary(file),
     });
   for (const query of ["cache", "authentificate", "\"state machine\" -oauth2", "deploy typ"]) {
     const a = await page.search({ query, limit: 5 });

@@ -201,18 +201,19 @@ export async function inflatedPayload(bytes, dictionary) {
  * bytes arrive, side by side with the others, not in turn after the round's last file
  * (each inflation takes several trips through the event loop); one compressed after the
  * dictionary, when no earlier round brought it, waits until the shards before it in this
- * round (which bring it) are added.
+ * round (which bring it) are added. `dictionary(file)`: the dictionary that file is read with
+ * (a delta's doc shards have their own), when it is known.
  */
 export async function addShards(files, fetched, { isLoaded, addShard, dictionary }) {
-  const known = dictionary(); // brought by an earlier round, if any
-  const early = fetched.map((p) =>
-    Promise.resolve(p).then((b) => (b[7] === DEFLATE_AFTER_DICTIONARY && !known ? null : inflatedPayload(b, known)), () => null),
-  );
+  const early = fetched.map((p, i) => {
+    const known = dictionary(files[i]); // brought by an earlier round, if any
+    return Promise.resolve(p).then((b) => (b[7] === DEFLATE_AFTER_DICTIONARY && !known ? null : inflatedPayload(b, known)), () => null);
+  });
   const bytes = await Promise.all(fetched); // the first fetch that fails is the error
   for (let i = 0; i < files.length; i++) {
     if (isLoaded(files[i])) continue;
     const payload = await early[i];
-    addShard(files[i], bytes[i], payload === null ? await inflatedPayload(bytes[i], dictionary()) : payload);
+    addShard(files[i], bytes[i], payload === null ? await inflatedPayload(bytes[i], dictionary(files[i])) : payload);
   }
 }
 

@@ -403,7 +403,7 @@ export class Sift {
     return {
       isLoaded: (f) => slot.engine.isLoaded(f),
       addShard: (f, bytes, payload) => this.#call(() => engineStep(slot.engine.addShard(f, bytes, payload)), slot),
-      dictionary: () => slot.engine.docDictionary(),
+      dictionary: (file) => slot.engine.docDictionary(file),
     };
   }
 

@@ -11,6 +11,7 @@
 pub use sift_base::{Section, SiftError, SourceDoc};
 
 pub mod chunk;
+pub mod delta;
 mod frame;
 mod invert;
 mod options;
@@ -311,6 +312,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
         language: opts.analyzer.language().to_string(),
         stop_words: opts.analyzer.stored_stop_words().to_vec(),
         languages: Vec::new(),
+        delta: None,
     };
     for (shard, staged) in &framed.shards {
         stage.sink.rename(staged, &shard.file)?;

@@ -22,12 +22,23 @@ pub(crate) struct Filter {
     /// Quoted text is a hard constraint in every mode: when the lexical side relaxes to
     /// "any term" and when meaning brings in results, a page without it is not an answer.
     pub quoted: Option<Vec<u32>>,
+    /// Documents that no longer answer (sorted): a delta removed them.
+    pub removed: Vec<u32>,
 }
 
 impl Filter {
-    /// `filters`: field → accepted values (values of one field OR-ed, fields AND-ed).
-    pub fn new(index: &FilterIndex, meta: &DocMeta, filters: &[(String, Vec<String>)], since: Option<i64>, clauses: &[Clause]) -> Filter {
-        Filter { allowed: allowed_docs(index, meta, filters, since), excluded: excluded_docs(clauses), quoted: quoted_docs(clauses) }
+    /// `filters`: field → accepted values (values of one field OR-ed, fields AND-ed);
+    /// `removed`: documents that no longer answer (a delta's, `delta.rs`).
+    pub fn new(
+        index: &FilterIndex,
+        meta: &DocMeta,
+        filters: &[(String, Vec<String>)],
+        since: Option<i64>,
+        clauses: &[Clause],
+        removed: &[u32],
+    ) -> Filter {
+        let (allowed, excluded) = (allowed_docs(index, meta, filters, since), excluded_docs(clauses));
+        Filter { allowed, excluded, quoted: quoted_docs(clauses), removed: removed.to_vec() }
     }
 
     /// Whether a document keeps every hard constraint: the filters and `since`, the
@@ -35,6 +46,7 @@ impl Filter {
     pub fn admits(&self, doc: u32) -> bool {
         self.allowed.as_ref().is_none_or(|a| a.get(doc as usize).copied().unwrap_or(false))
             && self.excluded.binary_search(&doc).is_err()
+            && self.removed.binary_search(&doc).is_err()
             && self.quoted.as_ref().is_none_or(|q| q.binary_search(&doc).is_ok())
     }
 

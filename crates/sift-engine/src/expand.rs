@@ -308,7 +308,7 @@ fn add_hit(hits: &mut Vec<Neighbour>, hit: Neighbour) {
 /// completion (`methods` → `methodsha256`) cannot outweigh the common word the user meant.
 /// `exact_df`: document frequency of the word's own term, part of the group.
 fn share_group_idf(res: &Resolver, alts: &mut [Alt], exact_df: u32) {
-    let n = res.eng.manifest.doc_count;
+    let n = res.eng.live_docs();
     let group_df: u64 = u64::from(exact_df) + alts.iter().map(|a| u64::from(a.terms[0].pl.df)).sum::<u64>();
     let idf = rank::idf(n, group_df.min(u64::from(n)) as u32);
     for a in alts.iter_mut() {

@@ -36,6 +36,7 @@ pub mod agent;
 mod collect;
 pub mod contract;
 mod definition;
+mod delta;
 mod expand;
 mod feedback;
 mod fusion;
@@ -122,6 +123,8 @@ pub struct Engine {
     analyzer: Analyzer,
     /// The last search, ranked and waiting for its page's documents (`search::run`).
     ranked: Mutex<Option<search::Ranked>>,
+    /// The pages changed since the bundle was built, searched with it (`delta`).
+    delta: Option<Box<delta::Delta>>,
 }
 
 /// A flow's outcome as the public API gives it.
@@ -135,7 +138,20 @@ fn step<T>(flow: Flow<T>) -> Result<Step<T>, SiftError> {
 
 impl Engine {
     pub fn new(manifest_bytes: &[u8]) -> Result<Engine, SiftError> {
-        let m = Manifest::parse(manifest_bytes)?;
+        Engine::of(Manifest::parse(manifest_bytes)?)
+    }
+
+    fn of(m: Manifest) -> Result<Engine, SiftError> {
+        let delta = match &m.delta {
+            Some(d) => {
+                let (prefix, engine) = match &d.bundle {
+                    Some((folder, dm)) => ([folder.as_str(), "/"].concat(), Some(Engine::of((**dm).clone())?)),
+                    None => (String::new(), None),
+                };
+                Some(Box::new(delta::Delta { engine, prefix, first_doc: m.doc_count, removed: d.removed.clone(), merged: false }))
+            }
+            None => None,
+        };
         let analyzer = Analyzer::new(&m.language, &m.stop_words).map_err(|e| {
             let msg = msg!("the bundle's language {} needs its stemmer, which this runtime leaves out: load its stemmer module first (stem/<code>.wasm.lzma; sift.js does) or use the full runtime", sift_base::error::Quoted(&e.0));
             SiftError::new(ErrorCode::FullRuntimeRequired, msg)
@@ -174,6 +190,7 @@ impl Engine {
             ranked: Mutex::new(None),
             manifest: m,
             analyzer,
+            delta,
         })
     }
 
@@ -192,7 +209,11 @@ impl Engine {
     /// what this lists and asks again until nothing new appears. The keyword engine lists
     /// only what it reads (no vectors, no encoder).
     pub fn all_files(&self) -> Vec<String> {
-        self.registry.files().map(str::to_string).collect()
+        let mut files: Vec<String> = self.registry.files().map(str::to_string).collect();
+        if let Some(d) = &self.delta {
+            files.extend(d.engine.iter().flat_map(|e| e.all_files()).map(|f| [d.prefix.as_str(), &f].concat()));
+        }
+        files
     }
 
     /// The doc store's dictionary, once loaded: a host that inflates shards itself reads
@@ -201,7 +222,20 @@ impl Engine {
         self.startup.as_ref()?.dictionary.as_deref()
     }
 
+    /// The dictionary the shard `file` is read with, if it is a doc shard compressed after
+    /// one (codec 2): its store's — a delta's doc shards have their own — once that store's
+    /// startup shard is loaded.
+    pub fn doc_dictionary_for(&self, file: &str) -> Option<&[u8]> {
+        match self.delta.as_ref().and_then(|d| Some((d.engine.as_ref()?, d.own(file)?))) {
+            Some((delta, own)) => delta.doc_dictionary_for(own),
+            None => self.doc_dictionary(),
+        }
+    }
+
     pub fn is_loaded(&self, file: &str) -> bool {
+        if let Some((e, own)) = self.delta.as_ref().and_then(|d| Some((d.engine.as_ref()?, d.own(file)?))) {
+            return e.is_loaded(own);
+        }
         self.registry.named(file).is_some_and(|id| self.has(id))
     }
 
@@ -218,7 +252,16 @@ impl Engine {
         if !cfg!(feature = "semantic") && self.manifest.vectors.as_ref().is_some_and(|v| v.index.file == file) {
             return Err(shards::not_read(file));
         }
-        self.add(file, bytes, payload)
+        if let Some(d) = self.delta.as_mut() {
+            if let (Some(own), Some(e)) = (d.own(file), d.engine.as_mut()) {
+                e.add_shard_inflated(own, bytes, payload)?;
+                self.merge_startups();
+                return Ok(());
+            }
+        }
+        self.add(file, bytes, payload)?;
+        self.merge_startups();
+        Ok(())
     }
 
     /// Run an engine call to completion on a Rust host: whenever it needs shards, `load`
@@ -326,6 +369,12 @@ impl Engine {
     /// The document with this id, as the contract shows it (None: no such id).
     pub fn get_document(&self, id: &str) -> Result<Step<Option<Document>>, SiftError> {
         step(lookup::get_document(self, id))
+    }
+
+    /// The number of the document with this id (None: no such id, or a delta removed it):
+    /// what a delta names the documents it removes by.
+    pub fn doc_number(&self, id: &str) -> Result<Step<Option<u32>>, SiftError> {
+        step(lookup::doc_number(&resolve::Resolver::new(self), id))
     }
 
     /// Pages like the page `id`: by meaning when the bundle has vectors (the mean of the

@@ -19,14 +19,27 @@ const RELATED_LEAD_WORDS: usize = 120;
 
 /// A stored document (all of it) and its number, or None for an unknown id.
 fn locate<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, Cow<'a, StoredDoc>)>> {
-    let eng = res.eng;
-    let Some(i) = key_range_shard(&eng.manifest.id_shards, id) else { return Ok(None) };
-    let Some(doc) = res.id_shard(i)?.get(id) else { return Ok(None) };
+    let Some(doc) = doc_number(res, id)? else { return Ok(None) };
     let sd = res.whole(doc)?;
     if sd.id != id {
         return Err(Halt::Fail(SiftError::corrupt(msg!("the id index sends {} to a document with another id", Quoted(id)))));
     }
     Ok(Some((doc, sd)))
+}
+
+/// The number of the document with this id (None: no such id, or removed): a delta's
+/// page before the base's (an edited page is in both, its old version removed).
+pub(crate) fn doc_number(res: &Resolver, id: &str) -> Flow<Option<u32>> {
+    let eng = res.eng;
+    res.require_delta()?;
+    if let Some((delta, first_doc)) = eng.delta.as_ref().and_then(|d| Some((d.engine.as_ref()?, d.first_doc))) {
+        let prefix = eng.delta.as_ref().map_or("", |d| d.prefix.as_str());
+        if let Some(doc) = crate::delta::from_delta(doc_number(&Resolver::new(delta), id), prefix)? {
+            return Ok(Some(doc + first_doc));
+        }
+    }
+    let Some(i) = key_range_shard(&eng.manifest.id_shards, id) else { return Ok(None) };
+    Ok(res.id_shard(i)?.get(id).filter(|doc| eng.removed().binary_search(doc).is_err()))
 }
 
 /// What a page is about, as text to embed: its title, headings and opening words.

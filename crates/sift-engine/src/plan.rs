@@ -352,7 +352,7 @@ pub(crate) fn typed_terms(analyzer: &Analyzer, parsed: &ParsedQuery) -> Vec<Stri
 
 /// A dictionary term with its postings and idf (None: not in the dictionary).
 pub(crate) fn rterm(res: &Resolver, term: &str) -> Flow<Option<RTerm>> {
-    Ok(res.postings(term)?.map(|pl| RTerm { term: term.to_string(), idf: rank::idf(res.eng.manifest.doc_count, pl.df), pl }))
+    Ok(res.postings(term)?.map(|pl| RTerm { term: term.to_string(), idf: rank::idf(res.eng.live_docs(), pl.df), pl }))
 }
 
 /// An alternative over `terms`; None when any of them is not in the dictionary.

@@ -80,7 +80,7 @@ impl Highlight {
         // Where each part's sections start. Title and path matches come before the first
         // and are in every part's result; the sections' matches decide — or the definition
         // the query names, when the page has one.
-        let starts: Vec<u32> = eng.manifest.doc_shards[parts.clone()].iter().map(|d| d.first_pos.unwrap_or(0)).collect();
+        let starts = eng.part_starts(parts.clone());
         if let Some(p) = defined_at {
             return parts.start + starts.partition_point(|&s| s <= p).saturating_sub(1);
         }

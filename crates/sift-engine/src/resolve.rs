@@ -55,7 +55,9 @@ impl<'a> Resolver<'a> {
     }
 
     fn require_missing(&self, mut missing: Vec<ShardId>) -> Flow<()> {
-        if missing.is_empty() {
+        // The delta is read whole, with the first shards anything asks for.
+        let delta = self.eng.delta.as_ref().map(|d| d.missing()).unwrap_or_default();
+        if missing.is_empty() && delta.is_empty() {
             return Ok(());
         }
         let docs = missing.iter().any(|id| matches!(id, ShardId::Docs(_)));
@@ -65,7 +67,17 @@ impl<'a> Resolver<'a> {
         // Sorted by id: the startup shard first.
         missing.sort_unstable();
         missing.dedup();
-        Err(Halt::Need(missing.into_iter().map(|id| self.eng.registry.shard(id).file.clone()).collect()))
+        let name = |id| match crate::delta::delta_docs_id(self.eng, id) {
+            Some((delta, id)) => [self.eng.delta.as_ref().map_or("", |d| d.prefix.as_str()), &delta.registry.shard(id).file].concat(),
+            None => self.eng.registry.shard(id).file.clone(),
+        };
+        Err(Halt::Need(missing.into_iter().map(name).chain(delta).collect()))
+    }
+
+    /// Every shard of the delta is loaded (and its startup joined to the base's), or the
+    /// step halts asking for them: checked before documents or postings are read.
+    pub fn require_delta(&self) -> Flow<()> {
+        self.require_missing(Vec::new())
     }
 
     fn loaded<T>(&self, id: ShardId, slot: Option<&'a T>) -> Flow<&'a T> {
@@ -79,10 +91,12 @@ impl<'a> Resolver<'a> {
     }
 
     pub fn docmeta(&self) -> Flow<&'a DocMeta> {
+        self.require_delta()?;
         self.loaded(ShardId::Startup, self.eng.startup.as_ref()).map(|s| &s.docmeta)
     }
 
     pub fn filters(&self) -> Flow<&'a FilterIndex> {
+        self.require_delta()?;
         self.loaded(ShardId::Startup, self.eng.startup.as_ref()).map(|s| &s.filters)
     }
 
@@ -143,6 +157,10 @@ impl<'a> Resolver<'a> {
 
     /// Document `doc` as doc shard `si` holds it (all of it, or one part).
     pub fn stored_in(&self, doc: u32, si: usize) -> Flow<&'a StoredDoc> {
+        if let (Some((delta, doc)), Some((_, si))) = (self.eng.delta_doc(doc), self.eng.delta_shard(si)) {
+            let prefix = self.eng.delta.as_ref().map_or("", |d| d.prefix.as_str());
+            return crate::delta::from_delta(Resolver::new(delta).stored_in(doc, si), prefix);
+        }
         let shard = self.loaded(ShardId::Docs(si), self.eng.docs.get(si).and_then(Option::as_ref))?;
         let k = doc.checked_sub(self.eng.manifest.doc_shards[si].first_doc).map(|k| k as usize);
         k.and_then(|k| shard.docs.get(k)).ok_or_else(|| Halt::Fail(SiftError::corrupt(msg!("document {} is not in its doc shard", doc))))
@@ -164,11 +182,25 @@ impl<'a> Resolver<'a> {
         if let Some(c) = self.eng.postings.lock().ok().and_then(|p| p.get(term).cloned()) {
             return Ok(c);
         }
-        let Some(si) = self.eng.shard_for_term(term) else { return Ok(None) };
-        let shard = self.term_shard(si)?;
-        let pl = match shard.offset(term) {
-            Some(off) => Some(Arc::new(shard.postings(off, self.eng.manifest.doc_count)?)),
+        let pl = match self.eng.shard_for_term(term) {
+            Some(si) => {
+                let shard = self.term_shard(si)?;
+                match shard.offset(term) {
+                    Some(off) => Some(Arc::new(shard.postings(off, self.eng.manifest.doc_count)?)),
+                    None => None,
+                }
+            }
             None => None,
+        };
+        let pl = match &self.eng.delta {
+            Some(d) => {
+                let theirs = match &d.engine {
+                    Some(e) => crate::delta::from_delta(Resolver::new(e).postings(term), &d.prefix)?,
+                    None => None,
+                };
+                crate::delta::join_postings(pl, theirs, d.first_doc, &d.removed)
+            }
+            None => pl,
         };
         if let Ok(mut kept) = self.eng.postings.lock() {
             if kept.len() >= POSTINGS_KEPT {

@@ -92,12 +92,12 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
     // 3. The hard constraints (filters, `since`, exclusions, quotes) and the definitions.
     let (meta, index) = (res.docmeta()?, res.filters()?);
     let distinct = plan.positive.len();
-    let reduced = long.then(|| plan.keep_most_informative(MAX_CLAUSES, &words.repeats, eng.manifest.doc_count)).flatten();
+    let reduced = long.then(|| plan.keep_most_informative(MAX_CLAUSES, &words.repeats, eng.live_docs())).flatten();
     let reduced = reduced.map(|kept| most_informative(distinct, &kept));
     // (`since_days` and `include_content` are never set without their features: validation
     // refuses them. Said here too, so the code goes with the feature.)
     let since_days = req.since_days.filter(|_| cfg!(feature = "dates"));
-    let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), since_days, &plan.clauses);
+    let filter = Filter::new(index, meta, &collect::filters_of(req, &parsed), since_days, &plan.clauses, eng.removed());
     let defining = match &intent.def_key {
         Some(k) => definition::lookup(&res, k, &|d| filter.admits(d))?,
         None => Vec::new(),
@@ -115,7 +115,7 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
     let scorer = Scorer { bm25f: &eng.manifest.params, ranking: &eng.params, norms: &eng.norms, meta };
     let lexical = by_words(&res, &scorer, req, &intent, &mut plan, &filter)?;
     let coverage = by_meaning.as_ref().and_then(|_| {
-        fusion::coverage(&eng.analyzer, &intent.searched, parsed.has_phrase(), &plan, &lexical.hits, eng.manifest.doc_count, &eng.params)
+        fusion::coverage(&eng.analyzer, &intent.searched, parsed.has_phrase(), &plan, &lexical.hits, eng.live_docs(), &eng.params)
     });
     // 6. Paragraph-like queries: relevance feedback on both sides.
     let refined = refine(&res, &scorer, req, &intent, &mut plan, lexical, by_meaning, q.as_deref(), &filter, coverage.as_ref())?;
@@ -132,7 +132,7 @@ fn rank(eng: &Engine, asked: Asked) -> Flow<Ranked> {
     combined.fallback = chain([words.unquoted, combined.fallback.take()]);
     let hits = std::mem::take(&mut combined.hits);
     // 8. Order, page, facets (the page's documents are read when it is presented).
-    let Collected { page, total, facets } = collect::collected(req, meta, index, eng.manifest.doc_count, hits, &defining, &eng.params);
+    let Collected { page, total, facets } = collect::collected(req, meta, index, eng.doc_count(), hits, &defining, &eng.params);
     let explains = explains(&scorer, &page, &plan, refined.max_possible, &combined, q.is_some(), intent.weights, req.explain);
     let response = SearchResponse {
         results: Vec::new(),
@@ -314,7 +314,7 @@ fn no_words(
     eng: &Engine,
 ) -> (Vec<Hit>, SearchResponse) {
     if filter.narrows() {
-        return collect::browse(req, filter, meta, index, eng.manifest.doc_count, &eng.params);
+        return collect::browse(req, filter, meta, index, eng.doc_count(), &eng.params);
     }
     let reason = if parsed.groups.iter().any(|g| g.negated) {
         "the query only excludes terms; add a word to search for"

@@ -285,7 +285,10 @@ impl Engine {
     }
 
     pub(crate) fn has(&self, id: ShardId) -> bool {
-        self.registry.is_loaded(id)
+        match crate::delta::delta_docs_id(self, id) {
+            Some((delta, id)) => delta.has(id),
+            None => self.registry.is_loaded(id),
+        }
     }
 
     /// Whether this runtime lacks the rare blocks' folds and the bundle carries them.
@@ -329,20 +332,38 @@ impl Engine {
 
     /// The doc shard holding `doc` — for a page stored in parts, its first part.
     pub(crate) fn doc_shard_of(&self, doc: u32) -> usize {
-        self.manifest.doc_shards.partition_point(|d| d.first_doc + d.docs <= doc)
+        self.doc_parts(doc).start
     }
 
-    /// Every doc shard holding part of `doc`: one, or a long page's parts in order.
+    /// Every doc shard holding part of `doc`: one, or a long page's parts in order. (A
+    /// delta's document in the delta's doc shards, numbered after the base's.)
     pub(crate) fn doc_parts(&self, doc: u32) -> Range<usize> {
-        let first = self.doc_shard_of(doc);
+        if let Some((delta, doc)) = self.delta_doc(doc) {
+            let own = delta.doc_parts(doc);
+            let n = self.manifest.doc_shards.len();
+            return own.start + n..own.end + n;
+        }
+        let first = self.manifest.doc_shards.partition_point(|d| d.first_doc + d.docs <= doc);
         let shards = &self.manifest.doc_shards;
         let n = shards[first.min(shards.len())..].iter().skip(1).take_while(|d| d.first_doc == doc && d.first_pos.is_some()).count();
         first..(first + 1 + n).min(shards.len())
     }
 
+    /// Where each of these doc shards' parts (of one page) starts in the page's position
+    /// space.
+    pub(crate) fn part_starts(&self, parts: Range<usize>) -> Vec<u32> {
+        if let Some((delta, first)) = self.delta_shard(parts.start) {
+            return delta.part_starts(first..first + parts.len());
+        }
+        self.manifest.doc_shards[parts].iter().map(|d| d.first_pos.unwrap_or(0)).collect()
+    }
+
     /// Where the part in doc shard `shard` ends in its page's position space (None: at the
     /// page's end).
     pub(crate) fn doc_part_end(&self, shard: usize) -> Option<u32> {
+        if let Some((delta, shard)) = self.delta_shard(shard) {
+            return delta.doc_part_end(shard);
+        }
         let this = self.manifest.doc_shards.get(shard)?;
         let next = self.manifest.doc_shards.get(shard + 1)?;
         next.continues(this).then_some(next.first_pos?)

@@ -20,8 +20,16 @@
 //!  "id_shards": [{file, bytes, crc32, first, last}],
 //!  "fold_table"?: {file, bytes, crc32},
 //!  "vectors"?: {"model", "dim", "model_dim", "chunks", "index": {file, bytes, crc32}},
-//!  "encoder"?: {"dim", "rows_per_shard", "word_groups", "continuation_groups", "groups", "rows", "tokens", "texts"}}
+//!  "encoder"?: {"dim", "rows_per_shard", "word_groups", "continuation_groups", "groups", "rows", "tokens", "texts"},
+//!  "delta"?: {"removed": [doc numbers], "folder"?: "delta-<hash>", "manifest"?: {a manifest}}}
 //! ```
+//!
+//! A **delta** is what changed since the bundle was built, kept beside it until the next
+//! full build (`sift watch`): the pages added or edited, as a small bundle of their own in
+//! `folder` (its `manifest` inline, so a host still fetches one entry point), and this
+//! bundle's documents that no longer answer (`removed`: deleted pages, and the old
+//! version of each edited one). The engine searches the two as one collection (`delta.rs`
+//! in the engine).
 
 use super::encoder::EncoderLayout;
 use super::frame::FORMAT_VERSION;
@@ -157,6 +165,18 @@ pub struct Manifest {
     /// The site's other languages, built beside this bundle in one build: language code →
     /// the folder of its bundle, relative to this one (`de/`). Set on the main bundle only.
     pub languages: Vec<(String, String)>,
+    /// Pages changed since this bundle was built (see the module's comment).
+    pub delta: Option<Delta>,
+}
+
+/// The pages changed since a bundle was built: searched together with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delta {
+    /// The bundle of the pages added or edited, and its folder (relative to this bundle's,
+    /// a plain name): None when pages were only deleted.
+    pub bundle: Option<(String, Box<Manifest>)>,
+    /// This bundle's documents that no longer answer, in increasing order.
+    pub removed: Vec<u32>,
 }
 
 impl Manifest {
@@ -164,6 +184,11 @@ impl Manifest {
     /// another format is refused with `bundle_version`.
     pub fn parse(bytes: &[u8]) -> Result<Manifest, SiftError> {
         let v = json::parse(bytes).map_err(|e| SiftError::corrupt(msg!("manifest.json is not valid JSON: {}", e)))?;
+        Manifest::of_json(&v)
+    }
+
+    /// [`Manifest::parse`] of parsed JSON (a delta's manifest is a member of its base's).
+    fn of_json(v: &Json) -> Result<Manifest, SiftError> {
         if v.get("magic").and_then(|m| m.as_str()) != Some(MANIFEST_MAGIC) {
             return Err(SiftError::corrupt("manifest.json is not a Sift bundle manifest (wrong magic)"));
         }
@@ -175,7 +200,7 @@ impl Manifest {
                 msg!("the bundle is format {} and this sift reads format {}: rebuild it with `sift build`", ver, reads),
             ));
         }
-        let m = Manifest::from_json(&v).map_err(|e| SiftError::corrupt(msg!("manifest.json is malformed: {}", e)))?;
+        let m = Manifest::from_json(v).map_err(|e| SiftError::corrupt(msg!("manifest.json is malformed: {}", e)))?;
         m.validate()?;
         Ok(m)
     }
@@ -207,6 +232,9 @@ impl Manifest {
                     sift_base::error::Quoted(folder)
                 )));
             }
+        }
+        if let Some(d) = &self.delta {
+            self.validate_delta(d)?;
         }
         let mut next_doc = 0u32;
         let mut prev: Option<&DocShardRef> = None;
@@ -242,6 +270,26 @@ impl Manifest {
             if !is_safe_file_name(name) {
                 return Err(SiftError::corrupt(msg!("manifest names an unsafe shard file {}", sift_base::error::Quoted(name))));
             }
+        }
+        Ok(())
+    }
+
+    /// A delta must read as this bundle does (its language, its filter fields), hold only
+    /// what the engine merges (no vectors, no further delta, no other languages) and remove
+    /// only documents this bundle has.
+    fn validate_delta(&self, d: &Delta) -> Result<(), SiftError> {
+        if d.removed.windows(2).any(|w| w[0] >= w[1]) || d.removed.last().is_some_and(|&n| n >= self.doc_count) {
+            return Err(SiftError::corrupt("manifest delta removes documents out of order or that the bundle does not have"));
+        }
+        let Some((folder, m)) = &d.bundle else { return Ok(()) };
+        if !is_safe_file_name(folder) {
+            return Err(SiftError::corrupt(msg!("manifest delta names an unsafe folder {}", sift_base::error::Quoted(folder))));
+        }
+        if m.language != self.language || m.stop_words != self.stop_words || m.filter_fields != self.filter_fields {
+            return Err(SiftError::corrupt("manifest delta is analysed or filtered otherwise than its bundle"));
+        }
+        if m.delta.is_some() || m.vectors.is_some() || !m.languages.is_empty() {
+            return Err(SiftError::corrupt("manifest delta has vectors, a delta or languages of its own"));
         }
         Ok(())
     }

@@ -131,11 +131,12 @@ impl SiftEngine {
         done(self.engine.add_shard_inflated(file, bytes, payload).map(|()| Json::Null))
     }
 
-    /// The doc store's dictionary once the startup shard is added: `host.js` inflates the
-    /// doc shards compressed after it (codec 2) with it.
+    /// The dictionary `host.js` inflates the shard `file` with, if it is a doc shard
+    /// compressed after one (codec 2): its store's (a delta's doc shards have their own),
+    /// once that store's startup shard is added.
     #[wasm_bindgen(js_name = docDictionary)]
-    pub fn doc_dictionary(&self) -> Option<Vec<u8>> {
-        self.engine.doc_dictionary().map(<[u8]>::to_vec)
+    pub fn doc_dictionary(&self, file: &str) -> Option<Vec<u8>> {
+        self.engine.doc_dictionary_for(file).map(<[u8]>::to_vec)
     }
 
     /// `{"done": text}`: the text a request means, for a host that embeds queries with the

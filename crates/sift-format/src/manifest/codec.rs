@@ -188,7 +188,33 @@ impl Manifest {
                 Some(_) => return Err("languages must be an object".to_string()),
                 None => Vec::new(),
             },
+            delta: f.get("delta").map(Delta::from_json).transpose()?,
         })
+    }
+}
+
+impl Delta {
+    fn from_json(v: &Json) -> Result<Delta, String> {
+        let f = Fields::of(v, "delta", None)?;
+        let removed = f.list("removed", |x| {
+            json::as_u64(x).and_then(|n| u32::try_from(n).ok()).ok_or_else(|| msg!("delta removed must be doc numbers"))
+        })?;
+        let bundle = match (f.opt_str("folder")?, f.get("manifest")) {
+            (Some(folder), Some(m)) => Some((folder, Box::new(Manifest::of_json(m).map_err(|e| msg!("delta: {}", e.message))?))),
+            (None, None) => None,
+            _ => return Err("delta has a folder without a manifest or a manifest without a folder".to_string()),
+        };
+        Ok(Delta { bundle, removed })
+    }
+}
+
+impl ToJson for Delta {
+    fn to_json(&self) -> Json {
+        let mut m = vec![("removed", Json::from(&self.removed[..]), true)];
+        if let Some((folder, manifest)) = &self.bundle {
+            m.extend([("folder", Json::from(folder), true), ("manifest", manifest.to_json(), true)]);
+        }
+        members(m)
     }
 }
 
@@ -216,6 +242,7 @@ impl ToJson for Manifest {
             ("fold_table", self.fold_table.to_json(), self.fold_table.is_some()),
             ("vectors", self.vectors.to_json(), self.vectors.is_some()),
             ("encoder", self.encoder.to_json(), self.encoder.is_some()),
+            ("delta", self.delta.to_json(), self.delta.is_some()),
         ])
     }
 }

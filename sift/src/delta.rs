@@ -1,0 +1,315 @@
+//! The watcher's deltas: after a full build, each change to the sources is written as a
+//! delta beside the bundle (`sift_build::delta`): the pages added or edited since that
+//! build, as a small bundle in a folder of its own, and the base documents they replace or
+//! delete, named in the bundle's manifest. A change costs the changed pages' extraction and
+//! a bundle of them, whatever the site's size; the engine searches base and delta as one.
+//!
+//! Every delta holds every change since the full build (not just the latest), so it is
+//! written whole each time and the base never changes under it. Past a size
+//! ([`merge_at`]) the watcher builds the site in full instead, which leaves no delta.
+//!
+//! Nothing is lost to a kill: the delta's folder is written under a temporary name and
+//! renamed, then the manifest is replaced by a rename; a reader sees the old manifest (and
+//! the folders it names, kept one delta longer) or the new one.
+
+use crate::bundle_io::DiskBundle;
+use crate::sources;
+use crate::BuildArgs;
+use anyhow::{anyhow, Context as _, Result};
+use sift_build::BuildOptions;
+use sift_format::Manifest;
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// The sources' files, path → (size, modified): what the watcher compares.
+pub type Files = BTreeMap<PathBuf, (u64, Option<SystemTime>)>;
+
+/// The last full build: the files it read, its manifest, and the bundle it wrote (which
+/// says each page's document number: what a delta removes by).
+pub struct Base {
+    pub files: Files,
+    pub manifest: Manifest,
+    bundle: DiskBundle,
+}
+
+impl Base {
+    pub fn read(out: &Path, files: Files) -> Result<Base> {
+        let bytes = fs::read(out.join(sift_format::MANIFEST_FILE)).with_context(|| format!("cannot read {}", out.display()))?;
+        let mut manifest = Manifest::parse(&bytes).map_err(|e| anyhow!("{}", e.message))?;
+        manifest.delta = None;
+        let bundle = DiskBundle::of(out, &manifest.to_json_bytes()).map_err(|e| anyhow!("{}", e.message))?;
+        Ok(Base { files, manifest, bundle })
+    }
+}
+
+/// What a delta did, for the log.
+pub struct Written {
+    pub pages: usize,
+    pub removed: usize,
+    pub warnings: Vec<String>,
+}
+
+/// Changed pages past which the watcher builds the whole site instead of a delta: a
+/// delta is read whole by every first search, so it stays a small share of the site.
+pub fn merge_at(base_docs: u32) -> usize {
+    (base_docs as usize / 8).max(64)
+}
+
+/// Write the delta of `now` against `base` into the bundle at `args.out`: what it holds, or
+/// why the change is built in full instead.
+pub fn write(args: &BuildArgs, base: &mut Base, now: &Files) -> Result<Result<Written, &'static str>> {
+    let plan = match plan(args, base, now)? {
+        Ok(plan) => plan,
+        Err(why) => return Ok(Err(why)),
+    };
+    for step in &plan.steps {
+        step.run()?;
+    }
+    remove_deltas(&args.out, &plan.keep);
+    Ok(Ok(plan.written))
+}
+
+/// A delta made and ready to write.
+struct Plan {
+    steps: Vec<Step>,
+    /// The delta folders readers may use once it is written: its own and the one before
+    /// (a reader may have opened the previous manifest just before it was replaced).
+    keep: Vec<String>,
+    written: Written,
+}
+
+fn plan(args: &BuildArgs, base: &mut Base, now: &Files) -> Result<Result<Plan, &'static str>> {
+    let changed: Vec<&PathBuf> = now.iter().filter(|(p, v)| base.files.get(*p) != Some(v)).map(|(p, _)| p).collect();
+    let gone: Vec<&PathBuf> = base.files.keys().filter(|p| !now.contains_key(*p)).collect();
+    // Deltas hold pages of HTML and Markdown files, in the base's one language.
+    if !base.manifest.languages.is_empty() {
+        return Ok(Err("a site in several languages is built in full"));
+    }
+    if changed.iter().chain(&gone).any(|p| sources::is_corpus(p)) {
+        return Ok(Err("a JSONL corpus changed"));
+    }
+    let pages: Vec<(PathBuf, String)> = changed.iter().filter_map(|p| Some(((*p).clone(), sources::page_id(p, &args.sources)?))).collect();
+    if pages.len() > merge_at(base.manifest.doc_count) {
+        return Ok(Err("many pages changed since the last full build: merged"));
+    }
+    let opts = sources::SourceOptions {
+        selector: args.selector.clone(),
+        base_url: args.base_url.clone(),
+        exclude: vec![args.out.clone()],
+        max_file_bytes: args.max_file_bytes,
+        index_noindex: args.index_noindex,
+        progress: false,
+    };
+    let (docs, warnings) = sources::extract_files(&pages, &opts);
+    // The base's documents of every changed or deleted file: replaced or gone.
+    let bundle = &mut base.bundle;
+    let mut removed = Vec::new();
+    for p in changed.iter().chain(&gone) {
+        if !base.files.contains_key(*p) {
+            continue;
+        }
+        if let Some(id) = sources::page_id(p, &args.sources) {
+            if let Some(doc) = bundle.drive(|e| e.doc_number(&id)).map_err(|e| anyhow!("{}", e.message))? {
+                removed.push(doc);
+            }
+        }
+    }
+    let delta = if docs.is_empty() {
+        None
+    } else {
+        let opts = sift_build::delta::options(&base.manifest, BuildOptions::default()).map_err(|e| anyhow!("{}", e.message))?;
+        Some(sift_build::build(&docs, &opts).map_err(|e| anyhow!("{}", e.message))?)
+    };
+    let (n_pages, n_removed) = (docs.len(), removed.len());
+    let joined = sift_build::delta::joined(&base.manifest, delta.as_ref().map(|d| d.manifest.clone()), removed);
+    let shards = delta.as_ref().map(|d| (sift_build::delta::folder(&d.manifest), d.shards.as_slice()));
+    let steps = steps(&args.out, shards, &joined.to_json_bytes());
+    let keep = delta.as_ref().map(|d| sift_build::delta::folder(&d.manifest)).into_iter().chain(current_folder(&args.out)).collect();
+    Ok(Ok(Plan { steps, keep, written: Written { pages: n_pages, removed: n_removed, warnings } }))
+}
+
+/// The delta folder the bundle's manifest names now, if any.
+fn current_folder(out: &Path) -> Option<String> {
+    let m = Manifest::parse(&fs::read(out.join(sift_format::MANIFEST_FILE)).ok()?).ok()?;
+    m.delta?.bundle.map(|(folder, _)| folder)
+}
+
+/// One file system step of writing a delta.
+enum Step {
+    Mkdir(PathBuf),
+    /// Written and synced.
+    Write(PathBuf, Vec<u8>),
+    Rename(PathBuf, PathBuf),
+}
+
+impl Step {
+    fn run(&self) -> Result<()> {
+        match self {
+            Step::Mkdir(d) => {
+                let _ = fs::remove_dir_all(d);
+                fs::create_dir(d).with_context(|| format!("cannot create {}", d.display()))
+            }
+            Step::Write(p, bytes) => {
+                let mut f = fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
+                f.write_all(bytes).with_context(|| format!("cannot write {} (disk full?)", p.display()))?;
+                f.sync_all().with_context(|| format!("cannot sync {}", p.display()))
+            }
+            Step::Rename(a, b) => {
+                fs::rename(a, b).with_context(|| format!("cannot move {} to {}", a.display(), b.display()))?;
+                if let Some(d) = b.parent().and_then(|d| fs::File::open(d).ok()) {
+                    let _ = d.sync_all();
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The steps that write a delta into the bundle at `out`: its shards into its folder (under a
+/// temporary name, then renamed: the folder is named by its content, so one already there
+/// is this delta), then the manifest that names it, by a rename. A kill after any step
+/// leaves a bundle that answers as before or as after (`tests::…_kill_…`).
+fn steps(out: &Path, shards: Option<(String, &[(String, Vec<u8>)])>, manifest: &[u8]) -> Vec<Step> {
+    let pid = std::process::id();
+    let mut steps = Vec::new();
+    if let Some((folder, shards)) = shards.filter(|(folder, _)| !out.join(folder).is_dir()) {
+        let tmp = out.join(format!(".{folder}.tmp-{pid}"));
+        steps.push(Step::Mkdir(tmp.clone()));
+        steps.extend(shards.iter().map(|(name, bytes)| Step::Write(tmp.join(name), bytes.clone())));
+        steps.push(Step::Rename(tmp, out.join(folder)));
+    }
+    let tmp = out.join(format!(".manifest.json.tmp-{pid}"));
+    steps.push(Step::Write(tmp.clone(), manifest.to_vec()));
+    steps.push(Step::Rename(tmp, out.join(sift_format::MANIFEST_FILE)));
+    steps
+}
+
+/// Remove the delta folders other than `keep`, and what a killed writer left.
+fn remove_deltas(out: &Path, keep: &[String]) {
+    for entry in fs::read_dir(out).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let ours = name.starts_with("delta-") || name.starts_with(".delta-") || name.starts_with(".manifest.json.tmp-");
+        if ours && !keep.contains(&name) {
+            let _ = if entry.path().is_dir() { fs::remove_dir_all(entry.path()) } else { fs::remove_file(entry.path()) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(site: &Path, out: &Path) -> BuildArgs {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            build: BuildArgs,
+        }
+        let argv = ["sift", site.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-embedder", "-q"];
+        <Cli as clap::Parser>::try_parse_from(argv).expect("arguments").build
+    }
+
+    fn files(site: &Path) -> Files {
+        let mut out = Files::new();
+        for e in walkdir::WalkDir::new(site).into_iter().flatten().filter(|e| e.file_type().is_file()) {
+            let m = e.metadata().unwrap();
+            out.insert(e.path().to_path_buf(), (m.len(), m.modified().ok()));
+        }
+        out
+    }
+
+    fn ids(out: &Path, query: &str) -> Vec<String> {
+        let mut b = DiskBundle::open(out).unwrap_or_else(|e| panic!("{}", e.message));
+        let req = sift_engine::SearchRequest::new(query);
+        let r = b.drive(|e| e.search(&req, &sift_engine::Context::default())).unwrap_or_else(|e| panic!("{}", e.message));
+        r.results.into_iter().map(|h| h.id).collect()
+    }
+
+    fn copy(from: &Path, to: &Path) {
+        let _ = fs::remove_dir_all(to);
+        fs::create_dir_all(to).unwrap();
+        for e in walkdir::WalkDir::new(from).min_depth(1).into_iter().flatten() {
+            let dest = to.join(e.path().strip_prefix(from).unwrap());
+            if e.file_type().is_dir() {
+                fs::create_dir_all(&dest).unwrap();
+            } else {
+                fs::copy(e.path(), &dest).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn a_kill_after_any_step_of_a_delta_leaves_a_bundle_that_answers_as_before_or_as_after() {
+        let d = crate::sources::scratch("delta-kill");
+        let (site, out) = (d.join("site"), d.join("bundle"));
+        fs::create_dir_all(&site).unwrap();
+        fs::write(site.join("a.md"), "# Alpha\n\nThe wombat page.\n").unwrap();
+        fs::write(site.join("b.md"), "# Beta\n\nThe heron page.\n").unwrap();
+        let a = args(&site, &out);
+        crate::build(&a).unwrap();
+        let before = files(&site);
+        // An edit (a new word), and a page deleted.
+        fs::write(site.join("a.md"), "# Alpha\n\nThe platypus page.\n").unwrap();
+        fs::remove_file(site.join("b.md")).unwrap();
+        let now = files(&site);
+        let pristine = d.join("pristine");
+        copy(&out, &pristine);
+        let mut base = Base::read(&out, before.clone()).unwrap();
+        let n = match plan(&a, &mut base, &now).unwrap() {
+            Ok(p) => p.steps.len(),
+            Err(why) => panic!("{why}"),
+        };
+        assert!(n >= 4, "a folder and a manifest: {n} steps");
+        for k in 0..=n {
+            copy(&pristine, &out);
+            let mut base = Base::read(&out, before.clone()).unwrap();
+            let Ok(p) = plan(&a, &mut base, &now).unwrap() else { unreachable!() };
+            for step in &p.steps[..k] {
+                step.run().unwrap();
+            }
+            // Killed after step k: the old answers, or (the manifest replaced) the new ones.
+            let new = k == n;
+            assert_eq!(ids(&out, "wombat").is_empty(), new, "after {k} of {n} steps");
+            assert_eq!(ids(&out, "platypus").is_empty(), !new, "after {k} of {n} steps");
+            assert_eq!(ids(&out, "heron").is_empty(), new, "after {k} of {n} steps");
+            // The next change is written whatever the kill left.
+            let mut base = Base::read(&out, before.clone()).unwrap();
+            write(&a, &mut base, &now).unwrap().unwrap_or_else(|why| panic!("{why}"));
+            assert_eq!(ids(&out, "platypus"), ["a.md"]);
+            assert!(ids(&out, "heron").is_empty() && ids(&out, "wombat").is_empty());
+            let left: Vec<String> = fs::read_dir(&out)
+                .unwrap()
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|f| f.starts_with('.'))
+                .collect();
+            assert!(left.is_empty(), "a killed write's files are removed: {left:?}");
+        }
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_page_that_cannot_be_read_is_left_out_with_a_warning_and_read_again_when_it_changes() {
+        let d = crate::sources::scratch("delta-unreadable");
+        let (site, out) = (d.join("site"), d.join("bundle"));
+        fs::create_dir_all(&site).unwrap();
+        fs::write(site.join("a.md"), "# Alpha\n\nThe wombat page.\n").unwrap();
+        let a = args(&site, &out);
+        crate::build(&a).unwrap();
+        let mut base = Base::read(&out, files(&site)).unwrap();
+        // Half written: not UTF-8 text, as a binary or a file cut mid-character is.
+        fs::write(site.join("b.md"), [0xff, 0xfe, 0x00, 0x41]).unwrap();
+        let w = write(&a, &mut base, &files(&site)).unwrap().unwrap_or_else(|why| panic!("{why}"));
+        assert_eq!(w.pages, 0);
+        assert!(w.warnings.iter().any(|x| x.contains("b.md")), "{:?}", w.warnings);
+        assert_eq!(ids(&out, "wombat"), ["a.md"], "the rest still answers");
+        fs::write(site.join("b.md"), "# Beta\n\nThe heron page.\n").unwrap();
+        let w = write(&a, &mut base, &files(&site)).unwrap().unwrap_or_else(|why| panic!("{why}"));
+        assert_eq!(w.pages, 1);
+        assert_eq!(ids(&out, "heron"), ["b.md"]);
+        let _ = fs::remove_dir_all(&d);
+    }
+}
