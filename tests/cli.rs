@@ -564,5 +564,7 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+#[path = "cli/incremental.rs"]
+mod incremental;
 #[path = "cli/model.rs"]
 mod model;

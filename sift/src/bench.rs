@@ -164,6 +164,7 @@ pub fn run(a: &BenchArgs) -> Result<()> {
         doc_part_kb: sift_build::BuildOptions::default().doc_part_target / 1024,
         term_shard_kb: sift_build::BuildOptions::default().term_shard_target / 1024,
         quiet: true,
+        incremental: false,
     })?;
     let sift_sizes = dir_sizes(&sift_out)?;
     println!("site: {} ({} HTML pages indexed)", a.site.display(), build.docs);

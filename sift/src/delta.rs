@@ -24,8 +24,46 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-/// The sources' files, path → (size, modified): what the watcher compares.
-pub type Files = BTreeMap<PathBuf, (u64, Option<SystemTime>)>;
+/// The sources' files, path → what each holds: what a delta is the change of.
+pub type Files = BTreeMap<PathBuf, Stamp>;
+
+/// What a file holds as a change is told: its size and modification time (the watcher:
+/// cheap, and the files are edited on this machine), or its size and a hash of its content
+/// (an incremental build: a checkout gives every file a new time).
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub enum Stamp {
+    Modified(u64, Option<SystemTime>),
+    Content(u64, String),
+}
+
+/// Every file under the sources that a build reads or might read (hidden files and the
+/// bundle itself left out), stamped by content when `content`, else by time.
+pub fn files(sources: &[PathBuf], out: &Path, content: bool) -> Files {
+    let out = fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
+    let mut files = BTreeMap::new();
+    for src in sources {
+        let walker = walkdir::WalkDir::new(src).follow_links(false).into_iter().filter_entry(|e| {
+            let hidden = e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.');
+            // Only a directory can be the bundle: files are not canonicalized on every poll.
+            !hidden && !(e.file_type().is_dir() && fs::canonicalize(e.path()).is_ok_and(|c| c == out))
+        });
+        for e in walker.flatten() {
+            let Ok(m) = e.metadata() else { continue };
+            if !m.is_file() {
+                continue;
+            }
+            let stamp = if content {
+                // A file that cannot be read is stamped as empty: read (and warned of) by the build.
+                let hash = fs::read(e.path()).map(|b| blake3::hash(&b).to_hex()[..32].to_string()).unwrap_or_default();
+                Stamp::Content(m.len(), hash)
+            } else {
+                Stamp::Modified(m.len(), m.modified().ok())
+            };
+            files.insert(e.path().to_path_buf(), stamp);
+        }
+    }
+    files
+}
 
 /// The last full build: the files it read, its manifest, and the bundle it wrote (which
 /// says each page's document number: what a delta removes by).
@@ -45,10 +83,16 @@ impl Base {
     }
 }
 
-/// What a delta did, for the log.
+/// What a delta holds, for the log.
 pub struct Written {
+    /// Pages in the delta, and base documents it replaces or removes.
     pub pages: usize,
     pub removed: usize,
+    /// Documents that answer now.
+    pub docs: usize,
+    /// The delta's shards and their bytes.
+    pub shards: usize,
+    pub bytes: u64,
     pub warnings: Vec<String>,
 }
 
@@ -128,7 +172,103 @@ fn plan(args: &BuildArgs, base: &mut Base, now: &Files) -> Result<Result<Plan, &
     let shards = delta.as_ref().map(|d| (sift_build::delta::folder(&d.manifest), d.shards.as_slice()));
     let steps = steps(&args.out, shards, &joined.to_json_bytes());
     let keep = delta.as_ref().map(|d| sift_build::delta::folder(&d.manifest)).into_iter().chain(current_folder(&args.out)).collect();
-    Ok(Ok(Plan { steps, keep, written: Written { pages: n_pages, removed: n_removed, warnings } }))
+    let (shards, bytes) = delta.as_ref().map_or((0, 0), |d| (d.shards.len(), d.shards.iter().map(|(_, b)| b.len() as u64).sum()));
+    let docs = base.manifest.doc_count as usize - n_removed + n_pages;
+    Ok(Ok(Plan { steps, keep, written: Written { pages: n_pages, removed: n_removed, docs, shards, bytes, warnings } }))
+}
+
+/// `sift build --incremental`: the changes since the last full build of `--out` with these
+/// settings, written as a delta beside it — when the cache has that build's record and
+/// the bundle is still the one it wrote. Otherwise (or when the change is not one a delta
+/// holds) `Ok(Err(why))`: build in full, then [`record`] what it read.
+pub fn incremental(a: &BuildArgs, now: &Files) -> Result<Result<Written, String>> {
+    let Some(record) = fs::read(record_path(&a.out)).ok().and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok()) else {
+        return Ok(Err("no earlier build of this --out to add to".into()));
+    };
+    if record["settings"].as_str() != Some(settings(a).as_str()) {
+        return Ok(Err("the build's settings changed".into()));
+    }
+    let Ok(bytes) = fs::read(a.out.join(sift_format::MANIFEST_FILE)) else { return Ok(Err("no bundle at --out".into())) };
+    let Ok(mut manifest) = Manifest::parse(&bytes) else { return Ok(Err("the bundle at --out cannot be read".into())) };
+    manifest.delta = None;
+    if record["manifest"].as_str() != Some(manifest_key(&manifest).as_str()) {
+        return Ok(Err("the bundle at --out is not the one the last build wrote".into()));
+    }
+    let mut built = Files::new();
+    for f in record["files"].as_array().into_iter().flatten() {
+        if let (Some(p), Some(n), Some(h)) = (f[0].as_str(), f[1].as_u64(), f[2].as_str()) {
+            built.insert(PathBuf::from(p), Stamp::Content(n, h.to_string()));
+        }
+    }
+    let bundle = DiskBundle::of(&a.out, &manifest.to_json_bytes()).map_err(|e| anyhow!("{}", e.message))?;
+    let mut base = Base { files: built, manifest, bundle };
+    Ok(write(a, &mut base, now)?.map_err(str::to_string))
+}
+
+/// After a full `sift build --incremental`: what it read (`files`, stamped by content
+/// before it read them) and what it wrote, for the next run to add to.
+pub fn record(a: &BuildArgs, files: &Files) -> Result<()> {
+    let bytes = fs::read(a.out.join(sift_format::MANIFEST_FILE))?;
+    let manifest = Manifest::parse(&bytes).map_err(|e| anyhow!("{}", e.message))?;
+    let files: Vec<serde_json::Value> = files
+        .iter()
+        .filter_map(|(p, stamp)| match stamp {
+            Stamp::Content(n, h) => Some(serde_json::json!([p.to_string_lossy(), n, h])),
+            Stamp::Modified(..) => None,
+        })
+        .collect();
+    let v = serde_json::json!({"settings": settings(a), "manifest": manifest_key(&manifest), "files": files});
+    let path = record_path(&a.out);
+    fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).with_context(|| format!("cannot create {}", path.display()))?;
+    let tmp = path.with_extension("tmp");
+    fs::write(&tmp, serde_json::to_vec(&v)?).with_context(|| format!("cannot write {}", tmp.display()))?;
+    fs::rename(&tmp, &path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+/// Where an incremental build's record of `out` is kept: in the cache (beside the embedding
+/// cache, which a CI job keeps too), not in the bundle, which a site deploys.
+fn record_path(out: &Path) -> PathBuf {
+    let out = fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
+    let key = blake3::hash(out.to_string_lossy().as_bytes()).to_hex()[..16].to_string();
+    sift_build::semantic::cache::cache_root().join("builds").join(format!("{key}.json"))
+}
+
+fn manifest_key(m: &Manifest) -> String {
+    blake3::hash(&m.to_json_bytes()).to_hex()[..32].to_string()
+}
+
+/// Everything a build's output depends on but the sources' content: another value builds
+/// in full.
+fn settings(a: &BuildArgs) -> String {
+    let sources: Vec<String> =
+        a.sources.iter().map(|p| fs::canonicalize(p).unwrap_or_else(|_| p.clone()).to_string_lossy().into_owned()).collect();
+    let model = a.embedder.clone().or_else(crate::embedding::default_model).filter(|_| !a.no_embedder);
+    serde_json::json!([
+        env!("CARGO_PKG_VERSION"),
+        sources,
+        a.language,
+        a.selector,
+        a.base_url,
+        a.filter_fields,
+        a.max_file_bytes,
+        a.index_noindex,
+        a.k1,
+        a.field_weights,
+        a.field_b,
+        model,
+        a.copy_model,
+        a.vector_dim,
+        a.vector_lists,
+        a.vector_probe,
+        a.no_encoder,
+        a.model_budget,
+        a.full_model,
+        a.doc_shard_kb,
+        a.doc_part_kb,
+        a.term_shard_kb,
+    ])
+    .to_string()
 }
 
 /// The delta folder the bundle's manifest names now, if any.
@@ -212,13 +352,8 @@ mod tests {
         <Cli as clap::Parser>::try_parse_from(argv).expect("arguments").build
     }
 
-    fn files(site: &Path) -> Files {
-        let mut out = Files::new();
-        for e in walkdir::WalkDir::new(site).into_iter().flatten().filter(|e| e.file_type().is_file()) {
-            let m = e.metadata().unwrap();
-            out.insert(e.path().to_path_buf(), (m.len(), m.modified().ok()));
-        }
-        out
+    fn stamps(site: &Path) -> Files {
+        files(&[site.to_path_buf()], Path::new("/nonexistent"), false)
     }
 
     fn ids(out: &Path, query: &str) -> Vec<String> {
@@ -250,11 +385,11 @@ mod tests {
         fs::write(site.join("b.md"), "# Beta\n\nThe heron page.\n").unwrap();
         let a = args(&site, &out);
         crate::build(&a).unwrap();
-        let before = files(&site);
+        let before = stamps(&site);
         // An edit (a new word), and a page deleted.
         fs::write(site.join("a.md"), "# Alpha\n\nThe platypus page.\n").unwrap();
         fs::remove_file(site.join("b.md")).unwrap();
-        let now = files(&site);
+        let now = stamps(&site);
         let pristine = d.join("pristine");
         copy(&out, &pristine);
         let mut base = Base::read(&out, before.clone()).unwrap();
@@ -299,15 +434,15 @@ mod tests {
         fs::write(site.join("a.md"), "# Alpha\n\nThe wombat page.\n").unwrap();
         let a = args(&site, &out);
         crate::build(&a).unwrap();
-        let mut base = Base::read(&out, files(&site)).unwrap();
+        let mut base = Base::read(&out, stamps(&site)).unwrap();
         // Half written: not UTF-8 text, as a binary or a file cut mid-character is.
         fs::write(site.join("b.md"), [0xff, 0xfe, 0x00, 0x41]).unwrap();
-        let w = write(&a, &mut base, &files(&site)).unwrap().unwrap_or_else(|why| panic!("{why}"));
+        let w = write(&a, &mut base, &stamps(&site)).unwrap().unwrap_or_else(|why| panic!("{why}"));
         assert_eq!(w.pages, 0);
         assert!(w.warnings.iter().any(|x| x.contains("b.md")), "{:?}", w.warnings);
         assert_eq!(ids(&out, "wombat"), ["a.md"], "the rest still answers");
         fs::write(site.join("b.md"), "# Beta\n\nThe heron page.\n").unwrap();
-        let w = write(&a, &mut base, &files(&site)).unwrap().unwrap_or_else(|why| panic!("{why}"));
+        let w = write(&a, &mut base, &stamps(&site)).unwrap().unwrap_or_else(|why| panic!("{why}"));
         assert_eq!(w.pages, 1);
         assert_eq!(ids(&out, "heron"), ["b.md"]);
         let _ = fs::remove_dir_all(&d);

@@ -10,10 +10,9 @@
 //! servers reading the bundle (`sift mcp`, `sift serve`) see the old one or the new one,
 //! never half of one. A failed change keeps the last good bundle and says why.
 
-use crate::delta::{self, Files};
+use crate::delta::{self, Files, Stamp};
 use crate::BuildArgs;
 use anyhow::Result;
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -45,26 +44,8 @@ pub struct WatchState {
 
 pub type Shared = Arc<Mutex<WatchState>>;
 
-/// Every file under the sources that a build reads or might read (hidden files and the
-/// bundle itself left out): path → (size, modified).
 fn snapshot(sources: &[PathBuf], out: &Path) -> Files {
-    let out = fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
-    let mut files = BTreeMap::new();
-    for src in sources {
-        let walker = walkdir::WalkDir::new(src).follow_links(false).into_iter().filter_entry(|e| {
-            let hidden = e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.');
-            // Only a directory can be the bundle: files are not canonicalized on every poll.
-            !hidden && !(e.file_type().is_dir() && fs::canonicalize(e.path()).is_ok_and(|c| c == out))
-        });
-        for e in walker.flatten() {
-            if let Ok(m) = e.metadata() {
-                if m.is_file() {
-                    files.insert(e.path().to_path_buf(), (m.len(), m.modified().ok()));
-                }
-            }
-        }
-    }
-    files
+    delta::files(sources, out, false)
 }
 
 /// One full build, recorded in `state`; errors are reported, not returned. `files`: the
@@ -117,8 +98,7 @@ fn update(args: &BuildArgs, state: &Shared, why: &str, base: Option<delta::Base>
             }
             let mut s = state.lock().expect("watch state");
             s.builds += 1;
-            let docs = base.manifest.doc_count as usize - w.removed + w.pages;
-            s.last_ok = Some((docs, t.elapsed().as_secs_f64(), unix_now()));
+            s.last_ok = Some((w.docs, t.elapsed().as_secs_f64(), unix_now()));
             s.last_error = None;
             let words_only = if base.manifest.vectors.is_some() { " (found by their words until the next full build)" } else { "" };
             eprintln!(
@@ -156,7 +136,7 @@ pub fn watch_loop(args: &BuildArgs, poll: Duration, state: &Shared, initial: boo
             std::thread::sleep(poll);
             let mut moved = false;
             for (path, was) in settled.iter_mut().filter(|(p, v)| seen.get(*p) != Some(*v)) {
-                let is = fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| (m.len(), m.modified().ok()));
+                let is = fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| Stamp::Modified(m.len(), m.modified().ok()));
                 moved |= is.as_ref() != Some(was);
                 if let Some(is) = is {
                     *was = is;
