@@ -27,8 +27,10 @@ WORD="quetzalflux$RANDOM"
 sed -i "0,/<\/h1>/s//<\/h1><p>The $WORD setting.<\/p>/" "$EDITED"
 rm -f "$GONE"
 /usr/bin/time -f "incremental build (one page edited, one deleted): %e s wall, %M KB peak" "$SIFT" build "$COPY" --out "$OUT" --incremental
-"$SIFT" search "$OUT" "$WORD" --limit 3 | head -2
-if "$SIFT" search "$OUT" "BTreeSet" --limit 50 | grep -q "\[std/collections/struct.BTreeSet.html"; then
+# (Read whole, then cut: `head` closing the pipe early would fail the script.)
+FOUND="$("$SIFT" search "$OUT" "$WORD" --limit 3)"
+echo "$FOUND" | sed -n 1,2p
+if "$SIFT" search "$OUT" "BTreeSet" --limit 50 | grep "\[std/collections/struct.BTreeSet.html" >/dev/null; then
   echo "bench: the deleted page still answers" >&2
   exit 1
 fi

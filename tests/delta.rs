@@ -24,7 +24,7 @@ fn with_delta(base: &BuiltBundle, changed: &[SourceDoc], gone: &[&str]) -> (Engi
         let opts = sift_build::delta::options(&base.manifest, BuildOptions::default()).expect("options");
         sift_build::build(changed, &opts).expect("delta builds")
     });
-    let manifest = sift_build::delta::joined(&base.manifest, delta.as_ref().map(|d| d.manifest.clone()), removed);
+    let manifest = sift_build::delta::joined(&base.manifest, delta.as_ref().map(|d| d.manifest.clone()), removed, None);
     let mut files = base.shards.clone();
     if let Some(d) = &delta {
         let folder = sift_build::delta::folder(&d.manifest);
@@ -158,7 +158,7 @@ fn a_delta_that_only_deletes_needs_no_folder_and_hides_the_page() {
     let base = built(&before);
     let (joined, files, _) = with_delta(&base, &[], &[deleted]);
     assert_eq!(files.len(), base.shards.len());
-    let manifest = String::from_utf8(sift_build::delta::joined(&base.manifest, None, vec![0]).to_json_bytes()).expect("text");
+    let manifest = String::from_utf8(sift_build::delta::joined(&base.manifest, None, vec![0], None).to_json_bytes()).expect("text");
     assert!(manifest.contains(r#""delta":{"removed":[0]}"#), "{manifest}");
     for q in ["cache", "tokens", "deploy"] {
         assert!(!ids(&search(&joined, q)).iter().any(|i| i == deleted), "{q}");
@@ -216,6 +216,10 @@ fn a_delta_that_does_not_fit_its_bundle_is_refused_with_a_clear_error() {
         ),
         (text.replacen(r#""folder":"delta-"#, r#""folder":"../delta-"#, 1), "unsafe folder"),
         (
+            text.replacen(r#""folder":"delta-"#, r#""vectors":{"file":"l-x.bin","bytes":1,"crc32":1},"folder":"delta-"#, 1),
+            "not a listed file of a bundle with vectors",
+        ),
+        (
             format!(r#"{}"language":"de"{}"#, &text[..inner_language], &text[inner_language + r#""language":"en""#.len()..]),
             "analysed or filtered otherwise",
         ),
@@ -229,4 +233,53 @@ fn a_delta_that_does_not_fit_its_bundle_is_refused_with_a_clear_error() {
         assert_eq!(e.code, "bundle_corrupt", "{why}");
         assert!(e.message.contains(why), "{why}: {}", e.message);
     }
+}
+
+#[test]
+fn a_deltas_pages_are_found_by_meaning_in_the_bundles_own_space() {
+    // The frozen bundle has vectors and a static encoder: the base.
+    let dir = sift_tests::repo_root().join("tests/frozen/v18/bundle");
+    let manifest_bytes = std::fs::read(dir.join("manifest.json")).expect("frozen manifest");
+    let base_manifest = sift_format::Manifest::parse(&manifest_bytes).expect("parses");
+    let mut base = Engine::new(&manifest_bytes).expect("opens");
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    // (The vector index names its children once loaded: ask again until nothing is new.)
+    while let Some(name) = base.all_files().into_iter().find(|f| !files.iter().any(|(n, _)| n == f)) {
+        let bytes = std::fs::read(dir.join(&name)).expect("shard");
+        base.add_shard(&name, &bytes).expect("loads");
+        files.push((name, bytes));
+    }
+    let found = |e: &Engine, q: &str| -> Vec<String> {
+        let req = SearchRequest { mode: Some("semantic".into()), limit: Some(50), ..SearchRequest::new(q) };
+        ids(&run(e, &req).expect("semantic search"))
+    };
+    let gone = found(&base, "cache")[0].clone();
+    let page = page(
+        "guides/otters.md",
+        "Otters and rivers",
+        "Otters swim in cold rivers and eat fish; a family of otters shares one den by the river bank.",
+    );
+    let opts = sift_build::delta::options(&base_manifest, BuildOptions::default()).expect("options");
+    let delta = sift_build::build(std::slice::from_ref(&page), &opts).expect("delta builds");
+    // Each chunk as the base's encoder embeds it (what the watcher does).
+    let chunks: Vec<(u32, Vec<f32>)> = sift_build::chunk::chunks_of(&page)
+        .iter()
+        .filter_map(|t| match base.embed_query(t, None).expect("embeds") {
+            Step::Done(v) => v.map(|v| (0, v)),
+            Step::Need(f) => panic!("asked for {f:?}"),
+        })
+        .collect();
+    assert!(!chunks.is_empty());
+    let dim = base_manifest.vectors.as_ref().expect("vectors").dim as usize;
+    let (entry, list) = sift_build::delta::vector_list(dim, &chunks).expect("a vector list");
+    let number = match base.doc_number(&gone).expect("lookup") {
+        Step::Done(n) => n.expect("a page of the base"),
+        Step::Need(f) => panic!("asked for {f:?}"),
+    };
+    let joined = sift_build::delta::joined(&base_manifest, Some(delta.manifest.clone()), vec![number], Some(entry));
+    let folder = sift_build::delta::folder(&delta.manifest);
+    files.extend(delta.shards.iter().chain([&list]).map(|(n, b)| (format!("{folder}/{n}"), b.clone())));
+    let joined = loaded(&joined.to_json_bytes(), &files);
+    assert_eq!(found(&joined, "otters living by a river").first().map(String::as_str), Some("guides/otters.md"));
+    assert!(!found(&joined, "cache").contains(&gone), "a removed page is not found by meaning either");
 }

@@ -100,9 +100,9 @@ pub struct BuildArgs {
     #[arg(long, short)]
     pub quiet: bool,
     /// Write what changed since the last full build of --out (with the same settings) as
-    /// a delta beside it, reading only the changed pages: they are found by their words
-    /// until the next full build, which this does itself past an eighth of the site, or
-    /// when the settings change. Without it every page is read and indexed again.
+    /// a delta beside it, reading only the changed pages (their vectors made by the
+    /// bundle's encoder); past an eighth of the site, or when the settings change, it
+    /// builds in full. Without it every page is read and indexed again.
     #[arg(long)]
     pub incremental: bool,
 }
@@ -131,7 +131,7 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
                 BuildReport { docs: w.docs, files: files.len(), bytes: w.bytes, shards: w.shards, seconds: t0.elapsed().as_secs_f64() };
             if !a.quiet {
                 eprintln!(
-                    "{} page(s) changed since the last full build of {} ({} replaced or removed): written beside it as a delta in {:.2}s ({} shards, {:.1} KB); found by their words until the next full build",
+                    "{} page(s) changed since the last full build of {} ({} replaced or removed): written beside it as a delta in {:.2}s ({} shards, {:.1} KB)",
                     w.pages,
                     a.out.display(),
                     w.removed,

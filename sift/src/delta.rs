@@ -161,20 +161,57 @@ fn plan(args: &BuildArgs, base: &mut Base, now: &Files) -> Result<Result<Plan, &
             }
         }
     }
-    let delta = if docs.is_empty() {
+    let mut delta = if docs.is_empty() {
         None
     } else {
         let opts = sift_build::delta::options(&base.manifest, BuildOptions::default()).map_err(|e| anyhow!("{}", e.message))?;
         Some(sift_build::build(&docs, &opts).map_err(|e| anyhow!("{}", e.message))?)
     };
+    // With vectors: the changed pages' chunks embedded by the bundle's own encoder, in its
+    // space, as one list in the delta's folder.
+    let mut vectors = None;
+    if let (Some(d), Some(v), Some(_)) = (delta.as_mut(), &base.manifest.vectors, &base.manifest.encoder) {
+        let chunks = chunk_vectors(bundle, d, &docs)?;
+        if !chunks.is_empty() {
+            let (entry, file) = sift_build::delta::vector_list(v.dim as usize, &chunks).map_err(|e| anyhow!("{}", e.message))?;
+            d.shards.push(file);
+            vectors = Some(entry);
+        }
+    }
     let (n_pages, n_removed) = (docs.len(), removed.len());
-    let joined = sift_build::delta::joined(&base.manifest, delta.as_ref().map(|d| d.manifest.clone()), removed);
+    let joined = sift_build::delta::joined(&base.manifest, delta.as_ref().map(|d| d.manifest.clone()), removed, vectors);
     let shards = delta.as_ref().map(|d| (sift_build::delta::folder(&d.manifest), d.shards.as_slice()));
     let steps = steps(&args.out, shards, &joined.to_json_bytes());
     let keep = delta.as_ref().map(|d| sift_build::delta::folder(&d.manifest)).into_iter().chain(current_folder(&args.out)).collect();
     let (shards, bytes) = delta.as_ref().map_or((0, 0), |d| (d.shards.len(), d.shards.iter().map(|(_, b)| b.len() as u64).sum()));
     let docs = base.manifest.doc_count as usize - n_removed + n_pages;
     Ok(Ok(Plan { steps, keep, written: Written { pages: n_pages, removed: n_removed, docs, shards, bytes, warnings } }))
+}
+
+/// Each chunk of the delta's pages (`sift_build::chunk`, as a full build cuts them) as the
+/// base's static encoder embeds it, by the delta's document numbers, in order.
+fn chunk_vectors(base: &mut DiskBundle, delta: &sift_build::BuiltBundle, docs: &[sift_base::SourceDoc]) -> Result<Vec<(u32, Vec<f32>)>> {
+    let fail = |e: sift_engine::SiftError| anyhow!("{}", e.message);
+    let mut numbered = sift_engine::Engine::new(&delta.manifest_bytes()).map_err(fail)?;
+    for (name, bytes) in &delta.shards {
+        numbered.add_shard(name, bytes).map_err(fail)?;
+    }
+    let mut out = Vec::new();
+    for doc in docs {
+        let Some(n) = numbered
+            .drive(|e| e.doc_number(&doc.id), |f| Err(sift_engine::SiftError::internal(format!("{f} is not built"))))
+            .map_err(fail)?
+        else {
+            continue;
+        };
+        for text in sift_build::chunk::chunks_of(doc) {
+            if let Some(v) = base.drive(|e| e.embed_query(&text, None)).map_err(fail)? {
+                out.push((n, v));
+            }
+        }
+    }
+    out.sort_by_key(|(n, _)| *n);
+    Ok(out)
 }
 
 /// `sift build --incremental`: the changes since the last full build of `--out` with these

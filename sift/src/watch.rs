@@ -100,7 +100,10 @@ fn update(args: &BuildArgs, state: &Shared, why: &str, base: Option<delta::Base>
             s.builds += 1;
             s.last_ok = Some((w.docs, t.elapsed().as_secs_f64(), unix_now()));
             s.last_error = None;
-            let words_only = if base.manifest.vectors.is_some() { " (found by their words until the next full build)" } else { "" };
+            let words_only = match (&base.manifest.vectors, &base.manifest.encoder) {
+                (Some(_), None) => " (found by their words until the next full build: the bundle has no encoder to embed them)",
+                _ => "",
+            };
             eprintln!(
                 "sift watch: {why}: {} page(s) since the last full build{words_only}, {} replaced or removed: written beside it in {:.2}s",
                 w.pages,

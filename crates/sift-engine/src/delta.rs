@@ -19,16 +19,22 @@
 //!
 //! The delta is small by design (the watcher merges it into a full build past a size), so
 //! a search reads all of it in its first round and no stage waits on its shards later.
+//! - **vectors**: the delta's chunk vectors (made by the base's encoder, in its space) are
+//!   one list searched beside whichever of the base's lists a query reads.
+//!
 //! What the joined view leaves out: word completion, typo tolerance and definitions by
-//! prefix enumerate the base's dictionary only (a word new in the delta is found as typed),
-//! and the delta has no vectors (its pages are found by their words).
+//! prefix enumerate the base's dictionary only (a word new in the delta is found as typed).
 
 use super::resolve::{Flow, Halt};
 use super::shards::{ShardId, Startup};
 use super::Engine;
 use crate::rank::NormTable;
+use sift_base::error::SiftError;
 use sift_format::docmeta::decode_len;
+use sift_format::frame::ShardKind;
 use sift_format::terms::PostingList;
+use sift_format::vectors::VectorSet;
+use sift_format::ShardRef;
 use std::sync::Arc;
 
 pub(crate) struct Delta {
@@ -42,6 +48,9 @@ pub(crate) struct Delta {
     pub removed: Vec<u32>,
     /// Whether the base's startup shard holds the delta's documents too.
     pub merged: bool,
+    /// The delta's chunk vectors in the base's space (its manifest entry, and the list once
+    /// loaded): searched beside the base's lists, whatever their probe.
+    pub vectors: Option<(ShardRef, Option<VectorSet>)>,
 }
 
 impl Delta {
@@ -55,7 +64,32 @@ impl Delta {
     pub fn missing(&self) -> Vec<String> {
         let Some(e) = &self.engine else { return Vec::new() };
         let fold = e.manifest.fold_table.as_ref().map(|f| f.file.as_str());
-        e.registry.files().filter(|f| Some(*f) != fold && !e.is_loaded(f)).map(|f| [self.prefix.as_str(), f].concat()).collect()
+        let vectors = self.vectors.iter().filter(|(_, set)| cfg!(feature = "semantic") && set.is_none()).map(|(r, _)| r.file.as_str());
+        let files = e.registry.files().filter(|f| Some(*f) != fold && !e.is_loaded(f));
+        files.chain(vectors).map(|f| [self.prefix.as_str(), f].concat()).collect()
+    }
+
+    /// Whether `own` (a name within the delta) is its vector list.
+    pub fn is_vectors(&self, own: &str) -> bool {
+        self.vectors.as_ref().is_some_and(|(r, _)| r.file == own)
+    }
+
+    /// Add the delta's vector list: checked as any shard (the file against its manifest
+    /// entry, the header, the payload), its dimensions the base's, its documents the delta's.
+    pub fn add_vectors(&mut self, bytes: &[u8], payload: Option<Vec<u8>>, dim: usize) -> Result<(), SiftError> {
+        if !cfg!(feature = "semantic") {
+            return Err(super::shards::not_read(&self.prefix));
+        }
+        let docs = self.docs();
+        let Some((r, set)) = self.vectors.as_mut() else { return Err(SiftError::internal("the delta has no vectors")) };
+        let with = sift_format::Inflation { payload, dictionary: None };
+        let payload = sift_format::decode_shard_with(bytes, with, ShardKind::VectorList, r)?;
+        let list = VectorSet::decode(&payload, docs, 0)?;
+        if list.dim != dim {
+            return Err(SiftError::corrupt(msg!("the delta's vectors have {} dimensions, the bundle's {}", list.dim, dim)));
+        }
+        *set = Some(list);
+        Ok(())
     }
 
     /// Documents in the delta.
@@ -69,6 +103,12 @@ impl Engine {
     /// among them until the next build). Doc numbers run below it.
     pub(crate) fn doc_count(&self) -> u32 {
         self.manifest.doc_count + self.delta.as_ref().map_or(0, |d| d.docs())
+    }
+
+    /// The delta's chunk vectors and where its doc numbers start, once loaded.
+    pub(crate) fn delta_vectors(&self) -> Option<(&VectorSet, u32)> {
+        let d = self.delta.as_ref()?;
+        Some((d.vectors.as_ref()?.1.as_ref()?, d.first_doc))
     }
 
     /// Documents that answer: what idf counts.

@@ -148,7 +148,8 @@ impl Engine {
                     Some((folder, dm)) => ([folder.as_str(), "/"].concat(), Some(Engine::of((**dm).clone())?)),
                     None => (String::new(), None),
                 };
-                Some(Box::new(delta::Delta { engine, prefix, first_doc: m.doc_count, removed: d.removed.clone(), merged: false }))
+                let vectors = d.vectors.clone().map(|r| (r, None));
+                Some(Box::new(delta::Delta { engine, prefix, first_doc: m.doc_count, removed: d.removed.clone(), merged: false, vectors }))
             }
             None => None,
         };
@@ -211,7 +212,8 @@ impl Engine {
     pub fn all_files(&self) -> Vec<String> {
         let mut files: Vec<String> = self.registry.files().map(str::to_string).collect();
         if let Some(d) = &self.delta {
-            files.extend(d.engine.iter().flat_map(|e| e.all_files()).map(|f| [d.prefix.as_str(), &f].concat()));
+            let vectors = d.vectors.iter().filter(|_| cfg!(feature = "semantic")).map(|(r, _)| r.file.clone());
+            files.extend(d.engine.iter().flat_map(|e| e.all_files()).chain(vectors).map(|f| [d.prefix.as_str(), &f].concat()));
         }
         files
     }
@@ -233,6 +235,9 @@ impl Engine {
     }
 
     pub fn is_loaded(&self, file: &str) -> bool {
+        if let Some(d) = self.delta.as_ref().filter(|d| d.own(file).is_some_and(|own| d.is_vectors(own))) {
+            return d.vectors.as_ref().is_some_and(|(_, set)| set.is_some());
+        }
         if let Some((e, own)) = self.delta.as_ref().and_then(|d| Some((d.engine.as_ref()?, d.own(file)?))) {
             return e.is_loaded(own);
         }
@@ -252,7 +257,11 @@ impl Engine {
         if !cfg!(feature = "semantic") && self.manifest.vectors.as_ref().is_some_and(|v| v.index.file == file) {
             return Err(shards::not_read(file));
         }
+        let dim = self.manifest.vectors.as_ref().map_or(0, |v| v.dim as usize);
         if let Some(d) = self.delta.as_mut() {
+            if d.own(file).is_some_and(|own| d.is_vectors(own)) {
+                return d.add_vectors(bytes, payload, dim);
+            }
             if let (Some(own), Some(e)) = (d.own(file), d.engine.as_mut()) {
                 e.add_shard_inflated(own, bytes, payload)?;
                 self.merge_startups();

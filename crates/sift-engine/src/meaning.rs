@@ -278,6 +278,12 @@ fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists
             take(set.doc_of[i], cos);
         }
     }
+    // The pages changed since the build (a delta's list, small and read whole).
+    if let Some((set, first_doc)) = eng.delta_vectors() {
+        for (i, cos) in set.search(q, set.len()) {
+            take(set.doc_of[i] + first_doc, cos);
+        }
+    }
     // A navigation page (mostly links) ranks below content for the same match, by meaning
     // as by words: its prior multiplies the cosine as it multiplies BM25F.
     let meta = res.docmeta()?;

@@ -21,7 +21,8 @@
 //!  "fold_table"?: {file, bytes, crc32},
 //!  "vectors"?: {"model", "dim", "model_dim", "chunks", "index": {file, bytes, crc32}},
 //!  "encoder"?: {"dim", "rows_per_shard", "word_groups", "continuation_groups", "groups", "rows", "tokens", "texts"},
-//!  "delta"?: {"removed": [doc numbers], "folder"?: "delta-<hash>", "manifest"?: {a manifest}}}
+//!  "delta"?: {"removed": [doc numbers], "folder"?: "delta-<hash>", "manifest"?: {a manifest},
+//!             "vectors"?: {file, bytes, crc32}}}
 //! ```
 //!
 //! A **delta** is what changed since the bundle was built, kept beside it until the next
@@ -177,6 +178,10 @@ pub struct Delta {
     pub bundle: Option<(String, Box<Manifest>)>,
     /// This bundle's documents that no longer answer, in increasing order.
     pub removed: Vec<u32>,
+    /// The changed pages' chunk vectors in this bundle's space (the bundle's own encoder
+    /// made them), as one vector list in the delta's folder, numbered as the delta's
+    /// documents: when this bundle has vectors.
+    pub vectors: Option<ShardRef>,
 }
 
 impl Manifest {
@@ -275,13 +280,24 @@ impl Manifest {
     }
 
     /// A delta must read as this bundle does (its language, its filter fields), hold only
-    /// what the engine merges (no vectors, no further delta, no other languages) and remove
+    /// what the engine merges (no vector space, no further delta, no other languages; its
+    /// chunk vectors, in this bundle's space, listed beside it) and remove
     /// only documents this bundle has.
     fn validate_delta(&self, d: &Delta) -> Result<(), SiftError> {
         if d.removed.windows(2).any(|w| w[0] >= w[1]) || d.removed.last().is_some_and(|&n| n >= self.doc_count) {
             return Err(SiftError::corrupt("manifest delta removes documents out of order or that the bundle does not have"));
         }
-        let Some((folder, m)) = &d.bundle else { return Ok(()) };
+        let Some((folder, m)) = &d.bundle else {
+            return match d.vectors {
+                Some(_) => Err(SiftError::corrupt("manifest delta has vectors but no pages")),
+                None => Ok(()),
+            };
+        };
+        if let Some(v) = &d.vectors {
+            if self.vectors.is_none() || !is_safe_file_name(&v.file) || v.check.is_none() {
+                return Err(SiftError::corrupt("manifest delta's vectors are not a listed file of a bundle with vectors"));
+            }
+        }
         if !is_safe_file_name(folder) {
             return Err(SiftError::corrupt(msg!("manifest delta names an unsafe folder {}", sift_base::error::Quoted(folder))));
         }

@@ -204,7 +204,7 @@ impl Delta {
             (None, None) => None,
             _ => return Err("delta has a folder without a manifest or a manifest without a folder".to_string()),
         };
-        Ok(Delta { bundle, removed })
+        Ok(Delta { bundle, removed, vectors: f.get("vectors").map(ShardRef::from_json).transpose()? })
     }
 }
 
@@ -214,6 +214,7 @@ impl ToJson for Delta {
         if let Some((folder, manifest)) = &self.bundle {
             m.extend([("folder", Json::from(folder), true), ("manifest", manifest.to_json(), true)]);
         }
+        m.push(("vectors", self.vectors.to_json(), self.vectors.is_some()));
         members(m)
     }
 }
