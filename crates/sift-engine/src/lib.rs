@@ -141,15 +141,16 @@ impl Engine {
         Engine::of(Manifest::parse(manifest_bytes)?)
     }
 
-    fn of(m: Manifest) -> Result<Engine, SiftError> {
-        let delta = match &m.delta {
+    /// (The delta moves out of the manifest into the engine that searches it.)
+    fn of(mut m: Manifest) -> Result<Engine, SiftError> {
+        let delta = match m.delta.take() {
             Some(d) => {
-                let (prefix, engine) = match &d.bundle {
-                    Some((folder, dm)) => ([folder.as_str(), "/"].concat(), Some(Engine::of((**dm).clone())?)),
+                let (prefix, engine) = match d.bundle {
+                    Some((folder, dm)) => (folder + "/", Some(Engine::of(*dm)?)),
                     None => (String::new(), None),
                 };
-                let vectors = d.vectors.clone().map(|r| (r, None));
-                Some(Box::new(delta::Delta { engine, prefix, first_doc: m.doc_count, removed: d.removed.clone(), merged: false, vectors }))
+                let vectors = d.vectors.map(|r| (r, None));
+                Some(Box::new(delta::Delta { engine, prefix, first_doc: m.doc_count, removed: d.removed, merged: false, vectors }))
             }
             None => None,
         };
