@@ -97,7 +97,9 @@ pub struct Written {
 }
 
 /// Changed pages past which the watcher builds the whole site instead of a delta: a
-/// delta is read whole by every first search, so it stays a small share of the site.
+/// delta's postings and vector list are read beside the base's by every search that
+/// needs them, and a delta's term shards do not share the base's, so it stays a small
+/// share of the site.
 pub fn merge_at(base_docs: u32) -> usize {
     (base_docs as usize / 8).max(64)
 }

@@ -17,10 +17,11 @@
 //!   a clean build's but for the quantisation of the removed pages' lengths;
 //! - **removed documents**: excluded by every search's filter, and unknown to `get_document`.
 //!
-//! The delta is small by design (the watcher merges it into a full build past a size), so
-//! a search reads all of it in its first round and no stage waits on its shards later.
+//! A call reads the delta's startup shard with its first shards; the delta's other shards
+//! are read as the base's are, when a stage needs them (a term's postings, a page, the
+//! vector list with the base's lists), named with its folder so hosts fetch them as any.
 //! - **vectors**: the delta's chunk vectors (made by the base's encoder, in its space) are
-//!   one list searched beside whichever of the base's lists a query reads.
+//!   one list searched beside whichever of the base's lists a query reads, fetched with them.
 //!
 //! What the joined view leaves out: word completion, typo tolerance and definitions by
 //! prefix enumerate the base's dictionary only (a word new in the delta is found as typed).
@@ -59,14 +60,22 @@ impl Delta {
         file.strip_prefix(self.prefix.as_str()).filter(|_| self.engine.is_some())
     }
 
-    /// The delta's files not loaded yet, named as the host fetches them. (The fold table
-    /// is the base's business: it installs the same folds.)
+    /// What every call reads of the delta first, if not loaded yet, named as the host fetches
+    /// it: its startup shard (its documents' metadata, joined to the base's before anything
+    /// is scored). The rest it reads as it needs, as the base is read.
     pub fn missing(&self) -> Vec<String> {
         let Some(e) = &self.engine else { return Vec::new() };
-        let fold = e.manifest.fold_table.as_ref().map(|f| f.file.as_str());
-        let vectors = self.vectors.iter().filter(|(_, set)| cfg!(feature = "semantic") && set.is_none()).map(|(r, _)| r.file.as_str());
-        let files = e.registry.files().filter(|f| Some(*f) != fold && !e.is_loaded(f));
-        files.chain(vectors).map(|f| [self.prefix.as_str(), f].concat()).collect()
+        let startup = &e.manifest.startup.file;
+        if e.is_loaded(startup) {
+            return Vec::new();
+        }
+        vec![[self.prefix.as_str(), startup].concat()]
+    }
+
+    /// The delta's vector list, named as the host fetches it, while it is not loaded.
+    pub fn missing_vectors(&self) -> Option<String> {
+        let (r, set) = self.vectors.as_ref()?;
+        set.is_none().then(|| [self.prefix.as_str(), &r.file].concat())
     }
 
     /// Whether `own` (a name within the delta) is its vector list.

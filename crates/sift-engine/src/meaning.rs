@@ -8,7 +8,7 @@
 //! candidates).
 
 use super::collect::Filter;
-use super::resolve::{Flow, Resolver};
+use super::resolve::{Flow, Halt, Resolver};
 use super::score::{prior, sort_hits, Hit};
 use super::{shards::ShardId, Engine};
 use crate::params::RankingParams;
@@ -271,14 +271,26 @@ fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists
         Some(l) => l,
         None => nearest_lists(res, q, filter.admitted_fraction())?,
     };
-    res.require(lists.iter().map(|&l| ShardId::VectorList(l)))?;
+    // The delta's vector list (if any) is fetched with the base's lists: one round.
+    let lists_ready = res.require(lists.iter().map(|&l| ShardId::VectorList(l)));
+    if let Some(file) = eng.delta.as_ref().and_then(|d| d.missing_vectors()).filter(|_| cfg!(feature = "semantic")) {
+        return Err(match lists_ready {
+            Err(Halt::Need(mut files)) => {
+                files.push(file);
+                Halt::Need(files)
+            }
+            Err(e) => e,
+            Ok(()) => Halt::Need(vec![file]),
+        });
+    }
+    lists_ready?;
     for l in lists {
         let set = res.vector_list(l)?;
         for (i, cos) in set.search(q, set.len()) {
             take(set.doc_of[i], cos);
         }
     }
-    // The pages changed since the build (a delta's list, small and read whole).
+    // The pages changed since the build (a delta's list, searched whole: it is small).
     if let Some((set, first_doc)) = eng.delta_vectors() {
         for (i, cos) in set.search(q, set.len()) {
             take(set.doc_of[i] + first_doc, cos);

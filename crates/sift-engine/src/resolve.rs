@@ -55,7 +55,7 @@ impl<'a> Resolver<'a> {
     }
 
     fn require_missing(&self, mut missing: Vec<ShardId>) -> Flow<()> {
-        // The delta is read whole, with the first shards anything asks for.
+        // The delta's startup shard comes with the first shards anything asks for.
         let delta = self.eng.delta.as_ref().map(|d| d.missing()).unwrap_or_default();
         if missing.is_empty() && delta.is_empty() {
             return Ok(());
@@ -74,8 +74,8 @@ impl<'a> Resolver<'a> {
         Err(Halt::Need(missing.into_iter().map(name).chain(delta).collect()))
     }
 
-    /// Every shard of the delta is loaded (and its startup joined to the base's), or the
-    /// step halts asking for them: checked before documents or postings are read.
+    /// The delta's startup shard is loaded (and joined to the base's), or the step halts
+    /// asking for it: checked before documents are read or scored.
     pub fn require_delta(&self) -> Flow<()> {
         self.require_missing(Vec::new())
     }
