@@ -189,11 +189,11 @@ fn remove_stale(parent: &Path, name: &str) {
     if !proc_fs.join("self").exists() {
         return;
     }
-    let (tmp, old) = (format!(".{name}.tmp-"), format!(".{name}.old-"));
+    let (tmp, old, merge) = (format!(".{name}.tmp-"), format!(".{name}.old-"), format!(".{name}.merge-"));
     for entry in fs::read_dir(parent).into_iter().flatten().flatten() {
         let file = entry.file_name();
         let Some(file) = file.to_str() else { continue };
-        let Some(pid) = file.strip_prefix(&tmp).or_else(|| file.strip_prefix(&old)) else { continue };
+        let Some(pid) = file.strip_prefix(&tmp).or_else(|| file.strip_prefix(&old)).or_else(|| file.strip_prefix(&merge)) else { continue };
         if pid.parse::<u32>().is_ok() && !proc_fs.join(pid).exists() && entry.path().is_dir() {
             let _ = fs::remove_dir_all(entry.path());
         }

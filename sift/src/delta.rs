@@ -96,7 +96,13 @@ pub struct Written {
     pub warnings: Vec<String>,
 }
 
-/// Changed pages past which the watcher builds the whole site instead of a delta: a
+/// Pages that changed since the last full build (`base`), added or edited: what a delta
+/// of `now` would hold.
+pub fn pages_changed(args: &BuildArgs, base: &Base, now: &Files) -> usize {
+    now.iter().filter(|(p, v)| base.files.get(*p) != Some(*v) && sources::page_id(p, &args.sources).is_some()).count()
+}
+
+/// Changed pages past which the site is built in full again instead of growing the delta: a
 /// delta's postings and vector list are read beside the base's by every search that
 /// needs them, and a delta's term shards do not share the base's, so it stays a small
 /// share of the site.
@@ -138,9 +144,6 @@ fn plan(args: &BuildArgs, base: &mut Base, now: &Files) -> Result<Result<Plan, &
         return Ok(Err("a JSONL corpus changed"));
     }
     let pages: Vec<(PathBuf, String)> = changed.iter().filter_map(|p| Some(((*p).clone(), sources::page_id(p, &args.sources)?))).collect();
-    if pages.len() > merge_at(base.manifest.doc_count) {
-        return Ok(Err("many pages changed since the last full build: merged"));
-    }
     let opts = sources::SourceOptions {
         selector: args.selector.clone(),
         base_url: args.base_url.clone(),
@@ -241,6 +244,9 @@ pub fn incremental(a: &BuildArgs, now: &Files) -> Result<Result<Written, String>
     }
     let bundle = DiskBundle::of(&a.out, &manifest.to_json_bytes()).map_err(|e| anyhow!("{}", e.message))?;
     let mut base = Base { files: built, manifest, bundle };
+    if pages_changed(a, &base, now) > merge_at(base.manifest.doc_count) {
+        return Ok(Err("many pages changed since the last full build".into()));
+    }
     Ok(write(a, &mut base, now)?.map_err(str::to_string))
 }
 

@@ -87,9 +87,72 @@ fn unix_now() -> u64 {
     SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-/// A change: written as a delta of the last full build when it can be, else built in full.
-fn update(args: &BuildArgs, state: &Shared, why: &str, base: Option<delta::Base>, now: &Files) -> Option<delta::Base> {
+/// A full build of the site in the background, into a folder beside the bundle, while the
+/// watcher goes on writing deltas: the watcher swaps it in when it is done (so no delta is
+/// being written then) and writes the changes made meanwhile as a delta of it.
+pub struct Merge {
+    /// The sources as they were when it started.
+    files: Files,
+    dir: PathBuf,
+    done: std::thread::JoinHandle<Result<crate::BuildReport>>,
+}
+
+fn start_merge(args: &BuildArgs, files: &Files) -> Merge {
+    let name = args.out.file_name().map_or("bundle".into(), |n| n.to_string_lossy().into_owned());
+    let dir = args.out.with_file_name(format!(".{name}.merge-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    let mut a = args.clone();
+    a.out = dir.clone();
+    a.quiet = true;
+    Merge { files: files.clone(), dir, done: std::thread::spawn(move || crate::build(&a)) }
+}
+
+/// Swap a finished merge in: the bundle aside, the merge in its place, the old one removed.
+/// The new base, or None (and the bundle as it was) when the build or the swap failed.
+fn finish_merge(args: &BuildArgs, state: &Shared, m: Merge) -> Option<delta::Base> {
+    let report = match m.done.join() {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
+            eprintln!("sift watch: the full build in the background failed, the deltas stay: {e:#}");
+            state.lock().expect("watch state").last_error = Some(format!("{e:#}"));
+            let _ = fs::remove_dir_all(&m.dir);
+            return None;
+        }
+        Err(_) => return None,
+    };
+    let name = args.out.file_name().map_or("bundle".into(), |n| n.to_string_lossy().into_owned());
+    let old = args.out.with_file_name(format!(".{name}.old-{}", std::process::id()));
+    let swapped = fs::rename(&args.out, &old).and_then(|()| {
+        fs::rename(&m.dir, &args.out).inspect_err(|_| {
+            let _ = fs::rename(&old, &args.out);
+        })
+    });
+    let _ = fs::remove_dir_all(&old);
+    if let Err(e) = swapped {
+        eprintln!("sift watch: the full build in the background could not be swapped in, the deltas stay: {e}");
+        let _ = fs::remove_dir_all(&m.dir);
+        return None;
+    }
+    eprintln!("sift watch: merged: built {} documents in the background in {:.2}s", report.docs, report.seconds);
+    state.lock().expect("watch state").builds += 1;
+    delta::Base::read(&args.out, m.files).ok()
+}
+
+/// A change: written as a delta of the last full build when it can be, else built in full;
+/// past a size the delta is merged by a full build in the background (`merge`).
+fn update(
+    args: &BuildArgs,
+    state: &Shared,
+    why: &str,
+    base: Option<delta::Base>,
+    now: &Files,
+    merge: &mut Option<Merge>,
+) -> Option<delta::Base> {
     let Some(mut base) = base else { return build_once(args, state, why, now) };
+    if merge.is_none() && delta::pages_changed(args, &base, now) > delta::merge_at(base.manifest.doc_count) {
+        eprintln!("sift watch: many pages changed since the last full build: building the site in the background");
+        *merge = Some(start_merge(args, now));
+    }
     let t = Instant::now();
     match delta::write(args, &mut base, now) {
         Ok(Ok(w)) => {
@@ -125,8 +188,19 @@ fn update(args: &BuildArgs, state: &Shared, why: &str, base: Option<delta::Base>
 pub fn watch_loop(args: &BuildArgs, poll: Duration, state: &Shared, initial: bool) -> ! {
     let mut seen = snapshot(&args.sources, &args.out);
     let mut base = if initial { build_once(args, state, "start", &seen) } else { delta::Base::read(&args.out, seen.clone()).ok() };
+    let mut merge: Option<Merge> = None;
     loop {
         std::thread::sleep(poll);
+        if merge.as_ref().is_some_and(|m| m.done.is_finished()) {
+            if let Some(merged) = merge.take().and_then(|m| finish_merge(args, state, m)) {
+                // What changed while it was built: a delta of it.
+                let pending = merged.files != seen;
+                base = Some(merged);
+                if pending {
+                    base = update(args, state, "changes made during the merge", base, &seen, &mut merge);
+                }
+            }
+        }
         let now = snapshot(&args.sources, &args.out);
         if now == seen {
             continue;
@@ -153,7 +227,7 @@ pub fn watch_loop(args: &BuildArgs, poll: Duration, state: &Shared, initial: boo
         }
         let changed = changed_files(&seen, &settled);
         seen = settled;
-        base = update(args, state, &changed, base, &seen);
+        base = update(args, state, &changed, base, &seen, &mut merge);
     }
 }
 
