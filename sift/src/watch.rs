@@ -87,6 +87,12 @@ fn unix_now() -> u64 {
     SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
+/// How long writing a delta may take before the watcher merges it: an edit is searchable a
+/// poll to notice it, a poll to see it settle, this, and a search after it is written.
+/// Measured on the Python docs (`bench/results/2026-12-07-edits-in-a-second.md`): 8
+/// changed pages 0.09 s, 16 0.25 s, 32 0.37 s, 64 0.74 s.
+const DELTA_WRITE_BUDGET: Duration = Duration::from_millis(300);
+
 /// A full build of the site in the background, into a folder beside the bundle, while the
 /// watcher goes on writing deltas: the watcher swaps it in when it is done (so no delta is
 /// being written then) and writes the changes made meanwhile as a delta of it.
@@ -173,6 +179,13 @@ fn update(
                 w.removed,
                 t.elapsed().as_secs_f64()
             );
+            drop(s);
+            // Each change writes the delta again, whole: once that takes longer than an
+            // edit can wait, the site is built again in the background.
+            if merge.is_none() && t.elapsed() > DELTA_WRITE_BUDGET {
+                eprintln!("sift watch: the delta took {:.2}s to write: building the site in the background", t.elapsed().as_secs_f64());
+                *merge = Some(start_merge(args, now));
+            }
             Some(base)
         }
         Ok(Err(reason)) => build_once(args, state, &format!("{why} ({reason})"), now),
