@@ -10,16 +10,13 @@ source "$(dirname "$0")/../scripts/env.sh"
 cd "$SIFT_ROOT"
 scripts/setup-web.sh >/dev/null
 source bench/site.sh
-if [ ! -d /usr/share/doc/rust-doc/html ]; then
-  echo "bench: installing rust-doc (the Rust standard library's docs, 32,101 pages)"
-  (apt-get install -y rust-doc || (apt-get update && apt-get install -y rust-doc)) > /dev/null
-fi
+source bench/rust-doc-site.sh
 cargo build --quiet --release -p sift
 SIFT="$CARGO_TARGET_DIR/release/sift"
 [ -f www/dist/sift_wasm_keyword_bg.wasm.lzma ] || bash scripts/build-wasm.sh
 WORK="$CARGO_TARGET_DIR/bench/identifiers"
 mkdir -p "$WORK"
-for site in python-docs:/usr/share/doc/python3.11/html rust-doc:/usr/share/doc/rust-doc/html; do
+for site in python-docs:/usr/share/doc/python3.11/html "rust-doc:$RUST_DOC"; do
   name="${site%%:*}"
   dir="${site#*:}"
   echo "bench: $name: building Sift's keyword bundle and Pagefind's index"

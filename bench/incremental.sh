@@ -7,11 +7,8 @@
 set -euo pipefail
 source "$(dirname "$0")/../scripts/env.sh"
 cd "$SIFT_ROOT"
-SITE=/usr/share/doc/rust-doc/html
-if [ ! -d "$SITE" ]; then
-  echo "bench: installing rust-doc (the Rust standard library's docs, 32,101 pages)"
-  (apt-get install -y rust-doc || (apt-get update && apt-get install -y rust-doc)) > /dev/null
-fi
+source bench/rust-doc-site.sh
+SITE="$RUST_DOC"
 cargo build --quiet --release -p sift
 SIFT="$CARGO_TARGET_DIR/release/sift"
 "$SIFT" model fetch >/dev/null

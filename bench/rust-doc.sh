@@ -13,11 +13,8 @@ source "$(dirname "$0")/../scripts/env.sh"
 cd "$SIFT_ROOT"
 scripts/setup-web.sh >/dev/null
 source bench/site.sh
-SITE=/usr/share/doc/rust-doc/html
-if [ ! -d "$SITE" ]; then
-  echo "bench: installing rust-doc (the Rust standard library's docs, 32,101 pages)"
-  (apt-get install -y rust-doc || (apt-get update && apt-get install -y rust-doc)) > /dev/null
-fi
+source bench/rust-doc-site.sh
+SITE="$RUST_DOC"
 cargo build --quiet --release -p sift
 SIFT="$CARGO_TARGET_DIR/release/sift"
 [ -f www/dist/sift_wasm_bg.wasm.lzma ] || bash scripts/build-wasm.sh

@@ -152,16 +152,23 @@ pub fn build(a: &BuildArgs) -> Result<BuildReport> {
     Ok(report)
 }
 
+impl BuildArgs {
+    /// How these arguments read the sources (`progress`: a bar while extracting).
+    pub fn source_options(&self, progress: bool) -> sources::SourceOptions {
+        sources::SourceOptions {
+            selector: self.selector.clone(),
+            base_url: self.base_url.clone(),
+            exclude: vec![self.out.clone()],
+            max_file_bytes: self.max_file_bytes,
+            index_noindex: self.index_noindex,
+            progress,
+        }
+    }
+}
+
 fn build_all(a: &BuildArgs) -> Result<BuildReport> {
     let t0 = Instant::now();
-    let opts = sources::SourceOptions {
-        selector: a.selector.clone(),
-        base_url: a.base_url.clone(),
-        exclude: vec![a.out.clone()],
-        max_file_bytes: a.max_file_bytes,
-        index_noindex: a.index_noindex,
-        progress: !a.quiet,
-    };
+    let opts = a.source_options(!a.quiet);
     let steps = steps::Steps::default();
     steps.start("reading");
     let collected = sources::collect(&a.sources, &opts)?;

@@ -30,13 +30,13 @@ impl DiskBundle {
                 ),
             )
         })?;
-        DiskBundle::of(dir, &bytes)
+        Ok(DiskBundle { dir: dir.to_path_buf(), engine: Engine::new(&bytes)? })
     }
 
     /// The bundle in `dir` read through this manifest (the watcher's base: the manifest on
     /// disk may name a delta beside it).
-    pub fn of(dir: &Path, manifest: &[u8]) -> Result<DiskBundle, SiftError> {
-        Ok(DiskBundle { dir: dir.to_path_buf(), engine: Engine::new(manifest)? })
+    pub fn of(dir: &Path, manifest: sift_format::Manifest) -> Result<DiskBundle, SiftError> {
+        Ok(DiskBundle { dir: dir.to_path_buf(), engine: Engine::from_manifest(manifest)? })
     }
 
     /// Load every shard now (benchmarks of warm queries).

@@ -5,8 +5,9 @@
 //! a bundle of them, whatever the site's size; the engine searches base and delta as one.
 //!
 //! Every delta holds every change since the full build (not just the latest), so it is
-//! written whole each time and the base never changes under it. Past a size
-//! ([`merge_at`]) the watcher builds the site in full instead, which leaves no delta.
+//! written whole each time and the base never changes under it. Once that write is slow,
+//! or past a size ([`merge_at`]), the watcher builds the site in full in the background
+//! (`watch.rs`), which leaves no delta.
 //!
 //! Nothing is lost to a kill: the delta's folder is written under a temporary name and
 //! renamed, then the manifest is replaced by a rename; a reader sees the old manifest (and
@@ -69,18 +70,31 @@ pub fn files(sources: &[PathBuf], out: &Path, content: bool) -> Files {
 /// says each page's document number: what a delta removes by).
 pub struct Base {
     pub files: Files,
+    /// Its manifest, without a delta.
     pub manifest: Manifest,
     bundle: DiskBundle,
+    /// The delta folder the bundle's manifest names now (kept one delta longer for readers
+    /// of the manifest it replaces).
+    current: Option<String>,
 }
 
 impl Base {
+    /// The bundle at `out` as the base of the files it was built from.
     pub fn read(out: &Path, files: Files) -> Result<Base> {
-        let bytes = fs::read(out.join(sift_format::MANIFEST_FILE)).with_context(|| format!("cannot read {}", out.display()))?;
-        let mut manifest = Manifest::parse(&bytes).map_err(|e| anyhow!("{}", e.message))?;
-        manifest.delta = None;
-        let bundle = DiskBundle::of(out, &manifest.to_json_bytes()).map_err(|e| anyhow!("{}", e.message))?;
-        Ok(Base { files, manifest, bundle })
+        Base::of(out, files, read_manifest(out)?)
     }
+
+    /// `manifest` (the bundle's at `out`, with its delta if it has one) as a base.
+    fn of(out: &Path, files: Files, mut manifest: Manifest) -> Result<Base> {
+        let current = manifest.delta.take().and_then(|d| d.bundle).map(|(folder, _)| folder);
+        let bundle = DiskBundle::of(out, manifest.clone()).map_err(|e| anyhow!("{}", e.message))?;
+        Ok(Base { files, manifest, bundle, current })
+    }
+}
+
+fn read_manifest(out: &Path) -> Result<Manifest> {
+    let bytes = fs::read(out.join(sift_format::MANIFEST_FILE)).with_context(|| format!("cannot read {}", out.display()))?;
+    Manifest::parse(&bytes).map_err(|e| anyhow!("{}", e.message))
 }
 
 /// What a delta holds, for the log.
@@ -121,12 +135,15 @@ pub fn write(args: &BuildArgs, base: &mut Base, now: &Files) -> Result<Result<Wr
         step.run()?;
     }
     remove_deltas(&args.out, &plan.keep);
+    base.current = plan.folder;
     Ok(Ok(plan.written))
 }
 
 /// A delta made and ready to write.
 struct Plan {
     steps: Vec<Step>,
+    /// The delta's folder (None: the change only deletes pages).
+    folder: Option<String>,
     /// The delta folders readers may use once it is written: its own and the one before
     /// (a reader may have opened the previous manifest just before it was replaced).
     keep: Vec<String>,
@@ -144,15 +161,7 @@ fn plan(args: &BuildArgs, base: &mut Base, now: &Files) -> Result<Result<Plan, &
         return Ok(Err("a JSONL corpus changed"));
     }
     let pages: Vec<(PathBuf, String)> = changed.iter().filter_map(|p| Some(((*p).clone(), sources::page_id(p, &args.sources)?))).collect();
-    let opts = sources::SourceOptions {
-        selector: args.selector.clone(),
-        base_url: args.base_url.clone(),
-        exclude: vec![args.out.clone()],
-        max_file_bytes: args.max_file_bytes,
-        index_noindex: args.index_noindex,
-        progress: false,
-    };
-    let (docs, warnings) = sources::extract_files(&pages, &opts);
+    let (docs, warnings) = sources::extract_files(&pages, &args.source_options(false));
     // The base's documents of every changed or deleted file: replaced or gone.
     let bundle = &mut base.bundle;
     let mut removed = Vec::new();
@@ -176,7 +185,7 @@ fn plan(args: &BuildArgs, base: &mut Base, now: &Files) -> Result<Result<Plan, &
     // space, as one list in the delta's folder.
     let mut vectors = None;
     if let (Some(d), Some(v), Some(_)) = (delta.as_mut(), &base.manifest.vectors, &base.manifest.encoder) {
-        let chunks = chunk_vectors(bundle, d, &docs)?;
+        let chunks = chunk_vectors(bundle, &docs)?;
         if !chunks.is_empty() {
             let (entry, file) = sift_build::delta::vector_list(v.dim as usize, &chunks).map_err(|e| anyhow!("{}", e.message))?;
             d.shards.push(file);
@@ -185,37 +194,26 @@ fn plan(args: &BuildArgs, base: &mut Base, now: &Files) -> Result<Result<Plan, &
     }
     let (n_pages, n_removed) = (docs.len(), removed.len());
     let joined = sift_build::delta::joined(&base.manifest, delta.as_ref().map(|d| d.manifest.clone()), removed, vectors);
-    let shards = delta.as_ref().map(|d| (sift_build::delta::folder(&d.manifest), d.shards.as_slice()));
-    let steps = steps(&args.out, shards, &joined.to_json_bytes());
-    let keep = delta.as_ref().map(|d| sift_build::delta::folder(&d.manifest)).into_iter().chain(current_folder(&args.out)).collect();
+    let folder = joined.delta.as_ref().and_then(|d| d.bundle.as_ref()).map(|(folder, _)| folder.clone());
+    let steps = steps(&args.out, folder.clone().zip(delta.as_ref().map(|d| d.shards.as_slice())), &joined.to_json_bytes());
+    let keep = folder.iter().chain(&base.current).cloned().collect();
     let (shards, bytes) = delta.as_ref().map_or((0, 0), |d| (d.shards.len(), d.shards.iter().map(|(_, b)| b.len() as u64).sum()));
     let docs = base.manifest.doc_count as usize - n_removed + n_pages;
-    Ok(Ok(Plan { steps, keep, written: Written { pages: n_pages, removed: n_removed, docs, shards, bytes, warnings } }))
+    Ok(Ok(Plan { steps, folder, keep, written: Written { pages: n_pages, removed: n_removed, docs, shards, bytes, warnings } }))
 }
 
 /// Each chunk of the delta's pages (`sift_build::chunk`, as a full build cuts them) as the
-/// base's static encoder embeds it, by the delta's document numbers, in order.
-fn chunk_vectors(base: &mut DiskBundle, delta: &sift_build::BuiltBundle, docs: &[sift_base::SourceDoc]) -> Result<Vec<(u32, Vec<f32>)>> {
-    let fail = |e: sift_engine::SiftError| anyhow!("{}", e.message);
-    let mut numbered = sift_engine::Engine::new(&delta.manifest_bytes()).map_err(fail)?;
-    for (name, bytes) in &delta.shards {
-        numbered.add_shard(name, bytes).map_err(fail)?;
-    }
+/// base's static encoder embeds it, by the delta's document numbers (a build numbers pages
+/// in the order given), in order.
+fn chunk_vectors(base: &mut DiskBundle, docs: &[sift_base::SourceDoc]) -> Result<Vec<(u32, Vec<f32>)>> {
     let mut out = Vec::new();
-    for doc in docs {
-        let Some(n) = numbered
-            .drive(|e| e.doc_number(&doc.id), |f| Err(sift_engine::SiftError::internal(format!("{f} is not built"))))
-            .map_err(fail)?
-        else {
-            continue;
-        };
+    for (n, doc) in docs.iter().enumerate() {
         for text in sift_build::chunk::chunks_of(doc) {
-            if let Some(v) = base.drive(|e| e.embed_query(&text, None)).map_err(fail)? {
-                out.push((n, v));
+            if let Some(v) = base.drive(|e| e.embed_query(&text, None)).map_err(|e| anyhow!("{}", e.message))? {
+                out.push((n as u32, v));
             }
         }
     }
-    out.sort_by_key(|(n, _)| *n);
     Ok(out)
 }
 
@@ -230,20 +228,17 @@ pub fn incremental(a: &BuildArgs, now: &Files) -> Result<Result<Written, String>
     if record["settings"].as_str() != Some(settings(a).as_str()) {
         return Ok(Err("the build's settings changed".into()));
     }
-    let Ok(bytes) = fs::read(a.out.join(sift_format::MANIFEST_FILE)) else { return Ok(Err("no bundle at --out".into())) };
-    let Ok(mut manifest) = Manifest::parse(&bytes) else { return Ok(Err("the bundle at --out cannot be read".into())) };
-    manifest.delta = None;
-    if record["manifest"].as_str() != Some(manifest_key(&manifest).as_str()) {
-        return Ok(Err("the bundle at --out is not the one the last build wrote".into()));
-    }
+    let Ok(manifest) = read_manifest(&a.out) else { return Ok(Err("no bundle at --out that can be read".into())) };
     let mut built = Files::new();
     for f in record["files"].as_array().into_iter().flatten() {
         if let (Some(p), Some(n), Some(h)) = (f[0].as_str(), f[1].as_u64(), f[2].as_str()) {
             built.insert(PathBuf::from(p), Stamp::Content(n, h.to_string()));
         }
     }
-    let bundle = DiskBundle::of(&a.out, &manifest.to_json_bytes()).map_err(|e| anyhow!("{}", e.message))?;
-    let mut base = Base { files: built, manifest, bundle };
+    let mut base = Base::of(&a.out, built, manifest)?;
+    if record["manifest"].as_str() != Some(manifest_key(&base.manifest).as_str()) {
+        return Ok(Err("the bundle at --out is not the one the last build wrote".into()));
+    }
     if pages_changed(a, &base, now) > merge_at(base.manifest.doc_count) {
         return Ok(Err("many pages changed since the last full build".into()));
     }
@@ -253,8 +248,7 @@ pub fn incremental(a: &BuildArgs, now: &Files) -> Result<Result<Written, String>
 /// After a full `sift build --incremental`: what it read (`files`, stamped by content
 /// before it read them) and what it wrote, for the next run to add to.
 pub fn record(a: &BuildArgs, files: &Files) -> Result<()> {
-    let bytes = fs::read(a.out.join(sift_format::MANIFEST_FILE))?;
-    let manifest = Manifest::parse(&bytes).map_err(|e| anyhow!("{}", e.message))?;
+    let manifest = read_manifest(&a.out)?;
     let files: Vec<serde_json::Value> = files
         .iter()
         .filter_map(|(p, stamp)| match stamp {
@@ -314,12 +308,6 @@ fn settings(a: &BuildArgs) -> String {
         a.term_shard_kb,
     ])
     .to_string()
-}
-
-/// The delta folder the bundle's manifest names now, if any.
-fn current_folder(out: &Path) -> Option<String> {
-    let m = Manifest::parse(&fs::read(out.join(sift_format::MANIFEST_FILE)).ok()?).ok()?;
-    m.delta?.bundle.map(|(folder, _)| folder)
 }
 
 /// One file system step of writing a delta.

@@ -24,6 +24,13 @@ pub struct SourceOptions {
     pub progress: bool,
 }
 
+impl SourceOptions {
+    /// What the HTML extractor is told of them.
+    fn html(&self) -> html::HtmlOptions {
+        html::HtmlOptions { selector: self.selector.clone(), base_url: self.base_url.clone(), index_noindex: self.index_noindex }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Html,
@@ -111,8 +118,7 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
     );
     let log = crate::steps::LogProgress::new(!opts.progress);
     log.step(&format!("extracting {} files", jobs.len()));
-    let html_opts =
-        html::HtmlOptions { selector: opts.selector.clone(), base_url: opts.base_url.clone(), index_noindex: opts.index_noindex };
+    let html_opts = opts.html();
     let mut pages = Pages::new()?;
     let mut noindex = 0usize;
     let mut rest = &jobs[..];
@@ -181,8 +187,7 @@ pub fn is_corpus(path: &Path) -> bool {
 /// The pages of these HTML and Markdown files (`(path, id)`), extracted as `collect` does;
 /// a file that cannot be read, is binary or is marked noindex is left out with a warning.
 pub fn extract_files(files: &[(PathBuf, String)], opts: &SourceOptions) -> (Vec<SourceDoc>, Vec<String>) {
-    let html_opts =
-        html::HtmlOptions { selector: opts.selector.clone(), base_url: opts.base_url.clone(), index_noindex: opts.index_noindex };
+    let html_opts = opts.html();
     let mut docs = Vec::new();
     let mut warnings = Vec::new();
     for (path, rel) in files {

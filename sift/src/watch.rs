@@ -103,9 +103,15 @@ pub struct Merge {
     done: std::thread::JoinHandle<Result<crate::BuildReport>>,
 }
 
+/// `.NAME.WHAT-PID` beside the bundle `out` (what a killed process left is removed by the
+/// next build: `bundle_io::remove_stale`).
+fn beside(out: &Path, what: &str) -> PathBuf {
+    let name = out.file_name().map_or("bundle".into(), |n| n.to_string_lossy().into_owned());
+    out.with_file_name(format!(".{name}.{what}-{}", std::process::id()))
+}
+
 fn start_merge(args: &BuildArgs, files: &Files) -> Merge {
-    let name = args.out.file_name().map_or("bundle".into(), |n| n.to_string_lossy().into_owned());
-    let dir = args.out.with_file_name(format!(".{name}.merge-{}", std::process::id()));
+    let dir = beside(&args.out, "merge");
     let _ = fs::remove_dir_all(&dir);
     let mut a = args.clone();
     a.out = dir.clone();
@@ -126,8 +132,7 @@ fn finish_merge(args: &BuildArgs, state: &Shared, m: Merge) -> Option<delta::Bas
         }
         Err(_) => return None,
     };
-    let name = args.out.file_name().map_or("bundle".into(), |n| n.to_string_lossy().into_owned());
-    let old = args.out.with_file_name(format!(".{name}.old-{}", std::process::id()));
+    let old = beside(&args.out, "old");
     let swapped = fs::rename(&args.out, &old).and_then(|()| {
         fs::rename(&m.dir, &args.out).inspect_err(|_| {
             let _ = fs::rename(&old, &args.out);

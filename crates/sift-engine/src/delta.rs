@@ -64,12 +64,10 @@ impl Delta {
     /// it: its startup shard (its documents' metadata, joined to the base's before anything
     /// is scored). The rest it reads as it needs, as the base is read.
     pub fn missing(&self) -> Vec<String> {
-        let Some(e) = &self.engine else { return Vec::new() };
-        let startup = &e.manifest.startup.file;
-        if e.is_loaded(startup) {
-            return Vec::new();
+        match &self.engine {
+            Some(e) if e.startup.is_none() => vec![[self.prefix.as_str(), &e.manifest.startup.file].concat()],
+            _ => Vec::new(),
         }
-        vec![[self.prefix.as_str(), startup].concat()]
     }
 
     /// The delta's vector list, named as the host fetches it, while it is not loaded.
@@ -206,7 +204,6 @@ pub(crate) fn join_postings(
             out.positions.extend_from_slice(pl.positions_of(k));
             out.pos_start.push(out.positions.len() as u32);
         }
-        out.df = out.docs.len() as u32;
     };
     if let Some(pl) = &base {
         take(pl, 0, &|doc| removed.binary_search(&doc).is_err());
@@ -214,6 +211,7 @@ pub(crate) fn join_postings(
     if let Some(pl) = &theirs {
         take(pl, first_doc, &|_| true);
     }
+    out.df = out.docs.len() as u32;
     (base.is_some() || theirs.is_some()).then(|| Arc::new(out))
 }
 

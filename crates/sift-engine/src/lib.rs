@@ -138,15 +138,16 @@ fn step<T>(flow: Flow<T>) -> Result<Step<T>, SiftError> {
 
 impl Engine {
     pub fn new(manifest_bytes: &[u8]) -> Result<Engine, SiftError> {
-        Engine::of(Manifest::parse(manifest_bytes)?)
+        Engine::from_manifest(Manifest::parse(manifest_bytes)?)
     }
 
-    /// (The delta moves out of the manifest into the engine that searches it.)
-    fn of(mut m: Manifest) -> Result<Engine, SiftError> {
+    /// An engine over a manifest already read (and checked: `Manifest::parse`). The
+    /// delta, if any, moves out of it into the engine that searches it.
+    pub fn from_manifest(mut m: Manifest) -> Result<Engine, SiftError> {
         let delta = match m.delta.take() {
             Some(d) => {
                 let (prefix, engine) = match d.bundle {
-                    Some((folder, dm)) => (folder + "/", Some(Engine::of(*dm)?)),
+                    Some((folder, dm)) => (folder + "/", Some(Engine::from_manifest(*dm)?)),
                     None => (String::new(), None),
                 };
                 let vectors = d.vectors.map(|r| (r, None));

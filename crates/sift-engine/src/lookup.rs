@@ -31,7 +31,6 @@ fn locate<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, Cow<'a, StoredD
 /// page before the base's (an edited page is in both, its old version removed).
 pub(crate) fn doc_number(res: &Resolver, id: &str) -> Flow<Option<u32>> {
     let eng = res.eng;
-    res.require_delta()?;
     if let Some((delta, first_doc)) = eng.delta.as_ref().and_then(|d| Some((d.engine.as_ref()?, d.first_doc))) {
         let prefix = eng.delta.as_ref().map_or("", |d| d.prefix.as_str());
         if let Some(doc) = crate::delta::from_delta(doc_number(&Resolver::new(delta), id), prefix)? {
