@@ -136,9 +136,9 @@ fn missing_or_corrupt_model_files_are_clear_errors() {
 
 /// The embedding cache relies on this: a text embedded alone gets the same bits every time,
 /// whatever was embedded before, so a rebuild that embeds only the changed texts gives the
-/// bundle a clean build gives. (Batches do not: a text's row position in a batch and the
-/// padding to the longest text change the last bits, which is why the builder embeds each
-/// text alone — 176 texts/s per core against 219 in batches of 8.)
+/// bundle a clean build gives. (Batches would not: a text's row position in a batch and
+/// the padding to the longest text change the last bits, which is why the embedder's plan
+/// is made for one text.)
 #[test]
 fn a_text_embedded_alone_always_gets_the_same_bits() {
     let (Some(model), Some(tok)) = (model_file("model-f32.onnx"), model_file("tokenizer.json")) else { return };

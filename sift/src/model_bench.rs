@@ -1,9 +1,9 @@
 //! `sift model bench`: how fast the model embeds, beside the best CPU runtime on the same
 //! model file in the same run. tract (what builds embed with) and, when Python can import
 //! `onnxruntime` (PyPI), ONNX Runtime embed the same token sequences of a few lengths: one
-//! sequence at a time on one core, one at a time on every core, and in batches of equal
-//! length on every core. It prints tokens per second for each, and tract's share of ONNX
-//! Runtime's best.
+//! sequence at a time on one core and one at a time on every core (what builds do: tract's
+//! plan is made for one sequence), and ONNX Runtime in batches of equal length too. It
+//! prints tokens per second for each, and tract's share of ONNX Runtime's best.
 
 use anyhow::{anyhow, bail, Result};
 use rayon::prelude::*;
@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 /// Sequence lengths measured, `[CLS]` and `[SEP]` included: a title, a sentence, a short
 /// chunk, a full one.
 const LENGTHS: [usize; 4] = [16, 64, 128, 256];
-/// Sequences per batch when batching equal lengths.
+/// Sequences per batch when ONNX Runtime batches equal lengths.
 const BATCH: usize = 8;
 /// How long each measurement runs, at least.
 const SPAN: Duration = Duration::from_millis(2500);
@@ -56,18 +56,15 @@ fn tract_rows(e: &Embedder, cores: usize) -> Result<Vec<Row>> {
     let embed = |ids: &[Vec<u32>]| e.embed_ids(ids).map(|_| ()).map_err(|err| anyhow!("{err}"));
     let mut one = Vec::new();
     let mut every = Vec::new();
-    let mut batched = Vec::new();
     for &len in &LENGTHS {
-        let seqs: Vec<Vec<u32>> = (0..cores * BATCH).map(|i| sequence(len, i)).collect();
+        let seqs: Vec<Vec<u32>> = (0..cores).map(|i| sequence(len, i)).collect();
         one.push(rate(len, 1, || embed(&seqs[..1]))?);
         // One sequence a call, a call a core (what builds do).
-        every.push(rate(len, cores, || seqs[..cores].par_iter().try_for_each(|s| embed(std::slice::from_ref(s))))?);
-        batched.push(rate(len, cores * BATCH, || seqs.par_chunks(BATCH).try_for_each(embed))?);
+        every.push(rate(len, cores, || seqs.par_iter().try_for_each(|s| embed(std::slice::from_ref(s))))?);
     }
     Ok(vec![
         Row { runtime: "tract", how: "one sequence, 1 core".into(), per_len: one },
         Row { runtime: "tract", how: format!("one sequence a core, {cores} cores"), per_len: every },
-        Row { runtime: "tract", how: format!("batches of {BATCH}, {cores} cores"), per_len: batched },
     ])
 }
 

@@ -1,5 +1,8 @@
 //! The sentence embedder: tokenizer + ONNX graph (from `convert.rs`) run by tract.
-//! Texts are embedded in batches padded to the longest text of the batch.
+//! Each text is embedded alone, by a plan made for one sequence of any length: tract then
+//! picks kernels for a single row (one text a core ran 1.2–1.4× faster than with the
+//! file's symbolic batch, `sift model bench`), and a text's vector never depends on what
+//! else was embedded (no padding, no neighbours), which the embedding cache relies on.
 
 use crate::tokenizer::Tokenizer;
 #[cfg(not(target_family = "wasm"))]
@@ -84,10 +87,16 @@ impl Embedder {
             }
         }
         let err = |e: TractError| EmbedError(format!("the model cannot be loaded: {e}"));
-        let model = onnx.model_for_proto_model(&proto).map_err(err)?;
+        let mut model = onnx.model_for_proto_model(&proto).map_err(err)?;
         // The parsed file's weights are copied into the model: free them before the optimiser
         // makes its own (wasm memory never shrinks, so the peak is what a worker keeps).
         drop(proto);
+        // Every input (the token ids, the attention mask) one sequence of `len` tokens.
+        let len = model.symbols.sym("len");
+        for input in 0..model.inputs.len() {
+            let one = InferenceFact::dt_shape(i64::datum_type(), tvec!(1.to_dim(), len.to_dim()));
+            model.set_input_fact(input, one).map_err(err)?;
+        }
         let plan = model.into_optimized().and_then(|m| m.into_runnable()).map_err(err)?;
         let mut e = Embedder { plan, tokenizer, dim: 0 };
         e.dim = e.embed(&["probe"])?.first().map(Vec::len).unwrap_or(0);
@@ -101,41 +110,30 @@ impl Embedder {
         &self.tokenizer
     }
 
-    /// L2-normalised embeddings of `texts`, in order.
+    /// L2-normalised embeddings of `texts`, in order, each embedded alone.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let ids: Vec<Vec<u32>> = texts.iter().map(|t| self.tokenizer.encode(t)).collect();
         self.embed_ids(&ids)
     }
 
-    /// The embedding of one tokenized text, alone (no padding: a text's vector does not
-    /// depend on what it was embedded with).
-    pub fn embed_one(&self, ids: &[u32]) -> Result<Vec<f32>, EmbedError> {
-        self.embed_ids(&[ids.to_vec()])?.pop().ok_or_else(|| EmbedError("the model gave no embedding".into()))
+    /// Embeddings of already-tokenized texts, in order, each embedded alone.
+    pub fn embed_ids(&self, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        ids.iter().map(|ids| self.embed_one(ids)).collect()
     }
 
-    /// Embeddings of already-tokenized texts (one batch, padded to the longest).
-    pub fn embed_ids(&self, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
-        }
-        let b = ids.len();
-        let s = ids.iter().map(Vec::len).max().unwrap_or(1).max(1);
-        let mut input = vec![0i64; b * s];
-        let mut mask = vec![0i64; b * s];
-        for (r, row) in ids.iter().enumerate() {
-            for (c, &id) in row.iter().enumerate() {
-                input[r * s + c] = i64::from(id);
-                mask[r * s + c] = 1;
-            }
-        }
+    /// The embedding of one tokenized text.
+    pub fn embed_one(&self, ids: &[u32]) -> Result<Vec<f32>, EmbedError> {
+        // An empty text is read as one padding token, as a batch padded it before.
+        let input: Vec<i64> = if ids.is_empty() { vec![0] } else { ids.iter().map(|&id| i64::from(id)).collect() };
+        let mask = vec![i64::from(!ids.is_empty()); input.len()];
         let err = |e: TractError| EmbedError(format!("embedding failed: {e}"));
-        let input = Tensor::from_shape(&[b, s], &input).map_err(err)?;
-        let mask = Tensor::from_shape(&[b, s], &mask).map_err(err)?;
+        let input = Tensor::from_shape(&[1, input.len()], &input).map_err(err)?;
+        let mask = Tensor::from_shape(&[1, mask.len()], &mask).map_err(err)?;
         let out = self.plan.run(tvec!(input.into_tvalue(), mask.into_tvalue())).map_err(err)?;
         let view = out[0].to_plain_array_view::<f32>().map_err(err)?;
         let shape = view.shape().to_vec();
-        if shape.len() != 2 || shape[0] != b {
-            return Err(EmbedError(format!("model output has shape {shape:?}, expected [{b}, dim]")));
+        if shape.len() != 2 || shape[0] != 1 {
+            return Err(EmbedError(format!("model output has shape {shape:?}, expected [1, dim]")));
         }
         if view.iter().any(|x| !x.is_finite()) {
             // Seen with tract's AMX bf16 kernel (`TRACT_AMX_BF16`) on some CPUs: every output
@@ -144,6 +142,6 @@ impl Embedder {
                 "the model's output holds NaN or infinite values (a matrix kernel this CPU runs wrongly, e.g. TRACT_AMX_BF16, or a damaged model file)".into(),
             ));
         }
-        Ok(view.outer_iter().map(|row| row.iter().copied().collect()).collect())
+        Ok(view.iter().copied().collect())
     }
 }
