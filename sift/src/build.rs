@@ -321,8 +321,10 @@ fn build_language(
     }
     let semantic = match &model {
         Some(m) => {
-            // The model reads every page's chunks: the text is held while it embeds.
-            let (v, r, seconds) = embedding::semantic_input(&g.pages.all()?, m, layout, a.quiet)?;
+            // The pages are read from disk a batch at a time: only their chunks' tokens
+            // are held while the model embeds.
+            g.pages.finish()?;
+            let (v, r, seconds) = embedding::semantic_input(&g.pages, m, layout, a.quiet)?;
             if !a.quiet {
                 eprintln!(
                     "embedded {} chunks, {} titles/headings/sentences and {} tokens with {}: {} now, {} from the cache, in {:.1}s{}",

@@ -6,7 +6,7 @@
 
 use anyhow::{anyhow, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use sift_base::SourceDoc;
+use sift_build::pages::PageBatches;
 use sift_build::semantic::cache::{self as embed_cache, EmbedCache};
 use sift_build::semantic::embed::{self as corpus, EmbedReport, Model};
 use sift_build::SemanticInput;
@@ -70,7 +70,13 @@ pub fn with_embedding_bar<T>(quiet: bool, f: impl FnOnce(&(dyn Fn(u64, u64) + Sy
 
 /// One machine's share of a split embedding (`sift embed --part i/n`), written to a part
 /// file of the cache. Returns the sequences embedded now, those the part holds, seconds.
-pub fn embed_part(docs: &[SourceDoc], model: &Path, layout: Layout, part: (u32, u32), quiet: bool) -> Result<(usize, usize, f64)> {
+pub fn embed_part(
+    docs: &(impl PageBatches + ?Sized),
+    model: &Path,
+    layout: Layout,
+    part: (u32, u32),
+    quiet: bool,
+) -> Result<(usize, usize, f64)> {
     let t0 = Instant::now();
     let e = load(model)?;
     let mut cache = EmbedCache::open_part(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, e.dim, part);
@@ -82,7 +88,12 @@ pub fn embed_part(docs: &[SourceDoc], model: &Path, layout: Layout, part: (u32, 
 
 /// Embed what the semantic half of a bundle needs (see `sift_build::semantic::embed`), with the
 /// embedding cache of the model as the store and a progress bar.
-pub fn semantic_input(docs: &[SourceDoc], model: &Path, layout: Layout, quiet: bool) -> Result<(SemanticInput, EmbedReport, f64)> {
+pub fn semantic_input(
+    docs: &(impl PageBatches + ?Sized),
+    model: &Path,
+    layout: Layout,
+    quiet: bool,
+) -> Result<(SemanticInput, EmbedReport, f64)> {
     let t0 = Instant::now();
     let e = load(model)?;
     let mut cache = EmbedCache::open(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, e.dim);
@@ -192,7 +203,8 @@ pub fn embed(a: &EmbedArgs) -> Result<()> {
         None => default_model().ok_or_else(|| anyhow::anyhow!("no embedding model installed: run `sift model fetch` first"))?,
     };
     let layout = Layout { encoder: !a.no_encoder, model_budget: (!a.full_model).then_some(a.model_budget), ..Default::default() };
-    let (now, of_part, seconds) = embed_part(&collected.pages.all()?, &model, layout, a.part, a.quiet)?;
+    collected.pages.finish()?;
+    let (now, of_part, seconds) = embed_part(&collected.pages, &model, layout, a.part, a.quiet)?;
     if !a.quiet {
         eprintln!(
             "part {}/{}: {} of the site's texts, {} embedded now ({:.1}/s), {} already in the cache, in {:.1}s",

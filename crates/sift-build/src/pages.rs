@@ -200,6 +200,37 @@ impl Pages {
     }
 }
 
+/// Pages a pass reads a batch at a time, in order: a build's [`Pages`] from disk (a site's
+/// text is never held at once), or pages already in memory.
+pub trait PageBatches {
+    fn each_batch(&self, f: &mut dyn FnMut(&[SourceDoc]) -> Result<(), SiftError>) -> Result<(), SiftError>;
+}
+
+impl PageBatches for [SourceDoc] {
+    fn each_batch(&self, f: &mut dyn FnMut(&[SourceDoc]) -> Result<(), SiftError>) -> Result<(), SiftError> {
+        f(self)
+    }
+}
+
+impl PageBatches for Vec<SourceDoc> {
+    fn each_batch(&self, f: &mut dyn FnMut(&[SourceDoc]) -> Result<(), SiftError>) -> Result<(), SiftError> {
+        f(self)
+    }
+}
+
+/// Pages a batch holds: enough to keep every core busy on it.
+const BATCH_PAGES: usize = 1024;
+
+/// (The pages must be [`Pages::finish`]ed.)
+impl PageBatches for Pages {
+    fn each_batch(&self, f: &mut dyn FnMut(&[SourceDoc]) -> Result<(), SiftError>) -> Result<(), SiftError> {
+        for first in (0..self.len()).step_by(BATCH_PAGES) {
+            f(&self.read(first..(first + BATCH_PAGES).min(self.len()))?)?;
+        }
+        Ok(())
+    }
+}
+
 /// A string that may be absent: a 0/1 byte, then the string.
 fn put_optional(out: &mut Vec<u8>, s: Option<&str>) {
     match s {

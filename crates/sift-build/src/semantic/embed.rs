@@ -21,9 +21,10 @@
 
 use super::fit::TrainingText;
 use super::layout::{DocVectors, EncoderInput, SemanticInput};
+use super::training::{TrainingTexts, MAX_SENTENCES};
+use crate::pages::PageBatches;
 use crate::par_map;
 use sift_base::error::{ErrorCode, SiftError};
-use sift_base::SourceDoc;
 use sift_embed::{EmbedError, Tokenizer};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -160,17 +161,39 @@ impl Sequences {
     /// Tokenize what a bundle of `docs` needs (on every core), and choose the sample when
     /// the site is over the budget: refused when the budget holds none of its chunks (the
     /// bundle's space is fitted to the chunks the model read).
-    pub fn of(docs: &[SourceDoc], tok: &Tokenizer, layout: Layout) -> Result<Sequences, SiftError> {
-        let chunk_ids: Vec<Vec<Vec<u32>>> = par_map(docs, |d| crate::chunk::chunks_of(d).iter().map(|c| tok.encode(c)).collect());
-        let training_ids: Vec<Vec<u32>> =
-            if layout.encoder { par_map(&super::training::training_texts(docs), |t| tok.encode(t)) } else { Vec::new() };
+    pub fn of(docs: &(impl PageBatches + ?Sized), tok: &Tokenizer, layout: Layout) -> Result<Sequences, SiftError> {
+        // The pages are read a batch at a time and only their tokens kept (each sequence
+        // without spare capacity: a big site's chunks are most of a build's memory here).
+        let encode = |t: &str| {
+            let mut ids = tok.encode(t);
+            ids.shrink_to_fit();
+            ids
+        };
+        let mut chunk_ids: Vec<Vec<Vec<u32>>> = Vec::new();
+        let mut training = layout.encoder.then(|| TrainingTexts::new(MAX_SENTENCES));
+        docs.each_batch(&mut |batch| {
+            chunk_ids.extend(par_map(batch, |d| crate::chunk::chunks_of(d).iter().map(|c| encode(c)).collect::<Vec<_>>()));
+            if let Some(t) = training.as_mut() {
+                t.add(batch);
+            }
+            Ok(())
+        })?;
+        let training_ids: Vec<Vec<u32>> = training.map(|t| par_map(&t.finish(), |t| encode(t))).unwrap_or_default();
         let special = special_tokens(tok);
         let extra: Vec<u32> = if layout.encoder { extra_tokens(tok.vocab()) } else { Vec::new() };
-        let tokens: BTreeSet<u32> = if layout.encoder {
-            chunk_ids.iter().flatten().chain(&training_ids).flatten().chain(&extra).copied().filter(|t| !special.contains(t)).collect()
-        } else {
-            BTreeSet::new()
-        };
+        // Marked in a table by id, not collected: a big site's tokens, collected, would
+        // take more memory than its chunks.
+        let mut seen: Vec<bool> = Vec::new();
+        if layout.encoder {
+            for &t in chunk_ids.iter().flatten().chain(&training_ids).flatten().chain(&extra) {
+                let t = t as usize;
+                if t >= seen.len() {
+                    seen.resize(t + 1, false);
+                }
+                seen[t] = true;
+            }
+        }
+        let tokens: BTreeSet<u32> = (0..seen.len() as u32).filter(|&t| seen[t as usize] && !special.contains(&t)).collect();
         let [cls, sep, _] = tok.special_ids();
         let token_ids: Vec<Vec<u32>> = tokens.iter().map(|&t| vec![cls, t, sep]).collect();
         let chunks: BTreeMap<Key, usize> = chunk_ids.iter().flatten().map(|ids| (key(ids), ids.len())).collect();
@@ -327,7 +350,7 @@ pub fn embed_missing<'a>(
 /// vectors gathered, then the bundle's index laid out) is where a large site's build
 /// needs the most memory.
 pub fn semantic_input(
-    docs: &[SourceDoc],
+    docs: &(impl PageBatches + ?Sized),
     model: Model,
     model_name: &str,
     layout: Layout,
@@ -350,7 +373,7 @@ pub fn semantic_input(
 /// (numbered from 1) that `store` lacks. Returns how many were embedded now and how many
 /// the part holds.
 pub fn embed_part(
-    docs: &[SourceDoc],
+    docs: &(impl PageBatches + ?Sized),
     model: &Model,
     layout: Layout,
     (part, of): (u32, u32),

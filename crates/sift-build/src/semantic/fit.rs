@@ -111,28 +111,37 @@ pub fn fit(
     params: FitParams,
 ) -> FittedEncoder {
     let dim = projection.dim;
-    // Token counts per text; document frequency and total frequency per token.
-    let bags: Vec<Vec<(u32, u32)>> = texts
-        .iter()
-        .map(|t| {
-            let mut b: Vec<u32> = t.0.iter().copied().filter(|id| !skip.contains(id)).collect();
-            b.sort_unstable();
-            let mut out: Vec<(u32, u32)> = Vec::new();
-            for id in b {
-                match out.last_mut() {
-                    Some((last, c)) if *last == id => *c += 1,
-                    _ => out.push((id, 1)),
-                }
+    // Token counts per text; document frequency and total frequency per token. Only the
+    // embedded texts' counts are kept (a sampled build's chunks are counted, not fitted to,
+    // and holding all their counts would take most of a big site's memory).
+    let bag = |ids: &[u32]| -> Vec<(u32, u32)> {
+        let mut b: Vec<u32> = ids.iter().copied().filter(|id| !skip.contains(id)).collect();
+        b.sort_unstable();
+        let mut out: Vec<(u32, u32)> = Vec::new();
+        for id in b {
+            match out.last_mut() {
+                Some((last, c)) if *last == id => *c += 1,
+                _ => out.push((id, 1)),
             }
-            out
-        })
-        .collect();
+        }
+        out
+    };
     let mut freq: HashMap<u32, (u32, u64)> = HashMap::new(); // token → (df, tf)
-    for b in &bags {
-        for &(id, c) in b {
+    let mut n_texts = 0usize;
+    let mut used: Vec<(usize, Vec<(u32, u32)>)> = Vec::new();
+    for (i, t) in texts.iter().enumerate() {
+        let b = bag(t.0);
+        if b.is_empty() {
+            continue;
+        }
+        n_texts += 1;
+        for &(id, c) in &b {
             let e = freq.entry(id).or_default();
             e.0 += 1;
             e.1 += u64::from(c);
+        }
+        if t.1.is_some() {
+            used.push((i, b));
         }
     }
     let mut tokens: Vec<u32> = freq.keys().copied().collect();
@@ -145,15 +154,13 @@ pub fn fit(
     }
     tokens.extend(extra);
     let col: HashMap<u32, u32> = tokens.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect();
-    let n_texts = bags.iter().filter(|b| !b.is_empty()).count();
     let idf: Vec<f32> = tokens.iter().map(|t| ((n_texts as f64 + 1.0) / (f64::from(freq[t].0) + 0.5)).ln() as f32).collect();
 
     // The design matrix: each embedded text's idf-weighted token mix, summing to one.
-    let used: Vec<usize> = (0..texts.len()).filter(|&i| !bags[i].is_empty() && texts[i].1.is_some()).collect();
     let rows: Vec<Vec<(u32, f32)>> = used
         .iter()
-        .map(|&i| {
-            let cols: Vec<(u32, f32)> = bags[i].iter().map(|&(id, c)| (col[&id], c as f32 * idf[col[&id] as usize])).collect();
+        .map(|(_, bag)| {
+            let cols: Vec<(u32, f32)> = bag.iter().map(|&(id, c)| (col[&id], c as f32 * idf[col[&id] as usize])).collect();
             let total: f32 = cols.iter().map(|c| c.1).sum();
             cols.into_iter().map(|(c, v)| (c, v / total)).collect()
         })
@@ -162,7 +169,7 @@ pub fn fit(
     // AᵀY in the model's space, then projected: cheaper than projecting every text.
     let model_dim = projection.model_dim;
     let aty: Vec<f32> = a
-        .mul_t_rows(model_dim, |r| texts[used[r]].1.unwrap_or_default())
+        .mul_t_rows(model_dim, |r| texts[used[r].0].1.unwrap_or_default())
         .chunks_exact(model_dim)
         .flat_map(|r| projection.apply(r))
         .collect();

@@ -3,7 +3,7 @@
 //! kind added relevance over chunks alone: sentences teach the encoder how words combine.
 
 use sift_base::doc::SourceDoc;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Sentences shorter than this many words say too little to learn from.
 pub const MIN_SENTENCE_WORDS: usize = 3;
@@ -24,25 +24,52 @@ pub fn training_texts(docs: &[SourceDoc]) -> Vec<String> {
 
 /// `training_texts` with another cap.
 pub fn training_texts_capped(docs: &[SourceDoc], max_sentences: usize) -> Vec<String> {
-    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut out: BTreeSet<String> = BTreeSet::new();
-    let mut said: BTreeSet<String> = BTreeSet::new();
-    for d in docs {
-        out.insert(norm(&d.title));
-        for sec in &d.sections {
-            out.insert(norm(&sec.heading));
-            said.extend(sentences(&sec.text).iter().map(|s| norm(s)));
+    let mut t = TrainingTexts::new(max_sentences);
+    t.add(docs);
+    t.finish()
+}
+
+/// [`training_texts`] of pages read a batch at a time.
+pub struct TrainingTexts {
+    out: BTreeSet<String>,
+    /// The sentences with the smallest hashes so far, by hash: a big site's sentences (most
+    /// of its text) are never all held at once.
+    said: BTreeMap<[u8; 32], String>,
+    max_sentences: usize,
+}
+
+impl TrainingTexts {
+    pub fn new(max_sentences: usize) -> TrainingTexts {
+        TrainingTexts { out: BTreeSet::new(), said: BTreeMap::new(), max_sentences }
+    }
+
+    pub fn add(&mut self, docs: &[SourceDoc]) {
+        let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        for d in docs {
+            self.out.insert(norm(&d.title));
+            for sec in &d.sections {
+                self.out.insert(norm(&sec.heading));
+                for s in sentences(&sec.text) {
+                    let s = norm(&s);
+                    let h = *blake3::hash(s.as_bytes()).as_bytes();
+                    if self.said.len() < self.max_sentences || self.said.last_key_value().is_some_and(|(last, _)| h < *last) {
+                        self.said.insert(h, s);
+                        if self.said.len() > self.max_sentences {
+                            self.said.pop_last();
+                        }
+                    }
+                }
+            }
         }
     }
-    if said.len() > max_sentences {
-        let mut by_hash: Vec<([u8; 32], String)> = said.into_iter().map(|s| (*blake3::hash(s.as_bytes()).as_bytes(), s)).collect();
-        by_hash.sort_unstable();
-        by_hash.truncate(max_sentences);
-        said = by_hash.into_iter().map(|(_, s)| s).collect();
+
+    /// The texts, each once, in a fixed order.
+    pub fn finish(self) -> Vec<String> {
+        let mut out = self.out;
+        out.extend(self.said.into_values());
+        out.remove("");
+        out.into_iter().collect()
     }
-    out.extend(said);
-    out.remove("");
-    out.into_iter().collect()
 }
 
 /// The sentences of a text: cut after `.`, `?`, `!` or `:` followed by whitespace; kept
