@@ -1,8 +1,8 @@
 //! The sentence embedder: tokenizer + ONNX graph (from `convert.rs`) run by tract.
 //! Each text is embedded alone, by a plan made for one sequence of any length: tract then
-//! picks kernels for a single row (one text a core ran 1.2–1.4× faster than with the
-//! file's symbolic batch, `sift model bench`), and a text's vector never depends on what
-//! else was embedded (no padding, no neighbours), which the embedding cache relies on.
+//! picks kernels for a single row, faster than for the file's symbolic batch (`sift model
+//! bench`; bench/results), and a text's vector never depends on what else was embedded
+//! (no padding, no neighbours), which the embedding cache relies on.
 
 use crate::tokenizer::Tokenizer;
 #[cfg(not(target_family = "wasm"))]
