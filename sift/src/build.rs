@@ -389,7 +389,7 @@ fn build_language(
         }))),
         ..bopts
     };
-    let (manifest, warnings) = sift_build::build_into(g.pages, &bopts, sink)?;
+    let (manifest, warnings) = sift_build::build_into(g.pages, bopts, sink)?;
     for w in &warnings {
         eprintln!("warning: {w}");
     }

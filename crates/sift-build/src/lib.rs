@@ -3,9 +3,9 @@
 //! the same order give the same bytes. Build time only, never in a browser: it uses every
 //! core (rayon).
 //!
-//! `build` reads as its stages: [`invert`] (analysis and inversion), [`store`] (the doc
-//! store's plan), each artifact's payloads (`sift_format`'s writers), the semantic half
-//! ([`semantic`]: projection, vector lists, the static encoder's fit), then framing, naming
+//! `build` reads as its stages: the semantic half ([`semantic`]: projection, vector lists,
+//! the static encoder's fit), [`invert`] (analysis and inversion), [`store`] (the doc
+//! store's plan), each artifact's payloads (`sift_format`'s writers), then framing, naming
 //! and the manifest.
 
 pub use sift_base::{Section, SiftError, SourceDoc};
@@ -97,7 +97,7 @@ pub fn build(docs: &[SourceDoc], opts: &BuildOptions) -> Result<BuiltBundle, Sif
 /// [`build_into`] memory: the bundle with its shards in manifest order.
 pub fn build_pages(pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle, SiftError> {
     let mut files = BTreeMap::new();
-    let (manifest, warnings) = build_into(pages, opts, &mut files)?;
+    let (manifest, warnings) = build_into(pages, opts.clone(), &mut files)?;
     // Manifest order first, the index shards' children after (by name).
     let order: HashMap<String, usize> = manifest.all_shards().enumerate().map(|(i, s)| (s.file.clone(), i)).collect();
     let mut shards: Vec<(String, Vec<u8>)> = files.into_iter().collect();
@@ -108,11 +108,25 @@ pub fn build_pages(pages: Pages, opts: &BuildOptions) -> Result<BuiltBundle, Sif
 /// Build a bundle: analyse and invert the pages, cut the doc store, encode each artifact,
 /// frame the shards (compressed on every core) into `sink` as they are made, and return the
 /// manifest that lists them, with the build's warnings. The pages' text is read back from
-/// disk for each pass that needs it ([`pages`]).
-pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSink + Send)) -> Result<(Manifest, Vec<String>), SiftError> {
+/// disk for each pass that needs it ([`pages`]). The semantic half is laid out first and its
+/// input freed (every chunk's token ids: on a big site, more than the analysis holds) before
+/// the pages are analysed.
+pub fn build_into(
+    mut pages: Pages,
+    mut opts: BuildOptions,
+    sink: &mut (dyn ShardSink + Send),
+) -> Result<(Manifest, Vec<String>), SiftError> {
     pages.finish()?;
     let pages = &pages;
     check_ids(pages)?;
+    let mut semantic = match opts.semantic.take() {
+        Some(input) => {
+            opts.on_step.step("laying out the vectors and fitting the query encoder");
+            Some((lay_out(&input, pages.len())?, input.model))
+        }
+        None => None,
+    };
+    let opts = &opts;
     let mut warnings = Vec::new();
     opts.on_step.step("analysing and inverting the pages");
     let mut inverted = invert(pages, &opts.analyzer, opts.postings_memory, &opts.on_step, &mut warnings)?;
@@ -124,9 +138,8 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
 
     // Each artifact's payloads. The doc store is the site's text again, so it is never held
     // as payloads: a pass over it measures each shard, a second makes the ones the
-    // dictionary learns from (trained on one core while the terms, the vocabulary, the ids
-    // and the semantic half are encoded beside it), and a third compresses each shard as it
-    // is made.
+    // dictionary learns from (trained on one core while the terms, the vocabulary and the
+    // ids are encoded beside it), and a third compresses each shard as it is made.
     let section_starts = std::mem::take(&mut inverted.section_starts);
     let mut doc_sizes = Vec::new();
     each_doc_shard(
@@ -191,14 +204,10 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
         let spellings = |t: &str| inverted.postings[t].surfaces.keys().map(String::as_str).collect::<Vec<_>>();
         let vocab_payloads = vocabulary::encode(&vocabulary::entries(&opts.analyzer, &with_df, spellings), opts.vocabulary_target)?;
         let id_payloads = ids::encode(&(0..pages.len()).map(|i| pages.id(i)).collect::<Vec<_>>())?;
-        if opts.semantic.is_some() {
-            opts.on_step.step("laying out the vectors and fitting the query encoder");
-        }
-        let semantic = opts.semantic.as_ref().map(|s| lay_out(s, pages.len())).transpose()?;
-        Ok(((term_keys, term_staged), vocab_payloads, id_payloads, semantic))
+        Ok(((term_keys, term_staged), vocab_payloads, id_payloads))
     };
     let (dictionary, rest) = rayon::join(train_dictionary, encode_the_rest);
-    let (dictionary, ((term_keys, term_staged), mut vocab_payloads, mut id_payloads, mut semantic)) = (dictionary?, rest?);
+    let (dictionary, ((term_keys, term_staged), mut vocab_payloads, mut id_payloads)) = (dictionary?, rest?);
     // The postings are in the term shards now: their memory goes before compressing.
     drop(terms);
     let term_count = std::mem::take(&mut inverted.postings).len() as u64;
@@ -221,23 +230,23 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
     let vocab_at = framer.add(ShardKind::Vocabulary, vocab_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
     let docs_at = framer.add_staged(doc_framed);
     let ids_at = framer.add(ShardKind::Ids, id_payloads.iter_mut().map(|t| std::mem::take(&mut t.2)));
-    let lists_at = framer.add(ShardKind::VectorList, semantic.iter_mut().flat_map(|s| s.lists.iter_mut().map(std::mem::take)));
-    let list_groups_at = framer.add(ShardKind::ListGroup, semantic.iter_mut().flat_map(|s| s.groups.iter_mut().map(std::mem::take)));
-    let projection_at = framer.add(ShardKind::Projection, semantic.iter_mut().map(|s| std::mem::take(&mut s.projection)));
-    let encoder = semantic.as_mut().and_then(|s| s.encoder.as_mut());
+    let lists_at = framer.add(ShardKind::VectorList, semantic.iter_mut().flat_map(|(s, _)| s.lists.iter_mut().map(std::mem::take)));
+    let list_groups_at = framer.add(ShardKind::ListGroup, semantic.iter_mut().flat_map(|(s, _)| s.groups.iter_mut().map(std::mem::take)));
+    let projection_at = framer.add(ShardKind::Projection, semantic.iter_mut().map(|(s, _)| std::mem::take(&mut s.projection)));
+    let encoder = semantic.as_mut().and_then(|(s, _)| s.encoder.as_mut());
     let (groups, rows) = encoder.map(|e| (std::mem::take(&mut e.groups), std::mem::take(&mut e.rows))).unwrap_or_default();
     let groups_at = framer.add(ShardKind::EncoderVocab, groups);
     let rows_at = framer.add(ShardKind::EncoderRows, rows);
     opts.on_step.step("compressing the shards");
     let mut framed = framer.frame(&opts.on_step, &mut stage)?;
-    let encoder = semantic.as_ref().and_then(|s| s.encoder.as_ref());
+    let encoder = semantic.as_ref().and_then(|(s, _)| s.encoder.as_ref());
 
     // Stores named by rule, and the manifest.
     let term_files = framed.name_by_rule(terms_at.clone(), ShardKind::Terms);
     let vocab_files = framed.name_by_rule(vocab_at.clone(), ShardKind::Vocabulary);
     let doc_files = framed.name_by_rule(docs_at.clone(), ShardKind::Docs);
-    let vectors = match (&semantic, &opts.semantic) {
-        (Some(sem), Some(input)) => {
+    let vectors = match &semantic {
+        Some((sem, model)) => {
             let index = VectorIndex {
                 model_dim: sem.model_dim,
                 dim: sem.dim,
@@ -263,7 +272,7 @@ pub fn build_into(mut pages: Pages, opts: &BuildOptions, sink: &mut (dyn ShardSi
             let shard = staged.0.clone();
             framed.shards.push(staged);
             Some(VectorsRef {
-                model: input.model.clone(),
+                model: model.clone(),
                 dim: sem.dim as u32,
                 model_dim: sem.model_dim as u32,
                 chunks: sem.chunks as u32,
