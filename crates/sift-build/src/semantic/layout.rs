@@ -4,7 +4,7 @@
 
 use super::fit::{fit, FitParams, FitReport, FittedEncoder, TrainingText};
 use super::ivf::kmeans;
-use super::linalg::par_rows;
+use super::linalg::par_fill_rows;
 use super::projection::Projection;
 use sift_base::error::SiftError;
 use sift_format::encoder::{encode_groups, encode_row_shard, groups_for, pack_pieces, EncoderRows, ROWS_PER_SHARD};
@@ -187,14 +187,21 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
         None => None,
     };
     clock.lap("encoder fit");
-    let projected: Vec<f32> = match &encoder {
+    // Written in place, row by row: a big site's vectors, collected a row at a time and
+    // joined, would be held twice.
+    let mut projected = vec![0f32; n_chunks * dim];
+    match &encoder {
         Some((e, encoder)) if fitted => {
             let encode = encoder.encoder();
-            par_rows(n_chunks, |i| encode(&e.chunk_tokens[i])).concat()
+            par_fill_rows(&mut projected, dim, |i, row| row.copy_from_slice(&encode(&e.chunk_tokens[i])));
         }
         // The model's vector of every chunk (each was checked above).
-        _ => par_rows(n_chunks, |i| vectors[i].map(|v| projection.apply_normalised(v)).unwrap_or_default()).concat(),
-    };
+        _ => par_fill_rows(&mut projected, dim, |i, row| {
+            if let Some(v) = vectors[i] {
+                row.copy_from_slice(&projection.apply_normalised(v));
+            }
+        }),
+    }
     let encoder = match encoder {
         Some((e, fitted)) => Some(lay_out_encoder(e, fitted)?),
         None => None,
