@@ -45,7 +45,8 @@ impl Embedder {
         let tok_bytes = std::fs::read(tokenizer).map_err(|e| EmbedError(format!("cannot read tokenizer {}: {e}", tokenizer.display())))?;
         let bytes =
             std::fs::read(model).map_err(|e| EmbedError(format!("cannot read model {}: {e} (run `sift model fetch`)", model.display())))?;
-        Embedder::from_bytes(&bytes, &tok_bytes).map_err(|e| EmbedError(format!("{}: {e}", model.display())))
+        // The file's bytes are freed once parsed, before tract copies the weights.
+        Embedder::from_vec_with(bytes, &tok_bytes, Weights::Expand).map_err(|e| EmbedError(format!("{}: {e}", model.display())))
     }
 
     /// Load from bytes (the wasm runtime fetches both files). Int8 weights stored as
