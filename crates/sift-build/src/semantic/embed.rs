@@ -112,8 +112,8 @@ pub struct Layout {
     pub model_budget: Option<usize>,
 }
 
-/// The model's budget by default, in tokens: about a minute and a half of two cores
-/// (tract reads about 5,000 tokens a second on them).
+/// The model's budget by default, in tokens: about a minute of two cores, so a clean
+/// hybrid build of a site the Python docs' size stays under a minute and a half.
 pub const MODEL_BUDGET: usize = 400_000;
 
 impl Default for Layout {
