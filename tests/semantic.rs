@@ -297,7 +297,7 @@ fn a_site_over_the_models_budget_is_sampled_and_every_chunk_gets_the_encoders_ve
     let Some(s) = setup() else { return };
     let docs = corpus_docs();
     let store = &mut s.store.lock().unwrap();
-    let full = corpus::semantic_input(&docs, sift_tests::model(&s.e), "all-MiniLM-L6-v2", Layout::default(), &mut **store, &|_, _| {})
+    let full = corpus::semantic_input(&docs[..], sift_tests::model(&s.e), "all-MiniLM-L6-v2", Layout::default(), &mut **store, &|_, _| {})
         .expect("corpus embeds")
         .1;
     assert_eq!(full.doc_vectors, sift_build::DocVectors::Model, "the seed corpus fits in the default budget");
@@ -305,8 +305,9 @@ fn a_site_over_the_models_budget_is_sampled_and_every_chunk_gets_the_encoders_ve
     // A third of the site's tokens: half of it titles, headings and sentences, then chunks.
     let budget = full.site_tokens / 3;
     let layout = Layout { model_budget: Some(budget), ..Layout::default() };
-    let (input, report, _) = corpus::semantic_input(&docs, sift_tests::model(&s.e), "all-MiniLM-L6-v2", layout, &mut **store, &|_, _| {})
-        .expect("corpus embeds");
+    let (input, report, _) =
+        corpus::semantic_input(&docs[..], sift_tests::model(&s.e), "all-MiniLM-L6-v2", layout, &mut **store, &|_, _| {})
+            .expect("corpus embeds");
     assert_eq!(report.doc_vectors, sift_build::DocVectors::Fitted);
     assert!(report.read_tokens <= budget && report.read_tokens > budget / 2, "{report:?}");
     let read = input.per_doc.iter().flatten().filter(|v| !v.is_empty()).count();
@@ -325,7 +326,7 @@ fn a_site_over_the_models_budget_is_sampled_and_every_chunk_gets_the_encoders_ve
     assert_eq!(r.results[0].id, "reference/memo.md", "{:?}", ids(&r));
     // A budget that holds no chunk is refused, saying what to do.
     let layout = Layout { model_budget: Some(2), ..Layout::default() };
-    let err = corpus::semantic_input(&docs, sift_tests::model(&s.e), "all-MiniLM-L6-v2", layout, &mut **store, &|_, _| {}).unwrap_err();
+    let err = corpus::semantic_input(&docs[..], sift_tests::model(&s.e), "all-MiniLM-L6-v2", layout, &mut **store, &|_, _| {}).unwrap_err();
     assert!(err.message.contains("budget of 2 tokens holds none of the site's chunks"), "{}", err.message);
 }
 

@@ -161,13 +161,6 @@ impl Pages {
         self.read(i..i + 1).map(|mut v| v.remove(0))
     }
 
-    /// Every page whole, in order (a host step that reads all the text at once, such as
-    /// the embedding of its chunks).
-    pub fn all(&mut self) -> Result<Vec<SourceDoc>, SiftError> {
-        self.finish()?;
-        self.read(0..self.len())
-    }
-
     /// The pages whose head `keep` keeps, in order, as pages of their own.
     pub fn retain(self, keep: impl Fn(&SourceDoc) -> bool) -> Result<Pages, SiftError> {
         let dropped: Vec<bool> = self.heads().map(|d| !keep(&d)).collect();
@@ -207,12 +200,6 @@ pub trait PageBatches {
 }
 
 impl PageBatches for [SourceDoc] {
-    fn each_batch(&self, f: &mut dyn FnMut(&[SourceDoc]) -> Result<(), SiftError>) -> Result<(), SiftError> {
-        f(self)
-    }
-}
-
-impl PageBatches for Vec<SourceDoc> {
     fn each_batch(&self, f: &mut dyn FnMut(&[SourceDoc]) -> Result<(), SiftError>) -> Result<(), SiftError> {
         f(self)
     }
@@ -387,10 +374,14 @@ mod tests {
         let docs: Vec<SourceDoc> = (0..600).map(doc).collect();
         let mut split = Pages::of(docs.clone()).unwrap().split(|i| usize::from(docs[i].metadata["type"][0] == "t1"), 2).unwrap();
         let ones: Vec<SourceDoc> = docs.iter().filter(|d| d.metadata["type"][0] == "t1").cloned().collect();
-        assert_eq!(split[1].all().unwrap(), ones);
+        let whole = |p: &mut Pages| {
+            p.finish().unwrap();
+            p.read(0..p.len()).unwrap()
+        };
+        assert_eq!(whole(&mut split[1]), ones);
         assert_eq!(split[0].len() + ones.len(), 600);
         let mut kept = Pages::of(docs.clone()).unwrap().retain(|d| d.id.ends_with("0.html")).unwrap();
-        assert_eq!(kept.all().unwrap(), docs.iter().filter(|d| d.id.ends_with("0.html")).cloned().collect::<Vec<_>>());
+        assert_eq!(whole(&mut kept), docs.iter().filter(|d| d.id.ends_with("0.html")).cloned().collect::<Vec<_>>());
     }
 
     #[test]
