@@ -113,13 +113,7 @@ impl Embedder {
 
     /// L2-normalised embeddings of `texts`, in order, each embedded alone.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let ids: Vec<Vec<u32>> = texts.iter().map(|t| self.tokenizer.encode(t)).collect();
-        self.embed_ids(&ids)
-    }
-
-    /// Embeddings of already-tokenized texts, in order, each embedded alone.
-    pub fn embed_ids(&self, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        ids.iter().map(|ids| self.embed_one(ids)).collect()
+        texts.iter().map(|t| self.embed_one(&self.tokenizer.encode(t))).collect()
     }
 
     /// The embedding of one tokenized text.
