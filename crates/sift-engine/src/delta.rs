@@ -106,6 +106,27 @@ impl Delta {
 }
 
 impl Engine {
+    /// What the delta's file names begin with, as hosts fetch them ("" without a delta).
+    pub(crate) fn delta_prefix(&self) -> &str {
+        self.delta.as_ref().map_or("", |d| d.prefix.as_str())
+    }
+
+    /// The delta's engine and the name within it of `file`, when `file` is one of the
+    /// delta's (its vector list aside, which no engine holds).
+    pub(crate) fn delta_file<'a>(&self, file: &'a str) -> Option<(&Engine, &'a str)> {
+        let d = self.delta.as_ref()?;
+        Some((d.engine.as_ref()?, d.own(file)?))
+    }
+
+    /// The delta engine's halt as this engine's: the files it needs named as the host
+    /// fetches them.
+    pub(crate) fn through_delta<T>(&self, flow: Flow<T>) -> Flow<T> {
+        flow.map_err(|h| match h {
+            Halt::Need(files) => Halt::Need(files.into_iter().map(|f| [self.delta_prefix(), f.as_str()].concat()).collect()),
+            fail => fail,
+        })
+    }
+
     /// Documents of the collection searched: the base's and its delta's (removed ones
     /// among them until the next build). Doc numbers run below it.
     pub(crate) fn doc_count(&self) -> u32 {
@@ -213,14 +234,6 @@ pub(crate) fn join_postings(
     }
     out.df = out.docs.len() as u32;
     (base.is_some() || theirs.is_some()).then(|| Arc::new(out))
-}
-
-/// A delta engine's halt as the base's: the files it needs named as the host fetches them.
-pub(crate) fn from_delta<T>(flow: Flow<T>, prefix: &str) -> Flow<T> {
-    flow.map_err(|h| match h {
-        Halt::Need(files) => Halt::Need(files.into_iter().map(|f| [prefix, f.as_str()].concat()).collect()),
-        fail => fail,
-    })
 }
 
 /// A doc shard id of the joined collection, as the delta's engine numbers it.

@@ -230,7 +230,7 @@ impl Engine {
     /// one (codec 2): its store's — a delta's doc shards have their own — once that store's
     /// startup shard is loaded.
     pub fn doc_dictionary_for(&self, file: &str) -> Option<&[u8]> {
-        match self.delta.as_ref().and_then(|d| Some((d.engine.as_ref()?, d.own(file)?))) {
+        match self.delta_file(file) {
             Some((delta, own)) => delta.doc_dictionary_for(own),
             None => self.doc_dictionary(),
         }
@@ -240,7 +240,7 @@ impl Engine {
         if let Some(d) = self.delta.as_ref().filter(|d| d.own(file).is_some_and(|own| d.is_vectors(own))) {
             return d.vectors.as_ref().is_some_and(|(_, set)| set.is_some());
         }
-        if let Some((e, own)) = self.delta.as_ref().and_then(|d| Some((d.engine.as_ref()?, d.own(file)?))) {
+        if let Some((e, own)) = self.delta_file(file) {
             return e.is_loaded(own);
         }
         self.registry.named(file).is_some_and(|id| self.has(id))

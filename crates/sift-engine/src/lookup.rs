@@ -32,8 +32,7 @@ fn locate<'a>(res: &Resolver<'a>, id: &str) -> Flow<Option<(u32, Cow<'a, StoredD
 pub(crate) fn doc_number(res: &Resolver, id: &str) -> Flow<Option<u32>> {
     let eng = res.eng;
     if let Some((delta, first_doc)) = eng.delta.as_ref().and_then(|d| Some((d.engine.as_ref()?, d.first_doc))) {
-        let prefix = eng.delta.as_ref().map_or("", |d| d.prefix.as_str());
-        if let Some(doc) = crate::delta::from_delta(doc_number(&Resolver::new(delta), id), prefix)? {
+        if let Some(doc) = eng.through_delta(doc_number(&Resolver::new(delta), id))? {
             return Ok(Some(doc + first_doc));
         }
     }

@@ -8,7 +8,7 @@
 //! candidates).
 
 use super::collect::Filter;
-use super::resolve::{Flow, Halt, Resolver};
+use super::resolve::{Flow, Resolver};
 use super::score::{prior, sort_hits, Hit};
 use super::{shards::ShardId, Engine};
 use crate::params::RankingParams;
@@ -272,18 +272,8 @@ fn best_of_lists(res: &Resolver, q: &[f32], depth: usize, filter: &Filter, lists
         None => nearest_lists(res, q, filter.admitted_fraction())?,
     };
     // The delta's vector list (if any) is fetched with the base's lists: one round.
-    let lists_ready = res.require(lists.iter().map(|&l| ShardId::VectorList(l)));
-    if let Some(file) = eng.delta.as_ref().and_then(|d| d.missing_vectors()).filter(|_| cfg!(feature = "semantic")) {
-        return Err(match lists_ready {
-            Err(Halt::Need(mut files)) => {
-                files.push(file);
-                Halt::Need(files)
-            }
-            Err(e) => e,
-            Ok(()) => Halt::Need(vec![file]),
-        });
-    }
-    lists_ready?;
+    let delta_list = eng.delta.as_ref().and_then(|d| d.missing_vectors()).filter(|_| cfg!(feature = "semantic"));
+    res.require_with(lists.iter().map(|&l| ShardId::VectorList(l)), delta_list)?;
     for l in lists {
         let set = res.vector_list(l)?;
         for (i, cos) in set.search(q, set.len()) {

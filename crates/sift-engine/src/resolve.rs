@@ -50,13 +50,20 @@ impl<'a> Resolver<'a> {
     /// — with the startup shard first when a doc shard needs its dictionary (a host adds
     /// the files of a need list in its order).
     pub fn require(&self, shards: impl IntoIterator<Item = ShardId>) -> Flow<()> {
-        // Generic only here: the rest is one function however many iterator types call it.
-        self.require_missing(shards.into_iter().filter(|&id| !self.eng.has(id)).collect())
+        self.require_with(shards, None)
     }
 
-    fn require_missing(&self, mut missing: Vec<ShardId>) -> Flow<()> {
+    /// [`Resolver::require`], and in the same round a delta's file that is no shard of a
+    /// registry (its vector list, named as the host fetches it), when it is missing.
+    pub fn require_with(&self, shards: impl IntoIterator<Item = ShardId>, delta_file: Option<String>) -> Flow<()> {
+        // Generic only here: the rest is one function however many iterator types call it.
+        self.require_missing(shards.into_iter().filter(|&id| !self.eng.has(id)).collect(), delta_file)
+    }
+
+    fn require_missing(&self, mut missing: Vec<ShardId>, delta_file: Option<String>) -> Flow<()> {
         // The delta's startup shard comes with the first shards anything asks for.
-        let delta = self.eng.delta.as_ref().map(|d| d.missing()).unwrap_or_default();
+        let mut delta = self.eng.delta.as_ref().map(|d| d.missing()).unwrap_or_default();
+        delta.extend(delta_file);
         if missing.is_empty() && delta.is_empty() {
             return Ok(());
         }
@@ -68,7 +75,7 @@ impl<'a> Resolver<'a> {
         missing.sort_unstable();
         missing.dedup();
         let name = |id| match crate::delta::delta_docs_id(self.eng, id) {
-            Some((delta, id)) => [self.eng.delta.as_ref().map_or("", |d| d.prefix.as_str()), &delta.registry.shard(id).file].concat(),
+            Some((delta, id)) => [self.eng.delta_prefix(), &delta.registry.shard(id).file].concat(),
             None => self.eng.registry.shard(id).file.clone(),
         };
         Err(Halt::Need(missing.into_iter().map(name).chain(delta).collect()))
@@ -77,14 +84,14 @@ impl<'a> Resolver<'a> {
     /// The delta's startup shard is loaded (and joined to the base's), or the step halts
     /// asking for it: checked before documents are read or scored.
     pub fn require_delta(&self) -> Flow<()> {
-        self.require_missing(Vec::new())
+        self.require_missing(Vec::new(), None)
     }
 
     fn loaded<T>(&self, id: ShardId, slot: Option<&'a T>) -> Flow<&'a T> {
         match slot {
             Some(t) => Ok(t),
             None => {
-                self.require_missing(vec![id])?;
+                self.require_missing(vec![id], None)?;
                 Err(Halt::Fail(SiftError::internal("a shard the engine holds could not be read")))
             }
         }
@@ -158,8 +165,7 @@ impl<'a> Resolver<'a> {
     /// Document `doc` as doc shard `si` holds it (all of it, or one part).
     pub fn stored_in(&self, doc: u32, si: usize) -> Flow<&'a StoredDoc> {
         if let (Some((delta, doc)), Some((_, si))) = (self.eng.delta_doc(doc), self.eng.delta_shard(si)) {
-            let prefix = self.eng.delta.as_ref().map_or("", |d| d.prefix.as_str());
-            return crate::delta::from_delta(Resolver::new(delta).stored_in(doc, si), prefix);
+            return self.eng.through_delta(Resolver::new(delta).stored_in(doc, si));
         }
         let shard = self.loaded(ShardId::Docs(si), self.eng.docs.get(si).and_then(Option::as_ref))?;
         let k = doc.checked_sub(self.eng.manifest.doc_shards[si].first_doc).map(|k| k as usize);
@@ -195,7 +201,7 @@ impl<'a> Resolver<'a> {
         let pl = match &self.eng.delta {
             Some(d) => {
                 let theirs = match &d.engine {
-                    Some(e) => crate::delta::from_delta(Resolver::new(e).postings(term), &d.prefix)?,
+                    Some(e) => self.eng.through_delta(Resolver::new(e).postings(term))?,
                     None => None,
                 };
                 crate::delta::join_postings(pl, theirs, d.first_doc, &d.removed)
