@@ -78,8 +78,7 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
         let meta = fs::metadata(src).map_err(|e| anyhow!("source {} cannot be read: {e}", src.display()))?;
         if meta.is_file() {
             let kind = kind_of(src).ok_or_else(|| anyhow!("source {} is not a folder, .html, .md or .jsonl file", src.display()))?;
-            let rel = src.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
-            jobs.push((src.clone(), rel, kind));
+            jobs.push((src.clone(), id_within(src, src).unwrap_or_default(), kind));
             continue;
         }
         let mut found = 0usize;
@@ -102,7 +101,7 @@ pub fn collect(sources: &[PathBuf], opts: &SourceOptions) -> Result<Collected> {
                 continue;
             }
             let Some(kind) = kind_of(entry.path()) else { continue };
-            let rel = entry.path().strip_prefix(src).unwrap_or(entry.path()).to_string_lossy().replace('\\', "/");
+            let rel = id_within(entry.path(), src).unwrap_or_else(|| entry.path().to_string_lossy().replace('\\', "/"));
             jobs.push((entry.path().to_path_buf(), rel, kind));
             found += 1;
         }
@@ -170,13 +169,16 @@ pub fn page_id(path: &Path, sources: &[PathBuf]) -> Option<String> {
     if !matches!(kind_of(path)?, Kind::Html | Kind::Markdown) {
         return None;
     }
-    sources.iter().find_map(|src| {
-        if src == path {
-            return Some(path.file_name()?.to_string_lossy().into_owned());
-        }
-        let rel = path.strip_prefix(src).ok()?;
-        Some(rel.to_string_lossy().replace('\\', "/"))
-    })
+    sources.iter().find_map(|src| id_within(path, src))
+}
+
+/// The id of the page at `path` within the source `src`: its path there, `/`-separated (a
+/// source given as a file: its name). None when `src` does not hold it.
+fn id_within(path: &Path, src: &Path) -> Option<String> {
+    if path == src {
+        return Some(path.file_name()?.to_string_lossy().into_owned());
+    }
+    Some(path.strip_prefix(src).ok()?.to_string_lossy().replace('\\', "/"))
 }
 
 /// Whether a source is a JSONL corpus (its file, or a folder holding one).
