@@ -37,6 +37,13 @@ pub enum Stamp {
     Content(u64, String),
 }
 
+impl Stamp {
+    /// A file's size and modification time, as the watcher compares them.
+    pub fn modified(m: &fs::Metadata) -> Stamp {
+        Stamp::Modified(m.len(), m.modified().ok())
+    }
+}
+
 /// Every file under the sources that a build reads or might read (hidden files and the
 /// bundle itself left out), stamped by content when `content`, else by time.
 pub fn files(sources: &[PathBuf], out: &Path, content: bool) -> Files {
@@ -58,7 +65,7 @@ pub fn files(sources: &[PathBuf], out: &Path, content: bool) -> Files {
                 let hash = fs::read(e.path()).map(|b| blake3::hash(&b).to_hex()[..32].to_string()).unwrap_or_default();
                 Stamp::Content(m.len(), hash)
             } else {
-                Stamp::Modified(m.len(), m.modified().ok())
+                Stamp::modified(&m)
             };
             files.insert(e.path().to_path_buf(), stamp);
         }

@@ -231,7 +231,7 @@ pub fn watch_loop(args: &BuildArgs, poll: Duration, state: &Shared, initial: boo
             std::thread::sleep(poll);
             let mut moved = false;
             for (path, was) in settled.iter_mut().filter(|(p, v)| seen.get(*p) != Some(*v)) {
-                let is = fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| Stamp::Modified(m.len(), m.modified().ok()));
+                let is = fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| Stamp::modified(&m));
                 moved |= is.as_ref() != Some(was);
                 if let Some(is) = is {
                     *was = is;
