@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 /// The hard constraints of a request: metadata filters and `since` (None: no filter at
 /// all), documents excluded by `-words`, and the documents that contain every quoted text.
-pub(crate) struct Filter {
+pub(crate) struct Filter<'a> {
     pub allowed: Option<Vec<bool>>,
     pub excluded: Vec<u32>,
     /// Documents containing every quoted phrase of the query (None: nothing was quoted).
@@ -23,10 +23,10 @@ pub(crate) struct Filter {
     /// "any term" and when meaning brings in results, a page without it is not an answer.
     pub quoted: Option<Vec<u32>>,
     /// Documents that no longer answer (sorted): a delta removed them.
-    pub removed: Vec<u32>,
+    pub removed: &'a [u32],
 }
 
-impl Filter {
+impl<'a> Filter<'a> {
     /// `filters`: field → accepted values (values of one field OR-ed, fields AND-ed);
     /// `removed`: documents that no longer answer (a delta's, `delta.rs`).
     pub fn new(
@@ -35,10 +35,10 @@ impl Filter {
         filters: &[(String, Vec<String>)],
         since: Option<i64>,
         clauses: &[Clause],
-        removed: &[u32],
-    ) -> Filter {
+        removed: &'a [u32],
+    ) -> Filter<'a> {
         let (allowed, excluded) = (allowed_docs(index, meta, filters, since), excluded_docs(clauses));
-        Filter { allowed, excluded, quoted: quoted_docs(clauses), removed: removed.to_vec() }
+        Filter { allowed, excluded, quoted: quoted_docs(clauses), removed }
     }
 
     /// Whether a document keeps every hard constraint: the filters and `since`, the
