@@ -50,13 +50,13 @@ impl<'a> Resolver<'a> {
     /// — with the startup shard first when a doc shard needs its dictionary (a host adds
     /// the files of a need list in its order).
     pub fn require(&self, shards: impl IntoIterator<Item = ShardId>) -> Flow<()> {
-        self.require_with(shards, None)
+        // Generic only here: the rest is one function however many iterator types call it.
+        self.require_missing(shards.into_iter().filter(|&id| !self.eng.has(id)).collect(), None)
     }
 
     /// [`Resolver::require`], and in the same round a delta's file that is no shard of a
     /// registry (its vector list, named as the host fetches it), when it is missing.
     pub fn require_with(&self, shards: impl IntoIterator<Item = ShardId>, delta_file: Option<String>) -> Flow<()> {
-        // Generic only here: the rest is one function however many iterator types call it.
         self.require_missing(shards.into_iter().filter(|&id| !self.eng.has(id)).collect(), delta_file)
     }
 
