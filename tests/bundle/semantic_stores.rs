@@ -128,9 +128,11 @@ fn a_word_the_site_uses_in_pieces_is_looked_up_whole_and_reads_no_continuation_g
     // `quuxifying`, cut as `quux ##ify ##ing`, in two chunks; `zqing` (`zq ##ing`) in one.
     let pieces = [add_token(enc, "quux"), add_token(enc, "##ify"), add_token(enc, "##ing")];
     let zq = add_token(enc, "zq");
-    enc.chunk_tokens[0].extend(pieces);
-    enc.chunk_tokens[1].extend(pieces);
-    enc.chunk_tokens[2].extend([zq, pieces[2]]);
+    let mut chunks: Vec<Vec<u32>> = enc.chunk_tokens.iter().map(|c| c.into_owned()).collect();
+    chunks[0].extend(pieces);
+    chunks[1].extend(pieces);
+    chunks[2].extend([zq, pieces[2]]);
+    enc.chunk_tokens = chunks.iter().collect();
     let b = build(&docs, &BuildOptions { semantic: Some(semantic), ..options() }).unwrap();
     let ix = b.manifest.encoder.as_ref().unwrap().layout.index().unwrap();
     let continuation_groups: Vec<&str> = ix.groups[ix.n_word_groups..].iter().map(|g| g.file.as_str()).collect();
@@ -269,12 +271,13 @@ fn an_encoder_input_whose_chunks_do_not_match_the_chunk_vectors_is_refused() {
     for change in [1usize, 2] {
         let mut semantic = sift_build::semantic::toy::semantic_input(&docs, 16);
         let enc = semantic.encoder.as_mut().unwrap();
+        let mut chunks: Vec<Vec<u32>> = enc.chunk_tokens.iter().map(|c| c.into_owned()).collect();
         if change == 1 {
-            enc.chunk_tokens.pop(); // one chunk's tokens missing
+            chunks.pop(); // one chunk's tokens missing
         } else {
-            let extra = enc.chunk_tokens[0].clone();
-            enc.chunk_tokens.push(extra); // tokens of a chunk that has no vector
+            chunks.push(chunks[0].clone()); // tokens of a chunk that has no vector
         }
+        enc.chunk_tokens = chunks.iter().collect();
         let err = build(&docs, &BuildOptions { semantic: Some(semantic), ..options() }).err().expect("refused");
         assert_eq!(err.code, sift_base::error::ErrorCode::InvalidRequest, "{}", err.message);
         assert!(err.message.contains("chunk vectors but token ids for"), "{}", err.message);

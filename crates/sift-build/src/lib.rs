@@ -122,7 +122,8 @@ pub fn build_into(
     let mut semantic = match opts.semantic.take() {
         Some(input) => {
             opts.on_step.step("laying out the vectors and fitting the query encoder");
-            Some((lay_out(&input, pages.len())?, input.model))
+            let model = input.model.clone();
+            Some((lay_out(input, pages.len())?, model))
         }
         None => None,
     };

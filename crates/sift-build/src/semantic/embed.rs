@@ -21,11 +21,13 @@
 
 use super::fit::TrainingText;
 use super::layout::{DocVectors, EncoderInput, SemanticInput};
+use super::tokens::TokenRuns;
 use super::training::{TrainingTexts, MAX_SENTENCES};
 use crate::pages::PageBatches;
 use crate::par_map;
 use sift_base::error::{ErrorCode, SiftError};
 use sift_embed::{EmbedError, Tokenizer};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// A store key: the first 16 bytes of the BLAKE3 hash of the token ids (LE u32).
@@ -144,7 +146,9 @@ pub struct EmbedReport {
 /// The token sequences the semantic half of a bundle needs embedded: every chunk, and for
 /// the encoder every training text and every token alone.
 pub struct Sequences {
-    chunk_ids: Vec<Vec<Vec<u32>>>,
+    /// Every chunk's token ids, page by page, and how many chunks each page has.
+    chunks: TokenRuns,
+    page_chunks: Vec<usize>,
     training_ids: Vec<Vec<u32>>,
     tokens: BTreeSet<u32>,
     token_ids: Vec<Vec<u32>>,
@@ -162,30 +166,28 @@ impl Sequences {
     /// the site is over the budget: refused when the budget holds none of its chunks (the
     /// bundle's space is fitted to the chunks the model read).
     pub fn of(docs: &(impl PageBatches + ?Sized), tok: &Tokenizer, layout: Layout) -> Result<Sequences, SiftError> {
-        // The pages are read a batch at a time and only their tokens kept (each sequence
-        // without spare capacity: a big site's chunks are most of a build's memory here).
-        let encode = |t: &str| {
-            let mut ids = tok.encode(t);
-            ids.shrink_to_fit();
-            ids
-        };
-        let mut chunk_ids: Vec<Vec<Vec<u32>>> = Vec::new();
+        // The pages are read a batch at a time and only their chunks' tokens kept.
+        let (mut chunks, mut page_chunks) = (TokenRuns::default(), Vec::new());
         let mut training = layout.encoder.then(|| TrainingTexts::new(MAX_SENTENCES));
         docs.each_batch(&mut |batch| {
-            chunk_ids.extend(par_map(batch, |d| crate::chunk::chunks_of(d).iter().map(|c| encode(c)).collect::<Vec<_>>()));
+            for page in par_map(batch, |d| crate::chunk::chunks_of(d).iter().map(|c| tok.encode(c)).collect::<Vec<_>>()) {
+                page_chunks.push(page.len());
+                page.iter().for_each(|ids| chunks.push(ids));
+            }
             if let Some(t) = training.as_mut() {
                 t.add(batch);
             }
             Ok(())
         })?;
-        let training_ids: Vec<Vec<u32>> = training.map(|t| par_map(&t.finish(), |t| encode(t))).unwrap_or_default();
+        chunks.shrink_to_fit();
+        let training_ids: Vec<Vec<u32>> = training.map(|t| par_map(&t.finish(), |t| tok.encode(t))).unwrap_or_default();
         let special = special_tokens(tok);
         let extra: Vec<u32> = if layout.encoder { extra_tokens(tok.vocab()) } else { Vec::new() };
         // Marked in a table by id, not collected: a big site's tokens, collected, would
         // take more memory than its chunks.
         let mut seen: Vec<bool> = Vec::new();
         if layout.encoder {
-            for &t in chunk_ids.iter().flatten().chain(&training_ids).flatten().chain(&extra) {
+            for t in chunks.all_ids().chain(training_ids.iter().flatten().copied()).chain(extra.iter().copied()) {
                 let t = t as usize;
                 if t >= seen.len() {
                     seen.resize(t + 1, false);
@@ -196,15 +198,15 @@ impl Sequences {
         let tokens: BTreeSet<u32> = (0..seen.len() as u32).filter(|&t| seen[t as usize] && !special.contains(&t)).collect();
         let [cls, sep, _] = tok.special_ids();
         let token_ids: Vec<Vec<u32>> = tokens.iter().map(|&t| vec![cls, t, sep]).collect();
-        let chunks: BTreeMap<Key, usize> = chunk_ids.iter().flatten().map(|ids| (key(ids), ids.len())).collect();
+        let chunk_lens: BTreeMap<Key, usize> = chunks.iter().map(|ids| (key(&ids), ids.len())).collect();
         let texts: BTreeMap<Key, usize> =
-            training_ids.iter().map(|ids| (key(ids), ids.len())).filter(|(k, _)| !chunks.contains_key(k)).collect();
-        let site_tokens = chunks.values().chain(texts.values()).sum();
+            training_ids.iter().map(|ids| (key(ids), ids.len())).filter(|(k, _)| !chunk_lens.contains_key(k)).collect();
+        let site_tokens = chunk_lens.values().chain(texts.values()).sum();
         let (sample, read_tokens) = match layout.model_budget {
             Some(budget) if layout.encoder && site_tokens > budget => {
-                let (taken, read) = sample(&chunks, &texts, budget);
-                if !chunks.is_empty() && !chunks.keys().any(|k| taken.contains(k)) {
-                    let shortest = chunks.values().min().copied().unwrap_or(0);
+                let (taken, read) = sample(&chunk_lens, &texts, budget);
+                if !chunk_lens.is_empty() && !chunk_lens.keys().any(|k| taken.contains(k)) {
+                    let shortest = chunk_lens.values().min().copied().unwrap_or(0);
                     return Err(SiftError::invalid(format!(
                         "the model's budget of {budget} tokens holds none of the site's chunks (the shortest has {shortest}): raise it"
                     )));
@@ -214,7 +216,8 @@ impl Sequences {
             _ => (None, site_tokens),
         };
         Ok(Sequences {
-            chunk_ids,
+            chunks,
+            page_chunks,
             training_ids,
             tokens,
             token_ids,
@@ -239,16 +242,14 @@ impl Sequences {
     }
 
     /// Every distinct sequence the model reads once, by key.
-    pub fn wanted(&self) -> BTreeMap<Key, &[u32]> {
-        let mut wanted: BTreeMap<Key, &[u32]> = BTreeMap::new();
-        for ids in self.chunk_ids.iter().flatten().chain(&self.training_ids) {
-            let k = key(ids);
+    pub fn wanted(&self) -> BTreeMap<Key, Cow<'_, [u32]>> {
+        let mut wanted: BTreeMap<Key, Cow<'_, [u32]>> = BTreeMap::new();
+        let texts = self.training_ids.iter().chain(&self.token_ids).map(|ids| Cow::Borrowed(ids.as_slice()));
+        for ids in self.chunks.iter().chain(texts) {
+            let k = key(&ids);
             if self.reads(&k) {
                 wanted.entry(k).or_insert(ids);
             }
-        }
-        for ids in &self.token_ids {
-            wanted.entry(key(ids)).or_insert(ids);
         }
         wanted
     }
@@ -359,7 +360,7 @@ pub fn semantic_input(
 ) -> Result<(SemanticInput, EmbedReport, Vec<Key>), SiftError> {
     let seqs = Sequences::of(docs, &model.tokenizer, layout)?;
     let wanted = seqs.wanted();
-    let embedded = embed_missing(&model, wanted.iter().map(|(k, v)| (*k, *v)), store, progress)?;
+    let embedded = embed_missing(&model, wanted.iter().map(|(k, v)| (*k, v.as_ref())), store, progress)?;
     let used: Vec<Key> = wanted.into_keys().collect();
     let (vocab, model_dim) = (seqs.vocab(&model.tokenizer), model.dim);
     drop(model);
@@ -381,7 +382,8 @@ pub fn embed_part(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<(usize, usize), SiftError> {
     let seqs = Sequences::of(docs, &model.tokenizer, layout)?;
-    let mine: Vec<(Key, &[u32])> = seqs.wanted().into_iter().filter(|(k, _)| part_of(k, of) + 1 == part).collect();
+    let wanted = seqs.wanted();
+    let mine: Vec<(Key, &[u32])> = wanted.iter().filter(|(k, _)| part_of(k, of) + 1 == part).map(|(k, v)| (*k, v.as_ref())).collect();
     let n = mine.len();
     Ok((embed_missing(model, mine, store, progress)?, n))
 }
@@ -406,11 +408,14 @@ fn assemble(
             Vec::new()
         }
     };
-    let per_doc: Vec<Vec<Vec<f32>>> = seqs.chunk_ids.iter().map(|cs| cs.iter().map(|ids| vector(ids)).collect()).collect();
+    let per_doc: Vec<Vec<Vec<f32>>> = {
+        let mut chunks = seqs.chunks.iter();
+        seqs.page_chunks.iter().map(|&n| chunks.by_ref().take(n).map(|ids| vector(&ids)).collect()).collect()
+    };
     let training: Vec<Vec<f32>> = seqs.training_ids.iter().map(|ids| vector(ids)).collect();
     let doc_vectors = if seqs.sample.is_some() { DocVectors::Fitted } else { DocVectors::Model };
     let report = EmbedReport {
-        chunks: seqs.chunk_ids.iter().map(Vec::len).sum(),
+        chunks: seqs.chunks.len(),
         texts: seqs.training_ids.len(),
         tokens: seqs.token_ids.len(),
         embedded: 0,
@@ -419,12 +424,12 @@ fn assemble(
         site_tokens: seqs.site_tokens,
         read_tokens: seqs.read_tokens,
     };
-    let Sequences { chunk_ids, training_ids, tokens, token_ids, special, extra, encoder, .. } = seqs;
+    let Sequences { chunks, training_ids, tokens, token_ids, special, extra, encoder, .. } = seqs;
     let encoder = encoder.then(|| {
         let texts: Vec<TrainingText> =
             training_ids.into_iter().zip(training).map(|(tokens, embedding)| TrainingText { tokens, embedding }).collect();
         let prior: HashMap<u32, Vec<f32>> = tokens.iter().zip(&token_ids).map(|(&t, ids)| (t, stored(&key(ids)))).collect();
-        EncoderInput { chunk_tokens: chunk_ids.into_iter().flatten().collect(), texts, prior, vocab, special, extra }
+        EncoderInput { chunk_tokens: chunks, texts, prior, vocab, special, extra }
     });
     let input = SemanticInput {
         model: model_name.to_string(),

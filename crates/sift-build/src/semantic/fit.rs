@@ -102,8 +102,8 @@ pub struct FitReport {
 /// the corpus's. `texts`: each text's token ids and the model's embedding of it, None when
 /// the model did not read it (it counts toward the tokens' frequencies, which set their
 /// idf and the rows' order, and is not fitted to).
-pub fn fit(
-    texts: &[(&[u32], Option<&[f32]>)],
+pub fn fit<'t, Ids: AsRef<[u32]>>(
+    texts: impl IntoIterator<Item = (Ids, Option<&'t [f32]>)>,
     prior: &dyn Fn(u32) -> Option<Vec<f32>>,
     projection: &Projection,
     skip: &[u32],
@@ -128,9 +128,9 @@ pub fn fit(
     };
     let mut freq: HashMap<u32, (u32, u64)> = HashMap::new(); // token → (df, tf)
     let mut n_texts = 0usize;
-    let mut used: Vec<(usize, Vec<(u32, u32)>)> = Vec::new();
-    for (i, t) in texts.iter().enumerate() {
-        let b = bag(t.0);
+    let mut used: Vec<(&[f32], Vec<(u32, u32)>)> = Vec::new();
+    for (ids, embedding) in texts {
+        let b = bag(ids.as_ref());
         if b.is_empty() {
             continue;
         }
@@ -140,8 +140,8 @@ pub fn fit(
             e.0 += 1;
             e.1 += u64::from(c);
         }
-        if t.1.is_some() {
-            used.push((i, b));
+        if let Some(embedding) = embedding {
+            used.push((embedding, b));
         }
     }
     let mut tokens: Vec<u32> = freq.keys().copied().collect();
@@ -168,11 +168,7 @@ pub fn fit(
     let a = Sparse::from_rows(&rows, tokens.len());
     // AᵀY in the model's space, then projected: cheaper than projecting every text.
     let model_dim = projection.model_dim;
-    let aty: Vec<f32> = a
-        .mul_t_rows(model_dim, |r| texts[used[r].0].1.unwrap_or_default())
-        .chunks_exact(model_dim)
-        .flat_map(|r| projection.apply(r))
-        .collect();
+    let aty: Vec<f32> = a.mul_t_rows(model_dim, |r| used[r].0).chunks_exact(model_dim).flat_map(|r| projection.apply(r)).collect();
 
     // The prior: single-token embeddings minus their frequency-weighted mean.
     let priors: Vec<Option<Vec<f32>>> = tokens.iter().map(|&t| prior(t)).collect();
@@ -236,10 +232,8 @@ mod tests {
         }
         let identity =
             Projection { model_dim: dim, dim, basis: (0..dim * dim).map(|i| if i % (dim + 1) == 0 { 1.0 } else { 0.0 }).collect() };
-        let refs: Vec<(&[u32], Option<&[f32]>)> =
-            texts.iter().map(|t: &TrainingText| (t.tokens.as_slice(), Some(t.embedding.as_slice()))).collect();
         let f = fit(
-            &refs,
+            texts.iter().map(|t: &TrainingText| (t.tokens.as_slice(), Some(t.embedding.as_slice()))),
             &|t| (10..15).contains(&t).then(|| embed(&[t])),
             &identity,
             &[101, 102],

@@ -6,11 +6,13 @@ use super::fit::{fit, FitParams, FitReport, FittedEncoder, TrainingText};
 use super::ivf::kmeans;
 use super::linalg::par_fill_rows;
 use super::projection::Projection;
+use super::tokens::TokenRuns;
 use sift_base::error::SiftError;
 use sift_format::encoder::{encode_groups, encode_row_shard, groups_for, pack_pieces, EncoderRows, ROWS_PER_SHARD};
 use sift_format::vectors::VectorSet;
 use sift_format::vindex::encode_projection;
 use sift_text::wordpiece;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Dimensions of the bundle's space by default: vectors three times smaller than the
@@ -81,7 +83,7 @@ pub struct EncoderInput {
     /// Token ids of each chunk (as the model's tokenizer cuts it), in the order of
     /// `SemanticInput::per_doc` flattened: the chunks are training texts too, and their
     /// embeddings are the ones `per_doc` holds (a large site's chunk vectors are held once).
-    pub chunk_tokens: Vec<Vec<u32>>,
+    pub chunk_tokens: TokenRuns,
     /// The other training texts (titles, headings, sentences): token ids and embedding.
     pub texts: Vec<TrainingText>,
     /// The model's embedding of each token alone (`[CLS] t [SEP]`), for every token the
@@ -149,7 +151,67 @@ impl Clock {
     }
 }
 
-pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLayout, SiftError> {
+/// Lay out the semantic half; its input is freed once every chunk's vector is made (a big
+/// site's chunk token ids weigh more than the lists k-means makes next).
+pub(crate) fn lay_out(input: SemanticInput, n_docs: usize) -> Result<SemanticLayout, SiftError> {
+    let (lists, probe, group_from_lists) = (input.lists, input.probe, input.group_from_lists);
+    let clock = Clock::start();
+    let Vectors { model_dim, dim, chunk_docs, projected, projection, encoder } = chunk_vectors(&input, n_docs, &clock)?;
+    drop(input);
+    let n_chunks = chunk_docs.len();
+    let n_lists = lists.unwrap_or(if n_chunks <= FLAT_MAX_CHUNKS { 1 } else { n_chunks.div_ceil(LIST_CHUNKS) }).clamp(1, n_chunks);
+    let (centroids, assign) = if n_lists == 1 { (Vec::new(), vec![0u32; n_chunks]) } else { kmeans(&projected, dim, n_lists) };
+    let groups = group_lists(&centroids, dim, n_lists, group_from_lists);
+    clock.lap("lists");
+    // Lists are numbered group by group, so a group is a run of list numbers.
+    let mut sets: Vec<VectorSet> = (0..n_lists).map(|_| VectorSet::new(dim)).collect();
+    for (i, doc) in chunk_docs.iter().enumerate() {
+        sets[groups.number[assign[i] as usize]].push(*doc, &projected[i * dim..(i + 1) * dim])?;
+    }
+    // A list k-means left empty keeps its centroid (it is never the only nearest) but has
+    // no vectors: it is still written, so list numbers stay dense.
+    let counts: Vec<u32> = sets.iter().map(|s| s.len() as u32).collect();
+    let lists = sets.iter().enumerate().map(|(i, s)| s.encode(i)).collect();
+    let group_vectors: usize = n_chunks.div_ceil(groups.members.len().max(1));
+    let group_payloads = groups
+        .members
+        .iter()
+        .enumerate()
+        .map(|(g, members)| {
+            let rows: Vec<f32> = members.iter().flat_map(|&l| centroids[l * dim..(l + 1) * dim].iter().copied()).collect();
+            encode_row_shard(&rows, dim, g)
+        })
+        .collect();
+    Ok(SemanticLayout {
+        model_dim,
+        dim,
+        chunks: n_chunks,
+        probe,
+        lists,
+        counts,
+        centroids: if groups.members.is_empty() { centroids } else { Vec::new() },
+        group_sizes: groups.members.iter().map(|m| m.len() as u32).collect(),
+        group_centroids: groups.centroids,
+        group_probe: (GROUPS_READ * group_vectors).max(probe),
+        groups: group_payloads,
+        projection,
+        encoder,
+    })
+}
+
+/// Every chunk's vector in the bundle's space, and what was fitted to make them.
+struct Vectors {
+    model_dim: usize,
+    dim: usize,
+    /// Each chunk's document.
+    chunk_docs: Vec<u32>,
+    /// `chunks × dim`.
+    projected: Vec<f32>,
+    projection: Vec<u8>,
+    encoder: Option<EncoderLayout>,
+}
+
+fn chunk_vectors(input: &SemanticInput, n_docs: usize, clock: &Clock) -> Result<Vectors, SiftError> {
     if input.per_doc.len() != n_docs {
         return Err(SiftError::invalid(format!("{n_docs} documents but vectors for {}", input.per_doc.len())));
     }
@@ -179,7 +241,6 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
         return Err(SiftError::invalid("the model read none of the chunks: the bundle's space cannot be fitted"));
     }
     let dim = input.dim.clamp(1, model_dim);
-    let clock = Clock::start();
     let projection = super::projection::fit(&embedded, model_dim, dim);
     clock.lap("projection");
     let encoder = match &input.encoder {
@@ -193,7 +254,7 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
     match &encoder {
         Some((e, encoder)) if fitted => {
             let encode = encoder.encoder();
-            par_fill_rows(&mut projected, dim, |i, row| row.copy_from_slice(&encode(&e.chunk_tokens[i])));
+            par_fill_rows(&mut projected, dim, |i, row| row.copy_from_slice(&encode(&e.chunk_tokens.get(i))));
         }
         // The model's vector of every chunk (each was checked above).
         _ => par_fill_rows(&mut projected, dim, |i, row| {
@@ -206,45 +267,7 @@ pub(crate) fn lay_out(input: &SemanticInput, n_docs: usize) -> Result<SemanticLa
         Some((e, fitted)) => Some(lay_out_encoder(e, fitted)?),
         None => None,
     };
-
-    let n_lists = input.lists.unwrap_or(if n_chunks <= FLAT_MAX_CHUNKS { 1 } else { n_chunks.div_ceil(LIST_CHUNKS) }).clamp(1, n_chunks);
-    let (centroids, assign) = if n_lists == 1 { (Vec::new(), vec![0u32; n_chunks]) } else { kmeans(&projected, dim, n_lists) };
-    let groups = group_lists(&centroids, dim, n_lists, input.group_from_lists);
-    clock.lap("lists");
-    // Lists are numbered group by group, so a group is a run of list numbers.
-    let mut sets: Vec<VectorSet> = (0..n_lists).map(|_| VectorSet::new(dim)).collect();
-    for (i, doc) in chunk_docs.iter().enumerate() {
-        sets[groups.number[assign[i] as usize]].push(*doc, &projected[i * dim..(i + 1) * dim])?;
-    }
-    // A list k-means left empty keeps its centroid (it is never the only nearest) but has
-    // no vectors: it is still written, so list numbers stay dense.
-    let counts: Vec<u32> = sets.iter().map(|s| s.len() as u32).collect();
-    let lists = sets.iter().enumerate().map(|(i, s)| s.encode(i)).collect();
-    let group_vectors: usize = n_chunks.div_ceil(groups.members.len().max(1));
-    let group_payloads = groups
-        .members
-        .iter()
-        .enumerate()
-        .map(|(g, members)| {
-            let rows: Vec<f32> = members.iter().flat_map(|&l| centroids[l * dim..(l + 1) * dim].iter().copied()).collect();
-            encode_row_shard(&rows, dim, g)
-        })
-        .collect();
-    Ok(SemanticLayout {
-        model_dim,
-        dim,
-        chunks: n_chunks,
-        probe: input.probe,
-        lists,
-        counts,
-        centroids: if groups.members.is_empty() { centroids } else { Vec::new() },
-        group_sizes: groups.members.iter().map(|m| m.len() as u32).collect(),
-        group_centroids: groups.centroids,
-        group_probe: (GROUPS_READ * group_vectors).max(input.probe),
-        groups: group_payloads,
-        projection: encode_projection(&projection),
-        encoder,
-    })
+    Ok(Vectors { model_dim, dim, chunk_docs, projected, projection: encode_projection(&projection), encoder })
 }
 
 /// Lists gathered into groups of lists near each other.
@@ -296,15 +319,12 @@ fn fit_encoder(
             return Err(SiftError::invalid(format!("an encoder training text's embedding is not {} finite numbers", projection.model_dim)));
         }
     }
-    let texts: Vec<(&[u32], Option<&[f32]>)> = input
-        .chunk_tokens
-        .iter()
-        .map(Vec::as_slice)
-        .zip(chunks.iter().copied())
-        .chain(input.texts.iter().map(|t| (t.tokens.as_slice(), Some(t.embedding.as_slice()).filter(|e| !e.is_empty()))))
-        .collect();
+    let texts =
+        input.chunk_tokens.iter().zip(chunks.iter().copied()).chain(
+            input.texts.iter().map(|t| (Cow::Borrowed(t.tokens.as_slice()), Some(t.embedding.as_slice()).filter(|e| !e.is_empty()))),
+        );
     let params = if documents { FitParams::for_documents() } else { FitParams::default() };
-    Ok(fit(&texts, &|t| input.prior.get(&t).cloned(), projection, &input.special, &input.extra, params))
+    Ok(fit(texts, &|t| input.prior.get(&t).cloned(), projection, &input.special, &input.extra, params))
 }
 
 fn lay_out_encoder(input: &EncoderInput, fitted: FittedEncoder) -> Result<EncoderLayout, SiftError> {
@@ -333,7 +353,7 @@ pub const WHOLE_WORD_MIN_CHUNKS: usize = 2;
 /// query time gives them (the same code), those of at least [`WHOLE_WORD_MIN_CHUNKS`]
 /// chunks, in word order: the whole words a query looks up before cutting
 /// ([`encode_groups`]), which spares it the continuations' groups.
-fn whole_words(chunk_tokens: &[Vec<u32>], vocab: &HashMap<u32, String>, tokens: &[&str]) -> Vec<(String, Vec<u32>)> {
+fn whole_words(chunk_tokens: &TokenRuns, vocab: &HashMap<u32, String>, tokens: &[&str]) -> Vec<(String, Vec<u32>)> {
     // A word: a first piece and the `##` continuations after it, as the chunk was cut.
     let mut chunks_of: HashMap<String, (usize, usize)> = HashMap::new(); // word → (chunks, last chunk + 1)
     for (c, ids) in chunk_tokens.iter().enumerate() {
@@ -394,11 +414,13 @@ mod tests {
         // Rows in another order than the model's ids: a whole word stores rows.
         let tokens = ["x", "-", "##r", "once", "##d", "##c", "##b", "a", "##ta", "##da", "phantom", "##tor", "vec"];
         let row = |t: &str| tokens.iter().position(|x| *x == t).unwrap() as u32;
-        let chunk_tokens = vec![
+        let chunk_tokens: TokenRuns = [
             vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], // vector phantomdata abcd oncer
             vec![0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 1],      // vector phantomdata abcd vec
             vec![0, 1, 2, 1, 2, 12, 13, 10],            // vector vector - x once
-        ];
+        ]
+        .into_iter()
+        .collect();
         let words = whole_words(&chunk_tokens, &vocab, &tokens);
         assert_eq!(
             words,
@@ -448,7 +470,7 @@ mod tests {
             group_from_lists: 2,
             encoder: None,
         };
-        let laid = lay_out(&input, per_doc.len()).unwrap();
+        let laid = lay_out(input.clone(), per_doc.len()).unwrap();
         let n_lists = laid.counts.len();
         assert_eq!(n_lists, 6000usize.div_ceil(LIST_CHUNKS));
         assert_eq!(laid.group_sizes.len(), laid.groups.len());
@@ -518,15 +540,15 @@ mod tests {
             group_from_lists: 2,
             encoder: None,
         };
-        let err = lay_out(&input, 10).err().expect("refused");
+        let err = lay_out(input.clone(), 10).err().expect("refused");
         assert!(err.message.contains("need the encoder"), "{}", err.message);
         input.encoder = Some(EncoderInput::default());
         input.per_doc.iter_mut().flatten().for_each(Vec::clear);
-        let err = lay_out(&input, 10).err().expect("refused");
+        let err = lay_out(input.clone(), 10).err().expect("refused");
         assert!(err.message.contains("the model read none of the chunks"), "{}", err.message);
         // With the model's vectors, a chunk without one is refused as before.
         input.doc_vectors = DocVectors::Model;
-        let err = lay_out(&input, 10).err().expect("refused");
+        let err = lay_out(input.clone(), 10).err().expect("refused");
         assert!(err.message.contains("is not 16 finite numbers"), "{}", err.message);
     }
 
@@ -545,12 +567,12 @@ mod tests {
             group_from_lists: 100,
             encoder: None,
         };
-        let flat = lay_out(&input, 600).unwrap();
+        let flat = lay_out(input.clone(), 600).unwrap();
         assert_eq!(flat.counts.len(), 38);
         assert_eq!(flat.centroids.len(), 38 * dim, "every list's centroid, in the index");
         assert!(flat.groups.is_empty() && flat.group_sizes.is_empty() && flat.group_centroids.is_empty());
         input.group_from_lists = 38;
-        let grouped = lay_out(&input, 600).unwrap();
+        let grouped = lay_out(input.clone(), 600).unwrap();
         assert!(grouped.centroids.is_empty() && !grouped.groups.is_empty(), "at the threshold, groups");
     }
 

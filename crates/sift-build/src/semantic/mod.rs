@@ -9,7 +9,7 @@
 //! This module fits the semantic half at build time: [`embed`] (what the model embeds, with
 //! the store that caches it; [`cache`] that store on disk, one file per model), [`projection`] (the bundle's space),
 //! [`ivf`] (the vector lists), [`fit`] (the static encoder, over [`linalg`]), [`training`]
-//! (its training texts), [`layout`] (all of it as payloads); [`toy`] is a deterministic
+//! (its training texts), [`tokens`] (texts' token ids held compactly), [`layout`] (all of it as payloads); [`toy`] is a deterministic
 //! stand-in model for tests. The query-time side is the engine's; the tokenizer
 //! (`sift_text::wordpiece`) is shared.
 
@@ -20,5 +20,6 @@ pub mod ivf;
 pub mod layout;
 pub mod linalg;
 pub mod projection;
+pub mod tokens;
 pub mod toy;
 pub mod training;
