@@ -6,7 +6,9 @@
 //! One append-only file per model (`<cache>/embeddings/<model hash>.bin`): an 8-byte
 //! header (`SIFTEMB1`), `u32 dim`, then records of a 16-byte key (BLAKE3 of the token ids),
 //! `dim` f32 and a CRC-32 of both (LE). A torn or damaged record is skipped with the rest of
-//! the file from it, never used. One cache serves every site built on the machine, so a
+//! the file from it, never used. A build indexes the file (each key's offset, read through
+//! once) and reads a vector when it asks for it, checked again: only what it embeds itself
+//! is held until it ends. One cache serves every site built on the machine, so a
 //! build never drops another site's records just because it did not use them: only when the
 //! file outgrows its cap (`SIFT_CACHE_MAX_MB`, default 2,048 — about ten sites the size of
 //! the Python docs) is it rewritten, keeping this build's records first, down to half the cap.
@@ -20,8 +22,9 @@
 use sift_base::SiftError;
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 const MAGIC: &[u8; 8] = b"SIFTEMB1";
 /// The cache file's size limit when `SIFT_CACHE_MAX_MB` is not set.
@@ -58,9 +61,129 @@ pub fn model_hash(model: &Path) -> Result<String, SiftError> {
     Ok(blake3::hash(&bytes).to_hex()[..16].to_string())
 }
 
+/// A cache file's good records, read by offset as a build asks for them: a machine's cache
+/// holds every site's records up to its cap, and read whole a build would hold them all.
+struct Records {
+    file: Mutex<File>,
+    /// Where each key's record starts (its last one, when a key was written twice).
+    at: HashMap<Key, u64>,
+    /// Good records in the file, superseded ones too.
+    count: usize,
+    /// The file is foreign, torn or fails a checksum: nothing from the damage on is used.
+    damaged: bool,
+}
+
+impl Records {
+    /// Index a cache file of `dim`-float records, reading it once front to back (None when
+    /// it cannot be opened).
+    fn open(path: &Path, dim: usize) -> Option<Records> {
+        let file = File::open(path).ok()?;
+        let mut r = Records { file: Mutex::new(file), at: HashMap::new(), count: 0, damaged: false };
+        let mut reader = std::io::BufReader::with_capacity(1 << 20, r.file.get_mut().ok()?.try_clone().ok()?);
+        let mut header = [0u8; 12];
+        if reader.read_exact(&mut header).is_err()
+            || &header[..8] != MAGIC
+            || u32::from_le_bytes([header[8], header[9], header[10], header[11]]) as usize != dim
+        {
+            r.damaged = true;
+            return Some(r);
+        }
+        let mut rec = vec![0u8; record_len(dim)];
+        let mut offset = 12u64;
+        loop {
+            match read_full(&mut reader, &mut rec) {
+                Ok(0) => break,
+                Ok(n) if n == rec.len() => {}
+                _ => {
+                    r.damaged = true; // torn
+                    break;
+                }
+            }
+            match decode(&rec) {
+                Some((k, v)) if v.iter().all(|x| x.is_finite()) => {
+                    r.at.insert(k, offset);
+                    r.count += 1;
+                }
+                // A non-finite vector (written before `insert` refused them) is embedded
+                // again, and the next save rewrites the file without it.
+                Some(_) => r.damaged = true,
+                None => {
+                    r.damaged = true;
+                    break;
+                }
+            }
+            offset += rec.len() as u64;
+        }
+        Some(r)
+    }
+
+    fn contains(&self, k: &Key) -> bool {
+        self.at.contains_key(k)
+    }
+
+    /// The vector of `k`, checked again as it is read (None if the record no longer is what
+    /// was indexed).
+    fn read(&self, k: &Key, dim: usize) -> Option<Vec<f32>> {
+        let &offset = self.at.get(k)?;
+        let mut rec = vec![0u8; record_len(dim)];
+        let mut file = self.file.lock().ok()?;
+        file.seek(SeekFrom::Start(offset)).ok()?;
+        file.read_exact(&mut rec).ok()?;
+        decode(&rec).filter(|(key, _)| key == k).map(|(_, v)| v)
+    }
+
+    /// The keys in the order of the file.
+    fn keys_in_order(&self) -> Vec<Key> {
+        let mut keys: Vec<(u64, Key)> = self.at.iter().map(|(k, &o)| (o, *k)).collect();
+        keys.sort_unstable();
+        keys.into_iter().map(|(_, k)| k).collect()
+    }
+}
+
+/// Read until `buf` is full or the file ends; how many bytes were read.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            m => n += m,
+        }
+    }
+    Ok(n)
+}
+
+fn record_len(dim: usize) -> usize {
+    16 + dim * 4 + 4
+}
+
+/// A record's key and vector, None when its checksum fails.
+fn decode(rec: &[u8]) -> Option<(Key, Vec<f32>)> {
+    let (body, crc) = rec.split_at(rec.len() - 4);
+    if crc32fast::hash(body).to_le_bytes() != crc {
+        return None;
+    }
+    let mut k = [0u8; 16];
+    k.copy_from_slice(&body[..16]);
+    Some((k, body[16..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()))
+}
+
+fn encode(k: &Key, v: &[f32], out: &mut Vec<u8>) {
+    let start = out.len();
+    out.extend_from_slice(k);
+    for x in v {
+        out.extend_from_slice(&x.to_le_bytes());
+    }
+    let crc = crc32fast::hash(&out[start..]);
+    out.extend_from_slice(&crc.to_le_bytes());
+}
+
 pub struct EmbedCache {
     path: PathBuf,
     dim: usize,
+    /// This cache's file, as it was opened (what it appends later is kept in `fresh`).
+    own: Option<Records>,
+    /// Records embedded or merged from parts since the cache was opened, in memory until
+    /// the build ends (each key once, none that `own` or `base` holds).
     entries: HashMap<Key, Vec<f32>>,
     /// Records in the file (including superseded or unused ones).
     records: usize,
@@ -74,21 +197,28 @@ pub struct EmbedCache {
     cap: u64,
     /// Part files read into this cache: deleted once the main file holds their records.
     merged: Vec<PathBuf>,
-    /// Records read but never written: the model's vocabulary, and a part's view of the
+    /// Files read but never written: the model's vocabulary, and a part's view of the
     /// main file.
-    base: HashMap<Key, Vec<f32>>,
+    base: Vec<Records>,
 }
 
 impl EmbeddingStore for EmbedCache {
-    fn get(&self, k: &Key) -> Option<&Vec<f32>> {
-        self.entries.get(k).or_else(|| self.base.get(k))
+    fn get(&self, k: &Key) -> Option<Vec<f32>> {
+        if let Some(v) = self.entries.get(k) {
+            return Some(v.clone());
+        }
+        self.own.iter().chain(&self.base).find(|r| r.contains(k)).and_then(|r| r.read(k, self.dim))
+    }
+
+    fn contains(&self, k: &Key) -> bool {
+        self.entries.contains_key(k) || self.own.iter().chain(&self.base).any(|r| r.contains(k))
     }
 
     /// A vector of the wrong length or with a non-finite number is not kept (the build
     /// then refuses the sequence's missing vector): a model or kernel that makes NaN must
     /// not leave its vectors in the cache for every later build to fail on.
     fn insert(&mut self, k: Key, v: Vec<f32>) {
-        if v.len() == self.dim && v.iter().all(|x| x.is_finite()) && !self.entries.contains_key(&k) && !self.base.contains_key(&k) {
+        if v.len() == self.dim && v.iter().all(|x| x.is_finite()) && !self.contains(&k) {
             self.entries.insert(k, v);
             self.fresh.push(k);
         }
@@ -125,11 +255,10 @@ impl EmbedCache {
             .collect();
         parts.sort();
         for part in parts {
-            if let Ok(bytes) = fs::read(&part) {
-                // A damaged part is used up to its damage; the main file gets what was good.
-                let (records, _) = cache.decode(&bytes);
-                for (k, v) in records {
-                    if EmbeddingStore::get(&cache, &k).is_none() {
+            // A damaged part is used up to its damage; the main file gets what was good.
+            if let Some(records) = Records::open(&part, dim) {
+                for k in records.keys_in_order() {
+                    if let (false, Some(v)) = (cache.contains(&k), records.read(&k, dim)) {
                         cache.entries.insert(k, v);
                         cache.fresh.push(k);
                     }
@@ -160,36 +289,30 @@ impl EmbedCache {
 
     /// Read a file's records as ones this cache uses but never writes.
     fn read_base(&mut self, path: &Path) {
-        if let Ok(bytes) = fs::read(path) {
-            let (records, _) = self.decode(&bytes);
-            self.base.extend(records);
+        if let Some(records) = Records::open(path, self.dim) {
+            self.base.push(records);
         }
     }
 
     fn at(path: PathBuf, dim: usize) -> EmbedCache {
-        let mut cache = EmbedCache {
-            path,
+        let own = Records::open(&path, dim);
+        EmbedCache {
             dim,
             entries: HashMap::new(),
-            records: 0,
-            damaged: false,
+            records: own.as_ref().map_or(0, |r| r.count),
+            damaged: own.as_ref().is_some_and(|r| r.damaged),
+            own,
+            path,
             fresh: Vec::new(),
             checkpoint_failed: false,
             cap: cap_bytes(),
             merged: Vec::new(),
-            base: HashMap::new(),
-        };
-        if let Ok(bytes) = fs::read(&cache.path) {
-            let (records, damaged) = cache.decode(&bytes);
-            cache.records = records.len();
-            cache.damaged = damaged;
-            cache.entries.extend(records);
+            base: Vec::new(),
         }
-        cache
     }
 
     fn record_len(&self) -> usize {
-        16 + self.dim * 4 + 4
+        record_len(self.dim)
     }
 
     /// The file, with what is not yet written, would outgrow its cap: the next save
@@ -198,52 +321,9 @@ impl EmbedCache {
         ((self.records + self.fresh.len()) * self.record_len()) as u64 > self.cap
     }
 
-    /// The good records of a cache file, and whether it is damaged (foreign, torn or
-    /// failing its checksums: the rest of the file from the damage is not trusted).
-    fn decode(&self, bytes: &[u8]) -> (Vec<(Key, Vec<f32>)>, bool) {
-        if bytes.len() < 12 || &bytes[..8] != MAGIC || u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize != self.dim {
-            return (Vec::new(), true);
-        }
-        let mut damaged = !(bytes.len() - 12).is_multiple_of(self.record_len());
-        let mut out = Vec::new();
-        for rec in bytes[12..].chunks_exact(self.record_len()) {
-            let (body, crc) = rec.split_at(rec.len() - 4);
-            if crc32fast::hash(body).to_le_bytes() != crc {
-                damaged = true;
-                break;
-            }
-            let mut k = [0u8; 16];
-            k.copy_from_slice(&body[..16]);
-            let v: Vec<f32> = body[16..].chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-            // A non-finite vector (written before `insert` refused them) is embedded again,
-            // and the next save rewrites the file without it.
-            if v.iter().all(|x| x.is_finite()) {
-                out.push((k, v));
-            } else {
-                damaged = true;
-            }
-        }
-        (out, damaged)
-    }
-
-    #[cfg(test)]
-    fn get(&self, k: &Key) -> Option<&Vec<f32>> {
-        EmbeddingStore::get(self, k)
-    }
-
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    fn encode(&self, k: &Key, v: &[f32], out: &mut Vec<u8>) {
-        let start = out.len();
-        out.extend_from_slice(k);
-        for x in v {
-            out.extend_from_slice(&x.to_le_bytes());
-        }
-        let crc = crc32fast::hash(&out[start..]);
-        out.extend_from_slice(&crc.to_le_bytes());
+        self.own.as_ref().map_or(0, |r| r.at.len()) + self.entries.len()
     }
 
     /// Write what this build embedded. `used`: the keys the build needed — when the file
@@ -259,38 +339,62 @@ impl EmbedCache {
     fn write(&mut self, used: &[Key]) -> Result<(), SiftError> {
         let dir = self.path.parent().ok_or_else(|| SiftError::internal("cache path has no folder"))?;
         fs::create_dir_all(dir).map_err(|e| io_error(format!("cannot create {}", dir.display()), e))?;
-        let cap = self.cap;
         let compact = self.over_cap();
         if compact || self.damaged {
-            // Rewrite: every good record (repair), or — over the cap — this build's records
-            // first, then others until half the cap, so the next builds need not rewrite.
-            let used_set: std::collections::HashSet<&Key> = used.iter().collect();
-            let mut others: Vec<Key> = self.entries.keys().filter(|k| !used_set.contains(k)).copied().collect();
-            others.sort_unstable();
-            let mut keys: Vec<Key> = used.to_vec();
-            if compact {
-                let room = (cap / 2 / self.record_len() as u64) as usize;
-                others.truncate(room.saturating_sub(keys.len()));
-            }
-            keys.extend(others);
-            let mut out = Vec::with_capacity(12 + keys.len() * self.record_len());
-            out.extend_from_slice(MAGIC);
-            out.extend_from_slice(&(self.dim as u32).to_le_bytes());
-            let mut seen = std::collections::HashSet::new();
-            for k in &keys {
-                if let (Some(v), true) = (self.entries.get(k), seen.insert(*k)) {
-                    self.encode(k, v, &mut out);
-                }
-            }
-            let tmp = self.path.with_extension(format!("tmp-{}", std::process::id()));
-            fs::write(&tmp, &out).map_err(|e| io_error(format!("cannot write {}", tmp.display()), e))?;
-            fs::rename(&tmp, &self.path).map_err(|e| io_error(format!("cannot replace {}", self.path.display()), e))?;
-            self.records = seen.len();
-            self.damaged = false;
-            self.fresh.clear();
-            return Ok(());
+            return self.rewrite(used, compact);
         }
         self.append_fresh()
+    }
+
+    /// Rewrite the file: every good record (repair), or — over the cap — this build's
+    /// records first, then others until half the cap, so the next builds need not rewrite.
+    /// Written a record at a time into a temporary file renamed over the old one.
+    fn rewrite(&mut self, used: &[Key], compact: bool) -> Result<(), SiftError> {
+        let mine = |k: &Key| self.entries.contains_key(k) || self.own.as_ref().is_some_and(|r| r.contains(k));
+        let used_set: std::collections::HashSet<&Key> = used.iter().collect();
+        let mut others: Vec<Key> =
+            self.own.iter().flat_map(|r| r.at.keys()).chain(self.entries.keys()).filter(|k| !used_set.contains(k)).copied().collect();
+        others.sort_unstable();
+        let mut keys: Vec<Key> = used.iter().filter(|k| mine(k)).copied().collect();
+        if compact {
+            let room = (self.cap / 2 / self.record_len() as u64) as usize;
+            others.truncate(room.saturating_sub(keys.len()));
+        }
+        keys.extend(others);
+        let tmp = self.path.with_extension(format!("tmp-{}", std::process::id()));
+        let written = (|| -> std::io::Result<usize> {
+            let mut out = std::io::BufWriter::new(File::create(&tmp)?);
+            out.write_all(MAGIC)?;
+            out.write_all(&(self.dim as u32).to_le_bytes())?;
+            let mut seen = std::collections::HashSet::new();
+            let mut rec = Vec::with_capacity(self.record_len());
+            for k in &keys {
+                if !seen.insert(*k) {
+                    continue;
+                }
+                let v = match self.entries.get(k) {
+                    Some(v) => Some(v.clone()),
+                    None => self.own.as_ref().and_then(|r| r.read(k, self.dim)),
+                };
+                if let Some(v) = v {
+                    rec.clear();
+                    encode(k, &v, &mut rec);
+                    out.write_all(&rec)?;
+                }
+            }
+            out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+            Ok(seen.len())
+        })()
+        .map_err(|e| io_error(format!("cannot write {}", tmp.display()), e))?;
+        // Closed before the rename, which some systems refuse over an open file.
+        self.own = None;
+        fs::rename(&tmp, &self.path).map_err(|e| io_error(format!("cannot replace {}", self.path.display()), e))?;
+        self.own = Records::open(&self.path, self.dim);
+        self.entries.retain(|k, _| !self.own.as_ref().is_some_and(|r| r.contains(k)));
+        self.records = self.own.as_ref().map_or(written, |r| r.count);
+        self.damaged = false;
+        self.fresh.clear();
+        Ok(())
     }
 
     /// Append the records not yet in the file (the file starts with its header when new).
@@ -309,7 +413,7 @@ impl EmbedCache {
         }
         for k in &self.fresh {
             if let Some(v) = self.entries.get(k) {
-                self.encode(k, v, &mut out);
+                encode(k, v, &mut out);
             }
         }
         let mut f = if new_file { File::create(&self.path) } else { OpenOptions::new().append(true).open(&self.path) }
@@ -337,7 +441,7 @@ mod tests {
         build.insert(c, vec![0.5, 0.5]);
         drop(build); // stopped before its next checkpoint and its save
         let next = EmbedCache::open(&dir, "m", 2);
-        assert_eq!((next.len(), next.get(&a), next.get(&b)), (2, Some(&vec![1.0, 0.0]), Some(&vec![0.0, 1.0])));
+        assert_eq!((next.len(), next.get(&a), next.get(&b)), (2, Some(vec![1.0, 0.0]), Some(vec![0.0, 1.0])));
         assert_eq!(next.get(&c), None, "what came after the last checkpoint is embedded again");
         // A damaged file is not appended to (the records would follow a tail nobody
         // reads): the checkpoint waits, and the save rewrites the file whole.
@@ -350,7 +454,7 @@ mod tests {
         assert_eq!(fs::metadata(&path).unwrap().len(), bytes.len() as u64 - 1, "nothing appended to a damaged file");
         damaged.save(&[a, c]).unwrap();
         let repaired = EmbedCache::open(&dir, "m", 2);
-        assert_eq!((repaired.len(), repaired.get(&c)), (2, Some(&vec![0.5, 0.5])));
+        assert_eq!((repaired.len(), repaired.get(&c)), (2, Some(vec![0.5, 0.5])));
         // A folder that cannot be written: the checkpoint says so and the build goes on.
         let blocked = dir.join("file-not-folder");
         fs::write(&blocked, b"x").unwrap();
@@ -360,6 +464,27 @@ mod tests {
         assert!(unwritable.checkpoint_failed && unwritable.get(&a).is_some(), "kept in memory");
         assert!(unwritable.save(&[a]).is_err(), "the final save reports it");
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn records_are_read_from_the_file_as_a_build_asks_each_checked_again() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
+        let (a, b) = (key(&[1]), key(&[2]));
+        let mut build = EmbedCache::open(&dir, "m", 2);
+        build.insert(a, vec![1.0, 0.0]);
+        build.insert(b, vec![0.0, 1.0]);
+        build.save(&[a, b]).unwrap();
+        let read = EmbedCache::open(&dir, "m", 2);
+        // Opening indexes the file and holds no vector: one changed on disk since reads
+        // as missing, never as other numbers.
+        assert!(read.entries.is_empty());
+        let path = dir.join("embeddings/m.bin");
+        let mut bytes = fs::read(&path).unwrap();
+        let last = bytes.len() - 5;
+        bytes[last] ^= 0xff;
+        fs::write(&path, &bytes).unwrap();
+        assert_eq!((read.get(&a), read.get(&b), read.contains(&b)), (Some(vec![1.0, 0.0]), None, true));
     }
 
     #[test]
@@ -378,8 +503,7 @@ mod tests {
         // others read, and the next save rewrites the file without it.
         let path = dir.join("embeddings/m.bin");
         let mut bytes = fs::read(&path).unwrap();
-        let writer = EmbedCache::open(&dir, "m", 2);
-        writer.encode(&b, &[f32::NAN, 0.0], &mut bytes);
+        encode(&b, &[f32::NAN, 0.0], &mut bytes);
         fs::write(&path, &bytes).unwrap();
         let mut read = EmbedCache::open(&dir, "m", 2);
         assert_eq!((read.len(), read.get(&a).is_some(), read.get(&b)), (1, true, None));
@@ -399,8 +523,8 @@ mod tests {
         c.insert(b, vec![0.5, 0.5, 0.5]);
         c.save(&[a, b]).unwrap();
         let again = EmbedCache::open(&dir, "m", 3);
-        assert_eq!(again.get(&a), Some(&vec![1.0, 2.0, 3.0]));
-        assert_eq!(again.get(&b), Some(&vec![0.5, 0.5, 0.5]));
+        assert_eq!(again.get(&a), Some(vec![1.0, 2.0, 3.0]));
+        assert_eq!(again.get(&b), Some(vec![0.5, 0.5, 0.5]));
         // A torn last record: the earlier ones stay, the torn one is gone.
         let path = dir.join("embeddings/m.bin");
         let bytes = fs::read(&path).unwrap();
@@ -411,7 +535,7 @@ mod tests {
         torn.insert(b, vec![0.25, 0.5, 0.75]);
         torn.save(&[a, b]).unwrap();
         let repaired = EmbedCache::open(&dir, "m", 3);
-        assert_eq!(repaired.get(&b), Some(&vec![0.25, 0.5, 0.75]));
+        assert_eq!(repaired.get(&b), Some(vec![0.25, 0.5, 0.75]));
         // A build of another site (using only `b`) keeps the first site's record; over the
         // cap, the file is cut down to this build's records first.
         let mut other = EmbedCache::open(&dir, "m", 3);
@@ -440,14 +564,14 @@ mod tests {
         fs::write(&part2, [&bytes[..], b"torn"].concat()).unwrap();
         let main_len = fs::metadata(&path).unwrap().len();
         let mut merged = EmbedCache::open(&dir, "m", 3);
-        assert_eq!((merged.get(&c1), merged.get(&c2)), (Some(&vec![1.0, 1.0, 1.0]), Some(&vec![2.0, 2.0, 2.0])));
+        assert_eq!((merged.get(&c1), merged.get(&c2)), (Some(vec![1.0, 1.0, 1.0]), Some(vec![2.0, 2.0, 2.0])));
         assert_eq!(fs::metadata(&path).unwrap().len(), main_len, "opening writes nothing");
         merged.save(&[b, c1, c2]).unwrap();
         let names: Vec<String> =
             fs::read_dir(dir.join("embeddings")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
         assert_eq!(names, vec!["m.bin".to_string()], "the parts are merged and removed");
         let after = EmbedCache::open(&dir, "m", 3);
-        assert_eq!((after.get(&b), after.get(&c2)), (Some(&vec![0.25, 0.5, 0.75]), Some(&vec![2.0, 2.0, 2.0])));
+        assert_eq!((after.get(&b), after.get(&c2)), (Some(vec![0.25, 0.5, 0.75]), Some(vec![2.0, 2.0, 2.0])));
         // The model's vocabulary has a file of its own: every cache reads it, none writes it.
         let tok = key(&[101, 7, 102]);
         let mut vocab = EmbedCache::open_vocabulary(&dir, "m", 3);
@@ -455,11 +579,11 @@ mod tests {
         vocab.save(&[tok]).unwrap();
         let main_len = fs::metadata(&path).unwrap().len();
         let mut site = EmbedCache::open(&dir, "m", 3);
-        assert_eq!(site.get(&tok), Some(&vec![0.5, 0.0, 0.5]));
+        assert_eq!(site.get(&tok), Some(vec![0.5, 0.0, 0.5]));
         site.insert(tok, vec![9.0, 9.0, 9.0]); // known: not taken
         site.save(&[tok, b]).unwrap();
         assert_eq!(fs::metadata(&path).unwrap().len(), main_len, "the main file does not copy the vocabulary");
-        assert_eq!(EmbedCache::open_part(&dir, "m", 3, (1, 3)).get(&tok), Some(&vec![0.5, 0.0, 0.5]));
+        assert_eq!(EmbedCache::open_part(&dir, "m", 3, (1, 3)).get(&tok), Some(vec![0.5, 0.0, 0.5]));
         fs::remove_file(vocabulary_path(&dir, "m")).unwrap();
         // Another dimension (another model file under the same name): ignored.
         assert_eq!(EmbedCache::open(&dir, "m", 4).len(), 0);

@@ -60,7 +60,9 @@ pub fn key(ids: &[u32]) -> Key {
 
 /// Embeddings by key.
 pub trait EmbeddingStore {
-    fn get(&self, key: &Key) -> Option<&Vec<f32>>;
+    /// A copy: a store on disk reads it as it is asked for.
+    fn get(&self, key: &Key) -> Option<Vec<f32>>;
+    fn contains(&self, key: &Key) -> bool;
     fn insert(&mut self, key: Key, v: Vec<f32>);
     /// Called between batches while embedding: a store on disk writes what it got so far,
     /// so a build that is stopped keeps the work it has done.
@@ -68,8 +70,11 @@ pub trait EmbeddingStore {
 }
 
 impl EmbeddingStore for HashMap<Key, Vec<f32>> {
-    fn get(&self, key: &Key) -> Option<&Vec<f32>> {
-        HashMap::get(self, key)
+    fn get(&self, key: &Key) -> Option<Vec<f32>> {
+        HashMap::get(self, key).cloned()
+    }
+    fn contains(&self, key: &Key) -> bool {
+        self.contains_key(key)
     }
     fn insert(&mut self, key: Key, v: Vec<f32>) {
         HashMap::insert(self, key, v);
@@ -316,7 +321,7 @@ pub fn embed_missing<'a>(
     progress: &(dyn Fn(u64, u64) + Sync),
 ) -> Result<usize, SiftError> {
     // Longest first: the slow ones start early, so the cores finish together.
-    let mut missing: Vec<(Key, &[u32])> = seqs.into_iter().filter(|(k, _)| store.get(k).is_none()).collect();
+    let mut missing: Vec<(Key, &[u32])> = seqs.into_iter().filter(|(k, _)| !store.contains(k)).collect();
     missing.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(&b.0)));
     missing.dedup_by_key(|m| m.0);
     let total = missing.len() as u64;
@@ -398,7 +403,7 @@ fn assemble(
     layout: Layout,
     store: &dyn EmbeddingStore,
 ) -> (SemanticInput, EmbedReport) {
-    let stored = |k: &Key| -> Vec<f32> { store.get(k).cloned().unwrap_or_default() };
+    let stored = |k: &Key| -> Vec<f32> { store.get(k).unwrap_or_default() };
     // What the model did not read has no vector (not one a store may hold from before).
     let vector = |ids: &[u32]| -> Vec<f32> {
         let k = key(ids);
