@@ -50,6 +50,36 @@ pub fn as_model<'a, E: std::borrow::Borrow<Embedder> + Sync + 'a>(e: E) -> Model
     Model { tokenizer, dim, embed: Box::new(move |ids| e.borrow().embed_one(ids)) }
 }
 
+/// The model as a build calls it, loaded when it is first asked to embed: a rebuild whose
+/// texts the cache holds never loads it (a few hundred MB and a second). Its dimension and
+/// tokenizer come from `model.json` and `tokenizer.json` beside it; a model without a
+/// stamped dimension is loaded at once.
+fn lazy_model(model: &Path) -> Result<Model<'static>> {
+    let stamped = std::fs::read(model.with_file_name("model.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| v["dim"].as_u64())
+        .map(|d| d as usize);
+    let Some(dim) = stamped else {
+        return Ok(as_model(load(model)?));
+    };
+    let tokenizer_path = model.with_file_name("tokenizer.json");
+    let bytes = std::fs::read(&tokenizer_path).map_err(|e| anyhow!("cannot read tokenizer {}: {e}", tokenizer_path.display()))?;
+    let tokenizer = sift_embed::Tokenizer::from_json(&bytes).map_err(|e| anyhow!("{}: {e}", tokenizer_path.display()))?;
+    let (path, loaded) = (model.to_path_buf(), std::sync::OnceLock::<Result<Embedder, String>>::new());
+    let embed = move |ids: &[u32]| {
+        let e = loaded
+            .get_or_init(|| match load(&path) {
+                Ok(e) if e.dim != dim => Err(format!("{} makes {}-dimension vectors, its model.json says {dim}", path.display(), e.dim)),
+                r => r.map_err(|e| e.to_string()),
+            })
+            .as_ref()
+            .map_err(|e| sift_embed::EmbedError(e.clone()))?;
+        e.embed_one(ids)
+    };
+    Ok(Model { tokenizer, dim, embed: Box::new(embed) })
+}
+
 /// Run `f` with a progress callback `(done, total)` drawn as the embedding bar.
 pub fn with_embedding_bar<T>(quiet: bool, f: impl FnOnce(&(dyn Fn(u64, u64) + Sync)) -> T) -> T {
     let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(0) };
@@ -95,10 +125,10 @@ pub fn semantic_input(
     quiet: bool,
 ) -> Result<(SemanticInput, EmbedReport, f64)> {
     let t0 = Instant::now();
-    let e = load(model)?;
-    let mut cache = EmbedCache::open(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, e.dim);
+    let m = lazy_model(model)?;
+    let mut cache = EmbedCache::open(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, m.dim);
     let (input, report, used) =
-        with_embedding_bar(quiet, |progress| corpus::semantic_input(docs, as_model(e), &model_name(model), layout, &mut cache, progress))
+        with_embedding_bar(quiet, |progress| corpus::semantic_input(docs, m, &model_name(model), layout, &mut cache, progress))
             .map_err(|err| anyhow!("{err}"))?;
     if let Err(err) = cache.save(&used) {
         eprintln!("warning: the embedding cache could not be saved ({err:#}); the next build embeds everything again");

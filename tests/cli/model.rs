@@ -123,6 +123,25 @@ fn a_rebuild_from_the_embedding_cache_or_from_a_split_embedding_equals_a_clean_b
             assert!(!out.exists(), "{args:?}: no bundle written");
         }
     }
+    // The model is loaded when a text is missing from the cache, its dimension read from
+    // its model.json before: one that says another is a clear error once it loads.
+    let misstated = d.join("misstated");
+    fs::create_dir_all(&misstated).unwrap();
+    for f in ["model-f32.onnx", "tokenizer.json"] {
+        fs::hard_link(model_dir.join(f), misstated.join(f))
+            .or_else(|_| fs::copy(model_dir.join(f), misstated.join(f)).map(|_| ()))
+            .unwrap();
+    }
+    fs::write(misstated.join("model.json"), r#"{"model": "all-MiniLM-L6-v2", "dim": 7}"#).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_sift"))
+        .args(["build", src.to_str().unwrap(), "--out", out.to_str().unwrap()])
+        .args(["--embedder", misstated.join("model-f32.onnx").to_str().unwrap()])
+        .env("SIFT_CACHE_DIR", seeded(&d.join("misstated-cache")))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("makes 384-dimension vectors, its model.json says 7"), "{err}");
+    assert!(!out.exists(), "no bundle written");
 }
 
 /// Build `src` (its guides/deploy.md is edited on the way), then again from the cache, from

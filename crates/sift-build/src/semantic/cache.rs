@@ -55,10 +55,14 @@ fn vocabulary_path(dir: &Path, model_hash: &str) -> PathBuf {
     dir.join("embeddings").join(format!("{model_hash}.vocabulary.bin"))
 }
 
-/// A model's identity for caching: the BLAKE3 hash of its file.
+/// A model's identity for caching: the BLAKE3 hash of its file (read as it streams, not
+/// held: a model file is tens of MB).
 pub fn model_hash(model: &Path) -> Result<String, SiftError> {
-    let bytes = fs::read(model).map_err(|e| io_error(format!("cannot read {}", model.display()), e))?;
-    Ok(blake3::hash(&bytes).to_hex()[..16].to_string())
+    let mut hasher = blake3::Hasher::new();
+    File::open(model)
+        .and_then(|mut f| std::io::copy(&mut f, &mut hasher))
+        .map_err(|e| io_error(format!("cannot read {}", model.display()), e))?;
+    Ok(hasher.finalize().to_hex()[..16].to_string())
 }
 
 /// A cache file's good records, read by offset as a build asks for them: a machine's cache
