@@ -53,7 +53,7 @@ pub const TOKENS_PER_GROUP: usize = 64;
 /// At most this many rows (the model's whole vocabulary is 30,522).
 pub const MAX_ROWS: usize = 1 << 20;
 /// A whole word is stored with at most this many pieces (more do not fit one fst value).
-const WHOLE_WORD_MAX_PIECES: usize = 3;
+pub const WHOLE_WORD_MAX_PIECES: usize = 3;
 const PIECE_BITS: u32 = 21;
 const MAX_GROUPS: usize = 1 << 14;
 

@@ -73,10 +73,14 @@ impl FittedEncoder {
     /// What makes a text's unit vector as the engine makes a query's: its tokens' rows
     /// summed (a token without a row adds nothing), normalised; zeros when none has a row.
     pub fn encoder(&self) -> impl Fn(&[u32]) -> Vec<f32> + Sync + '_ {
-        let row_of: HashMap<u32, usize> = self.tokens.iter().enumerate().map(|(r, &t)| (t, r)).collect();
+        // Each token's row by id, in a table: a big site's chunks look up tens of millions.
+        let mut row_of: Vec<Option<usize>> = vec![None; self.tokens.iter().max().map_or(0, |&t| t as usize + 1)];
+        for (r, &t) in self.tokens.iter().enumerate() {
+            row_of[t as usize] = Some(r);
+        }
         move |tokens| {
             let mut v = vec![0f32; self.dim];
-            for r in tokens.iter().filter_map(|t| row_of.get(t)) {
+            for r in tokens.iter().filter_map(|&t| row_of.get(t as usize).copied().flatten()) {
                 for (x, y) in v.iter_mut().zip(&self.rows[r * self.dim..(r + 1) * self.dim]) {
                     *x += y;
                 }

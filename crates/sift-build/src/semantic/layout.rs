@@ -8,7 +8,8 @@ use super::linalg::par_fill_rows;
 use super::projection::Projection;
 use super::tokens::TokenRuns;
 use sift_base::error::SiftError;
-use sift_format::encoder::{encode_groups, encode_row_shard, groups_for, pack_pieces, EncoderRows, ROWS_PER_SHARD};
+use sift_base::hashing;
+use sift_format::encoder::{encode_groups, encode_row_shard, groups_for, pack_pieces, EncoderRows, ROWS_PER_SHARD, WHOLE_WORD_MAX_PIECES};
 use sift_format::vectors::VectorSet;
 use sift_format::vindex::encode_projection;
 use sift_text::wordpiece;
@@ -354,44 +355,59 @@ pub const WHOLE_WORD_MIN_CHUNKS: usize = 2;
 /// chunks, in word order: the whole words a query looks up before cutting
 /// ([`encode_groups`]), which spares it the continuations' groups.
 fn whole_words(chunk_tokens: &TokenRuns, vocab: &HashMap<u32, String>, tokens: &[&str]) -> Vec<(String, Vec<u32>)> {
-    // A word: a first piece and the `##` continuations after it, as the chunk was cut.
-    let mut chunks_of: HashMap<String, (usize, usize)> = HashMap::new(); // word → (chunks, last chunk + 1)
+    // A word: a first piece and the `##` continuations after it, as the chunk was cut, kept
+    // by its pieces' ids (a big site has tens of millions of pieces); only words of two or
+    // three pieces can be stored whole (`pack_pieces`).
+    const MAX: usize = WHOLE_WORD_MAX_PIECES;
+    let mut continuation: Vec<bool> = Vec::new();
+    for (&id, t) in vocab {
+        if continuation.len() <= id as usize {
+            continuation.resize(id as usize + 1, false);
+        }
+        continuation[id as usize] = t.starts_with("##");
+    }
+    let mut chunks_of: hashing::HashMap<[u32; MAX], (usize, usize)> = Default::default(); // word → (chunks, last chunk + 1)
     for (c, ids) in chunk_tokens.iter().enumerate() {
-        let (mut word, mut pieces) = (String::new(), 0);
-        let mut end_word = |word: &mut String, pieces: usize| {
-            if pieces >= 2 {
-                let seen = chunks_of.entry(std::mem::take(word)).or_insert((0, 0));
+        let (mut word, mut pieces) = ([u32::MAX; MAX], 0);
+        let mut end_word = |word: [u32; MAX], pieces: usize| {
+            if (2..=MAX).contains(&pieces) {
+                let seen = chunks_of.entry(word).or_insert((0, 0));
                 if seen.1 != c + 1 {
                     *seen = (seen.0 + 1, c + 1);
                 }
             }
-            word.clear();
         };
-        for t in ids.iter().map(|id| vocab.get(id).map_or("", String::as_str)) {
-            match t.strip_prefix("##") {
-                Some(rest) if pieces > 0 => {
-                    word.push_str(rest);
-                    pieces += 1;
+        for &id in ids.iter() {
+            if pieces > 0 && continuation.get(id as usize).copied().unwrap_or(false) {
+                if pieces < MAX {
+                    word[pieces] = id;
                 }
-                _ => {
-                    end_word(&mut word, pieces);
-                    word.push_str(t);
-                    pieces = 1;
-                }
+                pieces += 1;
+            } else {
+                end_word(word, pieces);
+                (word, pieces) = ([id, u32::MAX, u32::MAX], 1);
             }
         }
-        end_word(&mut word, pieces);
+        end_word(word, pieces);
     }
+    // As the chunk spelled it: the first piece whole, the continuations without `##`.
+    let spelled = |word: &[u32; MAX]| -> String {
+        let piece = |(i, id): (usize, &u32)| vocab.get(id).map_or("", |t| if i == 0 { t } else { t.strip_prefix("##").unwrap_or(t) });
+        word.iter().filter(|&&id| id != u32::MAX).enumerate().map(piece).collect()
+    };
     let rows: HashMap<String, u32> = tokens.iter().enumerate().map(|(r, t)| (t.to_string(), r as u32)).collect();
     let mut out: Vec<(String, Vec<u32>)> = chunks_of
         .into_iter()
-        .filter(|(w, (chunks, _))| *chunks >= WHOLE_WORD_MIN_CHUNKS && wordpiece::words(w) == [w.as_str()])
+        .filter(|(_, (chunks, _))| *chunks >= WHOLE_WORD_MIN_CHUNKS)
+        .map(|(w, seen)| (spelled(&w), seen))
+        .filter(|(w, _)| wordpiece::words(w) == [w.as_str()])
         .filter_map(|(w, _)| {
             let mut pieces = Vec::new();
             (wordpiece::word_pieces(&rows, &w, &mut pieces) && pack_pieces(&pieces).is_some()).then_some((w, pieces))
         })
         .collect();
     out.sort_unstable();
+    out.dedup();
     out
 }
 
