@@ -32,6 +32,13 @@ impl Vocab for std::collections::HashMap<String, u32> {
 /// piece cannot be matched
 /// (the word is `[UNK]`).
 pub fn word_pieces(vocab: &dyn Vocab, word: &str, out: &mut Vec<u32>) -> bool {
+    // Most words are pieces of their own: the longest match tried first is the word.
+    if word.len() <= MAX_CHARS_PER_WORD {
+        if let Some(id) = vocab.id(word) {
+            out.push(id);
+            return true;
+        }
+    }
     let chars: Vec<(usize, char)> = word.char_indices().collect();
     if chars.len() > MAX_CHARS_PER_WORD {
         return false;
@@ -87,28 +94,32 @@ fn is_chinese_char(c: char) -> bool {
 /// BertNormalizer: clean text, space out CJK ideographs, strip accents (NFD, drop Mn),
 /// lowercase.
 pub fn normalize(text: &str) -> String {
-    let mut cleaned = String::with_capacity(text.len());
+    // Each step maps a character alone, so they run in one pass; an ASCII character has no
+    // accent to strip.
+    let mut out = String::with_capacity(text.len());
+    let mut stripped = String::new();
     for c in text.chars() {
         if c == '\0' || c == '\u{fffd}' || is_bert_control(c) {
             continue;
         }
         if is_bert_whitespace(c) {
-            cleaned.push(' ');
-        } else if is_chinese_char(c) {
-            cleaned.push(' ');
-            cleaned.push(c);
-            cleaned.push(' ');
+            out.push(' ');
+        } else if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
         } else {
-            cleaned.push(c);
+            let cjk = is_chinese_char(c);
+            if cjk {
+                out.push(' ');
+            }
+            stripped.clear();
+            crate::decompose::bert_char(c, &mut stripped);
+            for d in stripped.chars() {
+                charclass::push_lowercase(d, &mut out);
+            }
+            if cjk {
+                out.push(' ');
+            }
         }
-    }
-    let mut stripped = String::with_capacity(cleaned.len());
-    for c in cleaned.chars() {
-        crate::decompose::bert_char(c, &mut stripped);
-    }
-    let mut out = String::with_capacity(stripped.len());
-    for c in stripped.chars() {
-        crate::charclass::push_lowercase(c, &mut out);
     }
     out
 }
@@ -116,25 +127,34 @@ pub fn normalize(text: &str) -> String {
 /// BertPreTokenizer: split on whitespace; every punctuation character is its own word.
 pub fn pre_tokenize(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut cur = String::new();
-    for c in text.chars() {
-        if c.is_whitespace() {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
+    each_word(text, |w| {
+        out.push(w.to_string());
+        true
+    });
+    out
+}
+
+/// [`pre_tokenize`]'s words, each handed to `f` as a slice of `text` until it returns false.
+fn each_word(text: &str, mut f: impl FnMut(&str) -> bool) {
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        let space = c.is_whitespace();
+        if space || is_bert_punctuation(c) {
+            if let Some(s) = start.take() {
+                if !f(&text[s..i]) {
+                    return;
+                }
             }
-        } else if is_bert_punctuation(c) {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
+            if !space && !f(&text[i..i + c.len_utf8()]) {
+                return;
             }
-            out.push(c.to_string());
-        } else {
-            cur.push(c);
+        } else if start.is_none() {
+            start = Some(i);
         }
     }
-    if !cur.is_empty() {
-        out.push(cur);
+    if let Some(s) = start {
+        f(&text[s..]);
     }
-    out
 }
 
 /// The words of a text as the model sees them (normalised, pre-tokenised).
@@ -146,15 +166,16 @@ pub fn words(text: &str) -> Vec<String> {
 /// the model reads); an unmatchable word adds `unk` (None: it is skipped).
 pub fn encode_pieces(vocab: &dyn Vocab, text: &str, unk: Option<u32>) -> Vec<u32> {
     let mut ids = Vec::new();
-    for word in words(text) {
-        if !word_pieces(vocab, &word, &mut ids) {
+    each_word(&normalize(text), |word| {
+        if !word_pieces(vocab, word, &mut ids) {
             ids.extend(unk);
         }
         if ids.len() >= MAX_TOKENS - 2 {
             ids.truncate(MAX_TOKENS - 2);
-            break;
+            return false;
         }
-    }
+        true
+    });
     ids
 }
 
