@@ -174,23 +174,23 @@ pub fn fit<'t, Ids: AsRef<[u32]>>(
     let model_dim = projection.model_dim;
     let aty: Vec<f32> = a.mul_t_rows(model_dim, |r| used[r].0).chunks_exact(model_dim).flat_map(|r| projection.apply(r)).collect();
 
-    // The prior: single-token embeddings minus their frequency-weighted mean.
-    let priors: Vec<Option<Vec<f32>>> = tokens.iter().map(|&t| prior(t)).collect();
+    // The prior: single-token embeddings minus their frequency-weighted mean (each asked
+    // for twice rather than held: the model's dimension for every row is tens of MB).
     let mut mean = vec![0f64; projection.model_dim];
     let mut weight = 0f64;
-    for (t, p) in tokens.iter().zip(&priors) {
-        if let Some(p) = p {
-            let w = freq[t].1 as f64;
-            for (m, x) in mean.iter_mut().zip(p) {
+    for &t in &tokens {
+        if let Some(p) = prior(t) {
+            let w = freq[&t].1 as f64;
+            for (m, x) in mean.iter_mut().zip(&p) {
                 *m += w * f64::from(*x);
             }
             weight += w;
         }
     }
     let mean: Vec<f32> = mean.iter().map(|m| (m / weight.max(1e-12)) as f32).collect();
-    let p: Vec<f32> = priors
+    let p: Vec<f32> = tokens
         .iter()
-        .flat_map(|p| match p {
+        .flat_map(|&t| match prior(t) {
             Some(v) => projection.apply(&v.iter().zip(&mean).map(|(x, m)| x - m).collect::<Vec<f32>>()),
             None => vec![0.0; dim],
         })
