@@ -22,11 +22,13 @@
 use sift_base::SiftError;
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 const MAGIC: &[u8; 8] = b"SIFTEMB1";
+/// The magic and `u32 dim`: where the first record starts.
+const HEADER_LEN: u64 = 12;
 /// The cache file's size limit when `SIFT_CACHE_MAX_MB` is not set.
 const DEFAULT_CAP_MB: u64 = 2048;
 
@@ -82,43 +84,35 @@ impl Records {
     /// it cannot be opened).
     fn open(path: &Path, dim: usize) -> Option<Records> {
         let file = File::open(path).ok()?;
-        let mut r = Records { file: Mutex::new(file), at: HashMap::new(), count: 0, damaged: false };
-        let mut reader = std::io::BufReader::with_capacity(1 << 20, r.file.get_mut().ok()?.try_clone().ok()?);
+        let (mut at, mut count, mut damaged) = (HashMap::new(), 0, false);
+        let mut reader = std::io::BufReader::with_capacity(1 << 20, &file);
         let mut header = [0u8; 12];
         if reader.read_exact(&mut header).is_err()
             || &header[..8] != MAGIC
             || u32::from_le_bytes([header[8], header[9], header[10], header[11]]) as usize != dim
         {
-            r.damaged = true;
-            return Some(r);
-        }
-        let mut rec = vec![0u8; record_len(dim)];
-        let mut offset = 12u64;
-        loop {
-            match read_full(&mut reader, &mut rec) {
-                Ok(0) => break,
-                Ok(n) if n == rec.len() => {}
-                _ => {
-                    r.damaged = true; // torn
+            damaged = true;
+        } else {
+            let mut rec = vec![0u8; record_len(dim)];
+            let mut offset = HEADER_LEN;
+            while !reader.fill_buf().map_or(true, |b| b.is_empty()) {
+                // A record cut short (torn) or failing its checksum ends what is trusted.
+                let Some((k, v)) = reader.read_exact(&mut rec).ok().and_then(|()| decode(&rec)) else {
+                    damaged = true;
                     break;
-                }
-            }
-            match decode(&rec) {
-                Some((k, v)) if v.iter().all(|x| x.is_finite()) => {
-                    r.at.insert(k, offset);
-                    r.count += 1;
-                }
+                };
                 // A non-finite vector (written before `insert` refused them) is embedded
                 // again, and the next save rewrites the file without it.
-                Some(_) => r.damaged = true,
-                None => {
-                    r.damaged = true;
-                    break;
+                if v.iter().all(|x| x.is_finite()) {
+                    at.insert(k, offset);
+                    count += 1;
+                } else {
+                    damaged = true;
                 }
+                offset += rec.len() as u64;
             }
-            offset += rec.len() as u64;
         }
-        Some(r)
+        Some(Records { file: Mutex::new(file), at, count, damaged })
     }
 
     fn contains(&self, k: &Key) -> bool {
@@ -142,18 +136,6 @@ impl Records {
         keys.sort_unstable();
         keys.into_iter().map(|(_, k)| k).collect()
     }
-}
-
-/// Read until `buf` is full or the file ends; how many bytes were read.
-fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..])? {
-            0 => break,
-            m => n += m,
-        }
-    }
-    Ok(n)
 }
 
 fn record_len(dim: usize) -> usize {
@@ -366,14 +348,15 @@ impl EmbedCache {
         }
         keys.extend(others);
         let tmp = self.path.with_extension(format!("tmp-{}", std::process::id()));
-        let written = (|| -> std::io::Result<usize> {
+        // The new file's index is made as it is written (each record's offset).
+        let (file, at) = (|| -> std::io::Result<(File, HashMap<Key, u64>)> {
             let mut out = std::io::BufWriter::new(File::create(&tmp)?);
             out.write_all(MAGIC)?;
             out.write_all(&(self.dim as u32).to_le_bytes())?;
-            let mut seen = std::collections::HashSet::new();
+            let mut at = HashMap::new();
             let mut rec = Vec::with_capacity(self.record_len());
             for k in &keys {
-                if !seen.insert(*k) {
+                if at.contains_key(k) {
                     continue;
                 }
                 let v = match self.entries.get(k) {
@@ -381,21 +364,24 @@ impl EmbedCache {
                     None => self.own.as_ref().and_then(|r| r.read(k, self.dim)),
                 };
                 if let Some(v) = v {
+                    at.insert(*k, HEADER_LEN + (at.len() * self.record_len()) as u64);
                     rec.clear();
                     encode(k, &v, &mut rec);
                     out.write_all(&rec)?;
                 }
             }
-            out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-            Ok(seen.len())
+            let file = out.into_inner().map_err(|e| e.into_error())?;
+            file.sync_all()?;
+            Ok((file, at))
         })()
         .map_err(|e| io_error(format!("cannot write {}", tmp.display()), e))?;
         // Closed before the rename, which some systems refuse over an open file.
-        self.own = None;
+        (self.own, self.records) = (None, at.len());
+        drop(file);
         fs::rename(&tmp, &self.path).map_err(|e| io_error(format!("cannot replace {}", self.path.display()), e))?;
-        self.own = Records::open(&self.path, self.dim);
-        self.entries.retain(|k, _| !self.own.as_ref().is_some_and(|r| r.contains(k)));
-        self.records = self.own.as_ref().map_or(written, |r| r.count);
+        let file = File::open(&self.path).map_err(|e| io_error(format!("cannot read {}", self.path.display()), e))?;
+        self.entries.retain(|k, _| !at.contains_key(k));
+        self.own = Some(Records { file: Mutex::new(file), count: at.len(), at, damaged: false });
         self.damaged = false;
         self.fresh.clear();
         Ok(())
