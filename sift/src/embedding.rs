@@ -20,12 +20,14 @@ pub fn default_model() -> Option<PathBuf> {
     p.exists().then_some(p)
 }
 
-/// The model's name: from `model.json` beside it, else the file name.
-pub fn model_name(model: &Path) -> String {
-    let stamp = model.with_file_name("model.json");
-    std::fs::read(&stamp)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+/// The `model.json` that `sift model fetch` writes beside a model (its name, its dimension).
+fn stamp(model: &Path) -> Option<serde_json::Value> {
+    std::fs::read(model.with_file_name("model.json")).ok().and_then(|b| serde_json::from_slice(&b).ok())
+}
+
+/// The model's name: from its `model.json`, else the file name.
+fn model_name(stamp: Option<&serde_json::Value>, model: &Path) -> String {
+    stamp
         .and_then(|v| v["model"].as_str().map(str::to_string))
         .unwrap_or_else(|| model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default())
 }
@@ -50,22 +52,17 @@ pub fn as_model<'a, E: std::borrow::Borrow<Embedder> + Sync + 'a>(e: E) -> Model
     Model { tokenizer, dim, embed: Box::new(move |ids| e.borrow().embed_one(ids)) }
 }
 
-/// The model as a build calls it, loaded when it is first asked to embed: a rebuild whose
-/// texts the cache holds never loads it (a few hundred MB and a second). Its dimension and
-/// tokenizer come from `model.json` and `tokenizer.json` beside it; a model without a
-/// stamped dimension is loaded at once.
-fn lazy_model(model: &Path) -> Result<Model<'static>> {
-    let stamped = std::fs::read(model.with_file_name("model.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-        .and_then(|v| v["dim"].as_u64())
-        .map(|d| d as usize);
-    let Some(dim) = stamped else {
-        return Ok(as_model(load(model)?));
+/// The model as a build calls it, with its name, loaded when it is first asked to embed: a
+/// rebuild whose texts the cache holds never loads it (a few hundred MB and a second). Its
+/// dimension and name come from `model.json` beside it; a model without a stamped
+/// dimension is loaded at once.
+fn lazy_model(model: &Path) -> Result<(Model<'static>, String)> {
+    let stamp = stamp(model);
+    let name = model_name(stamp.as_ref(), model);
+    let Some(dim) = stamp.and_then(|v| v["dim"].as_u64()).map(|d| d as usize) else {
+        return Ok((as_model(load(model)?), name));
     };
-    let tokenizer_path = model.with_file_name("tokenizer.json");
-    let bytes = std::fs::read(&tokenizer_path).map_err(|e| anyhow!("cannot read tokenizer {}: {e}", tokenizer_path.display()))?;
-    let tokenizer = sift_embed::Tokenizer::from_json(&bytes).map_err(|e| anyhow!("{}: {e}", tokenizer_path.display()))?;
+    let tokenizer = sift_embed::Tokenizer::read(&model.with_file_name("tokenizer.json")).map_err(|e| anyhow!("{e}"))?;
     let (path, loaded) = (model.to_path_buf(), std::sync::OnceLock::<Result<Embedder, String>>::new());
     let embed = move |ids: &[u32]| {
         let e = loaded
@@ -77,7 +74,7 @@ fn lazy_model(model: &Path) -> Result<Model<'static>> {
             .map_err(|e| sift_embed::EmbedError(e.clone()))?;
         e.embed_one(ids)
     };
-    Ok(Model { tokenizer, dim, embed: Box::new(embed) })
+    Ok((Model { tokenizer, dim, embed: Box::new(embed) }, name))
 }
 
 /// Run `f` with a progress callback `(done, total)` drawn as the embedding bar.
@@ -108,9 +105,9 @@ pub fn embed_part(
     quiet: bool,
 ) -> Result<(usize, usize, f64)> {
     let t0 = Instant::now();
-    let e = load(model)?;
-    let mut cache = EmbedCache::open_part(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, e.dim, part);
-    let (now, of_part) = with_embedding_bar(quiet, |progress| corpus::embed_part(docs, &as_model(&e), layout, part, &mut cache, progress))
+    let (m, _) = lazy_model(model)?;
+    let mut cache = EmbedCache::open_part(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, m.dim, part);
+    let (now, of_part) = with_embedding_bar(quiet, |progress| corpus::embed_part(docs, &m, layout, part, &mut cache, progress))
         .map_err(|err| anyhow!("{err}"))?;
     cache.save(&[])?;
     Ok((now, of_part, t0.elapsed().as_secs_f64()))
@@ -125,11 +122,10 @@ pub fn semantic_input(
     quiet: bool,
 ) -> Result<(SemanticInput, EmbedReport, f64)> {
     let t0 = Instant::now();
-    let m = lazy_model(model)?;
+    let (m, name) = lazy_model(model)?;
     let mut cache = EmbedCache::open(&embed_cache::cache_root(), &embed_cache::model_hash(model)?, m.dim);
-    let (input, report, used) =
-        with_embedding_bar(quiet, |progress| corpus::semantic_input(docs, m, &model_name(model), layout, &mut cache, progress))
-            .map_err(|err| anyhow!("{err}"))?;
+    let (input, report, used) = with_embedding_bar(quiet, |progress| corpus::semantic_input(docs, m, &name, layout, &mut cache, progress))
+        .map_err(|err| anyhow!("{err}"))?;
     if let Err(err) = cache.save(&used) {
         eprintln!("warning: the embedding cache could not be saved ({err:#}); the next build embeds everything again");
     }

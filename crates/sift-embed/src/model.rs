@@ -42,11 +42,14 @@ impl Embedder {
     /// Load an ONNX sentence-embedding graph and its `tokenizer.json`.
     #[cfg(not(target_family = "wasm"))]
     pub fn load(model: &Path, tokenizer: &Path) -> Result<Embedder, EmbedError> {
-        let tok_bytes = std::fs::read(tokenizer).map_err(|e| EmbedError(format!("cannot read tokenizer {}: {e}", tokenizer.display())))?;
+        let tokenizer = Tokenizer::read(tokenizer)?;
         let bytes =
             std::fs::read(model).map_err(|e| EmbedError(format!("cannot read model {}: {e} (run `sift model fetch`)", model.display())))?;
+        let in_file = |e: EmbedError| EmbedError(format!("{}: {e}", model.display()));
         // The file's bytes are freed once parsed, before tract copies the weights.
-        Embedder::from_vec_with(bytes, &tok_bytes, Weights::Expand).map_err(|e| EmbedError(format!("{}: {e}", model.display())))
+        let proto = Embedder::parse(&bytes).map_err(in_file)?;
+        drop(bytes);
+        Embedder::from_proto(proto, tokenizer, Weights::Expand).map_err(in_file)
     }
 
     /// Load from bytes (the wasm runtime fetches both files). Int8 weights stored as
@@ -58,6 +61,7 @@ impl Embedder {
 
     /// Load from bytes, keeping int8 weights as they are or expanding them to f32.
     pub fn from_bytes_with(model: &[u8], tokenizer: &[u8], weights: Weights) -> Result<Embedder, EmbedError> {
+        let tokenizer = Embedder::parse_tokenizer(tokenizer)?;
         let proto = Embedder::parse(model)?;
         Embedder::from_proto(proto, tokenizer, weights)
     }
@@ -65,6 +69,7 @@ impl Embedder {
     /// Like [`Embedder::from_bytes_with`], freeing the file's bytes once they are parsed: a
     /// lower peak of memory where it counts (a worker's wasm memory never shrinks).
     pub fn from_vec_with(model: Vec<u8>, tokenizer: &[u8], weights: Weights) -> Result<Embedder, EmbedError> {
+        let tokenizer = Embedder::parse_tokenizer(tokenizer)?;
         let proto = Embedder::parse(&model)?;
         drop(model);
         Embedder::from_proto(proto, tokenizer, weights)
@@ -76,8 +81,11 @@ impl Embedder {
             .map_err(|e| EmbedError(format!("the model is not a readable ONNX file: {e}")))
     }
 
-    fn from_proto(mut proto: tract_onnx::pb::ModelProto, tokenizer: &[u8], weights: Weights) -> Result<Embedder, EmbedError> {
-        let tokenizer = Tokenizer::from_json(tokenizer).map_err(|e| EmbedError(format!("tokenizer.json: {e}")))?;
+    fn parse_tokenizer(tokenizer: &[u8]) -> Result<Tokenizer, EmbedError> {
+        Tokenizer::from_json(tokenizer).map_err(|e| EmbedError(format!("tokenizer.json: {e}")))
+    }
+
+    fn from_proto(mut proto: tract_onnx::pb::ModelProto, tokenizer: Tokenizer, weights: Weights) -> Result<Embedder, EmbedError> {
         let onnx = tract_onnx::onnx();
         if let Some(graph) = proto.graph.as_mut() {
             // Embedding tables stay int8 in both modes: only the rows a query reads are

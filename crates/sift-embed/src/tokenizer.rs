@@ -34,6 +34,13 @@ impl Tokenizer {
         Ok(Tokenizer { cls: get("[CLS]")?, sep: get("[SEP]")?, unk: get("[UNK]")?, vocab })
     }
 
+    /// Read a `tokenizer.json` file.
+    #[cfg(not(target_family = "wasm"))]
+    pub fn read(path: &std::path::Path) -> Result<Tokenizer, EmbedError> {
+        let bytes = std::fs::read(path).map_err(|e| EmbedError(format!("cannot read tokenizer {}: {e}", path.display())))?;
+        Tokenizer::from_json(&bytes).map_err(|e| EmbedError(format!("{}: {e}", path.display())))
+    }
+
     /// Token ids of `text`: `[CLS]`, word pieces (truncated to fit), `[SEP]`.
     pub fn encode(&self, text: &str) -> Vec<u32> {
         let mut ids = vec![self.cls];
