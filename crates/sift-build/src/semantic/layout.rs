@@ -359,11 +359,8 @@ fn whole_words(chunk_tokens: &TokenRuns, vocab: &HashMap<u32, String>, tokens: &
     // by its pieces' ids (a big site has tens of millions of pieces); only words of two or
     // three pieces can be stored whole (`pack_pieces`).
     const MAX: usize = WHOLE_WORD_MAX_PIECES;
-    let mut continuation: Vec<bool> = Vec::new();
+    let mut continuation = vec![false; vocab.keys().max().map_or(0, |&id| id as usize + 1)];
     for (&id, t) in vocab {
-        if continuation.len() <= id as usize {
-            continuation.resize(id as usize + 1, false);
-        }
         continuation[id as usize] = t.starts_with("##");
     }
     let mut chunks_of: hashing::HashMap<[u32; MAX], (usize, usize)> = Default::default(); // word → (chunks, last chunk + 1)
@@ -385,7 +382,8 @@ fn whole_words(chunk_tokens: &TokenRuns, vocab: &HashMap<u32, String>, tokens: &
                 pieces += 1;
             } else {
                 end_word(word, pieces);
-                (word, pieces) = ([id, u32::MAX, u32::MAX], 1);
+                (word, pieces) = ([u32::MAX; MAX], 1);
+                word[0] = id;
             }
         }
         end_word(word, pieces);
