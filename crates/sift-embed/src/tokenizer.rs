@@ -5,11 +5,15 @@
 use crate::EmbedError;
 use sift_text::wordpiece;
 pub use sift_text::wordpiece::MAX_TOKENS;
-use std::collections::HashMap;
+
+/// The vocabulary, token string → id, keyed by foldhash: a build looks up every word of a
+/// site, and SipHash took a quarter of tokenizing (the hash of a short string with good
+/// low bits; the Fx hash's low bits crowd a short word's buckets and were slower still).
+pub type Vocabulary = std::collections::HashMap<String, u32, foldhash::fast::RandomState>;
 
 #[derive(Clone)]
 pub struct Tokenizer {
-    vocab: HashMap<String, u32>,
+    vocab: Vocabulary,
     cls: u32,
     sep: u32,
     unk: u32,
@@ -25,7 +29,7 @@ impl Tokenizer {
             return Err(EmbedError("tokenizer.json is not a WordPiece tokenizer".into()));
         }
         let vocab_json = model["vocab"].as_object().ok_or_else(|| EmbedError("tokenizer.json has no vocabulary".into()))?;
-        let mut vocab = HashMap::with_capacity(vocab_json.len());
+        let mut vocab = Vocabulary::with_capacity_and_hasher(vocab_json.len(), Default::default());
         for (tok, id) in vocab_json {
             let id = id.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(|| EmbedError(format!("bad id for token {tok:?}")))?;
             vocab.insert(tok.clone(), id);
@@ -50,7 +54,7 @@ impl Tokenizer {
     }
 
     /// The vocabulary: token string → id.
-    pub fn vocab(&self) -> &HashMap<String, u32> {
+    pub fn vocab(&self) -> &Vocabulary {
         &self.vocab
     }
 

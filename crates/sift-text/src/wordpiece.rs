@@ -22,7 +22,7 @@ pub trait Vocab {
     fn id(&self, piece: &str) -> Option<u32>;
 }
 
-impl Vocab for std::collections::HashMap<String, u32> {
+impl<S: std::hash::BuildHasher> Vocab for std::collections::HashMap<String, u32, S> {
     fn id(&self, piece: &str) -> Option<u32> {
         self.get(piece).copied()
     }
@@ -84,7 +84,12 @@ fn is_bert_control(c: char) -> bool {
 }
 
 fn is_bert_punctuation(c: char) -> bool {
-    c.is_ascii_punctuation() || charclass::is_punctuation(c)
+    // ASCII first: the table is a search, and most text is ASCII.
+    if c.is_ascii() {
+        c.is_ascii_punctuation()
+    } else {
+        charclass::is_punctuation(c)
+    }
 }
 
 fn is_chinese_char(c: char) -> bool {
