@@ -49,9 +49,15 @@ impl Model<'_> {
 }
 
 pub fn key(ids: &[u32]) -> Key {
+    // The ids' bytes handed to the hasher a block at a time: one call an id cost more than
+    // the hashing (a big site's chunks hold tens of millions of ids). The same hash.
     let mut h = blake3::Hasher::new();
-    for id in ids {
-        h.update(&id.to_le_bytes());
+    let mut bytes = [0u8; 1024];
+    for block in ids.chunks(bytes.len() / 4) {
+        for (b, id) in bytes.chunks_exact_mut(4).zip(block) {
+            b.copy_from_slice(&id.to_le_bytes());
+        }
+        h.update(&bytes[..block.len() * 4]);
     }
     let mut k = [0u8; 16];
     k.copy_from_slice(&h.finalize().as_bytes()[..16]);
@@ -90,7 +96,7 @@ impl EmbeddingStore for HashMap<Key, Vec<f32>> {
 /// only up to about id 10,000, and past it are words queries use (`publish` 10,172,
 /// `chunk`, `prompt`, `transitions` above 20,000). A small site used to lose them: the
 /// demo corpus's "publish the site for visitors" was embedded as "the site for visitors".
-fn extra_tokens(vocab: &HashMap<String, u32>) -> Vec<u32> {
+fn extra_tokens<S>(vocab: &std::collections::HashMap<String, u32, S>) -> Vec<u32> {
     let mut out: Vec<u32> = vocab
         .iter()
         .filter(|(t, _)| {
@@ -453,6 +459,15 @@ fn assemble(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_is_the_hash_of_the_ids_little_endian_bytes_however_long() {
+        for n in [0, 1, 255, 256, 257, 1000] {
+            let ids: Vec<u32> = (0..n).map(|i| i * 40_503 + 7).collect();
+            let bytes: Vec<u8> = ids.iter().flat_map(|id| id.to_le_bytes()).collect();
+            assert_eq!(key(&ids), blake3::hash(&bytes).as_bytes()[..16], "{n} ids");
+        }
+    }
 
     #[test]
     fn the_sample_gives_the_short_texts_half_the_budget_and_the_chunks_the_rest() {

@@ -49,8 +49,8 @@ impl TrainingTexts {
             self.out.insert(norm(&d.title));
             for sec in &d.sections {
                 self.out.insert(norm(&sec.heading));
+                // A sentence's words are already joined by single spaces.
                 for s in sentences(&sec.text) {
-                    let s = norm(&s);
                     let h = *blake3::hash(s.as_bytes()).as_bytes();
                     if self.said.len() < self.max_sentences || self.said.last_key_value().is_some_and(|(last, _)| h < *last) {
                         self.said.insert(h, s);
