@@ -18,7 +18,7 @@
 //! comes close to the model's own query vectors, far above single-token embeddings
 //! (`bench/results/`).
 
-use super::linalg::{ridge_with_prior, Sparse};
+use super::linalg::{par_fill_rows, ridge_with_prior, Sparse};
 use super::projection::Projection;
 use std::collections::HashMap;
 
@@ -108,7 +108,7 @@ pub struct FitReport {
 /// idf and the rows' order, and is not fitted to).
 pub fn fit<'t, Ids: AsRef<[u32]>>(
     texts: impl IntoIterator<Item = (Ids, Option<&'t [f32]>)>,
-    prior: &dyn Fn(u32) -> Option<Vec<f32>>,
+    prior: &(dyn Fn(u32) -> Option<Vec<f32>> + Sync),
     projection: &Projection,
     skip: &[u32],
     extra: &[u32],
@@ -130,35 +130,47 @@ pub fn fit<'t, Ids: AsRef<[u32]>>(
         }
         out
     };
-    let mut freq: HashMap<u32, (u32, u64)> = HashMap::new(); // token → (df, tf)
+    // By token id (ids are the vocabulary's, so the table is its size): (df, tf), and the
+    // last text that counted toward df. Counted without a bag, which only the embedded
+    // texts need: a big site's chunks hold tens of millions of tokens.
+    let mut freq: Vec<(u32, u64)> = Vec::new();
+    let mut last_text: Vec<usize> = Vec::new();
     let mut n_texts = 0usize;
     let mut used: Vec<(&[f32], Vec<(u32, u32)>)> = Vec::new();
     for (ids, embedding) in texts {
-        let b = bag(ids.as_ref());
-        if b.is_empty() {
+        let ids = ids.as_ref();
+        let text = n_texts + 1;
+        let mut counted = false;
+        for &id in ids.iter().filter(|id| !skip.contains(id)) {
+            counted = true;
+            let i = id as usize;
+            if i >= freq.len() {
+                freq.resize(i + 1, (0, 0));
+                last_text.resize(i + 1, 0);
+            }
+            freq[i].1 += 1;
+            if last_text[i] != text {
+                last_text[i] = text;
+                freq[i].0 += 1;
+            }
+        }
+        if !counted {
             continue;
         }
-        n_texts += 1;
-        for &(id, c) in &b {
-            let e = freq.entry(id).or_default();
-            e.0 += 1;
-            e.1 += u64::from(c);
-        }
+        n_texts = text;
         if let Some(embedding) = embedding {
-            used.push((embedding, b));
+            used.push((embedding, bag(ids)));
         }
     }
-    let mut tokens: Vec<u32> = freq.keys().copied().collect();
-    tokens.sort_by(|a, b| freq[b].1.cmp(&freq[a].1).then(a.cmp(b)));
-    let mut extra: Vec<u32> = extra.iter().copied().filter(|t| !freq.contains_key(t) && !skip.contains(t)).collect();
+    let df = |t: u32| freq.get(t as usize).map_or(0, |f| f.0);
+    let mut tokens: Vec<u32> = (0..freq.len() as u32).filter(|&t| df(t) > 0).collect();
+    tokens.sort_by(|&a, &b| freq[b as usize].1.cmp(&freq[a as usize].1).then(a.cmp(&b)));
+    let mut extra: Vec<u32> = extra.iter().copied().filter(|&t| df(t) == 0 && !skip.contains(&t)).collect();
     extra.sort_unstable();
     extra.dedup();
-    for &t in &extra {
-        freq.insert(t, (0, 0));
-    }
     tokens.extend(extra);
     let col: HashMap<u32, u32> = tokens.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect();
-    let idf: Vec<f32> = tokens.iter().map(|t| ((n_texts as f64 + 1.0) / (f64::from(freq[t].0) + 0.5)).ln() as f32).collect();
+    let idf: Vec<f32> = tokens.iter().map(|&t| ((n_texts as f64 + 1.0) / (f64::from(df(t)) + 0.5)).ln() as f32).collect();
 
     // The design matrix: each embedded text's idf-weighted token mix, summing to one.
     let rows: Vec<Vec<(u32, f32)>> = used
@@ -172,7 +184,10 @@ pub fn fit<'t, Ids: AsRef<[u32]>>(
     let a = Sparse::from_rows(&rows, tokens.len());
     // AᵀY in the model's space, then projected: cheaper than projecting every text.
     let model_dim = projection.model_dim;
-    let aty: Vec<f32> = a.mul_t_rows(model_dim, |r| used[r].0).chunks_exact(model_dim).flat_map(|r| projection.apply(r)).collect();
+    let aty_model = a.mul_t_rows(model_dim, |r| used[r].0);
+    let mut aty = vec![0f32; tokens.len() * dim];
+    par_fill_rows(&mut aty, dim, |t, row| row.copy_from_slice(&projection.apply(&aty_model[t * model_dim..(t + 1) * model_dim])));
+    drop(aty_model);
 
     // The prior: single-token embeddings minus their frequency-weighted mean (each asked
     // for twice rather than held: the model's dimension for every row is tens of MB).
@@ -180,7 +195,7 @@ pub fn fit<'t, Ids: AsRef<[u32]>>(
     let mut weight = 0f64;
     for &t in &tokens {
         if let Some(p) = prior(t) {
-            let w = freq[&t].1 as f64;
+            let w = freq.get(t as usize).map_or(0, |f| f.1) as f64;
             for (m, x) in mean.iter_mut().zip(&p) {
                 *m += w * f64::from(*x);
             }
@@ -188,13 +203,12 @@ pub fn fit<'t, Ids: AsRef<[u32]>>(
         }
     }
     let mean: Vec<f32> = mean.iter().map(|m| (m / weight.max(1e-12)) as f32).collect();
-    let p: Vec<f32> = tokens
-        .iter()
-        .flat_map(|&t| match prior(t) {
-            Some(v) => projection.apply(&v.iter().zip(&mean).map(|(x, m)| x - m).collect::<Vec<f32>>()),
-            None => vec![0.0; dim],
-        })
-        .collect();
+    let mut p = vec![0f32; tokens.len() * dim];
+    par_fill_rows(&mut p, dim, |t, row| {
+        if let Some(v) = prior(tokens[t]) {
+            row.copy_from_slice(&projection.apply(&v.iter().zip(&mean).map(|(x, m)| x - m).collect::<Vec<f32>>()));
+        }
+    });
 
     let (e, solve) = ridge_with_prior(&a, &aty, &p, dim, params.lambda, params.tolerance, params.max_iterations);
     let rows: Vec<f32> = e.chunks_exact(dim).zip(&idf).flat_map(|(row, w)| row.iter().map(move |x| x * w)).collect();

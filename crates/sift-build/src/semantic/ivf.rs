@@ -8,7 +8,7 @@
 //! costs vectors × 2√lists: 100,000 pages' 326,000 chunks in 5,093 lists took a quarter of an
 //! hour flat (bench/results/2026-12-07-meaning-at-keyword-cost.md).
 
-use super::linalg::par_rows;
+use super::linalg::{par_fill_rows, par_rows};
 use sift_format::vindex::normalise;
 
 /// Lloyd iterations after seeding.
@@ -33,6 +33,7 @@ impl Rng {
 /// time, and one running sum cannot be vectorised (f32 addition is not associative), so
 /// the compiler keeps it scalar. The same sums in the same order on every machine: the
 /// partition stays deterministic.
+#[inline(always)]
 fn dot(a: &[f32], b: &[f32]) -> f32 {
     let mut acc = [0f32; 8];
     let (xs, ys) = (a.chunks_exact(8), b.chunks_exact(8));
@@ -47,6 +48,25 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
 
 /// The best list for a vector: its most similar centroid (ties: the lower index).
 pub fn nearest(centroids: &[f32], dim: usize, v: &[f32]) -> usize {
+    // k-means is this search, vectors × lists a round. With AVX, `dot`'s eight sums are one
+    // register instead of two: the same multiplications and additions in the same order (no
+    // fused multiply-add), so the same partition, in about half the time.
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the CPU has AVX.
+        return unsafe { nearest_avx(centroids, dim, v) };
+    }
+    nearest_portable(centroids, dim, v)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn nearest_avx(centroids: &[f32], dim: usize, v: &[f32]) -> usize {
+    nearest_portable(centroids, dim, v)
+}
+
+#[inline(always)]
+fn nearest_portable(centroids: &[f32], dim: usize, v: &[f32]) -> usize {
     let mut best = (f32::MIN, 0usize);
     for (c, row) in centroids.chunks_exact(dim).enumerate() {
         let s = dot(row, v);
@@ -149,9 +169,8 @@ fn flat(vectors: &[f32], dim: usize, lists: usize) -> (Vec<f32>, Vec<u32>) {
                 .unwrap_or(n - 1)
         };
         let c = row(pick).to_vec();
-        for (i, f) in far.iter_mut().enumerate() {
-            *f = f.min((1.0 - dot(row(i), &c)).max(0.0));
-        }
+        // Seeding costs a round of Lloyd's: on every core too.
+        par_fill_rows(&mut far, 1, |i, f| f[0] = f[0].min((1.0 - dot(row(i), &c)).max(0.0)));
         centroids.extend(c);
     }
     for _ in 0..ITERATIONS {
@@ -164,14 +183,18 @@ fn flat(vectors: &[f32], dim: usize, lists: usize) -> (Vec<f32>, Vec<u32>) {
                 *s += f64::from(*x);
             }
         }
-        // An empty list takes the vector least like its current centroid.
-        let mut loneliest: Vec<(f32, usize)> = (0..n).map(|i| (dot(row(i), &centroids[assign[i] as usize * dim..][..dim]), i)).collect();
-        loneliest.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        let mut spare = loneliest.into_iter().map(|(_, i)| i);
+        // An empty list takes the vector least like its current centroid (ranked only when
+        // a list is empty: a sort of every vector, a round).
+        let mut spare = counts.contains(&0).then(|| {
+            let mut loneliest: Vec<(f32, usize)> =
+                (0..n).map(|i| (dot(row(i), &centroids[assign[i] as usize * dim..][..dim]), i)).collect();
+            loneliest.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            loneliest.into_iter().map(|(_, i)| i)
+        });
         for c in 0..lists {
             let cent = &mut centroids[c * dim..(c + 1) * dim];
             if counts[c] == 0 {
-                if let Some(i) = spare.next() {
+                if let Some(i) = spare.as_mut().and_then(Iterator::next) {
                     cent.copy_from_slice(row(i));
                 }
                 continue;
@@ -189,6 +212,34 @@ fn flat(vectors: &[f32], dim: usize, lists: usize) -> (Vec<f32>, Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_nearest_centroid_is_the_same_in_wide_registers() {
+        let (dim, mut rng) = (128, Rng(11));
+        let mut unit = |n: usize| -> Vec<f32> {
+            (0..n)
+                .flat_map(|_| {
+                    let mut v: Vec<f32> = (0..dim).map(|_| rng.unit() as f32 - 0.5).collect();
+                    normalise(&mut v);
+                    v
+                })
+                .collect()
+        };
+        let (centroids, vectors) = (unit(300), unit(2000));
+        for v in vectors.chunks_exact(dim) {
+            assert_eq!(nearest(&centroids, dim, v), nearest_portable(&centroids, dim, v));
+            let c = &centroids[..dim];
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx") {
+                #[target_feature(enable = "avx")]
+                unsafe fn dot_avx(a: &[f32], b: &[f32]) -> f32 {
+                    dot(a, b)
+                }
+                // SAFETY: the CPU has AVX.
+                assert_eq!(unsafe { dot_avx(c, v) }.to_bits(), dot(c, v).to_bits());
+            }
+        }
+    }
 
     fn clustered(n: usize, dim: usize) -> Vec<f32> {
         let mut rng = Rng(7);

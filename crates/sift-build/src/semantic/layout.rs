@@ -162,6 +162,7 @@ pub(crate) fn lay_out(input: SemanticInput, n_docs: usize) -> Result<SemanticLay
     let n_chunks = chunk_docs.len();
     let n_lists = lists.unwrap_or(if n_chunks <= FLAT_MAX_CHUNKS { 1 } else { n_chunks.div_ceil(LIST_CHUNKS) }).clamp(1, n_chunks);
     let (centroids, assign) = if n_lists == 1 { (Vec::new(), vec![0u32; n_chunks]) } else { kmeans(&projected, dim, n_lists) };
+    clock.lap("kmeans");
     let groups = group_lists(&centroids, dim, n_lists, group_from_lists);
     clock.lap("lists");
     // Lists are numbered group by group, so a group is a run of list numbers.
@@ -264,10 +265,12 @@ fn chunk_vectors(input: &SemanticInput, n_docs: usize, clock: &Clock) -> Result<
             }
         }),
     }
+    clock.lap("chunk vectors");
     let encoder = match encoder {
         Some((e, fitted)) => Some(lay_out_encoder(e, fitted)?),
         None => None,
     };
+    clock.lap("encoder layout");
     Ok(Vectors { model_dim, dim, chunk_docs, projected, projection: encode_projection(&projection), encoder })
 }
 
