@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """What meaning costs and what it buys, per collection: lexical, the model path (`sift build
 --full-model`: the model reads every chunk) and the budgeted path (`sift build`'s default: the
-model reads at most --model-budget tokens, and a site over it gets its chunks' vectors from
-the static encoder fitted to the sample), in `auto` mode, with the share of the model path's
+model reads at most --model-budget tokens; a site over it whose chunks fit keeps the model's
+chunk vectors and samples the other texts, a larger one gets its chunks' vectors from the
+static encoder fitted to the sample), in `auto` mode, with the share of the model path's
 gain over lexical that the budgeted path keeps, the tokens the model read and the build time.
 
 Usage: bench/meaning.py <sift binary> <work dir> [--clean] [--site DIR --known DIR] <collection dir>...

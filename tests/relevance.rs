@@ -9,8 +9,9 @@
 //!   every BASELINES row (best: rank fusion 0.4180) and above lexical and semantic; auto at
 //!   least as good as hybrid; the full model as query embedder within 0.01 of exact f32
 //!   MiniLM (0.3817) in semantic mode;
-//! - built by default (over the model's budget: a sample read, every chunk's vector the
-//!   fitted encoder's), hybrid still above lexical and semantic on both.
+//! - built by default (over the model's budget: the model reads every chunk, as they fit
+//!   in it, and a sample of the other texts for the encoder), hybrid still above lexical
+//!   and semantic on both.
 //!
 //! Skipped, saying why, when ../shared is absent; the semantic part when the model is.
 

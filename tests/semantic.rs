@@ -293,6 +293,38 @@ fn builds_with_vectors_are_deterministic() {
 }
 
 #[test]
+fn a_site_whose_chunks_fit_the_budget_keeps_the_models_chunk_vectors_and_samples_the_rest() {
+    let Some(s) = setup() else { return };
+    let docs = corpus_docs();
+    let store = &mut s.store.lock().unwrap();
+    let chunks: std::collections::BTreeSet<Vec<u32>> =
+        docs.iter().flat_map(sift_build::chunk::chunks_of).map(|c| s.e.tokenizer().encode(&c)).collect();
+    let chunk_tokens: usize = chunks.iter().map(Vec::len).sum();
+    let budget = chunk_tokens + 60;
+    let layout = Layout { model_budget: Some(budget), ..Layout::default() };
+    let (input, report, _) =
+        corpus::semantic_input(&docs[..], sift_tests::model(&s.e), "all-MiniLM-L6-v2", layout, &mut **store, &|_, _| {})
+            .expect("corpus embeds");
+    assert_eq!(report.doc_vectors, sift_build::DocVectors::Model, "{report:?}");
+    assert!(report.read_tokens > chunk_tokens && report.read_tokens <= budget && report.read_tokens < report.site_tokens, "{report:?}");
+    assert!(input.per_doc.iter().flatten().all(|v| !v.is_empty()), "the model read every chunk");
+    let encoder = input.encoder.as_ref().unwrap();
+    let texts_read = encoder.texts.iter().filter(|t| !t.embedding.is_empty()).count();
+    assert!(encoder.sampled && texts_read > 0 && texts_read < encoder.texts.len(), "{texts_read} of {} texts read", encoder.texts.len());
+    // The chunks' vectors are the model's: the lists of a full build, an encoder fitted to less.
+    let built = build(&docs, &BuildOptions { semantic: Some(input), ..Default::default() }).expect("builds");
+    let lists = |b: &sift_build::BuiltBundle| -> Vec<Vec<u8>> {
+        b.shards.iter().filter(|(name, _)| name.starts_with("l-")).map(|(_, bytes)| bytes.clone()).collect()
+    };
+    assert!(!lists(&built).is_empty());
+    assert_eq!(lists(&built), lists(&s.built), "the same vector lists as the model's build");
+    let engine = open(&built);
+    let req = SearchRequest { query: "remember results of earlier calls".into(), mode: Some("semantic".into()), ..Default::default() };
+    let r = done(engine.search(&req, &ctx()).unwrap());
+    assert_eq!(r.results[0].id, "reference/memo.md", "{:?}", ids(&r));
+}
+
+#[test]
 fn a_site_over_the_models_budget_is_sampled_and_every_chunk_gets_the_encoders_vector() {
     let Some(s) = setup() else { return };
     let docs = corpus_docs();

@@ -199,6 +199,12 @@ pub fn vectors_note(r: &EmbedReport, layout: Layout) -> String {
              chunk's vector is the static encoder's, fitted to it (--full-model: the model reads every chunk)",
             r.site_tokens, r.read_tokens
         ),
+        (sift_build::DocVectors::Model, Some(budget)) if r.read_tokens < r.site_tokens => format!(
+            "vectors: the site's texts hold {} tokens, over the model's budget of {budget}: the model read a sample of {}, every \
+             chunk first (their vectors are the model's), then the titles, headings and sentences that fit, which the static \
+             encoder is fitted to (--full-model: the model reads them all)",
+            r.site_tokens, r.read_tokens
+        ),
         (_, Some(budget)) if r.site_tokens > budget => format!(
             "vectors: the model read every chunk ({} tokens, over its budget of {budget}: without the static encoder \
              (--no-encoder) nothing else can make the chunks' vectors)",

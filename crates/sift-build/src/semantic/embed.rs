@@ -13,10 +13,12 @@
 //!
 //! The model's share is bounded by a budget of tokens (`Layout::model_budget`): a site
 //! whose chunks and training texts fit in it is read whole, and its chunks' vectors are
-//! the model's; a larger one is sampled — titles, headings and sentences up to half the
-//! budget, then the chunks, each in the order of its key (a hash of its tokens: neither
-//! page order nor an edit elsewhere moves it), each that still fits (`sample`) — and every
-//! chunk's vector is the static encoder's, fitted to the sample (`DocVectors::Fitted`). The tokens of the vocabulary alone are not counted:
+//! the model's; a larger one is sampled, each text in the order of its key (a hash of its
+//! tokens: neither page order nor an edit elsewhere moves it), each that still fits
+//! (`sample`). If the chunks alone fit, the model reads them all and the other texts that
+//! fit after them, and the chunks' vectors stay the model's; otherwise titles, headings
+//! and sentences take up to half the budget, then the chunks, and every chunk's vector is
+//! the static encoder's, fitted to the sample (`DocVectors::Fitted`). The tokens of the vocabulary alone are not counted:
 //! `sift model fetch` embeds them once per model.
 
 use super::fit::TrainingText;
@@ -266,13 +268,16 @@ impl Sequences {
     }
 }
 
-/// The sample the model reads from a site over its budget (key → tokens): the titles,
-/// headings and sentences (`texts`) take up to half of `budget`, then the chunks and the
-/// texts left take the rest; each in the order of its key, each that still fits. Half and
-/// half, because the encoder learns the queries' side from the short texts and the
-/// documents' from the chunks: texts first ranked best on the docs' known items, chunks
-/// first on Cranfield and CACM (bench/results/2026-12-07-meaning-at-keyword-cost.md).
-/// Returns the sample and its tokens.
+/// The sample the model reads from a site over its budget (key → tokens). When every chunk
+/// fits in the budget, the chunks come first and the titles, headings and sentences
+/// (`texts`) take what is left: the chunks' vectors are then the model's own, which
+/// ranked above the encoder's on Cranfield, CACM and MED
+/// (bench/results/2026-12-07-hybrid-build-own-work.md). Otherwise the texts take up to
+/// half of `budget`, then the chunks and the texts left take the rest. Each in the order
+/// of its key, each that still fits. Half and half, because the encoder learns the
+/// queries' side from the short texts and the documents' from the chunks: texts first
+/// ranked best on the docs' known items, chunks first on Cranfield and CACM
+/// (bench/results/2026-12-07-meaning-at-keyword-cost.md). Returns the sample and its tokens.
 fn sample(chunks: &BTreeMap<Key, usize>, texts: &BTreeMap<Key, usize>, budget: usize) -> (BTreeSet<Key>, usize) {
     let mut taken = BTreeSet::new();
     let mut read = 0;
@@ -281,8 +286,10 @@ fn sample(chunks: &BTreeMap<Key, usize>, texts: &BTreeMap<Key, usize>, budget: u
             read += n;
         }
     };
-    for t in texts {
-        take(t, budget / 2);
+    if chunks.values().sum::<usize>() > budget {
+        for t in texts {
+            take(t, budget / 2);
+        }
     }
     for t in chunks.iter().chain(texts) {
         take(t, budget);
@@ -424,7 +431,11 @@ fn assemble(
         seqs.page_chunks.iter().map(|&n| chunks.by_ref().take(n).map(|ids| vector(&ids)).collect()).collect()
     };
     let training: Vec<Vec<f32>> = seqs.training_ids.iter().map(|ids| vector(ids)).collect();
-    let doc_vectors = if seqs.sample.is_some() { DocVectors::Fitted } else { DocVectors::Model };
+    // The chunks' vectors are the model's when it read every chunk (a sample may hold them
+    // all, and only some of the other texts).
+    let every_chunk = seqs.sample.is_none() || seqs.chunks.iter().all(|ids| seqs.reads(&key(&ids)));
+    let doc_vectors = if every_chunk { DocVectors::Model } else { DocVectors::Fitted };
+    let sampled = seqs.sample.is_some();
     let report = EmbedReport {
         chunks: seqs.chunks.len(),
         texts: seqs.training_ids.len(),
@@ -440,7 +451,7 @@ fn assemble(
         let texts: Vec<TrainingText> =
             training_ids.into_iter().zip(training).map(|(tokens, embedding)| TrainingText { tokens, embedding }).collect();
         let prior: HashMap<u32, Vec<f32>> = tokens.iter().zip(&token_ids).map(|(&t, ids)| (t, stored(&key(ids)))).collect();
-        EncoderInput { chunk_tokens: chunks, texts, prior, vocab, special, extra }
+        EncoderInput { chunk_tokens: chunks, texts, prior, vocab, special, extra, sampled }
     });
     let input = SemanticInput {
         model: model_name.to_string(),
@@ -483,6 +494,20 @@ mod tests {
         assert_eq!(sample(&chunks, &BTreeMap::new(), 100), ([k(1), k(2)].into_iter().collect(), 80));
         let (taken, read) = sample(&chunks, &texts, 1000);
         assert_eq!((taken.len(), read), (6, 175));
+    }
+
+    #[test]
+    fn when_every_chunk_fits_the_chunks_come_first_and_the_texts_take_the_rest() {
+        let k = |i: u8| [i; 16];
+        let chunks: BTreeMap<Key, usize> = [(k(3), 40), (k(1), 50), (k(2), 30)].into_iter().collect();
+        let texts: BTreeMap<Key, usize> = [(k(0), 5), (k(9), 20), (k(7), 30)].into_iter().collect();
+        // The chunks' 120 fit in 150: all of them, then texts in key order: 0 (125), 7 (over),
+        // 9 (145).
+        let (taken, read) = sample(&chunks, &texts, 150);
+        assert_eq!(taken, [k(1), k(2), k(3), k(0), k(9)].into_iter().collect());
+        assert_eq!(read, 145);
+        // Exactly the chunks: no text.
+        assert_eq!(sample(&chunks, &texts, 120), ([k(1), k(2), k(3)].into_iter().collect(), 120));
     }
 
     #[test]

@@ -49,10 +49,12 @@ impl Default for FitParams {
 }
 
 impl FitParams {
-    /// When the encoder also makes the chunks' vectors (a sampled build): a weaker pull
-    /// toward the prior, so the rows hold more of what the sampled texts teach (0.1 ranked
-    /// better than 0.3 and 1 on every collection measured, bench/results).
-    pub fn for_documents() -> FitParams {
+    /// When the model read a sample of the site's texts: a weaker pull toward the prior, so
+    /// the rows hold more of what the sampled texts teach. 0.1 ranked better than 0.3 and 1
+    /// on every collection measured where the encoder also makes the chunks' vectors, and
+    /// better than 0.2 where the model read every chunk and a share of the rest
+    /// (bench/results/2026-12-07-hybrid-build-own-work.md).
+    pub fn for_sample() -> FitParams {
         FitParams { lambda: 0.1, ..FitParams::default() }
     }
 }

@@ -48,7 +48,7 @@ pub struct SemanticInput {
     pub model_dim: usize,
     /// `per_doc[d][c]`: the model's embedding of chunk `c` of document `d`
     /// (`chunk::chunks_of` order), L2-normalised; empty where the model did not read the
-    /// chunk (`DocVectors::Fitted` only).
+    /// chunk (`DocVectors::Fitted` only: otherwise the model read every chunk).
     pub per_doc: Vec<Vec<Vec<f32>>>,
     /// Where the chunks' vectors in the bundle come from.
     pub doc_vectors: DocVectors,
@@ -68,7 +68,9 @@ pub struct SemanticInput {
 /// Where the bundle's chunk vectors come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DocVectors {
-    /// The model's embedding of every chunk.
+    /// The model's embedding of every chunk: a site within the model's budget, or one whose
+    /// chunks fit in it (the model reads them first, then the titles, headings and
+    /// sentences that fit: `embed::Layout::model_budget`).
     #[default]
     Model,
     /// The static encoder's: fitted to what the model read (a sample of the site's texts,
@@ -92,6 +94,10 @@ pub struct EncoderInput {
     pub prior: HashMap<u32, Vec<f32>>,
     /// Token id → its string in the model's vocabulary (`word`, `##piece`).
     pub vocab: HashMap<u32, String>,
+    /// The model read a sample of the texts (a site over its budget): those it did not
+    /// read have an empty embedding, and the fit pulls less toward the prior
+    /// (`FitParams::for_sample`).
+    pub sampled: bool,
     /// Token ids without meaning of their own (`[CLS]`, `[SEP]`, `[PAD]`, `[UNK]`, `[MASK]`).
     pub special: Vec<u32>,
     /// Tokens the corpus does not use but queries may (every plain word, single characters):
@@ -246,7 +252,7 @@ fn chunk_vectors(input: &SemanticInput, n_docs: usize, clock: &Clock) -> Result<
     let projection = super::projection::fit(&embedded, model_dim, dim);
     clock.lap("projection");
     let encoder = match &input.encoder {
-        Some(e) => Some((e, fit_encoder(e, &vectors, &projection, fitted)?)),
+        Some(e) => Some((e, fit_encoder(e, &vectors, &projection)?)),
         None => None,
     };
     clock.lap("encoder fit");
@@ -308,17 +314,12 @@ fn group_lists(centroids: &[f32], dim: usize, n_lists: usize, from_lists: usize)
 }
 
 /// `chunks`: the chunk vectors, in `per_doc` order (checked by the caller), None where the
-/// model did not read the chunk. `documents`: the encoder makes the chunks' vectors too.
-fn fit_encoder(
-    input: &EncoderInput,
-    chunks: &[Option<&[f32]>],
-    projection: &Projection,
-    documents: bool,
-) -> Result<FittedEncoder, SiftError> {
+/// model did not read the chunk.
+fn fit_encoder(input: &EncoderInput, chunks: &[Option<&[f32]>], projection: &Projection) -> Result<FittedEncoder, SiftError> {
     if input.chunk_tokens.len() != chunks.len() {
         return Err(SiftError::invalid(format!("{} chunk vectors but token ids for {} chunks", chunks.len(), input.chunk_tokens.len())));
     }
-    for t in input.texts.iter().filter(|t| !documents || !t.embedding.is_empty()) {
+    for t in input.texts.iter().filter(|t| !input.sampled || !t.embedding.is_empty()) {
         if t.embedding.len() != projection.model_dim || t.embedding.iter().any(|x| !x.is_finite()) {
             return Err(SiftError::invalid(format!("an encoder training text's embedding is not {} finite numbers", projection.model_dim)));
         }
@@ -327,7 +328,7 @@ fn fit_encoder(
         input.chunk_tokens.iter().zip(chunks.iter().copied()).chain(
             input.texts.iter().map(|t| (Cow::Borrowed(t.tokens.as_slice()), Some(t.embedding.as_slice()).filter(|e| !e.is_empty()))),
         );
-    let params = if documents { FitParams::for_documents() } else { FitParams::default() };
+    let params = if input.sampled { FitParams::for_sample() } else { FitParams::default() };
     Ok(fit(texts, &|t| input.prior.get(&t).cloned(), projection, &input.special, &input.extra, params))
 }
 

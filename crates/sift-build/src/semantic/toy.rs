@@ -53,6 +53,7 @@ pub fn semantic_input(docs: &[SourceDoc], dim: usize) -> SemanticInput {
         vocab: ids.iter().map(|(w, &id)| (id, w.clone())).collect(),
         special: Vec::new(),
         extra: Vec::new(),
+        sampled: false,
     };
     SemanticInput {
         model: format!("toy-fnv-{dim}"),
