@@ -18,8 +18,8 @@
 //! (`sample`). If the chunks alone fit, the model reads them all and the other texts that
 //! fit after them, and the chunks' vectors stay the model's; otherwise titles, headings
 //! and sentences take up to half the budget, then the chunks, and every chunk's vector is
-//! the static encoder's, fitted to the sample (`DocVectors::Fitted`). The tokens of the vocabulary alone are not counted:
-//! `sift model fetch` embeds them once per model.
+//! the static encoder's, fitted to the sample (`DocVectors::Fitted`). The tokens of the
+//! vocabulary alone are not counted: `sift model fetch` embeds them once per model.
 
 use super::fit::TrainingText;
 use super::layout::{DocVectors, EncoderInput, SemanticInput};
