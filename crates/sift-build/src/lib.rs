@@ -23,7 +23,8 @@ mod store;
 pub use invert::MAX_TERMS_PER_DOC;
 pub use options::{BuildEvent, BuildOptions, OnStep};
 pub use pages::Pages;
-pub use semantic::layout::{DocVectors, EncoderInput, SemanticInput};
+pub use semantic::encoder::EncoderInput;
+pub use semantic::layout::{DocVectors, SemanticInput};
 pub use store::MAX_DOC_SHARDS;
 
 use frame::{frame_doc_store, named, Framer, Stage, FRAMED_AT_A_TIME};

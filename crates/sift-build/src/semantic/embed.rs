@@ -21,8 +21,9 @@
 //! the static encoder's, fitted to the sample (`DocVectors::Fitted`). The tokens of the
 //! vocabulary alone are not counted: `sift model fetch` embeds them once per model.
 
+use super::encoder::EncoderInput;
 use super::fit::TrainingText;
-use super::layout::{DocVectors, EncoderInput, SemanticInput};
+use super::layout::{DocVectors, SemanticInput};
 use super::tokens::TokenRuns;
 use super::training::{TrainingTexts, MAX_SENTENCES};
 use crate::pages::PageBatches;

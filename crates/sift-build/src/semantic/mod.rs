@@ -8,13 +8,15 @@
 //!
 //! This module fits the semantic half at build time: [`embed`] (what the model embeds, with
 //! the store that caches it; [`cache`] that store on disk, one file per model), [`projection`] (the bundle's space),
-//! [`ivf`] (the vector lists), [`fit`] (the static encoder, over [`linalg`]), [`training`]
+//! [`ivf`] (the vector lists), [`fit`] (the static encoder, over [`linalg`]; [`encoder`] its
+//! payloads), [`training`]
 //! (its training texts), [`tokens`] (texts' token ids held compactly), [`layout`] (all of it as payloads); [`toy`] is a deterministic
 //! stand-in model for tests. The query-time side is the engine's; the tokenizer
 //! (`sift_text::wordpiece`) is shared.
 
 pub mod cache;
 pub mod embed;
+pub mod encoder;
 pub mod fit;
 pub mod ivf;
 pub mod layout;

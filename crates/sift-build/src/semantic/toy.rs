@@ -4,8 +4,9 @@
 //! tokens' pseudo-random ±1 patterns (from an FNV hash). Texts sharing words point the
 //! same way, so semantic answers mean something, and the static encoder can learn it.
 
+use super::encoder::EncoderInput;
 use super::fit::TrainingText;
-use super::layout::{EncoderInput, SemanticInput};
+use super::layout::SemanticInput;
 use super::projection::normalise;
 use sift_base::doc::SourceDoc;
 use sift_text::wordpiece;
