@@ -84,12 +84,7 @@ fn is_bert_control(c: char) -> bool {
 }
 
 fn is_bert_punctuation(c: char) -> bool {
-    // ASCII first: the table is a search, and most text is ASCII.
-    if c.is_ascii() {
-        c.is_ascii_punctuation()
-    } else {
-        charclass::is_punctuation(c)
-    }
+    c.is_ascii_punctuation() || charclass::is_punctuation(c)
 }
 
 fn is_chinese_char(c: char) -> bool {

@@ -64,6 +64,11 @@ pub fn is_other(c: char) -> bool {
 /// General category group Punctuation.
 pub fn is_punctuation(c: char) -> bool {
     static T: OnceLock<Runs> = OnceLock::new();
+    // ASCII's punctuation without its symbols (`$ + < = > ^ ` | ~`): most text is ASCII,
+    // and the table is a search.
+    if c.is_ascii() {
+        return matches!(c, '!'..='#' | '%'..='*' | ','..='/' | ':' | ';' | '?' | '@' | '['..=']' | '_' | '{' | '}');
+    }
     T.get_or_init(|| Runs::decode(PUNCTUATION)).contains(c)
 }
 
