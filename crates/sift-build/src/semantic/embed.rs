@@ -481,11 +481,17 @@ mod tests {
         }
     }
 
+    /// Chunks keyed 1, 2, 3 (50, 30 and 40 tokens) and texts keyed 0, 7, 9 (5, 30, 20).
+    fn three_chunks_and_three_texts() -> (fn(u8) -> Key, BTreeMap<Key, usize>, BTreeMap<Key, usize>) {
+        let k: fn(u8) -> Key = |i| [i; 16];
+        let chunks = [(k(3), 40), (k(1), 50), (k(2), 30)].into_iter().collect();
+        let texts = [(k(0), 5), (k(9), 20), (k(7), 30)].into_iter().collect();
+        (k, chunks, texts)
+    }
+
     #[test]
     fn the_sample_gives_the_short_texts_half_the_budget_and_the_chunks_the_rest() {
-        let k = |i: u8| [i; 16];
-        let chunks: BTreeMap<Key, usize> = [(k(3), 40), (k(1), 50), (k(2), 30)].into_iter().collect();
-        let texts: BTreeMap<Key, usize> = [(k(0), 5), (k(9), 20), (k(7), 30)].into_iter().collect();
+        let (k, chunks, texts) = three_chunks_and_three_texts();
         // Texts in key order up to 50: 0 (5), 7 (35), 9 (over 50: left). Then the chunks
         // and the texts left up to 100: chunk 1 (85), 2 and 3 (over), text 9 (over).
         let (taken, read) = sample(&chunks, &texts, 100);
@@ -499,9 +505,7 @@ mod tests {
 
     #[test]
     fn when_every_chunk_fits_the_chunks_come_first_and_the_texts_take_the_rest() {
-        let k = |i: u8| [i; 16];
-        let chunks: BTreeMap<Key, usize> = [(k(3), 40), (k(1), 50), (k(2), 30)].into_iter().collect();
-        let texts: BTreeMap<Key, usize> = [(k(0), 5), (k(9), 20), (k(7), 30)].into_iter().collect();
+        let (k, chunks, texts) = three_chunks_and_three_texts();
         // The chunks' 120 fit in 150: all of them, then texts in key order: 0 (125), 7 (over),
         // 9 (145).
         let (taken, read) = sample(&chunks, &texts, 150);
