@@ -113,7 +113,7 @@ fn a_query_reads_the_nearest_list_groups_then_the_nearest_lists_in_them() {
 }
 
 /// A token added to a toy encoder's vocabulary under the next free id, with its prior row.
-fn add_token(enc: &mut sift_build::semantic::layout::EncoderInput, token: &str) -> u32 {
+fn add_token(enc: &mut sift_build::EncoderInput, token: &str) -> u32 {
     let id = 1 + *enc.vocab.keys().max().unwrap();
     enc.prior.insert(id, sift_build::semantic::toy::embed(token, 16));
     enc.vocab.insert(id, token.to_string());
@@ -155,7 +155,7 @@ fn a_word_cut_into_continuations_reads_only_their_groups() {
     // The words `quux` and `zq` and 26 × 8 continuations (`##a0` … `##z7`, and `##ify`, `##ing`),
     // as a real vocabulary has them: enough for several continuation groups.
     let enc = semantic.encoder.as_mut().unwrap();
-    let add = |enc: &mut sift_build::semantic::layout::EncoderInput, token: String| {
+    let add = |enc: &mut sift_build::EncoderInput, token: String| {
         let id = add_token(enc, &token);
         enc.extra.push(id);
     };
